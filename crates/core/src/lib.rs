@@ -1,0 +1,23 @@
+//! spikelab-core: the vocabulary every other crate speaks.
+//!
+//! * [`time`]: simulated time as integer nanoseconds ([`Time`] instants, [`Dur`] spans).
+//! * [`packet`]: the one packet type that crosses links, with honest header sizes.
+//! * [`rng`]: per-component random streams derived from the run seed.
+//! * [`ids`]: small typed indices for flows, links and nodes.
+//!
+//! Sequence numbers are absolute `u64` byte offsets from the flow's initial sequence
+//! number: a simulated flow never sends 2^64 bytes, so wrap-around arithmetic
+//! (RFC 793 "modulo 2^32" comparisons) is only needed when writing pcap files, where
+//! the low 32 bits are emitted.
+
+pub mod ids;
+pub mod packet;
+pub mod rng;
+pub mod time;
+pub mod units;
+
+pub use ids::{FlowId, LinkId};
+pub use packet::{Packet, PacketKind, SackBlocks, Timestamps};
+pub use rng::{RngStreams, SimRng};
+pub use time::{Dur, Time};
+pub use units::{BitRate, ByteSize};

@@ -1,0 +1,220 @@
+//! The one packet type that crosses links.
+//!
+//! A packet carries exactly the protocol fields the endpoints and middleboxes read,
+//! plus bookkeeping the simulator needs for ground truth (`uid`, `retx`, `timed`).
+//! Its size on the wire is computed from those fields with honest header overhead, so
+//! link rates mean what they say: IPv4 20 bytes + TCP 20 bytes + options (timestamps
+//! 10 bytes, SACK 2 + 8 per block, padded with NOPs to a multiple of 4, RFC 793 / 7323 /
+//! 2018), or IPv4 20 + UDP 8 for datagrams.
+
+use crate::ids::FlowId;
+use crate::time::Time;
+
+/// IPv4 header without options (RFC 791).
+pub const IP_HEADER: u32 = 20;
+/// TCP header without options (RFC 793).
+pub const TCP_HEADER: u32 = 20;
+/// UDP header (RFC 768).
+pub const UDP_HEADER: u32 = 8;
+/// Timestamps option: kind, length, TSval, TSecr (RFC 7323 section 3).
+pub const TS_OPTION: u32 = 10;
+/// Most SACK blocks that fit beside the timestamps option in 40 option bytes.
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    /// A TCP segment carrying payload (sender to receiver).
+    Data,
+    /// A pure TCP acknowledgment (receiver to sender).
+    Ack,
+    /// The connection request (sender to receiver), no payload.
+    Syn,
+    /// The receiver's SYN-ACK.
+    SynAck,
+    /// A UDP-like datagram of cross traffic; never acknowledged.
+    Datagram,
+}
+
+impl PacketKind {
+    /// Does this kind travel from the flow's source to its sink (the "forward" path)?
+    pub fn is_forward(self) -> bool {
+        matches!(
+            self,
+            PacketKind::Data | PacketKind::Syn | PacketKind::Datagram
+        )
+    }
+}
+
+/// TCP timestamps option values, in the sender's or receiver's timestamp-clock ticks.
+/// Kept as `u64` (no wrap in a simulation); the low 32 bits go into pcap files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timestamps {
+    pub val: u64,
+    pub ecr: u64,
+}
+
+/// Up to [`MAX_SACK_BLOCKS`] SACK blocks `[start, end)` in the order the receiver sent
+/// them (RFC 2018 section 4; a D-SACK block first, RFC 2883 section 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    blocks: [(u64, u64); MAX_SACK_BLOCKS],
+    len: u8,
+}
+
+impl SackBlocks {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Appends a block; returns false (and changes nothing) when full.
+    pub fn push(&mut self, start: u64, end: u64) -> bool {
+        debug_assert!(start < end, "empty SACK block");
+        if (self.len as usize) < MAX_SACK_BLOCKS {
+            self.blocks[self.len as usize] = (start, end);
+            self.len += 1;
+            true
+        } else {
+            false
+        }
+    }
+    pub fn as_slice(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.len as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A packet in flight. `Copy` so queues can hold it inline without allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// Unique within a run, in order of creation.
+    pub uid: u64,
+    pub flow: FlowId,
+    pub kind: PacketKind,
+    /// First payload byte (Data), or the SYN's sequence number.
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// Cumulative acknowledgment: next byte expected (Ack, SynAck).
+    pub ack: u64,
+    /// Advertised receive window in bytes.
+    pub rwnd: u32,
+    pub ts: Option<Timestamps>,
+    pub sack: SackBlocks,
+    /// Ground truth: the sender sent this payload before.
+    pub retx: bool,
+    /// Ground truth: the sender is timing this segment for an RTT sample (Karn-style
+    /// timing without timestamps, or every segment with them). Lets an oracle middlebox
+    /// act on exactly the packets whose RTT the sender tracks.
+    pub timed: bool,
+    /// Index of the next hop on the packet's path (kept by the engine).
+    pub hop: u16,
+    /// When the endpoint handed the packet to the network.
+    pub sent_at: Time,
+}
+
+impl Packet {
+    /// A packet of `kind` with every optional field empty.
+    pub fn new(uid: u64, flow: FlowId, kind: PacketKind, sent_at: Time) -> Packet {
+        Packet {
+            uid,
+            flow,
+            kind,
+            seq: 0,
+            len: 0,
+            ack: 0,
+            rwnd: 0,
+            ts: None,
+            sack: SackBlocks::new(),
+            retx: false,
+            timed: false,
+            hop: 0,
+            sent_at,
+        }
+    }
+
+    /// One past the last payload byte.
+    pub fn end_seq(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+
+    /// TCP option bytes, padded to a multiple of four.
+    pub fn tcp_option_bytes(&self) -> u32 {
+        let ts = if self.ts.is_some() { TS_OPTION } else { 0 };
+        let sack = if self.sack.is_empty() {
+            0
+        } else {
+            2 + 8 * self.sack.len() as u32
+        };
+        // SYNs also carry MSS (4) and SACK-permitted (2) (RFC 793, RFC 2018).
+        let syn = if matches!(self.kind, PacketKind::Syn | PacketKind::SynAck) {
+            6
+        } else {
+            0
+        };
+        (ts + sack + syn).div_ceil(4) * 4
+    }
+
+    /// Bytes this packet occupies on a link: headers, options and payload.
+    pub fn wire_bytes(&self) -> u32 {
+        match self.kind {
+            PacketKind::Datagram => IP_HEADER + UDP_HEADER + self.len,
+            _ => IP_HEADER + TCP_HEADER + self.tcp_option_bytes() + self.len,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(len: u32) -> Packet {
+        let mut p = Packet::new(1, FlowId(0), PacketKind::Data, Time::ZERO);
+        p.len = len;
+        p
+    }
+
+    #[test]
+    fn plain_segment_has_40_header_bytes() {
+        assert_eq!(data(1000).wire_bytes(), 1040);
+    }
+
+    #[test]
+    fn timestamps_add_12_bytes_after_padding() {
+        let mut p = data(1000);
+        p.ts = Some(Timestamps { val: 1, ecr: 0 });
+        assert_eq!(p.wire_bytes(), 1052);
+    }
+
+    #[test]
+    fn sack_blocks_add_2_plus_8_each_padded_to_four() {
+        let mut a = Packet::new(2, FlowId(0), PacketKind::Ack, Time::ZERO);
+        a.sack.push(10, 20);
+        assert_eq!(a.tcp_option_bytes(), 12); // 10 -> 12
+        a.ts = Some(Timestamps::default());
+        assert_eq!(a.tcp_option_bytes(), 20); // 10 + 10
+        a.sack.push(30, 40);
+        a.sack.push(50, 60);
+        assert_eq!(a.tcp_option_bytes(), 36); // 10 + 26 -> 36, within the 40-byte limit
+    }
+
+    #[test]
+    fn datagram_uses_udp_header() {
+        let mut d = Packet::new(3, FlowId(1), PacketKind::Datagram, Time::ZERO);
+        d.len = 972;
+        assert_eq!(d.wire_bytes(), 1000);
+    }
+
+    #[test]
+    fn sack_blocks_refuse_a_fifth_block() {
+        let mut s = SackBlocks::new();
+        for i in 0..4 {
+            assert!(s.push(i * 10, i * 10 + 5));
+        }
+        assert!(!s.push(100, 105));
+        assert_eq!(s.len(), 4);
+    }
+}
