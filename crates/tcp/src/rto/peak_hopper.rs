@@ -423,6 +423,30 @@ mod tests {
     }
 
     #[test]
+    fn a_higher_fader_decays_more_slowly_as_in_figure_5() {
+        // III.B, Figure 5: F = 64 decays "considerably slower" than F = 8. After the
+        // same spike and 20 ordinary samples, D^20 is 0.73 for F=64 and 0.07 for F=8.
+        let after = |fader: f64| {
+            let cfg = PeakHopperConfig {
+                fader_no_timestamps: fader,
+                ..PeakHopperConfig::default()
+            };
+            let mut e = PeakHopper::new(cfg);
+            e.on_rtt_sample(&sample(100.0, 1, false));
+            e.on_rtt_sample(&sample(1000.0, 1, false));
+            for _ in 0..20 {
+                e.on_rtt_sample(&sample(100.0, 1, false));
+            }
+            e.rto().as_millis_f64()
+        };
+        let (slow, fast) = (after(64.0), after(8.0));
+        assert!(
+            slow > 1400.0 && fast < 200.0,
+            "F=64: {slow} ms, F=8: {fast} ms"
+        );
+    }
+
+    #[test]
     fn backoff_doubles_the_ph_rto_up_to_60s_and_a_sample_collapses_it() {
         let mut e = PeakHopper::new(PeakHopperConfig::default());
         let want = [3, 6, 12, 24, 48, 60, 60];
