@@ -152,7 +152,7 @@ string_or_number_serde!(
     parse_duration,
     "a duration such as \"150ms\" or \"1.5s\", or a number of seconds",
     Dur::from_secs,
-    |d: &Dur| if d.0 % 1_000_000 == 0 {
+    |d: &Dur| if d.0.is_multiple_of(1_000_000) {
         format!("{}ms", d.0 / 1_000_000)
     } else {
         format!("{}ns", d.0)

@@ -2,5 +2,20 @@
 //!
 //! Every call takes `now` and returns what to send; nothing here reads a clock or owns
 //! an event loop, so the same code drives the simulator and could drive an emulator.
+//!
+//! * [`sender`]: the sender state machine (RFC 5681, 6298, 3042, go-back-N).
+//! * [`receiver`]: cumulative, delayed, SACK and D-SACK acknowledgments, echo rules.
+//! * [`recovery`]: loss recovery, one algorithm per file.
+//! * [`rto`]: retransmission-timer estimators, one per file.
 
+pub mod config;
+pub mod receiver;
+pub mod recovery;
 pub mod rto;
+pub mod segments;
+pub mod sender;
+pub mod window;
+
+pub use config::{DelayedAck, EchoRule, RecoveryKind, TcpConfig};
+pub use receiver::TcpReceiver;
+pub use sender::{AckInfo, Phase, SenderStats, TcpSender};

@@ -1,0 +1,175 @@
+//! Per-flow TCP configuration, deserialised straight from scenario files.
+//!
+//! Defaults follow today's standards (RFC 5681, 6298, 7323, 3042); the constructor
+//! [`TcpConfig::ns2_2002`] gives the settings the papers' simulator used (see
+//! `shared/NS2-DEFAULTS.md`), named and documented field by field.
+
+use crate::rto::RtoConfig;
+use serde::{Deserialize, Serialize};
+use spikelab_core::Dur;
+
+/// Which loss-recovery algorithm the sender runs after duplicate ACKs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryKind {
+    /// RFC 5681 fast retransmit / fast recovery; leaves recovery on the first new ACK.
+    Reno,
+    /// RFC 6582: stays in recovery until the recovery point, retransmitting on partial ACKs.
+    NewReno,
+    /// RFC 6675 / 3517 conservative SACK loss recovery with the pipe estimate.
+    RenoSack,
+    /// Reno-SACK that retransmits at least one segment on each partial ACK
+    /// (eifel-response.md III.A).
+    NewRenoSack,
+    /// Forward Acknowledgment (Mathis and Mahdavi 1996).
+    Fack,
+}
+
+impl RecoveryKind {
+    /// Does this variant need SACK information from the receiver?
+    pub fn uses_sack(self) -> bool {
+        matches!(
+            self,
+            RecoveryKind::RenoSack | RecoveryKind::NewRenoSack | RecoveryKind::Fack
+        )
+    }
+}
+
+/// Which TSval the receiver echoes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EchoRule {
+    /// RFC 7323 section 4.3: TS.Recent is updated only by a segment with
+    /// SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent, so an out-of-order segment
+    /// echoes the timestamp of the segment that last advanced the window.
+    Rfc7323,
+    /// ns-2's sink before 2003 (`ts_echo_bugfix_ false`): echo the newest arrival's TSval.
+    Latest,
+}
+
+/// Delayed-ACK policy of the receiver (RFC 5681 section 4.2, RFC 1122 4.2.3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DelayedAck {
+    /// Delay ACKs at all. Default: true.
+    pub enabled: bool,
+    /// ACK at least every this many full-sized segments. Default: 2 (RFC 5681).
+    pub every: u32,
+    /// Send a pending ACK after this long. Default: 100 ms (ns-2's DelAck interval;
+    /// RFC 5681 allows up to 500 ms).
+    pub timeout: Dur,
+}
+
+impl Default for DelayedAck {
+    fn default() -> Self {
+        DelayedAck {
+            enabled: true,
+            every: 2,
+            timeout: Dur::from_millis(100),
+        }
+    }
+}
+
+/// Everything a flow's endpoints need to know. Scenario files write it as a table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Payload bytes per full-sized segment (SMSS). Default: 1460.
+    pub mss: u32,
+    /// Initial congestion window in segments. Default: 2 (RFC 5681 for SMSS > 1095).
+    pub initial_window: u32,
+    /// Receiver's advertised window in bytes. Default: 65535.
+    pub receiver_window: u64,
+    /// Initial slow-start threshold in bytes. Default: effectively infinite.
+    pub initial_ssthresh: u64,
+    /// Loss recovery after duplicate ACKs. Default: new-reno.
+    pub recovery: RecoveryKind,
+    /// Reno's careful fast retransmit ("bug fix", RFC 6582 section 4.1): no fast
+    /// retransmit for duplicate ACKs below the point recorded at the last timeout.
+    /// Default: true. ns-2's `bugFix_`; gprs-eifel.md turns it off.
+    pub careful_fast_retransmit: bool,
+    /// Limited Transmit (RFC 3042). Default: true.
+    pub limited_transmit: bool,
+    /// Duplicate ACKs that trigger fast retransmit (DupThresh). Default: 3.
+    pub dupack_threshold: u32,
+    /// Use the timestamps option (RFC 7323). Default: true.
+    pub timestamps: bool,
+    /// Timestamp clock tick. Default: 1 ms (RFC 7323 section 5.4 suggests 1 ms to 1 s).
+    pub timestamp_tick: Dur,
+    /// Receiver's timestamp echo rule. Default: rfc7323.
+    pub echo_rule: EchoRule,
+    /// Receiver's delayed ACKs.
+    pub delayed_ack: DelayedAck,
+    /// Most SACK blocks per ACK (RFC 2018 allows 3 beside timestamps). Default: 3.
+    pub max_sack_blocks: u32,
+    /// Report duplicate segments with D-SACK (RFC 2883). Default: true.
+    pub dsack: bool,
+    /// Exchange SYN / SYN-ACK before data; the handshake gives RTT_SYN. Default: false.
+    pub handshake: bool,
+    /// The retransmission-timer estimator.
+    pub rto: RtoConfig,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            initial_window: 2,
+            receiver_window: 65_535,
+            initial_ssthresh: u64::MAX / 2,
+            recovery: RecoveryKind::NewReno,
+            careful_fast_retransmit: true,
+            limited_transmit: true,
+            dupack_threshold: 3,
+            timestamps: true,
+            timestamp_tick: Dur::from_millis(1),
+            echo_rule: EchoRule::Rfc7323,
+            delayed_ack: DelayedAck::default(),
+            max_sack_blocks: 3,
+            dsack: true,
+            handshake: false,
+            rto: RtoConfig::default(),
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The one-way ns-2.1b9a agents of 2002 as `shared/NS2-DEFAULTS.md` reads them:
+    /// 1000-byte segments (`packetSize_`), initial window 2 (`windowInit_`), advertised
+    /// window 20 segments (`window_`), careful fast retransmit on (`bugFix_`), Limited
+    /// Transmit on (`singledup_`), delayed ACK every 2nd segment with a 100 ms timer, 3
+    /// SACK blocks, the pre-2003 echo rule (newest TSval), SYN exchange on (`syn_`), and
+    /// the 2002 timer (G = 10 ms, min 1 s, initial 6 s, no maximum).
+    ///
+    /// Differences that remain: ns-2 counts sequence numbers in packets; spikelab in bytes.
+    pub fn ns2_2002() -> TcpConfig {
+        TcpConfig {
+            mss: 1000,
+            initial_window: 2,
+            receiver_window: 20 * 1000,
+            initial_ssthresh: u64::MAX / 2,
+            recovery: RecoveryKind::Reno,
+            careful_fast_retransmit: true,
+            limited_transmit: true,
+            dupack_threshold: 3,
+            timestamps: false,
+            timestamp_tick: Dur::from_millis(1),
+            echo_rule: EchoRule::Latest,
+            delayed_ack: DelayedAck::default(),
+            max_sack_blocks: 3,
+            dsack: false,
+            handshake: true,
+            rto: RtoConfig::ns2_2002(),
+        }
+    }
+
+    /// The timestamp clock's reading at `now`, in ticks (RFC 7323 section 5.4).
+    pub fn ts_clock(&self, now: spikelab_core::Time) -> u64 {
+        now.0 / self.timestamp_tick.0.max(1)
+    }
+
+    /// Whether the receiver sends SACK blocks for this flow.
+    pub fn sack_enabled(&self) -> bool {
+        self.recovery.uses_sack()
+    }
+}

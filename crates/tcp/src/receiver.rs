@@ -1,0 +1,412 @@
+//! The TCP receiver: cumulative ACKs, delayed ACKs, SACK (RFC 2018), D-SACK (RFC 2883)
+//! and the timestamp echo rules (RFC 7323 section 4.3, or ns-2's pre-2003 rule).
+//!
+//! The application reads instantly, so the advertised window is constant.
+
+use crate::config::{EchoRule, TcpConfig};
+use spikelab_core::{Dur, FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
+
+/// An out-of-order block held above `rcv_nxt`, with when it last grew (for the SACK
+/// rule that the first block reports the most recently received segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OooBlock {
+    start: u64,
+    end: u64,
+    touched: u64,
+}
+
+/// What one arriving data segment was, for the engine's ground truth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataOutcome {
+    /// Bytes the receiver did not hold before (in order or out of order).
+    pub new_bytes: u64,
+    /// Every byte of the segment was already held: the transmission was unnecessary.
+    pub duplicate: bool,
+}
+
+/// Counters kept by the receiver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    pub segments: u64,
+    pub duplicate_segments: u64,
+    pub acks_sent: u64,
+}
+
+/// One flow's receiving endpoint.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    flow: FlowId,
+    cfg: TcpConfig,
+    rcv_nxt: u64,
+    ooo: Vec<OooBlock>,
+    arrivals: u64,
+    pending_dsack: Option<(u64, u64)>,
+    unacked_full_segments: u32,
+    delack_deadline: Option<Time>,
+    ts_recent: u64,
+    last_ack_sent: u64,
+    stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    /// A receiver expecting byte 0 first.
+    pub fn new(flow: FlowId, cfg: &TcpConfig) -> TcpReceiver {
+        TcpReceiver {
+            flow,
+            cfg: cfg.clone(),
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            arrivals: 0,
+            pending_dsack: None,
+            unacked_full_segments: 0,
+            delack_deadline: None,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Next byte expected.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// Does the receiver hold byte `seq` (in order or out of order)?
+    pub fn holds(&self, seq: u64) -> bool {
+        seq < self.rcv_nxt || self.ooo.iter().any(|b| b.start <= seq && seq < b.end)
+    }
+
+    /// Is an ACK owed but held back by the delayed-ACK timer?
+    pub fn ack_pending(&self) -> bool {
+        self.delack_deadline.is_some()
+    }
+
+    pub fn stats(&self) -> ReceiverStats {
+        self.stats
+    }
+
+    /// When the delayed-ACK timer fires, if armed.
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.delack_deadline
+    }
+
+    /// The delayed-ACK timer fired: send the pending ACK.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.delack_deadline.is_some_and(|d| d <= now) {
+            self.send_ack(now, out);
+        }
+    }
+
+    /// A SYN arrived: answer with a SYN-ACK at once (RFC 793 section 3.4).
+    pub fn on_syn(&mut self, now: Time, syn: &Packet, out: &mut Vec<Packet>) {
+        if let Some(ts) = syn.ts {
+            self.ts_recent = ts.val;
+        }
+        let mut p = self.ack_packet(now, PacketKind::SynAck);
+        p.sack = SackBlocks::new();
+        out.push(p);
+    }
+
+    /// A data segment arrived.
+    pub fn on_data(&mut self, now: Time, seg: &Packet, out: &mut Vec<Packet>) -> DataOutcome {
+        self.stats.segments += 1;
+        self.update_ts_recent(seg);
+        let (start, end) = (seg.seq, seg.end_seq());
+        let was_in_order = start <= self.rcv_nxt;
+        let had_holes = !self.ooo.is_empty();
+        let new_bytes = self.absorb(start, end);
+        let duplicate = new_bytes == 0;
+        if duplicate {
+            self.stats.duplicate_segments += 1;
+        }
+        let immediate = !was_in_order || had_holes || duplicate || !self.cfg.delayed_ack.enabled;
+        if immediate {
+            // RFC 5681 4.2: out-of-order segments, segments that fill a hole, and (with
+            // D-SACK) duplicates are acknowledged at once.
+            self.send_ack(now, out);
+        } else {
+            self.delay_ack(now, seg.len, out);
+        }
+        DataOutcome {
+            new_bytes,
+            duplicate,
+        }
+    }
+
+    /// RFC 7323 section 4.3 (2), or ns-2's newest-arrival rule.
+    fn update_ts_recent(&mut self, seg: &Packet) {
+        let Some(ts) = seg.ts else { return };
+        match self.cfg.echo_rule {
+            EchoRule::Rfc7323 => {
+                if ts.val >= self.ts_recent && seg.seq <= self.last_ack_sent {
+                    self.ts_recent = ts.val;
+                }
+            }
+            EchoRule::Latest => self.ts_recent = ts.val,
+        }
+    }
+
+    /// Stores `[start, end)`; returns the bytes not held before and notes a D-SACK
+    /// block for any duplicate part (RFC 2883 section 4).
+    fn absorb(&mut self, start: u64, end: u64) -> u64 {
+        self.arrivals += 1;
+        let before = self.held_bytes_in(start, end);
+        if before > 0 && self.cfg.dsack {
+            self.pending_dsack = Some(self.first_duplicate_range(start, end));
+        }
+        if end > self.rcv_nxt {
+            self.insert_ooo(start.max(self.rcv_nxt), end);
+            self.advance_rcv_nxt();
+        }
+        (end - start) - before
+    }
+
+    fn held_bytes_in(&self, start: u64, end: u64) -> u64 {
+        let below = self.rcv_nxt.min(end).saturating_sub(start);
+        let above: u64 = self
+            .ooo
+            .iter()
+            .map(|b| end.min(b.end).saturating_sub(start.max(b.start)))
+            .sum();
+        below + above
+    }
+
+    /// The first contiguous already-held range inside `[start, end)`.
+    fn first_duplicate_range(&self, start: u64, end: u64) -> (u64, u64) {
+        if start < self.rcv_nxt {
+            return (start, end.min(self.rcv_nxt));
+        }
+        self.ooo
+            .iter()
+            .find(|b| b.start < end && b.end > start)
+            .map(|b| (start.max(b.start), end.min(b.end)))
+            .unwrap_or((start, end))
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let mut block = OooBlock {
+            start,
+            end,
+            touched: self.arrivals,
+        };
+        // Merge every block overlapping or adjacent to the new one.
+        self.ooo.retain(|b| {
+            let touches = b.start <= block.end && b.end >= block.start;
+            if touches {
+                block.start = block.start.min(b.start);
+                block.end = block.end.max(b.end);
+            }
+            !touches
+        });
+        let at = self.ooo.partition_point(|b| b.start < block.start);
+        self.ooo.insert(at, block);
+    }
+
+    fn advance_rcv_nxt(&mut self) {
+        while let Some(first) = self.ooo.first() {
+            if first.start > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(first.end);
+            self.ooo.remove(0);
+        }
+    }
+
+    /// Delayed ACK: acknowledge every `every`-th full-sized segment, else arm the timer.
+    fn delay_ack(&mut self, now: Time, len: u32, out: &mut Vec<Packet>) {
+        if len as u64 >= self.cfg.mss as u64 {
+            self.unacked_full_segments += 1;
+        }
+        if self.unacked_full_segments >= self.cfg.delayed_ack.every {
+            self.send_ack(now, out);
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.cfg.delayed_ack.timeout);
+        }
+    }
+
+    fn ack_packet(&self, now: Time, kind: PacketKind) -> Packet {
+        let mut p = Packet::new(0, self.flow, kind, now);
+        p.ack = self.rcv_nxt;
+        p.rwnd = self.cfg.receiver_window.min(u32::MAX as u64) as u32;
+        if self.cfg.timestamps {
+            p.ts = Some(Timestamps {
+                val: self.cfg.ts_clock(now),
+                ecr: self.ts_recent,
+            });
+        }
+        p
+    }
+
+    fn send_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mut p = self.ack_packet(now, PacketKind::Ack);
+        if self.cfg.sack_enabled() {
+            p.sack = self.sack_blocks();
+        }
+        self.pending_dsack = None;
+        self.unacked_full_segments = 0;
+        self.delack_deadline = None;
+        self.last_ack_sent = self.rcv_nxt;
+        self.stats.acks_sent += 1;
+        out.push(p);
+    }
+
+    /// RFC 2883: a D-SACK block first; RFC 2018 section 4: then the block holding the
+    /// most recently received segment, then the other blocks, most recent first.
+    fn sack_blocks(&self) -> SackBlocks {
+        let mut s = SackBlocks::new();
+        let max = self.cfg.max_sack_blocks as usize;
+        if let Some((a, b)) = self.pending_dsack {
+            s.push(a, b);
+        }
+        let mut recent: Vec<&OooBlock> = self.ooo.iter().collect();
+        recent.sort_by(|a, b| b.touched.cmp(&a.touched).then(a.start.cmp(&b.start)));
+        for b in recent {
+            if s.len() >= max {
+                break;
+            }
+            s.push(b.start, b.end);
+        }
+        s
+    }
+
+    /// How long the delayed-ACK timer waits.
+    pub fn delayed_ack_timeout(&self) -> Dur {
+        self.cfg.delayed_ack.timeout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(sack: bool) -> TcpConfig {
+        let mut c = TcpConfig {
+            mss: 1000,
+            ..TcpConfig::default()
+        };
+        if sack {
+            c.recovery = crate::config::RecoveryKind::RenoSack;
+        }
+        c
+    }
+
+    fn seg(i: u64, tsval: u64) -> Packet {
+        let mut p = Packet::new(i, FlowId(0), PacketKind::Data, Time::ZERO);
+        p.seq = i * 1000;
+        p.len = 1000;
+        p.ts = Some(Timestamps { val: tsval, ecr: 0 });
+        p
+    }
+
+    fn t(ms: u64) -> Time {
+        Time(ms * 1_000_000)
+    }
+
+    #[test]
+    fn acks_every_second_full_segment() {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(false));
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(0, 1), &mut out);
+        assert!(out.is_empty());
+        assert_eq!(r.next_deadline(), Some(t(100)));
+        r.on_data(t(1), &seg(1, 2), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].ack, 2000);
+        assert_eq!(r.next_deadline(), None);
+    }
+
+    #[test]
+    fn delayed_ack_timer_sends_the_pending_ack() {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(false));
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(0, 1), &mut out);
+        r.on_timer(t(100), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].ack, 1000);
+    }
+
+    #[test]
+    fn out_of_order_segment_is_acked_at_once_with_a_sack_block() {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(true));
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(1, 1), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].ack, 0);
+        assert_eq!(out[0].sack.as_slice(), &[(1000, 2000)]);
+    }
+
+    #[test]
+    fn first_sack_block_reports_the_most_recent_arrival() {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(true));
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(2, 1), &mut out);
+        r.on_data(t(0), &seg(5, 2), &mut out);
+        r.on_data(t(0), &seg(3, 3), &mut out);
+        assert_eq!(out[2].sack.as_slice(), &[(2000, 4000), (5000, 6000)]);
+    }
+
+    #[test]
+    fn filling_the_hole_acks_everything_at_once() {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(true));
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(1, 1), &mut out);
+        r.on_data(t(0), &seg(2, 2), &mut out);
+        r.on_data(t(0), &seg(0, 3), &mut out);
+        assert_eq!(out.last().unwrap().ack, 3000);
+        assert!(out.last().unwrap().sack.is_empty());
+    }
+
+    #[test]
+    fn duplicate_segment_is_reported_with_a_dsack_block() {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(true));
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(0, 1), &mut out);
+        r.on_data(t(0), &seg(1, 1), &mut out);
+        let o = r.on_data(t(5), &seg(0, 9), &mut out);
+        assert!(o.duplicate);
+        assert_eq!(out.last().unwrap().ack, 2000);
+        assert_eq!(out.last().unwrap().sack.as_slice(), &[(0, 1000)]);
+        assert_eq!(r.stats().duplicate_segments, 1);
+    }
+
+    #[test]
+    fn rfc7323_delayed_ack_echoes_the_earlier_segment_and_ooo_segments_change_nothing() {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(true));
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(0, 10), &mut out);
+        // RFC 7323 4.3 case (A): with a delayed ACK the echoed TSval is the earliest
+        // unacknowledged segment's, because SEG.SEQ 1000 > Last.ACK.sent 0.
+        r.on_data(t(0), &seg(1, 11), &mut out);
+        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 10);
+        // Case (B): an out-of-order segment does not update TS.Recent.
+        r.on_data(t(0), &seg(3, 13), &mut out);
+        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 10);
+        // Filling the hole: SEG.SEQ 2000 = Last.ACK.sent, TS.Recent becomes 12.
+        r.on_data(t(0), &seg(2, 12), &mut out);
+        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 12);
+    }
+
+    #[test]
+    fn ns2_latest_rule_echoes_the_newest_arrival() {
+        let mut c = cfg(true);
+        c.echo_rule = EchoRule::Latest;
+        let mut r = TcpReceiver::new(FlowId(0), &c);
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(0, 10), &mut out);
+        r.on_data(t(0), &seg(1, 11), &mut out);
+        r.on_data(t(0), &seg(3, 13), &mut out);
+        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 13);
+    }
+
+    #[test]
+    fn rfc7323_retransmission_below_last_ack_updates_ts_recent() {
+        // Eifel's case (eifel-response.md II.B): the retransmission of an already
+        // acknowledged segment carries a newer TSval, which the receiver echoes.
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(false));
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(0, 10), &mut out);
+        r.on_data(t(0), &seg(1, 11), &mut out);
+        r.on_data(t(0), &seg(0, 50), &mut out);
+        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 50);
+    }
+}

@@ -1,0 +1,112 @@
+//! Forward Acknowledgment (M. Mathis, J. Mahdavi, "Forward Acknowledgment: Refining TCP
+//! Congestion Control", SIGCOMM 1996), as the papers' ns-2 `tcp-fack` uses it.
+//!
+//! FACK trusts SACK information: every unSACKed byte below the forward-most SACKed byte
+//! (snd.fack) has left the network. Data in flight is estimated as
+//! `awnd = snd.nxt - snd.fack + retran_data`, and the sender transmits while
+//! `awnd < cwnd`.
+
+use super::{LossRecovery, PartialAck, Transmit};
+use crate::window::Window;
+
+/// FACK loss recovery.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fack;
+
+/// snd.fack: the forward-most byte the receiver holds (snd.una if nothing is SACKed).
+fn snd_fack(w: &Window) -> u64 {
+    w.segs
+        .highest_sacked_end()
+        .unwrap_or(w.snd_una)
+        .max(w.snd_una)
+}
+
+/// retran_data: retransmitted bytes of this episode neither SACKed nor acknowledged.
+fn retran_data(w: &Window) -> u64 {
+    w.segs
+        .iter()
+        .filter(|s| s.rexmit_in_episode && !s.sacked)
+        .map(|s| s.len())
+        .sum()
+}
+
+/// awnd = snd.nxt - snd.fack + retran_data (Mathis and Mahdavi section 3).
+pub fn awnd(w: &Window) -> u64 {
+    w.snd_nxt.saturating_sub(snd_fack(w)) + retran_data(w)
+}
+
+impl LossRecovery for Fack {
+    fn should_enter(&self, w: &Window, dupacks: u32) -> bool {
+        // Section 3: recovery starts on DupThresh duplicate ACKs or as soon as
+        // snd.fack - snd.una exceeds DupThresh segments.
+        dupacks >= w.dupthresh || snd_fack(w) - w.snd_una > w.dupthresh as u64 * w.mss
+    }
+    fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
+        // The window is halved at once (no inflation): ssthresh = cwnd = FlightSize / 2,
+        // floored at 2*SMSS; the first hole is retransmitted.
+        w.ssthresh = w.halved_ssthresh();
+        w.cwnd = w.ssthresh;
+        w.segs.get(0).filter(|s| !s.sacked).map(|_| 0)
+    }
+    fn on_dupack(&mut self, _w: &mut Window) {}
+    fn on_partial_ack(&mut self, _w: &mut Window, _acked: u64) -> PartialAck {
+        // Retransmissions are driven by awnd < cwnd, not by the kind of ACK.
+        PartialAck::Stay(None)
+    }
+    fn on_exit(&mut self, w: &mut Window) {
+        w.cwnd = w.ssthresh;
+    }
+    fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit> {
+        if awnd(w) + w.mss > w.cwnd {
+            return None;
+        }
+        // Every unSACKed, unretransmitted segment below snd.fack is lost: fill holes
+        // first, then send new data.
+        match w.first_hole(|_| true) {
+            Some(i) => Some(Transmit::Retransmit(i)),
+            None => may_send_new.then_some(Transmit::New),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recovery::test_util::window_with;
+
+    #[test]
+    fn enters_when_fack_is_more_than_three_segments_ahead_without_dupacks() {
+        let mut w = window_with(10);
+        w.segs.on_sack_block(2000, 3000);
+        assert!(!Fack.should_enter(&w, 1)); // fack - una = 3000, not more than 3 segments
+        w.segs.on_sack_block(3000, 4000);
+        assert!(Fack.should_enter(&w, 1)); // 4000 > 3000
+    }
+
+    #[test]
+    fn awnd_counts_only_data_above_fack_plus_retransmissions() {
+        let mut w = window_with(10);
+        w.segs.on_sack_block(8000, 9000); // fack = 9000
+        assert_eq!(awnd(&w), 1000);
+        w.segs.get_mut(0).unwrap().rexmit_in_episode = true;
+        assert_eq!(awnd(&w), 2000);
+    }
+
+    #[test]
+    fn recovers_all_but_one_lost_with_many_retransmissions_per_ack() {
+        // Segments 1..9 lost, 9 SACKed: FACK treats 1..8 as gone and retransmits them
+        // as fast as cwnd allows (eifel-response.md Fig. 4c).
+        let mut w = window_with(10);
+        w.segs.on_sack_block(9000, 10_000);
+        let mut f = Fack;
+        assert!(f.should_enter(&w, 1));
+        f.on_enter(&mut w);
+        assert_eq!(w.cwnd, 5000);
+        let mut sent = 0;
+        while let Some(Transmit::Retransmit(i)) = f.next_in_recovery(&w, false) {
+            w.segs.get_mut(i).unwrap().rexmit_in_episode = true;
+            sent += 1;
+        }
+        assert_eq!(sent, 5); // awnd 0 -> 5000 = cwnd
+    }
+}

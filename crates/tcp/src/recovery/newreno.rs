@@ -1,0 +1,86 @@
+//! NewReno (RFC 6582 section 3.2): stays in fast recovery until every segment
+//! outstanding at its start is acknowledged, retransmitting one segment per partial ACK.
+
+use super::reno::enter_inflated;
+use super::{window_allows_new, LossRecovery, PartialAck, Transmit};
+use crate::window::Window;
+
+/// NewReno recovers k losses of one window in about k round trips without a timeout.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NewReno;
+
+impl LossRecovery for NewReno {
+    fn should_enter(&self, w: &Window, dupacks: u32) -> bool {
+        // RFC 6582 3.2 step 2 (the careful check against `recover` is the sender's).
+        dupacks == w.dupthresh
+    }
+    fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
+        // RFC 6582 3.2 step 2: recover = HighData (kept by the sender as the recovery
+        // point); ssthresh by RFC 5681 (4); retransmit; cwnd = ssthresh + 3*SMSS.
+        enter_inflated(w)
+    }
+    fn on_dupack(&mut self, w: &mut Window) {
+        // RFC 6582 3.2 step 3: cwnd += SMSS for each additional duplicate ACK.
+        w.cwnd += w.mss;
+    }
+    fn on_partial_ack(&mut self, w: &mut Window, acked: u64) -> PartialAck {
+        // RFC 6582 3.2 step 5: retransmit the first unacknowledged segment; deflate cwnd
+        // by the amount acknowledged, then add back SMSS if at least SMSS was acked.
+        w.cwnd = w.cwnd.saturating_sub(acked).max(w.mss);
+        if acked >= w.mss {
+            w.cwnd += w.mss;
+        }
+        PartialAck::Stay((!w.segs.is_empty()).then_some(0))
+    }
+    fn on_exit(&mut self, w: &mut Window) {
+        // RFC 6582 3.2 step 4 option (1): cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+        w.cwnd = w.ssthresh.min(w.flight_size().max(w.mss) + w.mss);
+    }
+    fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit> {
+        window_allows_new(w, may_send_new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recovery::test_util::window_with;
+
+    #[test]
+    fn partial_ack_retransmits_first_unacked_and_deflates() {
+        let mut w = window_with(10);
+        let mut r = NewReno;
+        r.on_enter(&mut w); // ssthresh 5000, cwnd 8000
+        for _ in 0..4 {
+            r.on_dupack(&mut w); // cwnd 12000
+        }
+        // Two segments acknowledged: 12000 - 2000 + 1000.
+        w.snd_una = 2000;
+        w.segs.on_cumulative_ack(2000);
+        assert_eq!(r.on_partial_ack(&mut w, 2000), PartialAck::Stay(Some(0)));
+        assert_eq!(w.cwnd, 11_000);
+    }
+
+    #[test]
+    fn partial_ack_of_less_than_a_segment_adds_nothing_back() {
+        let mut w = window_with(10);
+        let mut r = NewReno;
+        r.on_enter(&mut w);
+        r.on_partial_ack(&mut w, 500);
+        assert_eq!(w.cwnd, 7500);
+    }
+
+    #[test]
+    fn full_ack_sets_cwnd_to_min_of_ssthresh_and_flight_plus_one() {
+        let mut w = window_with(10);
+        let mut r = NewReno;
+        r.on_enter(&mut w);
+        // Everything acknowledged but one segment still in flight beyond recover.
+        w.snd_una = 9000;
+        r.on_exit(&mut w);
+        assert_eq!(w.cwnd, 2000); // min(5000, max(1000, 1000) + 1000)
+        w.snd_una = 0;
+        r.on_exit(&mut w);
+        assert_eq!(w.cwnd, 5000); // min(5000, 10000 + 1000)
+    }
+}

@@ -1,0 +1,587 @@
+//! The TCP sender: a sans-I/O state machine.
+//!
+//! Every hook takes `now` and pushes the segments to transmit into `out`; the engine
+//! arms the retransmission timer at [`TcpSender::next_deadline`]. The sender owns the
+//! sequence space, the congestion window (RFC 5681), Karn's rule, the timer rules of
+//! RFC 6298 section 5 and the go-back-N retransmission after a timeout that a
+//! conventional sender performs; the RTO value comes from an [`RtoEstimator`] and the
+//! loss-recovery policy from a [`Recovery`] algorithm.
+
+use crate::config::TcpConfig;
+use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
+use crate::rto::{RtoEstimator, RttSample};
+use crate::window::Window;
+use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
+
+/// Where the sender is in its congestion-control cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Slow start or congestion avoidance.
+    Open,
+    /// Fast recovery until `point` (snd_max at its start) is acknowledged.
+    Recovery { point: u64 },
+    /// After a retransmission timeout: slow start with go-back-N until `point`
+    /// (snd_max when the timer fired) is acknowledged.
+    Loss { point: u64 },
+}
+
+/// The connection handshake, if the flow uses one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handshake {
+    SynSent { sent_at: Time, retransmitted: bool },
+    Established,
+}
+
+/// A segment being timed for an RTT sample when timestamps are off (RFC 6298 section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Timing {
+    end: u64,
+    sent_at: Time,
+}
+
+/// Counters kept by the sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments handed to the network, first transmissions and retransmissions.
+    pub data_segments_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub rtt_samples: u64,
+    pub dsacks_received: u64,
+}
+
+/// What one ACK did, for the engine's traces and metrics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckInfo {
+    /// Bytes newly acknowledged cumulatively.
+    pub newly_acked: u64,
+    /// A duplicate ACK (RFC 5681 definition).
+    pub duplicate: bool,
+    /// The RTT sample this ACK gave, if any.
+    pub rtt_sample: Option<Dur>,
+    /// The ACK carried a D-SACK block (RFC 2883).
+    pub dsack: bool,
+}
+
+/// One flow's sending endpoint, generic over the RTO estimator.
+#[derive(Clone, Debug)]
+pub struct TcpSender<E: RtoEstimator> {
+    flow: FlowId,
+    cfg: TcpConfig,
+    w: Window,
+    recovery: Recovery,
+    phase: Phase,
+    rto: E,
+    timer: Option<Time>,
+    armed_rto: Dur,
+    dupacks: u32,
+    /// snd_max at the last timeout: with careful fast retransmit, duplicate ACKs must
+    /// acknowledge beyond it before fast retransmit may start (RFC 6582 section 4.1).
+    timeout_recover: Option<u64>,
+    consecutive_timeouts: u32,
+    app_end: u64,
+    rwnd: u64,
+    timing: Option<Timing>,
+    handshake: Handshake,
+    ts_recent: u64,
+    last_rtt: Option<Dur>,
+    stats: SenderStats,
+}
+
+impl<E: RtoEstimator> TcpSender<E> {
+    /// A sender with nothing to send yet; call [`Self::on_start`] to open the connection.
+    pub fn new(flow: FlowId, cfg: &TcpConfig, rto: E) -> Self {
+        let mss = cfg.mss as u64;
+        let w = Window::new(
+            mss,
+            cfg.initial_window as u64 * mss,
+            cfg.initial_ssthresh,
+            cfg.dupack_threshold,
+        );
+        TcpSender {
+            flow,
+            cfg: cfg.clone(),
+            w,
+            recovery: Recovery::new(cfg.recovery),
+            phase: Phase::Open,
+            armed_rto: rto.rto(),
+            rto,
+            timer: None,
+            dupacks: 0,
+            timeout_recover: None,
+            consecutive_timeouts: 0,
+            app_end: 0,
+            rwnd: cfg.receiver_window,
+            timing: None,
+            handshake: Handshake::Established,
+            ts_recent: 0,
+            last_rtt: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    // ----- accessors -------------------------------------------------------------
+
+    pub fn window(&self) -> &Window {
+        &self.w
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn estimator(&self) -> &E {
+        &self.rto
+    }
+    /// The RTO the running timer was last started with.
+    pub fn armed_rto(&self) -> Dur {
+        self.armed_rto
+    }
+    pub fn last_rtt(&self) -> Option<Dur> {
+        self.last_rtt
+    }
+    pub fn stats(&self) -> SenderStats {
+        self.stats
+    }
+    /// Bytes the application has handed to the sender so far.
+    pub fn app_end(&self) -> u64 {
+        self.app_end
+    }
+    /// Everything the application wrote has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.handshake == Handshake::Established && self.w.snd_una >= self.app_end
+    }
+    /// When the retransmission timer fires, if armed.
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.timer
+    }
+    /// Timeouts in a row without an acknowledgment of new data (the back-off count).
+    pub fn consecutive_timeouts(&self) -> u32 {
+        self.consecutive_timeouts
+    }
+
+    // ----- events ----------------------------------------------------------------
+
+    /// The connection opens: send a SYN, or data at once when no handshake is used.
+    pub fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.cfg.handshake {
+            self.send_syn(now, false, out);
+        } else {
+            self.try_send(now, out);
+        }
+    }
+
+    /// The application writes `bytes` more.
+    pub fn on_app_data(&mut self, now: Time, bytes: u64, out: &mut Vec<Packet>) {
+        self.app_end += bytes;
+        self.try_send(now, out);
+    }
+
+    /// An ACK (or SYN-ACK) arrived.
+    pub fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) -> AckInfo {
+        if let Some(ts) = pkt.ts {
+            self.ts_recent = self.ts_recent.max(ts.val);
+        }
+        match (pkt.kind, self.handshake) {
+            (
+                PacketKind::SynAck,
+                Handshake::SynSent {
+                    sent_at,
+                    retransmitted,
+                },
+            ) => {
+                self.on_syn_ack(now, sent_at, retransmitted, out);
+                return AckInfo::default();
+            }
+            (PacketKind::Ack, Handshake::Established) => {}
+            _ => return AckInfo::default(),
+        }
+        self.rwnd = pkt.rwnd as u64;
+        // RFC 793: an ACK of data not yet sent is ignored.
+        if pkt.ack > self.w.snd_max {
+            return AckInfo::default();
+        }
+        let mut info = AckInfo {
+            dsack: self.apply_sack(pkt),
+            ..AckInfo::default()
+        };
+        if pkt.ack > self.w.snd_una {
+            info.rtt_sample = self.take_rtt_sample(now, pkt);
+            info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
+        } else if self.is_duplicate(pkt) {
+            info.duplicate = true;
+            self.on_duplicate_ack(now, out);
+        }
+        self.try_send(now, out);
+        info
+    }
+
+    /// The retransmission timer fired.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.timer.is_none_or(|t| t > now) {
+            return;
+        }
+        self.timer = None;
+        if let Handshake::SynSent { .. } = self.handshake {
+            self.rto.on_timeout();
+            self.send_syn(now, true, out);
+            return;
+        }
+        if self.w.snd_una >= self.w.snd_max {
+            return;
+        }
+        self.on_retransmission_timeout(now, out);
+    }
+
+    // ----- handshake -------------------------------------------------------------
+
+    fn send_syn(&mut self, now: Time, retransmitted: bool, out: &mut Vec<Packet>) {
+        let mut p = Packet::new(0, self.flow, PacketKind::Syn, now);
+        p.retx = retransmitted;
+        if self.cfg.timestamps {
+            p.ts = Some(Timestamps {
+                val: self.cfg.ts_clock(now),
+                ecr: 0,
+            });
+        }
+        self.handshake = Handshake::SynSent {
+            sent_at: now,
+            retransmitted,
+        };
+        out.push(p);
+        self.arm_timer(now);
+    }
+
+    fn on_syn_ack(&mut self, now: Time, sent_at: Time, retransmitted: bool, out: &mut Vec<Packet>) {
+        // Karn: a SYN-ACK after a retransmitted SYN gives no sample.
+        if !retransmitted {
+            let rtt = now - sent_at;
+            self.rto.on_syn_sample(rtt);
+            self.last_rtt = Some(rtt);
+        }
+        self.handshake = Handshake::Established;
+        self.timer = None;
+        self.try_send(now, out);
+    }
+
+    // ----- acknowledgments -------------------------------------------------------
+
+    /// Marks SACKed segments; returns whether the ACK carried a D-SACK block
+    /// (RFC 2883 section 4: the first block lies below the cumulative ACK or inside
+    /// the second block).
+    fn apply_sack(&mut self, pkt: &Packet) -> bool {
+        let blocks = pkt.sack.as_slice();
+        let dsack = blocks.first().is_some_and(|&(s, e)| {
+            e <= pkt.ack || blocks.get(1).is_some_and(|&(s2, e2)| s >= s2 && e <= e2)
+        });
+        for &(s, e) in blocks.iter().skip(dsack as usize) {
+            if e > pkt.ack {
+                self.w.segs.on_sack_block(s.max(pkt.ack), e);
+            }
+        }
+        self.stats.dsacks_received += dsack as u64;
+        dsack
+    }
+
+    /// RFC 5681 section 2: a duplicate ACK acknowledges nothing new, carries no data,
+    /// and arrives while data is outstanding (the window is constant here).
+    fn is_duplicate(&self, pkt: &Packet) -> bool {
+        pkt.ack == self.w.snd_una && pkt.len == 0 && self.w.snd_max > self.w.snd_una
+    }
+
+    /// RTT from the echoed timestamp (RFC 7323 section 4.1: only ACKs of new data), or
+    /// from the one timed segment (RFC 6298 section 3, Karn's rule).
+    fn take_rtt_sample(&mut self, now: Time, pkt: &Packet) -> Option<Dur> {
+        if self.cfg.timestamps {
+            let ecr = pkt.ts?.ecr;
+            let sent = Time(ecr.saturating_mul(self.cfg.timestamp_tick.0));
+            return (ecr > 0 && sent <= now).then(|| now - sent);
+        }
+        let t = self.timing.filter(|t| pkt.ack >= t.end)?;
+        self.timing = None;
+        Some(now - t.sent_at)
+    }
+
+    fn on_new_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        sample: Option<Dur>,
+        out: &mut Vec<Packet>,
+    ) -> u64 {
+        let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
+        let newly = ack - self.w.snd_una;
+        self.w.snd_una = ack;
+        self.w.snd_nxt = self.w.snd_nxt.max(ack);
+        self.w.segs.on_cumulative_ack(ack);
+        self.dupacks = 0;
+        self.consecutive_timeouts = 0;
+        if let Some(rtt) = sample {
+            let s = RttSample {
+                now,
+                rtt,
+                flight_segments,
+                from_timestamps: self.cfg.timestamps,
+            };
+            self.rto.on_rtt_sample(&s);
+            self.last_rtt = Some(rtt);
+            self.stats.rtt_samples += 1;
+        }
+        self.advance_phase(now, ack, newly, out);
+        // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
+        // restart it so that it expires after the current RTO.
+        if self.w.snd_una >= self.w.snd_max {
+            self.timer = None;
+        } else {
+            self.arm_timer(now);
+        }
+        newly
+    }
+
+    fn advance_phase(&mut self, now: Time, ack: u64, newly: u64, out: &mut Vec<Packet>) {
+        match self.phase {
+            Phase::Recovery { point } if ack >= point => self.exit_recovery(),
+            Phase::Recovery { .. } => match self.recovery.on_partial_ack(&mut self.w, newly) {
+                PartialAck::Exit => self.exit_recovery(),
+                PartialAck::Stay(Some(i)) => self.retransmit(now, i, out),
+                PartialAck::Stay(None) => {}
+            },
+            Phase::Loss { point } => {
+                self.grow_cwnd(newly);
+                if ack >= point {
+                    self.phase = Phase::Open;
+                }
+            }
+            Phase::Open => self.grow_cwnd(newly),
+        }
+    }
+
+    fn exit_recovery(&mut self) {
+        self.recovery.on_exit(&mut self.w);
+        self.phase = Phase::Open;
+    }
+
+    /// RFC 5681 section 3.1: slow start (2) below ssthresh, congestion avoidance (3)
+    /// above it.
+    fn grow_cwnd(&mut self, newly: u64) {
+        let w = &mut self.w;
+        if w.cwnd < w.ssthresh {
+            w.cwnd += newly.min(w.mss);
+        } else {
+            w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
+        }
+    }
+
+    fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.dupacks += 1;
+        match self.phase {
+            Phase::Recovery { .. } => self.recovery.on_dupack(&mut self.w),
+            Phase::Open | Phase::Loss { .. } => {
+                if self.fast_retransmit_permitted()
+                    && self.recovery.should_enter(&self.w, self.dupacks)
+                {
+                    self.enter_recovery(now, out);
+                }
+            }
+        }
+    }
+
+    /// Careful fast retransmit (the "bug fix", RFC 6582 section 4.1 and
+    /// eifel-response.md III.A): after a timeout, duplicate ACKs that do not
+    /// acknowledge beyond snd_max-at-timeout may come from go-back-N duplicates.
+    fn fast_retransmit_permitted(&self) -> bool {
+        !self.cfg.careful_fast_retransmit || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)
+    }
+
+    fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.phase = Phase::Recovery {
+            point: self.w.snd_max,
+        };
+        self.w.segs.clear_episode_marks();
+        self.stats.fast_retransmits += 1;
+        if let Some(i) = self.recovery.on_enter(&mut self.w) {
+            self.retransmit(now, i, out);
+        }
+    }
+
+    // ----- timeout ---------------------------------------------------------------
+
+    /// RFC 6298 (5.4)-(5.6) and RFC 5681 section 3.1 for a timeout with data
+    /// outstanding, followed by go-back-N from snd_una.
+    fn on_retransmission_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        // RFC 5681 (4): halve on the first timeout; hold ssthresh when the segment was
+        // already retransmitted by the timer.
+        if self.consecutive_timeouts == 0 {
+            self.w.ssthresh = self.w.halved_ssthresh();
+        }
+        // RFC 5681 3.1: cwnd = loss window = 1 SMSS.
+        self.w.cwnd = self.w.mss;
+        self.consecutive_timeouts += 1;
+        self.stats.timeouts += 1;
+        // RFC 6298 (5.5): back off the timer.
+        self.rto.on_timeout();
+        self.timeout_recover = Some(self.w.snd_max);
+        self.phase = Phase::Loss {
+            point: self.w.snd_max,
+        };
+        self.dupacks = 0;
+        // Karn: nothing sent before the timeout may be timed any more.
+        self.timing = None;
+        // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
+        self.w.segs.clear_sacks();
+        self.w.segs.clear_episode_marks();
+        // Go-back-N: resend from the first unacknowledged byte.
+        self.w.snd_nxt = self.w.snd_una;
+        // (5.4) retransmit the earliest segment; (5.6) the timer restarts with the
+        // backed-off RTO when it goes out.
+        self.send_next(now, out);
+    }
+
+    // ----- transmission ----------------------------------------------------------
+
+    fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.handshake != Handshake::Established {
+            return;
+        }
+        loop {
+            let choice = match self.phase {
+                Phase::Recovery { .. } => self
+                    .recovery
+                    .next_in_recovery(&self.w, self.next_segment_end().is_some()),
+                _ => self.open_window_allows().then_some(Transmit::New),
+            };
+            let sent = match choice {
+                Some(Transmit::Retransmit(i)) => {
+                    self.retransmit(now, i, out);
+                    true
+                }
+                Some(Transmit::New) => self.send_next(now, out),
+                None => false,
+            };
+            if !sent {
+                break;
+            }
+        }
+    }
+
+    /// End of the segment at snd_nxt, if there is one the receiver window admits.
+    fn next_segment_end(&self) -> Option<u64> {
+        let w = &self.w;
+        let end = if w.snd_nxt < w.snd_max {
+            w.segs.get(w.segs.index_of(w.snd_nxt)?)?.end
+        } else {
+            (w.snd_max + w.mss).min(self.app_end)
+        };
+        (end > w.snd_nxt && end <= w.snd_una + self.rwnd).then_some(end)
+    }
+
+    /// RFC 5681: a segment may go out while it ends within snd_una + cwnd; Limited
+    /// Transmit (RFC 3042) lets the first two duplicate ACKs each release one more.
+    fn open_window_allows(&self) -> bool {
+        let Some(end) = self.next_segment_end() else {
+            return false;
+        };
+        let limited = if self.cfg.limited_transmit && self.w.snd_nxt == self.w.snd_max {
+            self.dupacks.min(2) as u64 * self.w.mss
+        } else {
+            0
+        };
+        end <= self.w.snd_una + self.w.cwnd + limited
+    }
+
+    /// Sends the segment at snd_nxt: a go-back-N retransmission below snd_max (skipping
+    /// SACKed segments), else new data. Returns false when there is nothing to send.
+    fn send_next(&mut self, now: Time, out: &mut Vec<Packet>) -> bool {
+        let Some(end) = self.next_segment_end() else {
+            return false;
+        };
+        let start = self.w.snd_nxt;
+        if start < self.w.snd_max {
+            let i = self
+                .w
+                .segs
+                .index_of(start)
+                .expect("snd_nxt inside the segment table");
+            self.w.snd_nxt = end;
+            if !self.w.segs.get(i).is_some_and(|s| s.sacked) {
+                self.mark_retransmitted(now, i);
+                self.emit(now, start, end, true, out);
+            }
+        } else {
+            self.w.segs.push_new(start, end, now);
+            self.w.snd_nxt = end;
+            self.w.snd_max = end;
+            self.emit(now, start, end, false, out);
+        }
+        true
+    }
+
+    /// Retransmits table entry `i` without moving snd_nxt (fast retransmit, recovery).
+    fn retransmit(&mut self, now: Time, i: usize, out: &mut Vec<Packet>) {
+        let Some(seg) = self.w.segs.get(i).copied() else {
+            return;
+        };
+        self.mark_retransmitted(now, i);
+        self.emit(now, seg.start, seg.end, true, out);
+    }
+
+    fn mark_retransmitted(&mut self, now: Time, i: usize) {
+        if let Some(s) = self.w.segs.get_mut(i) {
+            s.rexmit_in_episode = true;
+            s.retx_count += 1;
+            s.last_sent = now;
+        }
+        // Karn (RFC 6298 section 3): a retransmission ends the current RTT measurement.
+        self.timing = None;
+    }
+
+    fn emit(&mut self, now: Time, start: u64, end: u64, retx: bool, out: &mut Vec<Packet>) {
+        let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
+        p.seq = start;
+        p.len = (end - start) as u32;
+        p.retx = retx;
+        if self.cfg.timestamps {
+            p.ts = Some(Timestamps {
+                val: self.cfg.ts_clock(now),
+                ecr: self.ts_recent,
+            });
+            p.timed = true;
+        } else if !retx && self.timing.is_none() {
+            self.timing = Some(Timing { end, sent_at: now });
+            p.timed = true;
+        }
+        self.stats.data_segments_sent += 1;
+        self.stats.retransmissions += retx as u64;
+        out.push(p);
+        // RFC 6298 (5.1): start the timer if it is not running.
+        if self.timer.is_none() {
+            self.arm_timer(now);
+        }
+    }
+
+    fn arm_timer(&mut self, now: Time) {
+        self.armed_rto = self.rto.rto();
+        self.timer = Some(now + self.armed_rto);
+    }
+
+    /// Checks the invariants that must hold between any two events.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let w = &self.w;
+        if !(w.snd_una <= w.snd_nxt && w.snd_nxt <= w.snd_max) {
+            return Err(format!(
+                "snd_una {} <= snd_nxt {} <= snd_max {} violated",
+                w.snd_una, w.snd_nxt, w.snd_max
+            ));
+        }
+        if w.snd_max > self.app_end {
+            return Err(format!(
+                "sent beyond the application's data: {} > {}",
+                w.snd_max, self.app_end
+            ));
+        }
+        if w.snd_una < w.snd_max && self.timer.is_none() && self.handshake == Handshake::Established
+        {
+            return Err("data outstanding but no retransmission timer".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,70 @@
+//! The sender's sequence and congestion state that every loss-recovery algorithm reads
+//! and changes. Kept apart from the sender so that each algorithm (one file each under
+//! `recovery/`) can be a pure function of this state and its own data.
+
+use crate::segments::SegmentTable;
+
+/// Sequence space, congestion window and the outstanding-segment table.
+#[derive(Clone, Debug)]
+pub struct Window {
+    /// Sender maximum segment size in bytes (SMSS).
+    pub mss: u64,
+    /// Congestion window in bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold in bytes.
+    pub ssthresh: u64,
+    /// Oldest unacknowledged byte.
+    pub snd_una: u64,
+    /// Next byte to send (below `snd_max` during go-back-N).
+    pub snd_nxt: u64,
+    /// One past the highest byte ever sent.
+    pub snd_max: u64,
+    /// Duplicate ACKs that start recovery (DupThresh).
+    pub dupthresh: u32,
+    /// Outstanding segments with their SACK and retransmission marks.
+    pub segs: SegmentTable,
+}
+
+impl Window {
+    /// A window with nothing sent yet.
+    pub fn new(mss: u64, cwnd: u64, ssthresh: u64, dupthresh: u32) -> Window {
+        Window {
+            mss,
+            cwnd,
+            ssthresh,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupthresh,
+            segs: SegmentTable::new(),
+        }
+    }
+
+    /// RFC 5681 FlightSize: data sent but not yet cumulatively acknowledged.
+    pub fn flight_size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+    pub fn halved_ssthresh(&self) -> u64 {
+        (self.flight_size() / 2).max(2 * self.mss)
+    }
+
+    /// RFC 6675 SetPipe over the current table.
+    pub fn pipe(&self) -> u64 {
+        self.segs.pipe(self.snd_nxt, self.dupthresh, self.mss)
+    }
+
+    /// Index of the first unSACKed segment not retransmitted in this episode that lies
+    /// below the highest SACKed byte and satisfies `pred` (RFC 6675 NextSeg rules 1 and 3,
+    /// FACK's next hole).
+    pub fn first_hole(&self, pred: impl Fn(usize) -> bool) -> Option<usize> {
+        let high = self.segs.highest_sacked_end()?;
+        self.segs
+            .iter()
+            .enumerate()
+            .take_while(|(_, s)| s.end <= high)
+            .find(|(i, s)| !s.sacked && !s.rexmit_in_episode && pred(*i))
+            .map(|(i, _)| i)
+    }
+}
