@@ -20,20 +20,27 @@
 //! see NS2-DEFAULTS.md.)
 
 mod droptail;
+mod red;
 
 pub use droptail::{DropTail, DropTailConfig, QueueLimit};
+pub use red::{base_prob, ewma, spread_prob, AdaptiveRedConfig, Red, RedConfig};
 
 use serde::{Deserialize, Serialize};
 use spikelab_core::{BitRate, Packet, SimRng, Time};
 use std::collections::VecDeque;
 
 /// Which queue discipline sits in front of a link direction, as written in a scenario
-/// (`kind = "drop-tail"`).
+/// (`kind = "drop-tail"`, `"red"` or `"adaptive-red"`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum QueueConfig {
     /// First in, first out; drops arrivals (or the head) beyond a packet or byte limit.
     DropTail(DropTailConfig),
+    /// Random Early Detection (Floyd & Jacobson 1993) as in ns-2's red.cc.
+    Red(RedConfig),
+    /// Adaptive RED (Floyd, Gummadi & Shenker 2001): RED whose max_p adapts every
+    /// `interval`, with thresholds and weight derived from the link rate.
+    AdaptiveRed(AdaptiveRedConfig),
 }
 
 impl Default for QueueConfig {
@@ -94,45 +101,51 @@ impl PacketFifo {
 pub enum Queue {
     /// See [`DropTail`].
     DropTail(DropTail),
+    /// See [`Red`] (plain and adaptive RED share one implementation).
+    Red(Red),
 }
 
 impl Queue {
     /// Builds the queue. `rate` is the link rate, which RED needs to age its average
     /// over idle periods (and adaptive RED to choose its parameters).
     pub fn new(cfg: &QueueConfig, rate: BitRate) -> Queue {
-        let _ = rate;
         match cfg {
             QueueConfig::DropTail(c) => Queue::DropTail(DropTail::new(c)),
+            QueueConfig::Red(c) => Queue::Red(Red::new(c, rate)),
+            QueueConfig::AdaptiveRed(c) => Queue::Red(Red::adaptive(c, rate)),
         }
     }
 
     /// Offers `pkt` arriving at `now`; returns the packet dropped, if any (the arrival,
     /// or the head with drop-from-front).
     pub fn enqueue(&mut self, now: Time, pkt: Packet, rng: &mut SimRng) -> Option<Packet> {
-        let _ = (now, rng);
         match self {
             Queue::DropTail(q) => q.enqueue(pkt),
+            Queue::Red(q) => q.enqueue(now, pkt, rng),
         }
     }
 
     /// The transmitter takes the head at `now` (None: the queue is empty and, for RED,
     /// the link goes idle at `now`).
     pub fn dequeue(&mut self, now: Time) -> Option<Packet> {
-        let _ = now;
         match self {
             Queue::DropTail(q) => q.dequeue(),
+            Queue::Red(q) => q.dequeue(now),
         }
     }
 
     /// The link rate changed (RED's idle aging depends on it).
     pub fn set_rate(&mut self, rate: BitRate) {
-        let _ = rate;
+        if let Queue::Red(q) = self {
+            q.set_rate(rate);
+        }
     }
 
     /// The waiting packets.
     pub fn fifo(&self) -> &PacketFifo {
         match self {
             Queue::DropTail(q) => q.fifo(),
+            Queue::Red(q) => q.fifo(),
         }
     }
 }
