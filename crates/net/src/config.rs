@@ -1,0 +1,148 @@
+//! Link configuration as written in scenario files (serde, `deny_unknown_fields`).
+//!
+//! A [`LinkConfig`] describes a full-duplex point-to-point link; [`LinkConfig::dir`]
+//! resolves one direction into the [`LinkDirConfig`] that builds a
+//! [`crate::LinkDir`]. "Forward" is the direction from the link's first endpoint to its
+//! second (in the papers' setups, the one that carries the data).
+
+use crate::queue::QueueConfig;
+use crate::service::ServiceConfig;
+use crate::spike::{Dir, SpikeConfig};
+use serde::{Deserialize, Serialize};
+use spikelab_core::{BitRate, Dur};
+
+/// Everything one direction of a link needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDirConfig {
+    /// Transmission rate in bit/s ("2Mbit/s"). Required.
+    pub rate: BitRate,
+    /// One-way propagation latency ("150ms"), added after the transmission. Required.
+    pub latency: Dur,
+    /// The queue in front of the transmitter. Default: drop-tail, 50 packets.
+    #[serde(default)]
+    pub queue: QueueConfig,
+    /// How packets are served. Default: `{ kind = "rate" }`.
+    #[serde(default)]
+    pub service: ServiceConfig,
+}
+
+impl LinkDirConfig {
+    /// A direction with the given rate and latency and every other field at its default.
+    pub fn new(rate: BitRate, latency: Dur) -> LinkDirConfig {
+        LinkDirConfig {
+            rate,
+            latency,
+            queue: QueueConfig::default(),
+            service: ServiceConfig::default(),
+        }
+    }
+}
+
+/// Settings of one direction that differ from the link's shared ones.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirOverride {
+    /// Rate of this direction. Default: the link's `rate`.
+    #[serde(default)]
+    pub rate: Option<BitRate>,
+    /// Latency of this direction. Default: the link's `latency`.
+    #[serde(default)]
+    pub latency: Option<Dur>,
+    /// Queue of this direction. Default: the link's `queue`.
+    #[serde(default)]
+    pub queue: Option<QueueConfig>,
+    /// Service model of this direction. Default: the link's `service`.
+    #[serde(default)]
+    pub service: Option<ServiceConfig>,
+}
+
+/// A full-duplex point-to-point link and the path events on it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Name used in outputs and error messages. Required.
+    pub name: String,
+    /// Rate of both directions, bit/s ("30kbps"). Required.
+    pub rate: BitRate,
+    /// One-way latency of both directions ("300ms"). Required.
+    pub latency: Dur,
+    /// Queue of both directions. Default: drop-tail, 50 packets.
+    #[serde(default)]
+    pub queue: QueueConfig,
+    /// Service model of both directions. Default: `{ kind = "rate" }`.
+    #[serde(default)]
+    pub service: ServiceConfig,
+    /// Overrides for the forward direction. Default: none.
+    #[serde(default)]
+    pub forward: DirOverride,
+    /// Overrides for the reverse direction. Default: none.
+    #[serde(default)]
+    pub reverse: DirOverride,
+    /// Delay spikes, outages and bandwidth changes on this link. Default: none.
+    #[serde(default)]
+    pub spikes: Vec<SpikeConfig>,
+}
+
+impl LinkConfig {
+    /// The configuration of direction `dir`, overrides applied.
+    pub fn dir(&self, dir: Dir) -> LinkDirConfig {
+        let o = match dir {
+            Dir::Forward => &self.forward,
+            Dir::Reverse => &self.reverse,
+        };
+        LinkDirConfig {
+            rate: o.rate.unwrap_or(self.rate),
+            latency: o.latency.unwrap_or(self.latency),
+            queue: o.queue.clone().unwrap_or_else(|| self.queue.clone()),
+            service: o.service.clone().unwrap_or_else(|| self.service.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::{DropTailConfig, QueueLimit};
+
+    const GPRS: &str = r#"
+        name = "gprs"
+        rate = "30kbps"
+        latency = "300ms"
+        queue = { kind = "drop-tail", limit = { packets = 9 } }
+        reverse = { rate = "60kbps" }
+
+        [[spikes]]
+        kind = "hiccup"
+        interval = { dist = "uniform", min = "20s", max = "40s" }
+        duration = { dist = "uniform", min = "3s", max = "15s" }
+    "#;
+
+    #[test]
+    fn a_toml_link_parses_and_overrides_apply_per_direction() {
+        let link: LinkConfig = toml::from_str(GPRS).unwrap();
+        let fwd = link.dir(Dir::Forward);
+        let rev = link.dir(Dir::Reverse);
+        assert_eq!(fwd.rate, BitRate(30_000));
+        assert_eq!(rev.rate, BitRate(60_000));
+        assert_eq!(rev.latency, Dur::from_millis(300));
+        let want = QueueConfig::DropTail(DropTailConfig {
+            limit: QueueLimit::Packets(9),
+            drop_front: false,
+        });
+        assert_eq!(fwd.queue, want);
+        assert_eq!(link.spikes.len(), 1);
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected_at_every_level() {
+        let bad_link = GPRS.replace("name = \"gprs\"", "name = \"gprs\"\nspeed = 3");
+        assert!(toml::from_str::<LinkConfig>(&bad_link).is_err());
+        let bad_queue = GPRS.replace("drop_front", "x").replace(
+            "limit = { packets = 9 }",
+            "limit = { packets = 9 }, limt = 3",
+        );
+        let e = toml::from_str::<LinkConfig>(&bad_queue).unwrap_err();
+        assert!(e.to_string().contains("limt"), "{e}");
+    }
+}

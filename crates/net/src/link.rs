@@ -1,0 +1,291 @@
+//! One direction of a full-duplex point-to-point link: queue, transmitter (service
+//! model), then a propagation pipe of one-way latency.
+//!
+//! ```text
+//! enqueue ─▶ Queue ─▶ Service (transmitter) ─▶ propagation (latency + extra) ─▶ poll
+//!                   └───────────── frozen by suspend() ───────────────┘
+//! ```
+//!
+//! * Packets reach the far end in the order they left the transmitter: the propagation
+//!   pipe is a FIFO whose arrival times never decrease (a packet whose own delay would
+//!   let it overtake the one before waits for it), as on a real wire.
+//! * [`LinkDir::suspend`] models the hiccup of gprs-eifel.md 4 and the outages of
+//!   peak-hopper-rto.md Scenario C: everything *after* the queue stops where it is (the
+//!   transmission in progress and the packets propagating are held, not dropped) while
+//!   arrivals keep queueing and may overflow. On [`LinkDir::resume`] every held
+//!   deadline moves later by exactly the suspension's length. Packets that had already
+//!   reached the far end before the suspension (due at or before it) are not held back.
+//! * Time only moves forward: every call takes `now`, which must never decrease.
+
+use crate::config::LinkDirConfig;
+use crate::queue::Queue;
+use crate::service::{Departure, Service};
+use spikelab_core::{BitRate, Dur, Packet, SimRng, Time};
+use std::collections::VecDeque;
+
+/// A count of packets and of their wire bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketBytes {
+    /// Packets.
+    pub packets: u64,
+    /// Wire bytes (headers included).
+    pub bytes: u64,
+}
+
+impl PacketBytes {
+    fn add(&mut self, pkt: &Packet) {
+        self.packets += 1;
+        self.bytes += pkt.wire_bytes() as u64;
+    }
+    fn sub(&mut self, pkt: &Packet) {
+        self.packets -= 1;
+        self.bytes -= pkt.wire_bytes() as u64;
+    }
+    fn plus(self, o: PacketBytes) -> PacketBytes {
+        PacketBytes {
+            packets: self.packets + o.packets,
+            bytes: self.bytes + o.bytes,
+        }
+    }
+}
+
+/// Traffic counters of one link direction. Always `offered = delivered + dropped +
+/// in_network`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkCounters {
+    /// Packets handed to [`LinkDir::enqueue`].
+    pub offered: PacketBytes,
+    /// Packets dropped: by the queue, or lost inside the link.
+    pub dropped: PacketBytes,
+    /// The part of `dropped` lost inside the link (link-layer retry limit).
+    pub lost_in_link: PacketBytes,
+    /// Packets that reached the far end.
+    pub delivered: PacketBytes,
+    /// Packets still inside (queued, being sent, propagating).
+    pub in_network: PacketBytes,
+}
+
+/// A packet on its way to the far end.
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    pkt: Packet,
+    /// When it reaches the far end (or is discarded, if `lost`).
+    at: Time,
+    lost: bool,
+}
+
+/// One direction of a point-to-point link. Sans-I/O: the engine calls
+/// [`LinkDir::next_wakeup`] and [`LinkDir::poll`].
+#[derive(Clone, Debug)]
+pub struct LinkDir {
+    queue: Queue,
+    service: Service,
+    latency: Dur,
+    rng: SimRng,
+    pipe: VecDeque<InFlight>,
+    pipe_bytes: PacketBytes,
+    suspended_at: Option<Time>,
+    clock: Time,
+    offered: PacketBytes,
+    dropped: PacketBytes,
+    lost_in_link: PacketBytes,
+    delivered: PacketBytes,
+}
+
+impl LinkDir {
+    /// An idle link direction. `rng` is its own random stream (RED drops, WCDMA block
+    /// errors).
+    pub fn new(cfg: &LinkDirConfig, rng: SimRng) -> LinkDir {
+        LinkDir {
+            queue: Queue::new(&cfg.queue, cfg.rate),
+            service: Service::new(&cfg.service, cfg.rate),
+            latency: cfg.latency,
+            rng,
+            pipe: VecDeque::new(),
+            pipe_bytes: PacketBytes::default(),
+            suspended_at: None,
+            clock: Time::ZERO,
+            offered: PacketBytes::default(),
+            dropped: PacketBytes::default(),
+            lost_in_link: PacketBytes::default(),
+            delivered: PacketBytes::default(),
+        }
+    }
+
+    /// A packet arrives at the link's input. Returns the packet dropped by the queue, if
+    /// any (the arriving one, or with drop-from-front the head of the queue).
+    ///
+    /// Work due at or before `now` (transmissions ending) is done first, so the queue
+    /// sees the arrival in its true state whatever order the engine polls in.
+    pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Option<Packet> {
+        self.tick(now);
+        self.advance(now);
+        self.offered.add(&pkt);
+        let dropped = self.queue.enqueue(now, pkt, &mut self.rng);
+        if let Some(d) = &dropped {
+            self.dropped.add(d);
+        }
+        self.advance(now);
+        self.check_invariant();
+        dropped
+    }
+
+    /// The earliest time at which `poll` has work (a transmission finishing, a packet
+    /// reaching the far end); None when idle or suspended with nothing due.
+    pub fn next_wakeup(&self) -> Option<Time> {
+        let arrival = self.pipe.front().map(|f| f.at);
+        match self.suspended_at {
+            Some(since) => arrival.filter(|&at| at <= since),
+            None => match (arrival, self.service.next_wakeup()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
+
+    /// Does all work due at or before `now`: finishes transmissions, starts the next, and
+    /// pushes packets that reached the far end (in order) into `delivered`, packets lost
+    /// inside the link into `dropped`.
+    pub fn poll(&mut self, now: Time, delivered: &mut Vec<Packet>, dropped: &mut Vec<Packet>) {
+        self.tick(now);
+        self.advance(now);
+        let horizon = self.suspended_at.map_or(now, |since| since.min(now));
+        while let Some(f) = self.pipe.front().copied().filter(|f| f.at <= horizon) {
+            self.pipe.pop_front();
+            self.pipe_bytes.sub(&f.pkt);
+            if f.lost {
+                self.dropped.add(&f.pkt);
+                self.lost_in_link.add(&f.pkt);
+                dropped.push(f.pkt);
+            } else {
+                self.delivered.add(&f.pkt);
+                delivered.push(f.pkt);
+            }
+        }
+        self.check_invariant();
+    }
+
+    /// Hiccup / outage: freezes everything after the queue (see the module docs).
+    /// Transmissions ending at or before `now` complete first. Suspending a suspended
+    /// link changes nothing.
+    pub fn suspend(&mut self, now: Time) {
+        self.tick(now);
+        if self.suspended_at.is_none() {
+            self.advance(now);
+            self.suspended_at = Some(now);
+        }
+    }
+
+    /// Ends a suspension: every held deadline moves later by `now - suspend time`.
+    /// Resuming a running link changes nothing.
+    pub fn resume(&mut self, now: Time) {
+        self.tick(now);
+        let Some(since) = self.suspended_at.take() else {
+            return;
+        };
+        let d = now - since;
+        self.service.shift(since, d);
+        for f in self.pipe.iter_mut().filter(|f| f.at > since) {
+            f.at += d;
+        }
+        self.advance(now);
+    }
+
+    /// Is the link suspended?
+    pub fn is_suspended(&self) -> bool {
+        self.suspended_at.is_some()
+    }
+
+    /// Changes the transmission rate from now on (the packet being sent finishes at the
+    /// old rate).
+    pub fn set_rate(&mut self, now: Time, rate: BitRate) {
+        self.tick(now);
+        self.advance(now);
+        self.service.set_rate(rate);
+        self.queue.set_rate(rate);
+    }
+
+    /// Every packet still inside this direction (queued, being sent, propagating), for
+    /// ground truth, in that order.
+    pub fn for_each_in_network(&self, mut f: impl FnMut(&Packet)) {
+        self.queue.fifo().iter().for_each(&mut f);
+        self.service.holding().into_iter().for_each(&mut f);
+        self.pipe.iter().for_each(|x| f(&x.pkt));
+    }
+
+    /// Offered, dropped, delivered and in-network packets and bytes.
+    pub fn counters(&self) -> LinkCounters {
+        LinkCounters {
+            offered: self.offered,
+            dropped: self.dropped,
+            lost_in_link: self.lost_in_link,
+            delivered: self.delivered,
+            in_network: self.in_network(),
+        }
+    }
+
+    /// Packets waiting in the queue (not counting the one being transmitted).
+    pub fn queue_len_packets(&self) -> usize {
+        self.queue.fifo().len()
+    }
+
+    /// Wire bytes waiting in the queue.
+    pub fn queue_len_bytes(&self) -> u64 {
+        self.queue.fifo().bytes()
+    }
+
+    fn in_network(&self) -> PacketBytes {
+        let fifo = self.queue.fifo();
+        let mut held = PacketBytes::default();
+        if let Some(p) = self.service.holding() {
+            held.add(p);
+        }
+        PacketBytes {
+            packets: fifo.len() as u64,
+            bytes: fifo.bytes(),
+        }
+        .plus(held)
+        .plus(self.pipe_bytes)
+    }
+
+    /// Runs the transmitter up to `now` unless suspended; finished packets enter the
+    /// propagation pipe.
+    fn advance(&mut self, now: Time) {
+        if self.suspended_at.is_some() {
+            return;
+        }
+        let (pipe, pipe_bytes, latency) = (&mut self.pipe, &mut self.pipe_bytes, self.latency);
+        self.service
+            .advance(now, &mut self.queue, &mut self.rng, &mut |d: Departure| {
+                // FIFO: never reach the far end before the packet ahead.
+                let own = d.at + latency + d.extra;
+                let at = pipe.back().map_or(own, |b| own.max(b.at));
+                pipe_bytes.add(&d.pkt);
+                pipe.push_back(InFlight {
+                    pkt: d.pkt,
+                    at,
+                    lost: d.lost,
+                });
+            });
+    }
+
+    fn tick(&mut self, now: Time) {
+        debug_assert!(
+            now >= self.clock,
+            "time went backwards: {now} < {}",
+            self.clock
+        );
+        self.clock = self.clock.max(now);
+    }
+
+    fn check_invariant(&self) {
+        debug_assert_eq!(
+            self.offered,
+            self.delivered.plus(self.dropped).plus(self.in_network()),
+            "offered != delivered + dropped + in_network"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,273 @@
+//! Behaviour of [`LinkDir`]: timing, hiccups, counters, and a property test over random
+//! operation sequences.
+
+use super::*;
+use crate::queue::{DropTailConfig, QueueConfig, QueueLimit};
+use proptest::prelude::*;
+use rand::SeedableRng;
+use spikelab_core::{FlowId, PacketKind};
+
+pub(crate) fn data(uid: u64, payload: u32) -> Packet {
+    let mut p = Packet::new(uid, FlowId(0), PacketKind::Data, Time::ZERO);
+    p.len = payload;
+    p
+}
+
+pub(crate) fn ms(x: u64) -> Time {
+    Time::ZERO + Dur::from_millis(x)
+}
+
+pub(crate) fn cfg(rate: u64, latency: Dur, limit: u64) -> LinkDirConfig {
+    LinkDirConfig {
+        queue: QueueConfig::DropTail(DropTailConfig {
+            limit: QueueLimit::Packets(limit),
+            drop_front: false,
+        }),
+        ..LinkDirConfig::new(BitRate(rate), latency)
+    }
+}
+
+pub(crate) fn link(c: &LinkDirConfig) -> LinkDir {
+    LinkDir::new(c, SimRng::seed_from_u64(1))
+}
+
+/// An input the test driver applies at a given time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Input {
+    Send(Packet),
+    Suspend,
+    Resume,
+    Rate(BitRate),
+}
+
+/// What came out of a run.
+#[derive(Default, Debug)]
+pub(crate) struct Outcome {
+    /// (uid, time reached the far end)
+    pub delivered: Vec<(u64, Time)>,
+    pub queue_drops: Vec<u64>,
+    pub link_drops: Vec<(u64, Time)>,
+}
+
+/// A minimal engine: polls the link at each of its wakeups and applies `inputs` (sorted
+/// by time; at equal times the link is polled first).
+pub(crate) fn drive(l: &mut LinkDir, inputs: &[(Time, Input)]) -> Outcome {
+    let mut out = Outcome::default();
+    let (mut got, mut lost) = (Vec::new(), Vec::new());
+    let mut next_input = 0;
+    loop {
+        let wake = l.next_wakeup();
+        let input_at = inputs.get(next_input).map(|i| i.0);
+        let now = match (wake, input_at) {
+            (Some(w), Some(i)) if w <= i => w,
+            (_, Some(i)) => i,
+            (Some(w), None) => w,
+            (None, None) => return out,
+        };
+        if wake == Some(now) {
+            l.poll(now, &mut got, &mut lost);
+            out.delivered.extend(got.drain(..).map(|p| (p.uid, now)));
+            out.link_drops.extend(lost.drain(..).map(|p| (p.uid, now)));
+            continue;
+        }
+        let (_, input) = inputs[next_input];
+        next_input += 1;
+        match input {
+            Input::Send(p) => out.queue_drops.extend(l.enqueue(now, p).map(|d| d.uid)),
+            Input::Suspend => l.suspend(now),
+            Input::Resume => l.resume(now),
+            Input::Rate(r) => l.set_rate(now, r),
+        }
+    }
+}
+
+fn burst(n: u64, at: Time) -> Vec<(Time, Input)> {
+    (0..n)
+        .map(|uid| (at, Input::Send(data(uid, 1000))))
+        .collect()
+}
+
+#[test]
+fn back_to_back_packets_are_delivered_at_exactly_the_link_rate() {
+    // 1000 payload + 40 header bytes at 2 Mbit/s = 4.16 ms each (eifel-response.md IV.A link).
+    let c = cfg(2_000_000, Dur::from_millis(150), 100);
+    let out = drive(&mut link(&c), &burst(20, Time::ZERO));
+    assert_eq!(out.delivered.len(), 20);
+    for (i, &(uid, at)) in out.delivered.iter().enumerate() {
+        assert_eq!(uid, i as u64);
+        let want = Time::ZERO + Dur::from_micros(4160) * (i as u64 + 1) + Dur::from_millis(150);
+        assert_eq!(at, want, "packet {i}");
+    }
+}
+
+#[test]
+fn packets_of_different_sizes_take_their_own_wire_time() {
+    let c = cfg(1_000_000, Dur::ZERO, 10);
+    let mut inputs = vec![(Time::ZERO, Input::Send(data(0, 0)))]; // 40 bytes: 320 us
+    inputs.push((Time::ZERO, Input::Send(data(1, 1460)))); // 1500 bytes: 12 ms
+    let out = drive(&mut link(&c), &inputs);
+    let us = |x| Time::ZERO + Dur::from_micros(x);
+    assert_eq!(out.delivered, vec![(0, us(320)), (1, us(12_320))]);
+}
+
+#[test]
+fn a_hiccup_delays_every_packet_caught_in_it_by_exactly_its_length_and_drops_none() {
+    // 1 Mbit/s: 8.32 ms per packet; 100 ms latency. At 120 ms packets 0 and 1 have
+    // arrived (108.32, 116.64 ms), packets 2..13 are propagating, 14 is being sent and
+    // 15..19 are queued.
+    let c = cfg(1_000_000, Dur::from_millis(100), 50);
+    let base = drive(&mut link(&c), &burst(20, Time::ZERO));
+    let d = Dur::from_secs(3);
+    let mut inputs = burst(20, Time::ZERO);
+    inputs.push((ms(120), Input::Suspend));
+    inputs.push((ms(120) + d, Input::Resume));
+    let spiked = drive(&mut link(&c), &inputs);
+    assert!(spiked.queue_drops.is_empty() && spiked.link_drops.is_empty());
+    assert_eq!(spiked.delivered.len(), 20);
+    for (b, s) in base.delivered.iter().zip(&spiked.delivered) {
+        assert_eq!(b.0, s.0);
+        let shift = if b.1 <= ms(120) { Dur::ZERO } else { d };
+        assert_eq!(s.1, b.1 + shift, "packet {}", b.0);
+    }
+}
+
+#[test]
+fn arrivals_during_a_hiccup_queue_and_overflow_a_small_drop_tail_queue() {
+    let c = cfg(1_000_000, Dur::from_millis(100), 5);
+    let mut inputs = vec![(ms(0), Input::Suspend)];
+    inputs.extend((0..10).map(|uid| (ms(10 + uid), Input::Send(data(uid, 1000)))));
+    inputs.push((ms(1000), Input::Resume));
+    let mut l = link(&c);
+    let out = drive(&mut l, &inputs);
+    assert_eq!(out.queue_drops, vec![5, 6, 7, 8, 9]);
+    let first_arrival = ms(1000) + Dur::from_micros(8320) + Dur::from_millis(100);
+    assert_eq!(out.delivered[0], (0, first_arrival));
+    assert_eq!(out.delivered.len(), 5);
+    let k = l.counters();
+    assert_eq!(k.offered.packets, 10);
+    assert_eq!(k.dropped.packets, 5);
+    assert_eq!(k.delivered.packets, 5);
+    assert_eq!(k.in_network.packets, 0);
+}
+
+#[test]
+fn a_suspended_link_reports_no_wakeup_and_holds_its_packets() {
+    let c = cfg(1_000_000, Dur::from_millis(100), 5);
+    let mut l = link(&c);
+    l.enqueue(Time::ZERO, data(0, 1000));
+    l.suspend(ms(1));
+    assert!(l.is_suspended());
+    assert_eq!(l.next_wakeup(), None);
+    let mut seen = Vec::new();
+    l.for_each_in_network(|p| seen.push(p.uid));
+    assert_eq!(seen, vec![0]);
+    l.resume(ms(11));
+    assert_eq!(l.next_wakeup(), Some(Time::ZERO + Dur::from_micros(18_320)));
+}
+
+#[test]
+fn a_rate_change_lets_the_packet_in_service_finish_at_the_old_rate() {
+    let c = cfg(1_000_000, Dur::ZERO, 10);
+    let mut inputs = burst(2, Time::ZERO);
+    inputs.push((ms(1), Input::Rate(BitRate(500_000))));
+    let out = drive(&mut link(&c), &inputs);
+    let us = |x| Time::ZERO + Dur::from_micros(x);
+    assert_eq!(out.delivered, vec![(0, us(8_320)), (1, us(8_320 + 16_640))]);
+}
+
+#[test]
+fn enqueue_order_of_polling_does_not_change_results() {
+    // Enqueue exactly when a transmission ends, with and without polling first.
+    let c = cfg(1_000_000, Dur::ZERO, 10);
+    let t = Time::ZERO + Dur::from_micros(8320);
+    let mut a = link(&c);
+    let mut b = link(&c);
+    for l in [&mut a, &mut b] {
+        l.enqueue(Time::ZERO, data(0, 1000));
+    }
+    let (mut d, mut x) = (Vec::new(), Vec::new());
+    a.poll(t, &mut d, &mut x);
+    a.enqueue(t, data(1, 1000));
+    b.enqueue(t, data(1, 1000));
+    b.poll(t, &mut d, &mut x);
+    assert_eq!(a.next_wakeup(), b.next_wakeup());
+    assert_eq!(a.counters(), b.counters());
+}
+
+/// A random operation on a link.
+#[derive(Clone, Debug)]
+pub(crate) enum Op {
+    Send { payload: u32 },
+    Suspend,
+    Resume,
+    Rate(u64),
+}
+
+pub(crate) fn op() -> impl Strategy<Value = (u64, Op)> {
+    let op = prop_oneof![
+        6 => (0u32..1460).prop_map(|payload| Op::Send { payload }),
+        1 => Just(Op::Suspend),
+        1 => Just(Op::Resume),
+        1 => (10_000u64..5_000_000).prop_map(Op::Rate),
+    ];
+    (0u64..30_000_000, op)
+}
+
+/// Applies `ops` (each after a pause of its first element in ns) to `l`, polling at every
+/// wakeup, and checks the invariants after each step.
+pub(crate) fn check_ops(l: &mut LinkDir, ops: &[(u64, Op)]) -> Result<(), TestCaseError> {
+    let (mut got, mut lost) = (Vec::new(), Vec::new());
+    let mut now = Time::ZERO;
+    let mut last_uid: Option<u64> = None;
+    let mut last_delivery = Time::ZERO;
+    for (uid, (pause, op)) in ops.iter().enumerate() {
+        let target = now + Dur(*pause);
+        while let Some(w) = l.next_wakeup().filter(|&w| w <= target) {
+            prop_assert!(w >= now, "wakeup {w} before now {now}");
+            now = w;
+            l.poll(now, &mut got, &mut lost);
+            prop_assert!(l.next_wakeup().is_none_or(|n| n > now));
+            for p in got.drain(..).chain(lost.drain(..)) {
+                prop_assert!(last_uid.is_none_or(|u| p.uid > u), "FIFO broken");
+                prop_assert!(now >= last_delivery);
+                last_uid = Some(p.uid);
+                last_delivery = now;
+            }
+            check_counters(l)?;
+        }
+        now = target;
+        match op {
+            Op::Send { payload } => {
+                l.enqueue(now, data(uid as u64, *payload));
+            }
+            Op::Suspend => l.suspend(now),
+            Op::Resume => l.resume(now),
+            Op::Rate(r) => l.set_rate(now, BitRate(*r)),
+        }
+        check_counters(l)?;
+    }
+    Ok(())
+}
+
+fn check_counters(l: &LinkDir) -> Result<(), TestCaseError> {
+    let k = l.counters();
+    let sum = k.delivered.plus(k.dropped).plus(k.in_network);
+    prop_assert_eq!(k.offered, sum);
+    let mut walked = PacketBytes::default();
+    l.for_each_in_network(|p| walked.add(p));
+    prop_assert_eq!(walked, k.in_network);
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn random_operations_keep_counts_fifo_order_and_time_monotone(
+        ops in prop::collection::vec(op(), 1..200),
+        limit in 0u64..20,
+        drop_front in any::<bool>(),
+    ) {
+        let mut c = cfg(1_000_000, Dur::from_millis(20), limit);
+        c.queue = QueueConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(limit), drop_front });
+        check_ops(&mut link(&c), &ops)?;
+    }
+}

@@ -1,0 +1,151 @@
+//! The queue in front of a link's transmitter.
+//!
+//! [`Queue`] is an enum (no `Box<dyn>`): the link calls it once per arrival and once per
+//! departure, so static dispatch matters. Every variant stores its packets in one
+//! [`PacketFifo`] (a `VecDeque` ring buffer that grows to the largest backlog seen and
+//! then never allocates again).
+//!
+//! ## What a queue limit counts
+//!
+//! A limit counts the packets (or wire bytes) *waiting*, not the one the transmitter is
+//! sending: the transmitter takes its packet out of the queue, as in ns-2, where the
+//! link's `Queue::recv` dequeues before transmitting. An arriving packet that finds the
+//! transmitter idle still passes through the queue (so RED sees it and a limit of 0
+//! drops everything).
+//!
+//! ns-2's `DropTail::enque` drops when `length + 1 >= qlim_` (drop-tail.cc), i.e. its
+//! `queue-limit N` keeps at most N-1 packets waiting plus one on the wire. To reproduce an
+//! ns-2 script with `queue-limit N`, write `limit = { packets = N-1 }` here. (The
+//! "10 KB" / "100 KB" buffers of gprs-eifel.md are ns-2 limits of 10 and 100 packets,
+//! see NS2-DEFAULTS.md.)
+
+mod droptail;
+mod red;
+
+pub use droptail::{DropTail, DropTailConfig, QueueLimit};
+pub use red::{base_prob, ewma, spread_prob, AdaptiveRedConfig, Red, RedConfig};
+
+use serde::{Deserialize, Serialize};
+use spikelab_core::{BitRate, Packet, SimRng, Time};
+use std::collections::VecDeque;
+
+/// Which queue discipline sits in front of a link direction, as written in a scenario
+/// (`kind = "drop-tail"`, `"red"` or `"adaptive-red"`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum QueueConfig {
+    /// First in, first out; drops arrivals (or the head) beyond a packet or byte limit.
+    DropTail(DropTailConfig),
+    /// Random Early Detection (Floyd & Jacobson 1993) as in ns-2's red.cc.
+    Red(RedConfig),
+    /// Adaptive RED (Floyd, Gummadi & Shenker 2001): RED whose max_p adapts every
+    /// `interval`, with thresholds and weight derived from the link rate.
+    AdaptiveRed(AdaptiveRedConfig),
+}
+
+impl Default for QueueConfig {
+    /// Drop-tail with ns-2's default `limit_` of 50 packets (see the module docs for
+    /// how ns-2 counts).
+    fn default() -> Self {
+        QueueConfig::DropTail(DropTailConfig::default())
+    }
+}
+
+/// A FIFO of packets that also keeps its total wire bytes.
+#[derive(Clone, Debug, Default)]
+pub struct PacketFifo {
+    packets: VecDeque<Packet>,
+    bytes: u64,
+}
+
+impl PacketFifo {
+    /// An empty FIFO.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Appends at the tail.
+    pub fn push(&mut self, pkt: Packet) {
+        self.bytes += pkt.wire_bytes() as u64;
+        self.packets.push_back(pkt);
+    }
+    /// Removes the head.
+    pub fn pop(&mut self) -> Option<Packet> {
+        let pkt = self.packets.pop_front()?;
+        self.bytes -= pkt.wire_bytes() as u64;
+        Some(pkt)
+    }
+    /// The head, without removing it.
+    pub fn front(&self) -> Option<&Packet> {
+        self.packets.front()
+    }
+    /// Packets waiting.
+    pub fn len(&self) -> usize {
+        self.packets.len()
+    }
+    /// No packet waiting?
+    pub fn is_empty(&self) -> bool {
+        self.packets.is_empty()
+    }
+    /// Wire bytes waiting.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// Packets from head to tail.
+    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
+        self.packets.iter()
+    }
+}
+
+/// A queue discipline with its packets. Built from a [`QueueConfig`].
+#[derive(Clone, Debug)]
+pub enum Queue {
+    /// See [`DropTail`].
+    DropTail(DropTail),
+    /// See [`Red`] (plain and adaptive RED share one implementation).
+    Red(Red),
+}
+
+impl Queue {
+    /// Builds the queue. `rate` is the link rate, which RED needs to age its average
+    /// over idle periods (and adaptive RED to choose its parameters).
+    pub fn new(cfg: &QueueConfig, rate: BitRate) -> Queue {
+        match cfg {
+            QueueConfig::DropTail(c) => Queue::DropTail(DropTail::new(c)),
+            QueueConfig::Red(c) => Queue::Red(Red::new(c, rate)),
+            QueueConfig::AdaptiveRed(c) => Queue::Red(Red::adaptive(c, rate)),
+        }
+    }
+
+    /// Offers `pkt` arriving at `now`; returns the packet dropped, if any (the arrival,
+    /// or the head with drop-from-front).
+    pub fn enqueue(&mut self, now: Time, pkt: Packet, rng: &mut SimRng) -> Option<Packet> {
+        match self {
+            Queue::DropTail(q) => q.enqueue(pkt),
+            Queue::Red(q) => q.enqueue(now, pkt, rng),
+        }
+    }
+
+    /// The transmitter takes the head at `now` (None: the queue is empty and, for RED,
+    /// the link goes idle at `now`).
+    pub fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        match self {
+            Queue::DropTail(q) => q.dequeue(),
+            Queue::Red(q) => q.dequeue(now),
+        }
+    }
+
+    /// The link rate changed (RED's idle aging depends on it).
+    pub fn set_rate(&mut self, rate: BitRate) {
+        if let Queue::Red(q) = self {
+            q.set_rate(rate);
+        }
+    }
+
+    /// The waiting packets.
+    pub fn fifo(&self) -> &PacketFifo {
+        match self {
+            Queue::DropTail(q) => q.fifo(),
+            Queue::Red(q) => q.fifo(),
+        }
+    }
+}
