@@ -12,6 +12,8 @@
 //! Nothing here reads a clock or iterates a hash map: the same inputs give byte-identical
 //! files.
 
+#![warn(missing_docs)]
+
 pub mod csv;
 pub mod error;
 pub mod pcap;
