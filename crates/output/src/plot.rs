@@ -543,11 +543,16 @@ fn padded_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
-/// The whisker ends of point `i` of `s`, if it has a finite half-width.
+/// `(y - h, y, y + h)` for a finite confidence half-width `h`, else `None`.
+fn whisker_ends(y: f64, h: f64) -> Option<(f64, f64, f64)> {
+    h.is_finite().then_some((y - h, y, y + h))
+}
+
+/// The whisker `(x, lo, y, hi)` of point `i` of `s`, if it has a finite half-width.
 fn whisker(s: &Series, i: usize) -> Option<(f64, f64, f64, f64)> {
     let (x, y) = s.points[i];
-    let h = *s.ci.get(i)?;
-    h.is_finite().then_some((x, y - h, y, y + h))
+    let (lo, y, hi) = whisker_ends(y, *s.ci.get(i)?)?;
+    Some((x, lo, y, hi))
 }
 
 /// A generic chart of series: lines or bare points, each with optional whiskers.
@@ -649,14 +654,54 @@ struct BarChart<'a> {
     bars: &'a [Bar],
 }
 
+type BarCoord = Cartesian2d<
+    plotters::coord::ranged1d::SegmentedCoord<plotters::coord::types::RangedCoordi32>,
+    plotters::coord::types::RangedCoordf64,
+>;
+
 impl Figure for BarChart<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()> {
         root.fill(&WHITE).map_err(plot_err)?;
+        let mut chart = self.axes(root)?;
+        let fill = Palette99::pick(0).mix(0.8).filled();
+        let rects = self.bars.iter().enumerate().map(|(i, b)| {
+            let (x0, x1) = (
+                SegmentValue::Exact(i as i32),
+                SegmentValue::Exact(i as i32 + 1),
+            );
+            let mut r = Rectangle::new([(x0, 0.0), (x1, b.value)], fill);
+            r.set_margin(0, 0, 12, 12);
+            r
+        });
+        chart.draw_series(rects).map_err(plot_err)?;
+        let whiskers = self.bars.iter().enumerate().filter_map(|(i, b)| {
+            let (lo, y, hi) = whisker_ends(b.value, b.ci)?;
+            let x = SegmentValue::CenterOf(i as i32);
+            Some(ErrorBar::new_vertical(
+                x,
+                lo,
+                y,
+                hi,
+                BLACK.stroke_width(2),
+                14,
+            ))
+        });
+        chart.draw_series(whiskers).map_err(plot_err)?;
+        Ok(())
+    }
+}
+
+impl BarChart<'_> {
+    /// Builds the chart with one labelled slot per bar and a y range from 0.
+    fn axes<'a, DB: DrawingBackend + 'a>(
+        &self,
+        root: &'a DrawingArea<DB, Shift>,
+    ) -> Result<ChartContext<'a, DB, BarCoord>> {
         let n = self.bars.len().max(1) as i32;
         let tops = self
             .bars
             .iter()
-            .map(|b| b.value + if b.ci.is_finite() { b.ci } else { 0.0 });
+            .map(|b| whisker_ends(b.value, b.ci).map_or(b.value, |w| w.2));
         let y_top = padded_range(tops.chain([0.0])).1;
         let mut chart = ChartBuilder::on(root)
             .caption(&self.chart.title, (FONT_FAMILY, 24))
@@ -669,7 +714,8 @@ impl Figure for BarChart<'_> {
             SegmentValue::CenterOf(i) => self
                 .bars
                 .get(*i as usize)
-                .map_or(String::new(), |b| b.label.clone()),
+                .map_or("", |b| &b.label)
+                .to_owned(),
             _ => String::new(),
         };
         chart
@@ -683,38 +729,7 @@ impl Figure for BarChart<'_> {
             .x_label_formatter(&label)
             .draw()
             .map_err(plot_err)?;
-        let fill = Palette99::pick(0).mix(0.8).filled();
-        let rects = self.bars.iter().enumerate().map(|(i, b)| {
-            let i = i as i32;
-            let mut r = Rectangle::new(
-                [
-                    (SegmentValue::Exact(i), 0.0),
-                    (SegmentValue::Exact(i + 1), b.value),
-                ],
-                fill,
-            );
-            r.set_margin(0, 0, 12, 12);
-            r
-        });
-        chart.draw_series(rects).map_err(plot_err)?;
-        let whiskers = self
-            .bars
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.ci.is_finite())
-            .map(|(i, b)| {
-                let x = SegmentValue::CenterOf(i as i32);
-                ErrorBar::new_vertical(
-                    x,
-                    b.value - b.ci,
-                    b.value,
-                    b.value + b.ci,
-                    BLACK.stroke_width(2),
-                    14,
-                )
-            });
-        chart.draw_series(whiskers).map_err(plot_err)?;
-        Ok(())
+        Ok(chart)
     }
 }
 
