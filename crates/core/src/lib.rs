@@ -14,6 +14,7 @@ pub mod ids;
 pub mod packet;
 pub mod rng;
 pub mod time;
+pub mod trace;
 pub mod units;
 
 pub use ids::{FlowId, LinkId};
