@@ -1,0 +1,113 @@
+//! A fully resolved simulation: links by index, flows with their routes. The scenario
+//! crate builds this from a file (names resolved, topology presets expanded); tests and
+//! experiments may build it directly.
+
+use serde::{Deserialize, Serialize};
+use spikelab_core::{BitRate, Dur};
+use spikelab_net::{Dir, LinkConfig};
+use spikelab_tcp::TcpConfig;
+
+/// One hop of a flow's forward route: a link and the direction data crosses it in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    pub link: usize,
+    pub dir: Dir,
+}
+
+/// What the application above a TCP flow does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Workload {
+    /// Write `bytes` at once and close: a bulk download.
+    Bulk { bytes: spikelab_core::ByteSize },
+    /// Write one message of `bytes`, the next only when the previous is acknowledged,
+    /// `packets` times (peak-hopper-rto.md Scenario A's interactive flows).
+    PingPong {
+        packets: u64,
+        bytes: spikelab_core::ByteSize,
+    },
+}
+
+/// When a flow starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StartTime {
+    /// At a fixed time ("0s").
+    At(Dur),
+    /// Uniformly at random in `[min, max)`, drawn from the flow's own stream.
+    Uniform { min: Dur, max: Dur },
+}
+
+impl Default for StartTime {
+    fn default() -> Self {
+        StartTime::At(Dur::ZERO)
+    }
+}
+
+/// The traffic a flow carries.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowKind {
+    /// A TCP connection.
+    Tcp {
+        tcp: Box<TcpConfig>,
+        workload: Workload,
+    },
+    /// Constant-bit-rate datagrams (UDP-like cross traffic), from start until `stop`
+    /// (or the end of the run).
+    Cbr {
+        rate: BitRate,
+        payload_bytes: u32,
+        stop: Option<Dur>,
+    },
+}
+
+/// A flow with its resolved route.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    pub name: String,
+    pub route: Vec<Hop>,
+    pub start: StartTime,
+    pub kind: FlowKind,
+}
+
+/// Which transmissions of a data segment a [`DropRule`] removes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DropWhich {
+    /// Only the first transmission (retransmissions pass).
+    #[default]
+    First,
+    /// Every transmission.
+    Every,
+}
+
+/// Deterministic loss: drop the data segments of `flow` whose first byte falls in
+/// `[from_segment * MSS, to_segment * MSS)` when they enter `link` (the papers'
+/// "segments 9 to 15 are deliberately dropped", eifel-response.md Fig. 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DropRule {
+    pub link: usize,
+    pub flow: usize,
+    /// First segment number dropped (segment n starts at byte n * MSS).
+    pub from_segment: u64,
+    /// One past the last segment number dropped.
+    pub to_segment: u64,
+    pub which: DropWhich,
+    /// Drop only after this time (e.g. during a spike).
+    pub after: Dur,
+}
+
+/// Everything a run needs besides its seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    pub links: Vec<LinkConfig>,
+    pub flows: Vec<FlowSpec>,
+    /// Deterministic data losses.
+    pub drops: Vec<DropRule>,
+    /// The run ends at this simulated time even if flows are unfinished.
+    pub stop_at: Dur,
+    /// Record time series for `--trace` and plots.
+    pub trace: bool,
+    /// Record every packet at the senders for pcap files.
+    pub pcap: bool,
+}

@@ -1,0 +1,25 @@
+//! spikelab-engine: the deterministic discrete-event engine.
+//!
+//! * [`events`]: the event queue ordered by (time, insertion order) and cancellable
+//!   timer slots.
+//! * [`world`]: links, flows and the loop that drives them; ground truth for every
+//!   retransmission timeout; invariant checks on every run.
+//! * [`results`]: what a run produces.
+//!
+//! A run is a pure function of its [`SimConfig`] and seed: no wall clock, no hashing
+//! order, one random stream per component.
+
+pub mod config;
+pub mod events;
+pub mod results;
+pub mod trace;
+pub mod world;
+
+pub use config::{DropRule, DropWhich, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
+pub use results::{Captured, FlowResult, LinkResult, RunResult, TimeoutRecord, Truth};
+pub use world::{InvariantViolation, World};
+
+/// Runs `cfg` once with `seed`.
+pub fn run(cfg: &SimConfig, seed: u64) -> Result<RunResult, InvariantViolation> {
+    World::new(cfg, seed).run()
+}

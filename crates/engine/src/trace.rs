@@ -1,0 +1,122 @@
+//! Time-series recording for `--trace`: every data segment sent and delivered, every
+//! ACK, drop, timeout and spike, and the sender's state whenever it changes.
+
+use spikelab_core::trace::{TraceEvent, TraceRecord};
+use spikelab_core::{Dur, FlowId, Packet, Time};
+use spikelab_tcp::rto::{Rto, RtoEstimator};
+use spikelab_tcp::{AckInfo, TcpSender};
+
+/// The last state written per flow, so that only changes are recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Last {
+    cwnd: u64,
+    ssthresh: u64,
+    rto: Dur,
+    backoff: u32,
+    srtt: Option<Dur>,
+    snd: (u64, u64, u64),
+}
+
+/// Collects trace records when enabled; costs one branch per call when not.
+#[derive(Debug, Default)]
+pub struct Tracer {
+    enabled: bool,
+    records: Vec<TraceRecord>,
+    last: Vec<Last>,
+}
+
+impl Tracer {
+    pub fn new(enabled: bool) -> Tracer {
+        Tracer {
+            enabled,
+            ..Tracer::default()
+        }
+    }
+
+    pub fn record(&mut self, time: Time, flow: FlowId, event: TraceEvent) {
+        if self.enabled {
+            self.records.push(TraceRecord { time, flow, event });
+        }
+    }
+
+    /// An ACK reached the sender.
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        flow: FlowId,
+        p: &Packet,
+        info: &AckInfo,
+        _s: &TcpSender<Rto>,
+    ) {
+        if !self.enabled {
+            return;
+        }
+        self.record(
+            now,
+            flow,
+            TraceEvent::AckRecv {
+                ack: p.ack,
+                dup: info.duplicate,
+            },
+        );
+        if let Some(rtt) = info.rtt_sample {
+            self.record(now, flow, TraceEvent::RttSample { rtt });
+        }
+    }
+
+    /// Records whatever of the sender's state changed since the last call.
+    pub fn on_sender_state(&mut self, now: Time, flow: FlowId, s: &TcpSender<Rto>) {
+        if !self.enabled {
+            return;
+        }
+        let i = flow.index();
+        if self.last.len() <= i {
+            self.last.resize(i + 1, Last::default());
+        }
+        let w = s.window();
+        let est = s.estimator();
+        let cur = Last {
+            cwnd: w.cwnd,
+            ssthresh: w.ssthresh,
+            rto: s.armed_rto(),
+            backoff: est.backoff_count(),
+            srtt: est.srtt(),
+            snd: (w.snd_una, w.snd_nxt, w.snd_max),
+        };
+        let prev = std::mem::replace(&mut self.last[i], cur);
+        let mut push = |e| {
+            self.records.push(TraceRecord {
+                time: now,
+                flow,
+                event: e,
+            })
+        };
+        if (prev.cwnd, prev.ssthresh) != (cur.cwnd, cur.ssthresh) {
+            push(TraceEvent::Cwnd {
+                cwnd: cur.cwnd,
+                ssthresh: cur.ssthresh,
+            });
+        }
+        if (prev.rto, prev.backoff) != (cur.rto, cur.backoff) {
+            push(TraceEvent::Rto {
+                rto: cur.rto,
+                backoff: cur.backoff,
+            });
+        }
+        if let Some(srtt) = cur.srtt.filter(|_| prev.srtt != cur.srtt) {
+            push(TraceEvent::Srtt { srtt });
+        }
+        if prev.snd != cur.snd {
+            let (snd_una, snd_nxt, snd_max) = cur.snd;
+            push(TraceEvent::SndState {
+                snd_una,
+                snd_nxt,
+                snd_max,
+            });
+        }
+    }
+
+    pub fn into_records(self) -> Vec<TraceRecord> {
+        self.records
+    }
+}

@@ -1,0 +1,826 @@
+//! The world loop: links, flows and the event queue, driven until every TCP flow has
+//! finished or the stop time is reached.
+//!
+//! Routing is by source route: a flow's forward packets (data, SYN, datagrams) cross its
+//! hops in order; its reverse packets (ACKs) cross them backwards in the opposite
+//! direction. `Packet::hop` indexes the packet's route.
+
+use crate::config::{DropRule, DropWhich, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
+use crate::events::{Event, EventQueue, FlowTimer, TimerSlot};
+use crate::results::{Captured, FlowResult, LinkResult, RunResult, TimeoutRecord, Truth};
+use crate::trace::Tracer;
+use rand::Rng;
+use spikelab_core::trace::TraceEvent;
+use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
+use spikelab_net::{Dir, LinkControl, LinkDir, Schedule};
+use spikelab_tcp::rto::Rto;
+use spikelab_tcp::{TcpReceiver, TcpSender};
+
+/// A broken invariant: the run is wrong and must not be reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvariantViolation {
+    pub time: Time,
+    pub what: String,
+}
+
+impl std::fmt::Display for InvariantViolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invariant violated at {}: {}", self.time, self.what)
+    }
+}
+
+impl std::error::Error for InvariantViolation {}
+
+struct LinkState {
+    name: String,
+    dirs: [LinkDir; 2],
+    wake: [TimerSlot; 2],
+    spikes: Vec<SpikeRun>,
+}
+
+/// A link's spike schedule with its random stream and the control due next.
+struct SpikeRun {
+    schedule: Schedule,
+    rng: SimRng,
+    pending: Option<LinkControl>,
+}
+
+struct TcpFlow {
+    sender: TcpSender<Rto>,
+    receiver: TcpReceiver,
+    workload: Workload,
+    rto_slot: TimerSlot,
+    delack_slot: TimerSlot,
+    messages_written: u64,
+    last_ack_sent: u64,
+}
+
+struct CbrFlow {
+    interval: Dur,
+    payload: u32,
+    stop: Option<Time>,
+    slot: TimerSlot,
+    next_send: Option<Time>,
+}
+
+enum FlowState {
+    Tcp(Box<TcpFlow>),
+    Cbr(CbrFlow),
+}
+
+struct Flow {
+    route: Vec<Hop>,
+    state: FlowState,
+    result: FlowResult,
+}
+
+/// One simulation run.
+pub struct World {
+    now: Time,
+    q: EventQueue,
+    links: Vec<LinkState>,
+    flows: Vec<Flow>,
+    next_uid: u64,
+    out: Vec<Packet>,
+    delivered: Vec<Packet>,
+    dropped: Vec<Packet>,
+    timeouts: Vec<TimeoutRecord>,
+    tracer: Tracer,
+    captures: Option<Vec<Vec<Captured>>>,
+    stop_at: Time,
+    unfinished_tcp: usize,
+    data_packets_delivered: u64,
+    seed: u64,
+    drops: Vec<DropRule>,
+}
+
+fn dir_index(dir: Dir) -> usize {
+    match dir {
+        Dir::Forward => 0,
+        Dir::Reverse => 1,
+    }
+}
+
+fn flip(dir: Dir) -> Dir {
+    match dir {
+        Dir::Forward => Dir::Reverse,
+        Dir::Reverse => Dir::Forward,
+    }
+}
+
+impl World {
+    /// Builds the world for `cfg` with run seed `seed`.
+    pub fn new(cfg: &SimConfig, seed: u64) -> World {
+        let streams = RngStreams::new(seed);
+        let links = cfg
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| build_link(l, i, &streams))
+            .collect();
+        let mut world = World {
+            now: Time::ZERO,
+            q: EventQueue::new(),
+            links,
+            flows: Vec::with_capacity(cfg.flows.len()),
+            next_uid: 0,
+            out: Vec::new(),
+            delivered: Vec::new(),
+            dropped: Vec::new(),
+            timeouts: Vec::new(),
+            tracer: Tracer::new(cfg.trace),
+            captures: cfg.pcap.then(|| vec![Vec::new(); cfg.flows.len()]),
+            stop_at: Time::ZERO + cfg.stop_at,
+            unfinished_tcp: 0,
+            data_packets_delivered: 0,
+            seed,
+            drops: cfg.drops.clone(),
+        };
+        for (i, spec) in cfg.flows.iter().enumerate() {
+            world.add_flow(i, spec, &streams);
+        }
+        for l in 0..world.links.len() {
+            for s in 0..world.links[l].spikes.len() {
+                world.schedule_next_control(l, s);
+            }
+        }
+        world
+    }
+
+    fn add_flow(&mut self, i: usize, spec: &FlowSpec, streams: &RngStreams) {
+        let start = match spec.start {
+            StartTime::At(d) => Time::ZERO + d,
+            StartTime::Uniform { min, max } => {
+                let mut rng = streams.stream("flow-start", i as u64);
+                Time(rng.random_range(min.0..max.0.max(min.0 + 1)))
+            }
+        };
+        let flow = FlowId(i as u32);
+        let (state, bytes, min_segments) = match &spec.kind {
+            FlowKind::Tcp { tcp, workload } => {
+                self.unfinished_tcp += 1;
+                let bytes = match workload {
+                    Workload::Bulk { bytes } => bytes.0,
+                    Workload::PingPong { packets, bytes } => packets * bytes.0,
+                };
+                let mss = tcp.mss as u64;
+                let min_segments = match workload {
+                    Workload::Bulk { bytes } => bytes.0.div_ceil(mss),
+                    Workload::PingPong { packets, bytes } => packets * bytes.0.div_ceil(mss),
+                };
+                let t = TcpFlow {
+                    sender: TcpSender::new(flow, tcp, Rto::new(&tcp.rto)),
+                    receiver: TcpReceiver::new(flow, tcp),
+                    workload: *workload,
+                    rto_slot: TimerSlot::default(),
+                    delack_slot: TimerSlot::default(),
+                    messages_written: 0,
+                    last_ack_sent: 0,
+                };
+                (FlowState::Tcp(Box::new(t)), bytes, min_segments)
+            }
+            FlowKind::Cbr {
+                rate,
+                payload_bytes,
+                stop,
+            } => {
+                let wire = *payload_bytes as u64 + 28;
+                let c = CbrFlow {
+                    interval: Dur::transmission(wire, rate.0),
+                    payload: *payload_bytes,
+                    stop: stop.map(|d| Time::ZERO + d),
+                    slot: TimerSlot::default(),
+                    next_send: None,
+                };
+                (FlowState::Cbr(c), 0, 0)
+            }
+        };
+        let result = FlowResult {
+            name: spec.name.clone(),
+            start,
+            bytes,
+            min_segments,
+            ..FlowResult::default()
+        };
+        self.flows.push(Flow {
+            route: spec.route.clone(),
+            state,
+            result,
+        });
+        self.q.push(start, Event::FlowStart { flow: i as u32 });
+    }
+
+    /// Runs to completion and returns the results, or the first broken invariant.
+    pub fn run(mut self) -> Result<RunResult, InvariantViolation> {
+        while let Some((t, ev)) = self.q.pop() {
+            if t > self.stop_at {
+                break;
+            }
+            self.now = t;
+            self.handle(ev)?;
+            if self.unfinished_tcp == 0 && self.has_tcp() {
+                break;
+            }
+        }
+        self.finish()
+    }
+
+    fn has_tcp(&self) -> bool {
+        self.flows
+            .iter()
+            .any(|f| matches!(f.state, FlowState::Tcp(_)))
+    }
+
+    fn handle(&mut self, ev: Event) -> Result<(), InvariantViolation> {
+        match ev {
+            Event::FlowStart { flow } => self.on_flow_start(flow as usize),
+            Event::Timer { flow, timer, gen } => self.on_flow_timer(flow as usize, timer, gen),
+            Event::LinkWake { link, dir, gen } => {
+                self.on_link_wake(link as usize, dir as usize, gen)
+            }
+            Event::LinkControl { link, sched } => {
+                self.on_link_control(link as usize, sched as usize);
+                Ok(())
+            }
+        }
+    }
+
+    // ----- flows -----------------------------------------------------------------
+
+    fn on_flow_start(&mut self, f: usize) -> Result<(), InvariantViolation> {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.out);
+        match &mut self.flows[f].state {
+            FlowState::Tcp(t) => {
+                t.sender.on_start(now, &mut out);
+                let first = match t.workload {
+                    Workload::Bulk { bytes } => bytes.0,
+                    Workload::PingPong { bytes, .. } => bytes.0,
+                };
+                t.messages_written = 1;
+                t.sender.on_app_data(now, first, &mut out);
+            }
+            FlowState::Cbr(c) => c.next_send = Some(now),
+        }
+        self.out = out;
+        self.after_flow_event(f)
+    }
+
+    fn on_flow_timer(
+        &mut self,
+        f: usize,
+        timer: FlowTimer,
+        gen: u32,
+    ) -> Result<(), InvariantViolation> {
+        let now = self.now;
+        let live = match (&mut self.flows[f].state, timer) {
+            (FlowState::Tcp(t), FlowTimer::Rto) => t.rto_slot.fire(gen),
+            (FlowState::Tcp(t), FlowTimer::DelayedAck) => t.delack_slot.fire(gen),
+            (FlowState::Cbr(c), FlowTimer::CbrSend) => c.slot.fire(gen),
+            _ => false,
+        };
+        if !live {
+            return Ok(());
+        }
+        match timer {
+            FlowTimer::Rto => self.on_rto(f),
+            FlowTimer::DelayedAck => {
+                let mut acks = std::mem::take(&mut self.out);
+                if let FlowState::Tcp(t) = &mut self.flows[f].state {
+                    t.receiver.on_timer(now, &mut acks);
+                }
+                self.out = acks;
+            }
+            FlowTimer::CbrSend => self.on_cbr_send(f),
+        }
+        self.after_flow_event(f)
+    }
+
+    fn on_rto(&mut self, f: usize) {
+        let now = self.now;
+        let due = match &self.flows[f].state {
+            FlowState::Tcp(t) => t.sender.next_deadline().is_some_and(|d| d <= now),
+            FlowState::Cbr(_) => false,
+        };
+        if !due {
+            return;
+        }
+        self.record_timeout(f);
+        let mut out = std::mem::take(&mut self.out);
+        if let FlowState::Tcp(t) = &mut self.flows[f].state {
+            t.sender.on_timer(now, &mut out);
+        }
+        self.out = out;
+    }
+
+    fn on_cbr_send(&mut self, f: usize) {
+        let now = self.now;
+        let FlowState::Cbr(c) = &mut self.flows[f].state else {
+            return;
+        };
+        if c.next_send.is_none_or(|t| t > now) {
+            return;
+        }
+        if c.stop.is_some_and(|s| now >= s) {
+            c.next_send = None;
+            return;
+        }
+        let mut p = Packet::new(0, FlowId(f as u32), PacketKind::Datagram, now);
+        p.len = c.payload;
+        c.next_send = Some(now + c.interval);
+        self.flows[f].result.bytes += p.len as u64;
+        self.flows[f].result.data_segments_sent += 1;
+        self.out.push(p);
+    }
+
+    /// Sends what the flow's endpoints produced, re-arms its timers, checks its
+    /// invariants, and notes completion.
+    fn after_flow_event(&mut self, f: usize) -> Result<(), InvariantViolation> {
+        self.maybe_write_next_message(f);
+        let mut out = std::mem::take(&mut self.out);
+        for p in out.drain(..) {
+            self.inject(f, p)?;
+        }
+        self.out = out;
+        self.sync_flow_timers(f);
+        if let FlowState::Tcp(t) = &self.flows[f].state {
+            self.tracer
+                .on_sender_state(self.now, FlowId(f as u32), &t.sender);
+        }
+        self.check_flow(f)
+    }
+
+    /// Ping-pong: the next message goes out when the previous one is acknowledged.
+    fn maybe_write_next_message(&mut self, f: usize) {
+        let now = self.now;
+        let FlowState::Tcp(t) = &mut self.flows[f].state else {
+            return;
+        };
+        if let Workload::PingPong { packets, bytes } = t.workload {
+            if t.sender.all_acked() && t.messages_written > 0 && t.messages_written < packets {
+                t.messages_written += 1;
+                t.sender.on_app_data(now, bytes.0, &mut self.out);
+            }
+        }
+    }
+
+    fn sync_flow_timers(&mut self, f: usize) {
+        let q = &mut self.q;
+        let id = f as u32;
+        match &mut self.flows[f].state {
+            FlowState::Tcp(t) => {
+                let d = t.sender.next_deadline();
+                t.rto_slot.want(d, |at, gen| {
+                    q.push(
+                        at,
+                        Event::Timer {
+                            flow: id,
+                            timer: FlowTimer::Rto,
+                            gen,
+                        },
+                    )
+                });
+                let d = t.receiver.next_deadline();
+                t.delack_slot.want(d, |at, gen| {
+                    q.push(
+                        at,
+                        Event::Timer {
+                            flow: id,
+                            timer: FlowTimer::DelayedAck,
+                            gen,
+                        },
+                    )
+                });
+            }
+            FlowState::Cbr(c) => {
+                c.slot.want(c.next_send, |at, gen| {
+                    q.push(
+                        at,
+                        Event::Timer {
+                            flow: id,
+                            timer: FlowTimer::CbrSend,
+                            gen,
+                        },
+                    )
+                });
+            }
+        }
+    }
+
+    fn check_flow(&mut self, f: usize) -> Result<(), InvariantViolation> {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        let FlowState::Tcp(t) = &flow.state else {
+            return Ok(());
+        };
+        t.sender
+            .check_invariants()
+            .map_err(|what| InvariantViolation {
+                time: now,
+                what: format!("flow {f}: {what}"),
+            })?;
+        if flow.result.completed.is_none()
+            && t.sender.all_acked()
+            && t.sender.app_end() == flow.result.bytes
+        {
+            flow.result.completed = Some(now);
+            self.unfinished_tcp -= 1;
+        }
+        Ok(())
+    }
+
+    // ----- packets ---------------------------------------------------------------
+
+    /// Hands a packet from an endpoint of flow `f` to the first link of its route.
+    fn inject(&mut self, f: usize, mut p: Packet) -> Result<(), InvariantViolation> {
+        p.uid = self.next_uid;
+        self.next_uid += 1;
+        p.hop = 0;
+        p.sent_at = self.now;
+        self.note_sent(f, &p)?;
+        self.forward(p)
+    }
+
+    /// Bookkeeping for a packet leaving an endpoint: traces, captures, ACK monotonicity.
+    fn note_sent(&mut self, f: usize, p: &Packet) -> Result<(), InvariantViolation> {
+        let flow = FlowId(f as u32);
+        match p.kind {
+            PacketKind::Data => {
+                self.tracer.record(
+                    self.now,
+                    flow,
+                    TraceEvent::Send {
+                        seq: p.seq,
+                        len: p.len,
+                        retx: p.retx,
+                    },
+                );
+                self.capture(f, p);
+            }
+            PacketKind::Syn => self.capture(f, p),
+            PacketKind::Ack => {
+                if let FlowState::Tcp(t) = &mut self.flows[f].state {
+                    if p.ack < t.last_ack_sent {
+                        let what = format!(
+                            "flow {f}: cumulative ACK went back from {} to {}",
+                            t.last_ack_sent, p.ack
+                        );
+                        return Err(InvariantViolation {
+                            time: self.now,
+                            what,
+                        });
+                    }
+                    t.last_ack_sent = p.ack;
+                }
+            }
+            PacketKind::SynAck | PacketKind::Datagram => {}
+        }
+        Ok(())
+    }
+
+    fn capture(&mut self, f: usize, p: &Packet) {
+        if let Some(c) = &mut self.captures {
+            c[f].push(Captured {
+                time: self.now,
+                packet: *p,
+            });
+        }
+    }
+
+    /// The link and direction packet `p` crosses next.
+    fn next_hop(&self, p: &Packet) -> Option<(usize, Dir)> {
+        let route = &self.flows[p.flow.index()].route;
+        let h = p.hop as usize;
+        if p.kind.is_forward() {
+            route.get(h).map(|hop| (hop.link, hop.dir))
+        } else {
+            let n = route.len();
+            (h < n)
+                .then(|| route[n - 1 - h])
+                .map(|hop| (hop.link, flip(hop.dir)))
+        }
+    }
+
+    /// Puts `p` on its next link, or hands it to the endpoint at the route's end.
+    fn forward(&mut self, p: Packet) -> Result<(), InvariantViolation> {
+        let Some((l, dir)) = self.next_hop(&p) else {
+            return self.deliver(p);
+        };
+        let d = dir_index(dir);
+        if self.dropped_by_rule(l, &p) {
+            self.note_drop(l, &p);
+            return Ok(());
+        }
+        if let Some(lost) = self.links[l].dirs[d].enqueue(self.now, p) {
+            self.note_drop(l, &lost);
+        }
+        self.sync_link(l, d);
+        Ok(())
+    }
+
+    /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`?
+    fn dropped_by_rule(&self, l: usize, p: &Packet) -> bool {
+        if self.drops.is_empty() || p.kind != PacketKind::Data {
+            return false;
+        }
+        let FlowState::Tcp(t) = &self.flows[p.flow.index()].state else {
+            return false;
+        };
+        let segment = p.seq / t.sender.window().mss;
+        self.drops.iter().any(|r| {
+            r.link == l
+                && r.flow == p.flow.index()
+                && (r.from_segment..r.to_segment).contains(&segment)
+                && (r.which == DropWhich::Every || !p.retx)
+                && self.now >= Time::ZERO + r.after
+        })
+    }
+
+    fn sync_link(&mut self, l: usize, d: usize) {
+        let q = &mut self.q;
+        let link = &mut self.links[l];
+        let wake = link.dirs[d].next_wakeup();
+        link.wake[d].want(wake, |at, gen| {
+            q.push(
+                at,
+                Event::LinkWake {
+                    link: l as u32,
+                    dir: d as u8,
+                    gen,
+                },
+            )
+        });
+    }
+
+    fn on_link_wake(&mut self, l: usize, d: usize, gen: u32) -> Result<(), InvariantViolation> {
+        if !self.links[l].wake[d].fire(gen) {
+            return Ok(());
+        }
+        let mut delivered = std::mem::take(&mut self.delivered);
+        let mut dropped = std::mem::take(&mut self.dropped);
+        self.links[l].dirs[d].poll(self.now, &mut delivered, &mut dropped);
+        for p in dropped.drain(..) {
+            self.note_drop(l, &p);
+        }
+        self.sync_link(l, d);
+        self.check_link(l, d)?;
+        self.dropped = dropped;
+        let mut result = Ok(());
+        for mut p in delivered.drain(..) {
+            p.hop += 1;
+            if result.is_ok() {
+                result = self.forward(p);
+            }
+        }
+        self.delivered = delivered;
+        result
+    }
+
+    fn check_link(&self, l: usize, d: usize) -> Result<(), InvariantViolation> {
+        let c = self.links[l].dirs[d].counters();
+        if c.offered.packets != c.delivered.packets + c.dropped.packets + c.in_network.packets {
+            let what = format!(
+                "link {} dir {d}: offered {:?} != delivered + dropped + in network",
+                self.links[l].name, c
+            );
+            return Err(InvariantViolation {
+                time: self.now,
+                what,
+            });
+        }
+        Ok(())
+    }
+
+    fn note_drop(&mut self, l: usize, p: &Packet) {
+        let is_ack = !p.kind.is_forward();
+        let ev = TraceEvent::Drop {
+            seq: if is_ack { p.ack } else { p.seq },
+            len: p.len,
+            is_ack,
+            link: l as u32,
+        };
+        self.tracer.record(self.now, p.flow, ev);
+    }
+
+    /// A packet reached the end of its route.
+    fn deliver(&mut self, p: Packet) -> Result<(), InvariantViolation> {
+        let f = p.flow.index();
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.out);
+        let flow = &mut self.flows[f];
+        match (&mut flow.state, p.kind) {
+            (FlowState::Tcp(t), PacketKind::Data) => {
+                self.data_packets_delivered += 1;
+                flow.result.delivered += 1;
+                let o = t.receiver.on_data(now, &p, &mut out);
+                if p.retx && o.duplicate {
+                    flow.result.unnecessary_retransmissions += 1;
+                }
+                self.tracer.record(
+                    now,
+                    p.flow,
+                    TraceEvent::Deliver {
+                        seq: p.seq,
+                        len: p.len,
+                    },
+                );
+            }
+            (FlowState::Tcp(t), PacketKind::Syn) => t.receiver.on_syn(now, &p, &mut out),
+            (FlowState::Tcp(t), PacketKind::Ack | PacketKind::SynAck) => {
+                let info = t.sender.on_ack(now, &p, &mut out);
+                self.tracer.on_ack(now, p.flow, &p, &info, &t.sender);
+                if let Some(c) = &mut self.captures {
+                    c[f].push(Captured {
+                        time: now,
+                        packet: p,
+                    });
+                }
+            }
+            (FlowState::Cbr(_), PacketKind::Datagram) => flow.result.delivered += 1,
+            _ => {}
+        }
+        self.out = out;
+        self.after_flow_event(f)
+    }
+
+    // ----- ground truth ------------------------------------------------------------
+
+    /// Classifies the timeout about to fire for flow `f` against the network's state.
+    fn record_timeout(&mut self, f: usize) {
+        let FlowState::Tcp(t) = &self.flows[f].state else {
+            return;
+        };
+        let una = t.sender.window().snd_una;
+        let fid = FlowId(f as u32);
+        let data_alive = self.any_in_network(f, |p| {
+            p.flow == fid && p.kind == PacketKind::Data && p.seq <= una && una < p.end_seq()
+        });
+        let truth = if t.receiver.holds(una) {
+            let ack_alive = t.receiver.ack_pending()
+                || self.any_in_network(f, |p| {
+                    p.flow == fid && p.kind == PacketKind::Ack && p.ack > una
+                });
+            if ack_alive {
+                Truth::SpuriousAckDelayed
+            } else {
+                Truth::GenuineAckLost
+            }
+        } else if data_alive {
+            Truth::SpuriousDataDelayed
+        } else {
+            Truth::GenuineDataLost
+        };
+        let rec = TimeoutRecord {
+            time: self.now,
+            flow: f as u32,
+            seq: una,
+            rto: t.sender.armed_rto(),
+            last_rtt: t.sender.last_rtt(),
+            backoff: t.sender.consecutive_timeouts(),
+            truth,
+        };
+        let r = &mut self.flows[f].result;
+        r.timeouts += 1;
+        if truth.is_spurious() {
+            r.spurious_timeouts += 1;
+        } else {
+            r.genuine_timeouts += 1;
+        }
+        self.tracer.record(
+            self.now,
+            fid,
+            TraceEvent::Timeout {
+                seq: una,
+                spurious: truth.is_spurious(),
+            },
+        );
+        self.timeouts.push(rec);
+    }
+
+    fn any_in_network(&self, f: usize, pred: impl Fn(&Packet) -> bool) -> bool {
+        let mut found = false;
+        for hop in &self.flows[f].route {
+            for dir in &self.links[hop.link].dirs {
+                dir.for_each_in_network(|p| found |= pred(p));
+            }
+        }
+        found
+    }
+
+    // ----- path events -------------------------------------------------------------
+
+    /// Asks schedule `s` of link `l` for its next control and queues it.
+    fn schedule_next_control(&mut self, l: usize, s: usize) {
+        let run = &mut self.links[l].spikes[s];
+        let next = run.schedule.next(&mut run.rng);
+        run.pending = next.map(|(_, c)| c);
+        if let Some((t, _)) = next {
+            self.q.push(
+                t.max(self.now),
+                Event::LinkControl {
+                    link: l as u32,
+                    sched: s as u32,
+                },
+            );
+        }
+    }
+
+    fn on_link_control(&mut self, l: usize, s: usize) {
+        let Some(control) = self.links[l].spikes[s].pending.take() else {
+            return;
+        };
+        let now = self.now;
+        for d in [Dir::Forward, Dir::Reverse] {
+            let i = dir_index(d);
+            let dir = &mut self.links[l].dirs[i];
+            match control {
+                LinkControl::Suspend(ds) if ds.includes(d) => dir.suspend(now),
+                LinkControl::Resume(ds) if ds.includes(d) => dir.resume(now),
+                LinkControl::SetRate(ds, rate) if ds.includes(d) => dir.set_rate(now, rate),
+                _ => continue,
+            }
+            self.sync_link(l, i);
+        }
+        let start = matches!(control, LinkControl::Suspend(_));
+        if matches!(control, LinkControl::Suspend(_) | LinkControl::Resume(_)) {
+            self.tracer.record(
+                now,
+                FlowId(0),
+                TraceEvent::Spike {
+                    start,
+                    link: l as u32,
+                },
+            );
+        }
+        self.schedule_next_control(l, s);
+    }
+
+    // ----- results -----------------------------------------------------------------
+
+    fn finish(self) -> Result<RunResult, InvariantViolation> {
+        let mut links = Vec::new();
+        for (l, link) in self.links.iter().enumerate() {
+            for (d, name) in [(0, "forward"), (1, "reverse")] {
+                self.check_link(l, d)?;
+                let c = link.dirs[d].counters();
+                links.push(LinkResult {
+                    name: link.name.clone(),
+                    dir: name,
+                    offered: c.offered.packets,
+                    delivered: c.delivered.packets,
+                    dropped: c.dropped.packets,
+                    in_network: c.in_network.packets,
+                });
+            }
+        }
+        let flows = self.flows.into_iter().map(finish_flow).collect();
+        Ok(RunResult {
+            seed: self.seed,
+            end: self.now,
+            flows,
+            timeouts: self.timeouts,
+            links,
+            events: self.q.popped(),
+            data_packets_delivered: self.data_packets_delivered,
+            trace: self.tracer.into_records(),
+            captures: self.captures.unwrap_or_default(),
+        })
+    }
+}
+
+fn finish_flow(f: Flow) -> FlowResult {
+    let mut r = f.result;
+    if let FlowState::Tcp(t) = &f.state {
+        let s = t.sender.stats();
+        r.data_segments_sent = s.data_segments_sent;
+        r.retransmissions = s.retransmissions;
+        r.fast_retransmits = s.fast_retransmits;
+    }
+    r
+}
+
+fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> LinkState {
+    let dir = |d: Dir| {
+        LinkDir::new(
+            &cfg.dir(d),
+            streams.stream("link", 2 * i as u64 + dir_index(d) as u64),
+        )
+    };
+    let spikes = cfg
+        .spikes
+        .iter()
+        .enumerate()
+        .map(|(k, s)| SpikeRun {
+            schedule: Schedule::new(s)
+                .expect("spike schedules are validated when the scenario is loaded"),
+            rng: streams.stream("spike", (i as u64) << 16 | k as u64),
+            pending: None,
+        })
+        .collect();
+    LinkState {
+        name: cfg.name.clone(),
+        dirs: [dir(Dir::Forward), dir(Dir::Reverse)],
+        wake: [TimerSlot::default(); 2],
+        spikes,
+    }
+}

@@ -1,0 +1,87 @@
+//! Small builders for engine scenario tests.
+#![allow(dead_code)]
+
+use spikelab_core::{BitRate, ByteSize, Dur};
+use spikelab_engine::*;
+use spikelab_net::{
+    Dir, DirOverride, DropTailConfig, LinkConfig, QueueConfig, QueueLimit, ServiceConfig,
+};
+use spikelab_tcp::TcpConfig;
+
+pub fn link(name: &str, bps: u64, latency_ms: u64, queue_packets: u64) -> LinkConfig {
+    LinkConfig {
+        name: name.into(),
+        rate: BitRate(bps),
+        latency: Dur::from_millis(latency_ms),
+        queue: QueueConfig::DropTail(DropTailConfig {
+            limit: QueueLimit::Packets(queue_packets),
+            drop_front: false,
+        }),
+        service: ServiceConfig::default(),
+        forward: DirOverride::default(),
+        reverse: DirOverride::default(),
+        spikes: Vec::new(),
+    }
+}
+
+pub fn bulk(name: &str, tcp: TcpConfig, bytes: u64) -> FlowSpec {
+    FlowSpec {
+        name: name.into(),
+        route: vec![Hop {
+            link: 0,
+            dir: Dir::Forward,
+        }],
+        start: StartTime::At(Dur::ZERO),
+        kind: FlowKind::Tcp {
+            tcp: Box::new(tcp),
+            workload: Workload::Bulk {
+                bytes: ByteSize(bytes),
+            },
+        },
+    }
+}
+
+pub fn sim(links: Vec<LinkConfig>, flows: Vec<FlowSpec>) -> SimConfig {
+    SimConfig {
+        links,
+        flows,
+        drops: Vec::new(),
+        stop_at: Dur::from_secs(3600),
+        trace: true,
+        pcap: false,
+    }
+}
+
+/// A TCP configuration with 1000-byte segments and a fixed receiver window.
+pub fn tcp(recovery: spikelab_tcp::RecoveryKind, window_segments: u64) -> TcpConfig {
+    TcpConfig {
+        mss: 1000,
+        receiver_window: window_segments * 1000,
+        recovery,
+        ..TcpConfig::default()
+    }
+}
+
+/// Drops the first transmission of each listed segment of flow 0 on link 0.
+pub fn drop_segments(cfg: &mut SimConfig, segments: &[u64]) {
+    for &s in segments {
+        cfg.drops.push(DropRule {
+            link: 0,
+            flow: 0,
+            from_segment: s,
+            to_segment: s + 1,
+            which: DropWhich::First,
+            after: Dur::ZERO,
+        });
+    }
+}
+
+/// Times (s) at which flow 0 sent a retransmission.
+pub fn retransmission_times(r: &RunResult) -> Vec<f64> {
+    use spikelab_core::trace::TraceEvent;
+    r.trace
+        .iter()
+        .filter(|t| matches!(t.event, TraceEvent::Send { retx: true, .. }))
+        .map(|t| t.time.as_secs_f64())
+        .collect()
+}
