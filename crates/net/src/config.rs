@@ -5,9 +5,11 @@
 //! [`crate::LinkDir`]. "Forward" is the direction from the link's first endpoint to its
 //! second (in the papers' setups, the one that carries the data).
 
+use crate::delay::DelayTrace;
 use crate::queue::QueueConfig;
 use crate::service::ServiceConfig;
 use crate::spike::{Dir, SpikeConfig};
+use crate::trace::TraceRef;
 use serde::{Deserialize, Serialize};
 use spikelab_core::{BitRate, Dur};
 
@@ -25,6 +27,10 @@ pub struct LinkDirConfig {
     /// How packets are served. Default: `{ kind = "rate" }`.
     #[serde(default)]
     pub service: ServiceConfig,
+    /// Extra one-way delay replayed from a `(time, delay)` trace file, added to
+    /// `latency` (see [`crate::delay`]). Default: none.
+    #[serde(default)]
+    pub delay_trace: Option<TraceRef<DelayTrace>>,
 }
 
 impl LinkDirConfig {
@@ -35,6 +41,7 @@ impl LinkDirConfig {
             latency,
             queue: QueueConfig::default(),
             service: ServiceConfig::default(),
+            delay_trace: None,
         }
     }
 }
@@ -55,6 +62,9 @@ pub struct DirOverride {
     /// Service model of this direction. Default: the link's `service`.
     #[serde(default)]
     pub service: Option<ServiceConfig>,
+    /// Delay trace of this direction. Default: the link's `delay_trace`.
+    #[serde(default)]
+    pub delay_trace: Option<TraceRef<DelayTrace>>,
 }
 
 /// A full-duplex point-to-point link and the path events on it.
@@ -73,6 +83,9 @@ pub struct LinkConfig {
     /// Service model of both directions. Default: `{ kind = "rate" }`.
     #[serde(default)]
     pub service: ServiceConfig,
+    /// Delay trace file applied to both directions (see [`crate::delay`]). Default: none.
+    #[serde(default)]
+    pub delay_trace: Option<TraceRef<DelayTrace>>,
     /// Overrides for the forward direction. Default: none.
     #[serde(default)]
     pub forward: DirOverride,
@@ -96,6 +109,7 @@ impl LinkConfig {
             latency: o.latency.unwrap_or(self.latency),
             queue: o.queue.clone().unwrap_or_else(|| self.queue.clone()),
             service: o.service.clone().unwrap_or_else(|| self.service.clone()),
+            delay_trace: o.delay_trace.clone().or_else(|| self.delay_trace.clone()),
         }
     }
 }
