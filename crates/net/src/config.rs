@@ -5,9 +5,11 @@
 //! [`crate::LinkDir`]. "Forward" is the direction from the link's first endpoint to its
 //! second (in the papers' setups, the one that carries the data).
 
+use crate::delay::DelayTrace;
 use crate::queue::QueueConfig;
 use crate::service::ServiceConfig;
-use crate::spike::{Dir, SpikeConfig};
+use crate::spike::{Dir, Schedule, SpikeConfig, SpikeError};
+use crate::trace::TraceRef;
 use serde::{Deserialize, Serialize};
 use spikelab_core::{BitRate, Dur};
 
@@ -25,6 +27,10 @@ pub struct LinkDirConfig {
     /// How packets are served. Default: `{ kind = "rate" }`.
     #[serde(default)]
     pub service: ServiceConfig,
+    /// Extra one-way delay replayed from a `(time, delay)` trace file, added to
+    /// `latency` (see [`crate::delay`]). Default: none.
+    #[serde(default)]
+    pub delay_trace: Option<TraceRef<DelayTrace>>,
 }
 
 impl LinkDirConfig {
@@ -35,6 +41,7 @@ impl LinkDirConfig {
             latency,
             queue: QueueConfig::default(),
             service: ServiceConfig::default(),
+            delay_trace: None,
         }
     }
 }
@@ -55,6 +62,9 @@ pub struct DirOverride {
     /// Service model of this direction. Default: the link's `service`.
     #[serde(default)]
     pub service: Option<ServiceConfig>,
+    /// Delay trace of this direction. Default: the link's `delay_trace`.
+    #[serde(default)]
+    pub delay_trace: Option<TraceRef<DelayTrace>>,
 }
 
 /// A full-duplex point-to-point link and the path events on it.
@@ -73,6 +83,9 @@ pub struct LinkConfig {
     /// Service model of both directions. Default: `{ kind = "rate" }`.
     #[serde(default)]
     pub service: ServiceConfig,
+    /// Delay trace file applied to both directions (see [`crate::delay`]). Default: none.
+    #[serde(default)]
+    pub delay_trace: Option<TraceRef<DelayTrace>>,
     /// Overrides for the forward direction. Default: none.
     #[serde(default)]
     pub forward: DirOverride,
@@ -85,6 +98,11 @@ pub struct LinkConfig {
 }
 
 impl LinkConfig {
+    /// One event generator per entry of `spikes`, in order.
+    pub fn schedules(&self) -> Result<Vec<Schedule>, SpikeError> {
+        self.spikes.iter().map(Schedule::new).collect()
+    }
+
     /// The configuration of direction `dir`, overrides applied.
     pub fn dir(&self, dir: Dir) -> LinkDirConfig {
         let o = match dir {
@@ -96,6 +114,7 @@ impl LinkConfig {
             latency: o.latency.unwrap_or(self.latency),
             queue: o.queue.clone().unwrap_or_else(|| self.queue.clone()),
             service: o.service.clone().unwrap_or_else(|| self.service.clone()),
+            delay_trace: o.delay_trace.clone().or_else(|| self.delay_trace.clone()),
         }
     }
 }
@@ -132,6 +151,69 @@ mod tests {
         });
         assert_eq!(fwd.queue, want);
         assert_eq!(link.spikes.len(), 1);
+    }
+
+    /// The example of the crate's report: every kind of queue, service and spike.
+    const FULL: &str = r#"
+        name = "bottleneck"
+        rate = "384kbps"
+        latency = "50ms"
+        queue = { kind = "red", min_thresh = 30, max_thresh = 100, q_weight = 0.002, linterm = 10, gentle = true, drop_front = true, limit = 200 }
+        service = { kind = "wcdma", block_bytes = "40B", bler = 0.1, retx_delay = "100ms", max_retx = 10 }
+
+        [forward]
+        queue = { kind = "adaptive-red", target_delay = "5ms" }
+
+        [reverse]
+        rate = "64kbps"
+        queue = { kind = "drop-tail", limit = { bytes = "10KB" }, drop_front = false }
+        service = { kind = "rate" }
+
+        [[spikes]]
+        kind = "hiccup"
+        interval = { dist = "uniform", min = "20s", max = "40s" }
+        duration = { dist = "uniform", min = "3s", max = "15s" }
+        interval_from = "end"
+
+        [[spikes]]
+        kind = "outage"
+        period = "50s"
+        duration = "1.5s"
+        dirs = "forward"
+
+        [[spikes]]
+        kind = "outage"
+        at = [{ start = "20s", duration = "0.9s" }, { start = "27s", duration = "0.9s" }]
+
+        [[spikes]]
+        kind = "bandwidth-step"
+        from = "300kbps"
+        to = "10kbps"
+        at = "30s"
+
+        [[spikes]]
+        kind = "bandwidth-oscillation"
+        levels = [
+          { rate = "300kbps", hold = { dist = "exponential", mean = "5s" } },
+          { rate = "10kbps", hold = { dist = "fixed", value = "1s" } },
+        ]
+    "#;
+
+    #[test]
+    fn the_full_example_parses_and_builds_its_schedules() {
+        let link: LinkConfig = toml::from_str(FULL).unwrap();
+        assert_eq!(link.schedules().unwrap().len(), 5);
+        assert!(matches!(
+            link.dir(Dir::Forward).queue,
+            QueueConfig::AdaptiveRed(_)
+        ));
+        assert_eq!(link.dir(Dir::Reverse).service, ServiceConfig::Rate);
+        assert!(matches!(
+            link.dir(Dir::Forward).service,
+            ServiceConfig::Wcdma(_)
+        ));
+        let json = serde_json::to_string(&link).unwrap();
+        assert_eq!(serde_json::from_str::<LinkConfig>(&json).unwrap(), link);
     }
 
     #[test]

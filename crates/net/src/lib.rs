@@ -5,23 +5,31 @@
 //!
 //! * [`link`]: [`LinkDir`], one direction of a point-to-point link (queue, transmitter,
 //!   propagation; suspend/resume for delay spikes; rate changes).
-//! * [`queue`]: drop-tail (packets or bytes, drop-from-front).
-//! * [`service`]: how a packet occupies the transmitter (serialisation at the link rate).
+//! * [`queue`]: drop-tail (packets or bytes, drop-from-front), RED (gentle,
+//!   drop-from-front) and Adaptive RED.
+//! * [`service`]: how a packet occupies the transmitter: serialisation at the link rate,
+//!   a WCDMA bearer with RLC retransmissions, or Mahimahi delivery-trace replay.
+//! * [`delay`]: extra one-way delay replayed from a `(time, delay)` trace.
 //! * [`spike`]: schedules of hiccups, outages and bandwidth changes producing
 //!   [`LinkControl`]s.
 //! * [`distribution`]: the random durations those schedules draw.
-//! * [`config`]: the serde configuration of links.
+//! * [`config`]: the serde configuration of links; [`trace`]: loading the trace files
+//!   it references (the only file I/O in the crate).
 
 pub mod config;
+pub mod delay;
 pub mod distribution;
 pub mod link;
 pub mod queue;
 pub mod service;
 pub mod spike;
+pub mod trace;
 
 pub use config::{DirOverride, LinkConfig, LinkDirConfig};
+pub use delay::DelayTrace;
 pub use distribution::Distribution;
 pub use link::{LinkCounters, LinkDir, PacketBytes};
-pub use queue::{DropTailConfig, Queue, QueueConfig, QueueLimit};
-pub use service::{Service, ServiceConfig};
-pub use spike::{Dir, Dirs, LinkControl, Schedule, SpikeConfig};
+pub use queue::{AdaptiveRedConfig, DropTailConfig, Queue, QueueConfig, QueueLimit, RedConfig};
+pub use service::{MahimahiConfig, MahimahiTrace, Service, ServiceConfig, WcdmaConfig};
+pub use spike::{Dir, Dirs, LinkControl, Schedule, SpikeConfig, SpikeError};
+pub use trace::{load_link_traces, TraceError, TraceLoadError, TraceRef};

@@ -18,10 +18,12 @@
 //! * Time only moves forward: every call takes `now`, which must never decrease.
 
 use crate::config::LinkDirConfig;
+use crate::delay::DelayTrace;
 use crate::queue::Queue;
 use crate::service::{Departure, Service};
 use spikelab_core::{BitRate, Dur, Packet, SimRng, Time};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// A count of packets and of their wire bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -81,6 +83,7 @@ pub struct LinkDir {
     queue: Queue,
     service: Service,
     latency: Dur,
+    delay_trace: Option<Arc<DelayTrace>>,
     rng: SimRng,
     pipe: VecDeque<InFlight>,
     pipe_bytes: PacketBytes,
@@ -94,12 +97,14 @@ pub struct LinkDir {
 
 impl LinkDir {
     /// An idle link direction. `rng` is its own random stream (RED drops, WCDMA block
-    /// errors).
+    /// errors). Panics if a referenced trace was not loaded
+    /// ([`crate::trace::load_link_traces`]).
     pub fn new(cfg: &LinkDirConfig, rng: SimRng) -> LinkDir {
         LinkDir {
             queue: Queue::new(&cfg.queue, cfg.rate),
             service: Service::new(&cfg.service, cfg.rate),
             latency: cfg.latency,
+            delay_trace: cfg.delay_trace.as_ref().map(|t| Arc::clone(t.loaded())),
             rng,
             pipe: VecDeque::new(),
             pipe_bytes: PacketBytes::default(),
@@ -136,7 +141,7 @@ impl LinkDir {
         let arrival = self.pipe.front().map(|f| f.at);
         match self.suspended_at {
             Some(since) => arrival.filter(|&at| at <= since),
-            None => match (arrival, self.service.next_wakeup()) {
+            None => match (arrival, self.service.next_wakeup(&self.queue)) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             },
@@ -184,7 +189,7 @@ impl LinkDir {
             return;
         };
         let d = now - since;
-        self.service.shift(since, d);
+        self.service.resume(since, now);
         for f in self.pipe.iter_mut().filter(|f| f.at > since) {
             f.at += d;
         }
@@ -255,10 +260,12 @@ impl LinkDir {
             return;
         }
         let (pipe, pipe_bytes, latency) = (&mut self.pipe, &mut self.pipe_bytes, self.latency);
+        let trace = self.delay_trace.as_deref();
         self.service
             .advance(now, &mut self.queue, &mut self.rng, &mut |d: Departure| {
+                let traced = trace.map_or(Dur::ZERO, |t| t.delay_at(d.at));
                 // FIFO: never reach the far end before the packet ahead.
-                let own = d.at + latency + d.extra;
+                let own = d.at + latency + d.extra + traced;
                 let at = pipe.back().map_or(own, |b| own.max(b.at));
                 pipe_bytes.add(&d.pkt);
                 pipe.push_back(InFlight {
@@ -288,4 +295,4 @@ impl LinkDir {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -194,6 +194,21 @@ fn enqueue_order_of_polling_does_not_change_results() {
     assert_eq!(a.counters(), b.counters());
 }
 
+#[test]
+fn a_delay_trace_adds_its_delay_but_never_lets_a_packet_overtake_the_one_before() {
+    // 500 ms extra until 10 ms, then none: packet 0 leaves at 8.32 ms (+500 ms),
+    // packet 1 at 16.64 ms (+0) and must wait for packet 0.
+    let trace = crate::delay::DelayTrace::parse("0,500ms\n0.01,0\n").unwrap();
+    let c = LinkDirConfig {
+        delay_trace: Some(crate::trace::TraceRef::with_data("d", trace)),
+        ..cfg(1_000_000, Dur::from_millis(100), 10)
+    };
+    let out = drive(&mut link(&c), &burst(3, Time::ZERO));
+    let us = |x| Time::ZERO + Dur::from_micros(x);
+    let first = us(8_320 + 600_000);
+    assert_eq!(out.delivered, vec![(0, first), (1, first), (2, first)]);
+}
+
 /// A random operation on a link.
 #[derive(Clone, Debug)]
 pub(crate) enum Op {
@@ -227,12 +242,18 @@ pub(crate) fn check_ops(l: &mut LinkDir, ops: &[(u64, Op)]) -> Result<(), TestCa
             now = w;
             l.poll(now, &mut got, &mut lost);
             prop_assert!(l.next_wakeup().is_none_or(|n| n > now));
-            for p in got.drain(..).chain(lost.drain(..)) {
-                prop_assert!(last_uid.is_none_or(|u| p.uid > u), "FIFO broken");
+            // Each list is in pipe order; together they continue after the last uid.
+            for list in [&got, &lost] {
+                prop_assert!(list.windows(2).all(|w| w[0].uid < w[1].uid), "FIFO broken");
+                prop_assert!(list.iter().all(|p| last_uid.is_none_or(|u| p.uid > u)));
+            }
+            if let Some(max) = got.iter().chain(&lost).map(|p| p.uid).max() {
                 prop_assert!(now >= last_delivery);
-                last_uid = Some(p.uid);
+                last_uid = Some(max);
                 last_delivery = now;
             }
+            got.clear();
+            lost.clear();
             check_counters(l)?;
         }
         now = target;
@@ -269,5 +290,88 @@ proptest! {
         let mut c = cfg(1_000_000, Dur::from_millis(20), limit);
         c.queue = QueueConfig::DropTail(DropTailConfig { limit: QueueLimit::Packets(limit), drop_front });
         check_ops(&mut link(&c), &ops)?;
+    }
+}
+
+fn any_queue() -> impl Strategy<Value = QueueConfig> {
+    prop_oneof![
+        (0u64..20, any::<bool>()).prop_map(|(n, drop_front)| QueueConfig::DropTail(
+            DropTailConfig {
+                limit: QueueLimit::Packets(n),
+                drop_front
+            }
+        )),
+        (0u64..20_000, any::<bool>()).prop_map(|(b, drop_front)| QueueConfig::DropTail(
+            DropTailConfig {
+                limit: QueueLimit::Bytes(spikelab_core::ByteSize(b)),
+                drop_front
+            }
+        )),
+        (1u64..30, any::<bool>(), any::<bool>()).prop_map(|(limit, gentle, drop_front)| {
+            QueueConfig::Red(crate::queue::RedConfig {
+                min_thresh: 2.0,
+                max_thresh: 6.0,
+                q_weight: 0.2,
+                gentle,
+                drop_front,
+                limit,
+                ..Default::default()
+            })
+        }),
+        Just(QueueConfig::AdaptiveRed(toml::from_str("").unwrap())),
+    ]
+}
+
+fn any_service() -> impl Strategy<Value = crate::service::ServiceConfig> {
+    use crate::service::{MahimahiConfig, MahimahiTrace, ServiceConfig, WcdmaConfig};
+    use crate::trace::TraceRef;
+    prop_oneof![
+        Just(ServiceConfig::Rate),
+        (0.0f64..0.6, 0u32..4).prop_map(|(bler, max_retx)| ServiceConfig::Wcdma(WcdmaConfig {
+            bler,
+            max_retx,
+            ..WcdmaConfig::default()
+        })),
+        (prop::collection::vec(0u64..5, 1..20), 200u32..3000).prop_map(|(gaps, bytes)| {
+            let mut t = 1;
+            let text: String = gaps
+                .iter()
+                .map(|g| {
+                    t += g;
+                    format!("{t}\n")
+                })
+                .collect();
+            let trace = MahimahiTrace::parse(&text).unwrap();
+            ServiceConfig::Mahimahi(MahimahiConfig {
+                trace: TraceRef::with_data("prop", trace),
+                opportunity_bytes: bytes,
+            })
+        }),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn random_operations_keep_invariants_for_every_queue_service_and_delay_trace(
+        ops in prop::collection::vec(op(), 1..150),
+        queue in any_queue(),
+        service in any_service(),
+        delays in prop::collection::vec((0u64..50, 0u64..200), 0..6),
+        seed in any::<u64>(),
+    ) {
+        let mut t = 0;
+        let points = delays.iter().map(|&(gap, d)| {
+            t += gap;
+            (ms(t), Dur::from_millis(d))
+        }).collect();
+        let c = LinkDirConfig {
+            queue,
+            service,
+            delay_trace: (!delays.is_empty()).then(|| {
+                crate::trace::TraceRef::with_data("prop", crate::delay::DelayTrace::from_points(points))
+            }),
+            ..LinkDirConfig::new(BitRate(1_000_000), Dur::from_millis(20))
+        };
+        check_ops(&mut LinkDir::new(&c, SimRng::seed_from_u64(seed)), &ops)?;
     }
 }

@@ -4,22 +4,40 @@
 //!
 //! * [`ServiceConfig::Rate`]: serialisation of the packet's wire bytes at the link rate
 //!   (`Dur::transmission`, rounded up to a nanosecond), no extra delay.
+//! * [`ServiceConfig::Wcdma`]: a radio bearer with link-layer (RLC) retransmissions,
+//!   see [`wcdma`].
+//! * [`ServiceConfig::Mahimahi`]: replay of a Mahimahi packet-delivery trace, see
+//!   [`mahimahi`].
 //!
 //! The transmitter is driven by [`Service::advance`]: it takes packets from the queue at
-//! the exact instants the previous transmission ends (not when `poll` happens to be
-//! called), so results never depend on how often the engine polls.
+//! the exact instants the previous transmission ends (or a delivery opportunity
+//! occurs), not when `poll` happens to be called, so results never depend on how often
+//! the engine polls.
+
+pub mod mahimahi;
+pub mod wcdma;
+
+pub use mahimahi::{MahimahiConfig, MahimahiTrace};
+pub use wcdma::WcdmaConfig;
 
 use crate::queue::Queue;
+use mahimahi::TraceTransmitter;
 use serde::{Deserialize, Serialize};
 use spikelab_core::{BitRate, Dur, Packet, SimRng, Time};
+use wcdma::Wcdma;
 
-/// How a link direction serves packets, as written in a scenario (`kind = "rate"`).
+/// How a link direction serves packets, as written in a scenario (`kind = "rate"`,
+/// `"wcdma"` or `"mahimahi"`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ServiceConfig {
     /// Serialisation at the link rate, then the one-way latency. The default.
     #[default]
     Rate,
+    /// WCDMA-like bearer at the link rate with RLC block retransmissions.
+    Wcdma(WcdmaConfig),
+    /// Delivery opportunities replayed from a Mahimahi trace (the link rate is unused).
+    Mahimahi(MahimahiConfig),
 }
 
 /// A packet leaving the transmitter.
@@ -35,21 +53,16 @@ pub struct Departure {
     pub lost: bool,
 }
 
-/// The packet on the transmitter and what will happen to it.
-#[derive(Clone, Copy, Debug)]
-struct InService {
-    departure: Departure,
-}
-
 /// The per-packet timing model of a timed (non-trace) transmitter.
 #[derive(Clone, Debug)]
 enum TimedModel {
     Rate { rate: BitRate },
+    Wcdma(Wcdma),
 }
 
 impl TimedModel {
-    /// Starts serving `pkt` at `start`.
-    fn serve(&mut self, start: Time, pkt: Packet, _rng: &mut SimRng) -> Departure {
+    /// Starts serving `pkt` at `start`; returns when and how it leaves.
+    fn serve(&mut self, start: Time, pkt: Packet, rng: &mut SimRng) -> Departure {
         match self {
             TimedModel::Rate { rate } => Departure {
                 pkt,
@@ -57,36 +70,28 @@ impl TimedModel {
                 extra: Dur::ZERO,
                 lost: false,
             },
+            TimedModel::Wcdma(w) => w.serve(start, pkt, rng),
         }
     }
 
     fn set_rate(&mut self, new: BitRate) {
         match self {
             TimedModel::Rate { rate } => *rate = new,
+            TimedModel::Wcdma(w) => w.set_rate(new),
         }
     }
 }
 
-/// A link direction's transmitter. Built from a [`ServiceConfig`].
+/// A transmitter that serves one packet at a time for a model-given duration (rate or
+/// WCDMA).
 #[derive(Clone, Debug)]
-pub struct Service {
+pub struct Timed {
     model: TimedModel,
-    busy: Option<InService>,
+    busy: Option<Departure>,
 }
 
-impl Service {
-    /// An idle transmitter at `rate`.
-    pub fn new(cfg: &ServiceConfig, rate: BitRate) -> Service {
-        let model = match cfg {
-            ServiceConfig::Rate => TimedModel::Rate { rate },
-        };
-        Service { model, busy: None }
-    }
-
-    /// Runs the transmitter up to and including `now`: finishes transmissions, takes the
-    /// next packet from `queue` at the instant the previous one ends, and hands every
-    /// finished packet to `emit` in order.
-    pub fn advance(
+impl Timed {
+    fn advance(
         &mut self,
         now: Time,
         queue: &mut Queue,
@@ -95,43 +100,94 @@ impl Service {
     ) {
         let mut free_at = now;
         loop {
-            if let Some(s) = self.busy {
-                if s.departure.at > now {
+            if let Some(d) = self.busy {
+                if d.at > now {
                     return;
                 }
-                emit(s.departure);
+                emit(d);
                 self.busy = None;
-                free_at = s.departure.at;
+                free_at = d.at;
             }
             let Some(pkt) = queue.dequeue(free_at) else {
                 return;
             };
-            let departure = self.model.serve(free_at, pkt, rng);
-            self.busy = Some(InService { departure });
+            self.busy = Some(self.model.serve(free_at, pkt, rng));
+        }
+    }
+}
+
+/// A link direction's transmitter. Built from a [`ServiceConfig`].
+#[derive(Clone, Debug)]
+pub enum Service {
+    /// Rate or WCDMA: one packet at a time for a computed duration.
+    Timed(Timed),
+    /// Mahimahi trace replay.
+    Trace(TraceTransmitter),
+}
+
+impl Service {
+    /// An idle transmitter at `rate`. Panics if a Mahimahi trace was not loaded (see
+    /// [`crate::trace::load_link_traces`]).
+    pub fn new(cfg: &ServiceConfig, rate: BitRate) -> Service {
+        let timed = |model| Service::Timed(Timed { model, busy: None });
+        match cfg {
+            ServiceConfig::Rate => timed(TimedModel::Rate { rate }),
+            ServiceConfig::Wcdma(w) => timed(TimedModel::Wcdma(Wcdma::new(w, rate))),
+            ServiceConfig::Mahimahi(m) => Service::Trace(TraceTransmitter::new(m)),
         }
     }
 
-    /// When the transmitter next has work (a transmission ending).
-    pub fn next_wakeup(&self) -> Option<Time> {
-        self.busy.map(|s| s.departure.at)
+    /// Runs the transmitter up to and including `now`: finishes transmissions, takes the
+    /// next packet from `queue` when the transmitter frees up, and hands every finished
+    /// packet to `emit` in order.
+    pub fn advance(
+        &mut self,
+        now: Time,
+        queue: &mut Queue,
+        rng: &mut SimRng,
+        emit: &mut impl FnMut(Departure),
+    ) {
+        match self {
+            Service::Timed(t) => t.advance(now, queue, rng, emit),
+            Service::Trace(t) => t.advance(now, queue, emit),
+        }
+    }
+
+    /// When the transmitter next has work, given the queue in front of it.
+    pub fn next_wakeup(&self, queue: &Queue) -> Option<Time> {
+        match self {
+            Service::Timed(t) => t.busy.map(|d| d.at),
+            Service::Trace(t) => t.next_wakeup(queue),
+        }
     }
 
     /// The packet being transmitted, if any.
     pub fn holding(&self) -> Option<&Packet> {
-        self.busy.as_ref().map(|s| &s.departure.pkt)
-    }
-
-    /// The link was frozen at `since` for `d`: the transmission resumes where it was.
-    pub fn shift(&mut self, since: Time, d: Dur) {
-        if let Some(s) = &mut self.busy {
-            if s.departure.at > since {
-                s.departure.at += d;
-            }
+        match self {
+            Service::Timed(t) => t.busy.as_ref().map(|d| &d.pkt),
+            Service::Trace(t) => t.holding(),
         }
     }
 
-    /// Future transmissions use `rate`; the one in progress keeps its end time.
+    /// The link was frozen from `since` until `now`: a timed transmission resumes where
+    /// it was (its end moves by `now - since`); a trace skips the opportunities that
+    /// occurred meanwhile (the radio was down) and keeps the bytes already sent.
+    pub fn resume(&mut self, since: Time, now: Time) {
+        match self {
+            Service::Timed(t) => {
+                if let Some(d) = t.busy.as_mut().filter(|d| d.at > since) {
+                    d.at += now - since;
+                }
+            }
+            Service::Trace(t) => t.skip_before(now),
+        }
+    }
+
+    /// Future transmissions use `rate`; the one in progress keeps its end time. A trace
+    /// ignores the rate (its opportunities are the capacity).
     pub fn set_rate(&mut self, rate: BitRate) {
-        self.model.set_rate(rate);
+        if let Service::Timed(t) = self {
+            t.model.set_rate(rate);
+        }
     }
 }

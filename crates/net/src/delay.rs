@@ -1,0 +1,110 @@
+//! An optional per-packet extra one-way delay replayed from a trace.
+//!
+//! The trace is a piecewise-constant function of time: `(time, delay)` points, the delay
+//! holding from its time until the next point's (before the first point: no extra
+//! delay; after the last: the last delay). A packet gets the delay in force when its
+//! transmission ends, on top of the link latency; packets stay in FIFO order (the
+//! link's propagation pipe never lets a packet overtake the one before it, so a sudden
+//! drop in the delay makes packets bunch up behind the last slow one, as on a path that
+//! does not reorder).
+//!
+//! ## Format
+//! One point per line, `time,delay` or `time delay` (commas, tabs or spaces). Each value
+//! is a duration with an optional unit ("1.5s", "200ms"); a bare number is seconds.
+//! Times must not decrease. Blank lines and lines starting with `#` are skipped.
+
+use crate::trace::TraceError;
+use spikelab_core::units::parse_duration;
+use spikelab_core::{Dur, Time};
+
+/// A parsed delay trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DelayTrace {
+    points: Vec<(Time, Dur)>,
+}
+
+impl DelayTrace {
+    /// A trace from points sorted by time.
+    pub fn from_points(points: Vec<(Time, Dur)>) -> DelayTrace {
+        debug_assert!(points.windows(2).all(|w| w[0].0 <= w[1].0));
+        DelayTrace { points }
+    }
+
+    /// Parses the text of a trace file (see the module docs for the format).
+    pub fn parse(text: &str) -> Result<DelayTrace, TraceError> {
+        let mut points: Vec<(Time, Dur)> = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (t, d) = parse_point(line).map_err(|r| TraceError::at(i + 1, r))?;
+            if let Some(&(prev, _)) = points.last().filter(|(prev, _)| t < *prev) {
+                let reason = format!(
+                    "time {t} is before the previous point's ({prev}): times must not decrease"
+                );
+                return Err(TraceError::at(i + 1, reason));
+            }
+            points.push((t, d));
+        }
+        if points.is_empty() {
+            return Err(TraceError::whole(
+                "empty delay trace: no (time, delay) points",
+            ));
+        }
+        Ok(DelayTrace { points })
+    }
+
+    /// The extra delay for a packet whose transmission ends at `t`.
+    pub fn delay_at(&self, t: Time) -> Dur {
+        let n = self.points.partition_point(|&(at, _)| at <= t);
+        n.checked_sub(1).map_or(Dur::ZERO, |i| self.points[i].1)
+    }
+}
+
+fn parse_point(line: &str) -> Result<(Time, Dur), String> {
+    let mut fields = line
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|f| !f.is_empty());
+    let (Some(t), Some(d), None) = (fields.next(), fields.next(), fields.next()) else {
+        return Err(format!("expected `time,delay`, found `{line}`"));
+    };
+    let t = parse_duration(t).map_err(|e| format!("bad time: {e}"))?;
+    let d = parse_duration(d).map_err(|e| format!("bad delay: {e}"))?;
+    Ok((Time::ZERO + t, d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: u64) -> Time {
+        Time::ZERO + Dur::from_secs(x)
+    }
+
+    #[test]
+    fn delay_is_piecewise_constant_between_points() {
+        let tr = DelayTrace::parse("# t, delay\n1, 100ms\n3\t0.5\n\n5 0\n").unwrap();
+        assert_eq!(tr.delay_at(Time::ZERO), Dur::ZERO);
+        assert_eq!(tr.delay_at(s(1)), Dur::from_millis(100));
+        assert_eq!(tr.delay_at(s(2)), Dur::from_millis(100));
+        assert_eq!(tr.delay_at(s(3)), Dur::from_millis(500));
+        assert_eq!(tr.delay_at(s(9)), Dur::ZERO);
+    }
+
+    #[test]
+    fn malformed_lines_name_the_line_and_the_reason() {
+        let e = DelayTrace::parse("0,1ms\n1,abc\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.reason.contains("bad delay"), "{e}");
+        let e = DelayTrace::parse("0,1ms\n2,1ms\n1,1ms\n").unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(e.reason.contains("must not decrease"), "{e}");
+        let e = DelayTrace::parse("0,1ms,3\n").unwrap_err();
+        assert!(
+            e.to_string().starts_with("line 1: expected `time,delay`"),
+            "{e}"
+        );
+        assert_eq!(DelayTrace::parse("# nothing\n").unwrap_err().line, None);
+    }
+}
