@@ -20,6 +20,7 @@ pub fn link(name: &str, bps: u64, latency_ms: u64, queue_packets: u64) -> LinkCo
         service: ServiceConfig::default(),
         forward: DirOverride::default(),
         reverse: DirOverride::default(),
+        delay_trace: None,
         spikes: Vec::new(),
     }
 }
