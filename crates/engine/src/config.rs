@@ -81,20 +81,59 @@ pub enum DropWhich {
     Every,
 }
 
-/// Deterministic loss: drop the data segments of `flow` whose first byte falls in
-/// `[from_segment * MSS, to_segment * MSS)` when they enter `link` (the papers'
-/// "segments 9 to 15 are deliberately dropped", eifel-response.md Fig. 4).
+/// What a [`DropRule`] removes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropTarget {
+    /// Data segments whose first byte falls in `[from * MSS, to * MSS)`; `which` says
+    /// whether retransmissions are dropped too.
+    Segments {
+        from: u64,
+        to: u64,
+        which: DropWhich,
+    },
+    /// Every ACK of the flow.
+    Acks,
+}
+
+/// Deterministic loss: drop packets of `flow` when they enter `link` between `after`
+/// and `until` (the papers' "segments 9 to 15 are deliberately dropped",
+/// eifel-response.md Fig. 4; or lost ACKs, eifel-response.md II.B).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DropRule {
     pub link: usize,
     pub flow: usize,
-    /// First segment number dropped (segment n starts at byte n * MSS).
-    pub from_segment: u64,
-    /// One past the last segment number dropped.
-    pub to_segment: u64,
-    pub which: DropWhich,
-    /// Drop only after this time (e.g. during a spike).
+    pub target: DropTarget,
+    /// Drop only from this time on.
     pub after: Dur,
+    /// Drop only before this time (`None`: until the end).
+    pub until: Option<Dur>,
+}
+
+impl DropRule {
+    /// Does this rule remove `p`, a packet of a flow with segment size `mss`, entering
+    /// `link` at `now`?
+    pub fn matches(
+        &self,
+        link: usize,
+        p: &spikelab_core::Packet,
+        mss: u64,
+        now: spikelab_core::Time,
+    ) -> bool {
+        use spikelab_core::{PacketKind, Time};
+        let in_time =
+            now >= Time::ZERO + self.after && self.until.is_none_or(|u| now < Time::ZERO + u);
+        if self.link != link || self.flow != p.flow.index() || !in_time {
+            return false;
+        }
+        match self.target {
+            DropTarget::Acks => p.kind == PacketKind::Ack,
+            DropTarget::Segments { from, to, which } => {
+                p.kind == PacketKind::Data
+                    && (from..to).contains(&(p.seq / mss))
+                    && (which == DropWhich::Every || !p.retx)
+            }
+        }
+    }
 }
 
 /// Everything a run needs besides its seed.

@@ -15,8 +15,13 @@ pub mod results;
 pub mod trace;
 pub mod world;
 
-pub use config::{DropRule, DropWhich, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
-pub use results::{Captured, FlowResult, LinkResult, RunResult, TimeoutRecord, Truth};
+pub use config::{
+    DropRule, DropTarget, DropWhich, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload,
+};
+pub use results::{
+    score_detectors, Captured, DetectorScore, DetectorVerdict, FlowResult, LinkResult, RunResult,
+    TimeoutRecord, Truth,
+};
 pub use world::{InvariantViolation, World};
 
 /// Runs `cfg` once with `seed`.

@@ -2,6 +2,7 @@
 //! truth, and per-link counters.
 
 use spikelab_core::{Dur, Packet, Time};
+use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
 /// What really happened to the segment a retransmission timer fired for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,8 +35,20 @@ impl Truth {
     }
 }
 
-/// One retransmission timeout.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// One detector's verdict on a timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DetectorVerdict {
+    pub detector: DetectorKind,
+    pub verdict: Verdict,
+    /// When the detector reached it.
+    pub at: Time,
+    /// The detector drove the sender's response.
+    pub drove: bool,
+}
+
+/// One retransmission timeout of an established connection (SYN timeouts are counted
+/// in [`FlowResult::syn_timeouts`] only).
+#[derive(Clone, Debug, PartialEq)]
 pub struct TimeoutRecord {
     pub time: Time,
     pub flow: u32,
@@ -48,6 +61,8 @@ pub struct TimeoutRecord {
     /// Timeouts of this segment before this one (0 for the first).
     pub backoff: u32,
     pub truth: Truth,
+    /// Every enabled detector's verdict on the episode this timeout belongs to.
+    pub verdicts: Vec<DetectorVerdict>,
 }
 
 /// Metrics of one flow in one run.
@@ -70,8 +85,14 @@ pub struct FlowResult {
     pub timeouts: u64,
     pub spurious_timeouts: u64,
     pub genuine_timeouts: u64,
+    /// Retransmissions of the SYN.
+    pub syn_timeouts: u64,
+    /// Spurious-timeout responses the sender applied.
+    pub spurious_responses: u64,
     /// Datagrams (CBR) or segments delivered to the sink.
     pub delivered: u64,
+    /// Spurious-timeout detectors the flow ran (driver and observers).
+    pub detectors: Vec<DetectorKind>,
 }
 
 impl FlowResult {
@@ -127,4 +148,93 @@ pub struct RunResult {
     pub trace: Vec<spikelab_core::trace::TraceRecord>,
     /// Per flow, the packets seen at its sender (only with `pcap`).
     pub captures: Vec<Vec<Captured>>,
+}
+
+/// How well one detector's verdicts matched the ground truth, over many timeouts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DetectorScore {
+    pub detector: Option<DetectorKind>,
+    /// Called spurious, truly spurious.
+    pub true_positives: u64,
+    /// Called spurious, truly genuine.
+    pub false_positives: u64,
+    /// Called genuine, truly genuine.
+    pub true_negatives: u64,
+    /// Called genuine, truly spurious.
+    pub false_negatives: u64,
+    /// Timeouts of flows running the detector that it never decided.
+    pub undecided: u64,
+    /// Of the false positives, timeouts caused only by lost ACKs (eifel-response.md
+    /// II.B discusses why Eifel calls these spurious).
+    pub ack_lost_called_spurious: u64,
+    /// Sum of (verdict time - timeout time) over decided timeouts, in seconds.
+    pub total_delay_s: f64,
+}
+
+impl DetectorScore {
+    /// Timeouts the detector decided.
+    pub fn decided(&self) -> u64 {
+        self.true_positives + self.false_positives + self.true_negatives + self.false_negatives
+    }
+    /// Mean time from the timeout to the verdict, in seconds.
+    pub fn mean_delay_s(&self) -> f64 {
+        match self.decided() {
+            0 => f64::NAN,
+            n => self.total_delay_s / n as f64,
+        }
+    }
+    /// Adds another score of the same detector (e.g. from another repetition).
+    pub fn merge(&mut self, o: &DetectorScore) {
+        self.true_positives += o.true_positives;
+        self.false_positives += o.false_positives;
+        self.true_negatives += o.true_negatives;
+        self.false_negatives += o.false_negatives;
+        self.undecided += o.undecided;
+        self.ack_lost_called_spurious += o.ack_lost_called_spurious;
+        self.total_delay_s += o.total_delay_s;
+    }
+
+    fn count(&mut self, rec: &TimeoutRecord, v: Option<&DetectorVerdict>) {
+        let Some(v) = v else {
+            self.undecided += 1;
+            return;
+        };
+        let said_spurious = v.verdict == Verdict::Spurious;
+        match (said_spurious, rec.truth.is_spurious()) {
+            (true, true) => self.true_positives += 1,
+            (true, false) => self.false_positives += 1,
+            (false, false) => self.true_negatives += 1,
+            (false, true) => self.false_negatives += 1,
+        }
+        if said_spurious && rec.truth == Truth::GenuineAckLost {
+            self.ack_lost_called_spurious += 1;
+        }
+        self.total_delay_s += v.at.saturating_since(rec.time).as_secs_f64();
+    }
+}
+
+/// Scores every detector any flow ran against the truth of its flows' timeouts, in
+/// the order of [`DetectorKind`].
+pub fn score_detectors(flows: &[FlowResult], timeouts: &[TimeoutRecord]) -> Vec<DetectorScore> {
+    let mut kinds: Vec<DetectorKind> = flows
+        .iter()
+        .flat_map(|f| f.detectors.iter().copied())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .map(|k| {
+            let mut score = DetectorScore {
+                detector: Some(k),
+                ..DetectorScore::default()
+            };
+            for rec in timeouts {
+                if flows[rec.flow as usize].detectors.contains(&k) {
+                    score.count(rec, rec.verdicts.iter().find(|v| v.detector == k));
+                }
+            }
+            score
+        })
+        .collect()
 }

@@ -5,9 +5,11 @@
 //! hops in order; its reverse packets (ACKs) cross them backwards in the opposite
 //! direction. `Packet::hop` indexes the packet's route.
 
-use crate::config::{DropRule, DropWhich, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
+use crate::config::{DropRule, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
 use crate::events::{Event, EventQueue, FlowTimer, TimerSlot};
-use crate::results::{Captured, FlowResult, LinkResult, RunResult, TimeoutRecord, Truth};
+use crate::results::{
+    Captured, DetectorVerdict, FlowResult, LinkResult, RunResult, TimeoutRecord, Truth,
+};
 use crate::trace::Tracer;
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
@@ -195,11 +197,19 @@ impl World {
                 (FlowState::Cbr(c), 0, 0)
             }
         };
+        let detectors = match &spec.kind {
+            FlowKind::Tcp { tcp, .. } => {
+                let s = &tcp.spurious;
+                s.driver.iter().chain(&s.observe).copied().collect()
+            }
+            FlowKind::Cbr { .. } => Vec::new(),
+        };
         let result = FlowResult {
             name: spec.name.clone(),
             start,
             bytes,
             min_segments,
+            detectors,
             ..FlowResult::default()
         };
         self.flows.push(Flow {
@@ -299,7 +309,11 @@ impl World {
     fn on_rto(&mut self, f: usize) {
         let now = self.now;
         let due = match &self.flows[f].state {
-            FlowState::Tcp(t) => t.sender.next_deadline().is_some_and(|d| d <= now),
+            FlowState::Tcp(t) => {
+                let w = t.sender.window();
+                let outstanding = w.snd_una < w.snd_max || !t.sender.established();
+                outstanding && t.sender.next_deadline().is_some_and(|d| d <= now)
+            }
             FlowState::Cbr(_) => false,
         };
         if !due {
@@ -520,20 +534,14 @@ impl World {
 
     /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`?
     fn dropped_by_rule(&self, l: usize, p: &Packet) -> bool {
-        if self.drops.is_empty() || p.kind != PacketKind::Data {
+        if self.drops.is_empty() {
             return false;
         }
         let FlowState::Tcp(t) = &self.flows[p.flow.index()].state else {
             return false;
         };
-        let segment = p.seq / t.sender.window().mss;
-        self.drops.iter().any(|r| {
-            r.link == l
-                && r.flow == p.flow.index()
-                && (r.from_segment..r.to_segment).contains(&segment)
-                && (r.which == DropWhich::Every || !p.retx)
-                && self.now >= Time::ZERO + r.after
-        })
+        let mss = t.sender.window().mss;
+        self.drops.iter().any(|r| r.matches(l, p, mss, self.now))
     }
 
     fn sync_link(&mut self, l: usize, d: usize) {
@@ -650,6 +658,10 @@ impl World {
         let FlowState::Tcp(t) = &self.flows[f].state else {
             return;
         };
+        if !t.sender.established() {
+            self.flows[f].result.syn_timeouts += 1;
+            return;
+        }
         let una = t.sender.window().snd_una;
         let fid = FlowId(f as u32);
         let data_alive = self.any_in_network(f, |p| {
@@ -678,6 +690,7 @@ impl World {
             last_rtt: t.sender.last_rtt(),
             backoff: t.sender.consecutive_timeouts(),
             truth,
+            verdicts: Vec::new(),
         };
         let r = &mut self.flows[f].result;
         r.timeouts += 1;
@@ -773,12 +786,14 @@ impl World {
                 });
             }
         }
+        let mut timeouts = self.timeouts;
+        attach_verdicts(&self.flows, &mut timeouts);
         let flows = self.flows.into_iter().map(finish_flow).collect();
         Ok(RunResult {
             seed: self.seed,
             end: self.now,
             flows,
-            timeouts: self.timeouts,
+            timeouts,
             links,
             events: self.q.popped(),
             data_packets_delivered: self.data_packets_delivered,
@@ -795,8 +810,36 @@ fn finish_flow(f: Flow) -> FlowResult {
         r.data_segments_sent = s.data_segments_sent;
         r.retransmissions = s.retransmissions;
         r.fast_retransmits = s.fast_retransmits;
+        r.spurious_responses = s.spurious_responses;
     }
     r
+}
+
+/// Gives each timeout record the verdicts its sender's detectors reached on it. The
+/// sender numbers its data timeouts 0, 1, ... in the same order as the records.
+fn attach_verdicts(flows: &[Flow], records: &mut [TimeoutRecord]) {
+    for (f, flow) in flows.iter().enumerate() {
+        let FlowState::Tcp(t) = &flow.state else {
+            continue;
+        };
+        let mine: Vec<&mut TimeoutRecord> = records
+            .iter_mut()
+            .filter(|r| r.flow as usize == f)
+            .collect();
+        let mut mine = mine;
+        for v in t.sender.verdicts() {
+            for k in v.from_timeout..=v.to_timeout {
+                if let Some(rec) = mine.get_mut(k as usize) {
+                    rec.verdicts.push(DetectorVerdict {
+                        detector: v.detector,
+                        verdict: v.verdict,
+                        at: v.at,
+                        drove: v.drove,
+                    });
+                }
+            }
+        }
+    }
 }
 
 fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> LinkState {

@@ -4,6 +4,8 @@
 //! [`TcpConfig::ns2_2002`] gives the settings the papers' simulator used (see
 //! `shared/NS2-DEFAULTS.md`), named and documented field by field.
 
+use crate::recovery::PipeRule;
+use crate::response::SpuriousConfig;
 use crate::rto::RtoConfig;
 use serde::{Deserialize, Serialize};
 use spikelab_core::Dur;
@@ -84,6 +86,8 @@ pub struct TcpConfig {
     pub initial_ssthresh: u64,
     /// Loss recovery after duplicate ACKs. Default: new-reno.
     pub recovery: RecoveryKind,
+    /// How Reno-SACK and NewReno-SACK estimate the data in flight. Default: rfc6675.
+    pub sack_pipe: PipeRule,
     /// Reno's careful fast retransmit ("bug fix", RFC 6582 section 4.1): no fast
     /// retransmit for duplicate ACKs below the point recorded at the last timeout.
     /// Default: true. ns-2's `bugFix_`; gprs-eifel.md turns it off.
@@ -108,6 +112,8 @@ pub struct TcpConfig {
     pub handshake: bool,
     /// The retransmission-timer estimator.
     pub rto: RtoConfig,
+    /// Spurious-timeout detection and response. Default: none (a conventional sender).
+    pub spurious: SpuriousConfig,
 }
 
 impl Default for TcpConfig {
@@ -118,6 +124,7 @@ impl Default for TcpConfig {
             receiver_window: 65_535,
             initial_ssthresh: u64::MAX / 2,
             recovery: RecoveryKind::NewReno,
+            sack_pipe: PipeRule::Rfc6675,
             careful_fast_retransmit: true,
             limited_transmit: true,
             dupack_threshold: 3,
@@ -129,6 +136,7 @@ impl Default for TcpConfig {
             dsack: true,
             handshake: false,
             rto: RtoConfig::default(),
+            spurious: SpuriousConfig::default(),
         }
     }
 }
@@ -136,7 +144,8 @@ impl Default for TcpConfig {
 impl TcpConfig {
     /// The one-way ns-2.1b9a agents of 2002 as `shared/NS2-DEFAULTS.md` reads them:
     /// 1000-byte segments (`packetSize_`), initial window 2 (`windowInit_`), advertised
-    /// window 20 segments (`window_`), careful fast retransmit on (`bugFix_`), Limited
+    /// window 20 segments (`window_`), the `sack1` agent's pipe estimate for SACK
+    /// recovery, careful fast retransmit on (`bugFix_`), Limited
     /// Transmit on (`singledup_`), delayed ACK every 2nd segment with a 100 ms timer, 3
     /// SACK blocks, the pre-2003 echo rule (newest TSval), SYN exchange on (`syn_`), and
     /// the 2002 timer (G = 10 ms, min 1 s, initial 6 s, no maximum).
@@ -149,6 +158,7 @@ impl TcpConfig {
             receiver_window: 20 * 1000,
             initial_ssthresh: u64::MAX / 2,
             recovery: RecoveryKind::Reno,
+            sack_pipe: PipeRule::Ns2Sack1,
             careful_fast_retransmit: true,
             limited_transmit: true,
             dupack_threshold: 3,
@@ -160,6 +170,7 @@ impl TcpConfig {
             dsack: false,
             handshake: true,
             rto: RtoConfig::ns2_2002(),
+            spurious: SpuriousConfig::default(),
         }
     }
 

@@ -7,13 +7,17 @@
 //! * [`receiver`]: cumulative, delayed, SACK and D-SACK acknowledgments, echo rules.
 //! * [`recovery`]: loss recovery, one algorithm per file.
 //! * [`rto`]: retransmission-timer estimators, one per file.
+//! * [`spurious`]: spurious-timeout detectors, one per file, run side by side.
+//! * [`response`]: what a sender does about a spurious timeout.
 
 pub mod config;
 pub mod receiver;
 pub mod recovery;
+pub mod response;
 pub mod rto;
 pub mod segments;
 pub mod sender;
+pub mod spurious;
 pub mod window;
 
 pub use config::{DelayedAck, EchoRule, RecoveryKind, TcpConfig};

@@ -134,11 +134,18 @@ impl TcpReceiver {
     }
 
     /// RFC 7323 section 4.3 (2), or ns-2's newest-arrival rule.
+    ///
+    /// Under RFC 7323 a segment lying wholly below RCV.NXT fails the RFC 793
+    /// acceptability test and is answered with an ACK before TS.Recent is considered
+    /// (RFC 7323 section 5.3, steps R2 before R3), so a duplicate echoes the timestamp
+    /// of the original: the case eifel-response.md II.B discusses, where a timeout
+    /// caused by lost ACKs looks spurious to Eifel.
     fn update_ts_recent(&mut self, seg: &Packet) {
         let Some(ts) = seg.ts else { return };
         match self.cfg.echo_rule {
             EchoRule::Rfc7323 => {
-                if ts.val >= self.ts_recent && seg.seq <= self.last_ack_sent {
+                let acceptable = seg.end_seq() > self.rcv_nxt;
+                if acceptable && ts.val >= self.ts_recent && seg.seq <= self.last_ack_sent {
                     self.ts_recent = ts.val;
                 }
             }
@@ -399,10 +406,22 @@ mod tests {
     }
 
     #[test]
-    fn rfc7323_retransmission_below_last_ack_updates_ts_recent() {
-        // Eifel's case (eifel-response.md II.B): the retransmission of an already
-        // acknowledged segment carries a newer TSval, which the receiver echoes.
+    fn rfc7323_duplicate_below_rcv_nxt_echoes_the_original_timestamp() {
+        // eifel-response.md II.B: a retransmission of an acknowledged segment is not
+        // acceptable, so its newer TSval is not echoed and Eifel sees the original's.
         let mut r = TcpReceiver::new(FlowId(0), &cfg(false));
+        let mut out = Vec::new();
+        r.on_data(t(0), &seg(0, 10), &mut out);
+        r.on_data(t(0), &seg(1, 11), &mut out);
+        r.on_data(t(0), &seg(0, 50), &mut out);
+        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 10);
+    }
+
+    #[test]
+    fn ns2_latest_rule_echoes_a_duplicates_new_timestamp() {
+        let mut c = cfg(false);
+        c.echo_rule = EchoRule::Latest;
+        let mut r = TcpReceiver::new(FlowId(0), &c);
         let mut out = Vec::new();
         r.on_data(t(0), &seg(0, 10), &mut out);
         r.on_data(t(0), &seg(1, 11), &mut out);

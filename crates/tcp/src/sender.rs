@@ -7,9 +7,12 @@
 //! conventional sender performs; the RTO value comes from an [`RtoEstimator`] and the
 //! loss-recovery policy from a [`Recovery`] algorithm.
 
-use crate::config::TcpConfig;
+use crate::config::{RecoveryKind, TcpConfig};
 use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
+use crate::response::restore::{restore, RestoreInputs};
+use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
+use crate::spurious::{AckView, EpisodeVerdict, Step, TimeoutView, Verdict, Watchers};
 use crate::window::Window;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
 
@@ -49,6 +52,8 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     pub rtt_samples: u64,
     pub dsacks_received: u64,
+    /// Spurious-timeout responses applied (the driving detector said "spurious").
+    pub spurious_responses: u64,
 }
 
 /// What one ACK did, for the engine's traces and metrics.
@@ -86,7 +91,20 @@ pub struct TcpSender<E: RtoEstimator> {
     handshake: Handshake,
     ts_recent: u64,
     last_rtt: Option<Dur>,
+    min_rtt: Option<Dur>,
     stats: SenderStats,
+    /// Spurious-timeout detectors and their verdicts.
+    watch: Watchers,
+    /// ssthresh and cwnd saved at the episode's first timeout, before reducing.
+    snapshot: Snapshot,
+    /// snd_max at the episode's first timeout (the recovery point of the responses).
+    episode_recover: u64,
+    /// Timer adaptations kept across episodes.
+    adapt: RtoAdaptState,
+    /// The F-RTO driver is probing: no go-back-N until it decides.
+    frto_hold: bool,
+    /// Reno-SACK behaves as NewReno-SACK until this is acknowledged.
+    newreno_sack_until: Option<u64>,
 }
 
 impl<E: RtoEstimator> TcpSender<E> {
@@ -103,7 +121,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             flow,
             cfg: cfg.clone(),
             w,
-            recovery: Recovery::new(cfg.recovery),
+            recovery: Recovery::new(cfg.recovery, cfg.sack_pipe),
             phase: Phase::Open,
             armed_rto: rto.rto(),
             rto,
@@ -117,7 +135,14 @@ impl<E: RtoEstimator> TcpSender<E> {
             handshake: Handshake::Established,
             ts_recent: 0,
             last_rtt: None,
+            min_rtt: None,
             stats: SenderStats::default(),
+            watch: Watchers::new(&cfg.spurious),
+            snapshot: Snapshot::default(),
+            episode_recover: 0,
+            adapt: RtoAdaptState::default(),
+            frto_hold: false,
+            newreno_sack_until: None,
         }
     }
 
@@ -157,6 +182,19 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// Timeouts in a row without an acknowledgment of new data (the back-off count).
     pub fn consecutive_timeouts(&self) -> u32 {
         self.consecutive_timeouts
+    }
+    /// The connection is established (the handshake, if any, is over): timeouts from
+    /// now on are data timeouts.
+    pub fn established(&self) -> bool {
+        self.handshake == Handshake::Established
+    }
+    /// Every spurious-timeout verdict reached so far, by every detector.
+    pub fn verdicts(&self) -> &[EpisodeVerdict] {
+        self.watch.verdicts()
+    }
+    /// The smallest RTT sample so far.
+    pub fn min_rtt(&self) -> Option<Dur> {
+        self.min_rtt
     }
 
     // ----- events ----------------------------------------------------------------
@@ -200,6 +238,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         if pkt.ack > self.w.snd_max {
             return AckInfo::default();
         }
+        let timeouts = self.consecutive_timeouts;
+        let step = self.consult_detectors(now, pkt);
         let mut info = AckInfo {
             dsack: self.apply_sack(pkt),
             ..AckInfo::default()
@@ -211,8 +251,139 @@ impl<E: RtoEstimator> TcpSender<E> {
             info.duplicate = true;
             self.on_duplicate_ack(now, out);
         }
+        self.follow_driver(now, step, timeouts, &info, out);
         self.try_send(now, out);
         info
+    }
+
+    // ----- spurious timeouts -----------------------------------------------------
+
+    /// Shows the ACK, before it is applied, to every armed detector; returns what the
+    /// driving detector wants.
+    fn consult_detectors(&mut self, now: Time, pkt: &Packet) -> Step {
+        if self.watch.is_empty() {
+            return Step::Pending;
+        }
+        let (dsack, sack) = split_dsack(pkt);
+        let window_end = pkt.ack + pkt.rwnd as u64;
+        let view = AckView {
+            now,
+            ack: pkt.ack,
+            snd_una: self.w.snd_una,
+            snd_max: self.w.snd_max,
+            duplicate: self.is_duplicate(pkt),
+            tsecr: pkt.ts.map(|t| t.ecr),
+            sack,
+            dsack,
+            segs: &self.w.segs,
+            srtt: self.rto.srtt(),
+            can_send_new: self.w.snd_max < self.app_end
+                && self.w.snd_max + self.w.mss <= window_end,
+        };
+        self.watch.on_ack(&view)
+    }
+
+    /// Acts on the driving detector's step, after the ACK was applied.
+    fn follow_driver(
+        &mut self,
+        now: Time,
+        step: Step,
+        timeouts: u32,
+        info: &AckInfo,
+        out: &mut Vec<Packet>,
+    ) {
+        match step {
+            Step::Pending => {}
+            Step::SendNew(n) => self.send_new_probe(now, n, out),
+            Step::Decided(Verdict::Spurious) => self.respond_spurious(now, timeouts, info),
+            Step::Decided(Verdict::Genuine) => self.respond_genuine(),
+        }
+        if self.newreno_sack_until.is_some_and(|p| self.w.snd_una >= p) {
+            self.newreno_sack_until = None;
+            let always = self.cfg.recovery == RecoveryKind::NewRenoSack;
+            self.recovery.set_retransmit_on_partial_ack(always);
+        }
+    }
+
+    /// F-RTO step 2b: up to `n` new segments, whatever cwnd says (RFC 5682 2.1).
+    fn send_new_probe(&mut self, now: Time, n: u32, out: &mut Vec<Packet>) {
+        self.w.snd_nxt = self.w.snd_max;
+        for _ in 0..n {
+            if !self.send_next(now, out) {
+                break;
+            }
+        }
+    }
+
+    /// The driver found the timeout spurious: restore the congestion state, resume with
+    /// new data, adapt the timer (eifel-response.md III, RFC 4015 section 3.1).
+    fn respond_spurious(&mut self, now: Time, timeouts: u32, info: &AckInfo) {
+        let r = self.cfg.spurious.response;
+        let inputs = RestoreInputs {
+            mss: self.w.mss,
+            timeouts,
+            flight_size: self.w.flight_size(),
+            bytes_acked: info.newly_acked,
+            initial_window: self.cfg.initial_window as u64 * self.w.mss,
+            ssthresh_now: self.w.ssthresh,
+            cwnd_now: self.w.cwnd,
+        };
+        let (ssthresh, cwnd) = restore(r.restore, self.snapshot, inputs);
+        self.w.ssthresh = ssthresh;
+        self.w.cwnd = cwnd.max(self.w.mss);
+        if r.resume_with_new_data {
+            self.w.snd_nxt = self.w.snd_max;
+            if let Phase::Loss { .. } = self.phase {
+                self.phase = Phase::Open;
+            }
+        }
+        if let (Some(rule), Some(rtt)) = (r.rto_adapt.reseed_rule(), info.rtt_sample) {
+            self.rto.on_spurious_timeout_reseed(rtt, rule);
+        }
+        self.adapt.on_spurious(r.rto_adapt, timeouts);
+        if r.fast_retransmit_below_recovery_point {
+            self.timeout_recover = None;
+        }
+        if r.newreno_sack_until_recovery_point {
+            self.recovery.set_retransmit_on_partial_ack(true);
+            self.newreno_sack_until = Some(self.episode_recover);
+        }
+        self.frto_hold = false;
+        self.stats.spurious_responses += 1;
+        if self.w.snd_una < self.w.snd_max {
+            self.arm_timer(now);
+        }
+    }
+
+    /// The driver found the timeout genuine: conventional recovery continues.
+    fn respond_genuine(&mut self) {
+        self.adapt.on_genuine();
+        if self.frto_hold {
+            // RFC 5682 2.1 step 3a: cwnd <= 3*SMSS, slow start retransmitting.
+            self.frto_hold = false;
+            self.w.cwnd = self.w.cwnd.min(3 * self.w.mss);
+            self.w.snd_nxt = self.w.snd_una;
+        }
+    }
+
+    /// Tells the detectors that the timer fired and the first segment went out again.
+    fn announce_timeout(&mut self, now: Time, first: bool) {
+        if self.watch.is_empty() {
+            return;
+        }
+        let retransmitted_end = self.w.segs.get(0).map_or(self.w.snd_una, |s| s.end);
+        let view = TimeoutView {
+            now,
+            first,
+            snd_una: self.w.snd_una,
+            snd_max: self.w.snd_max,
+            retransmitted_end,
+            retransmit_tsval: self.cfg.timestamps.then(|| self.cfg.ts_clock(now)),
+            min_rtt: self.min_rtt,
+            srtt: self.rto.srtt(),
+        };
+        self.watch.on_timeout(&view);
+        self.frto_hold = self.watch.driver_holds_retransmissions();
     }
 
     /// The retransmission timer fired.
@@ -265,21 +436,16 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     // ----- acknowledgments -------------------------------------------------------
 
-    /// Marks SACKed segments; returns whether the ACK carried a D-SACK block
-    /// (RFC 2883 section 4: the first block lies below the cumulative ACK or inside
-    /// the second block).
+    /// Marks SACKed segments; returns whether the ACK carried a D-SACK block.
     fn apply_sack(&mut self, pkt: &Packet) -> bool {
-        let blocks = pkt.sack.as_slice();
-        let dsack = blocks.first().is_some_and(|&(s, e)| {
-            e <= pkt.ack || blocks.get(1).is_some_and(|&(s2, e2)| s >= s2 && e <= e2)
-        });
-        for &(s, e) in blocks.iter().skip(dsack as usize) {
+        let (dsack, blocks) = split_dsack(pkt);
+        for &(s, e) in blocks {
             if e > pkt.ack {
                 self.w.segs.on_sack_block(s.max(pkt.ack), e);
             }
         }
-        self.stats.dsacks_received += dsack as u64;
-        dsack
+        self.stats.dsacks_received += dsack.is_some() as u64;
+        dsack.is_some()
     }
 
     /// RFC 5681 section 2: a duplicate ACK acknowledges nothing new, carries no data,
@@ -324,6 +490,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             };
             self.rto.on_rtt_sample(&s);
             self.last_rtt = Some(rtt);
+            self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
             self.stats.rtt_samples += 1;
         }
         self.advance_phase(now, ack, newly, out);
@@ -410,7 +577,16 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn on_retransmission_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
         // RFC 5681 (4): halve on the first timeout; hold ssthresh when the segment was
         // already retransmitted by the timer.
-        if self.consecutive_timeouts == 0 {
+        let first = self.consecutive_timeouts == 0;
+        if first {
+            // The response's restore point (RFC 4015 step (0): pipe_prev).
+            let flight = self.w.flight_size();
+            self.snapshot = Snapshot {
+                cwnd: self.w.cwnd,
+                ssthresh: self.w.ssthresh,
+                pipe_prev: flight.max(self.w.ssthresh),
+            };
+            self.episode_recover = self.w.snd_max;
             self.w.ssthresh = self.w.halved_ssthresh();
         }
         // RFC 5681 3.1: cwnd = loss window = 1 SMSS.
@@ -434,12 +610,13 @@ impl<E: RtoEstimator> TcpSender<E> {
         // (5.4) retransmit the earliest segment; (5.6) the timer restarts with the
         // backed-off RTO when it goes out.
         self.send_next(now, out);
+        self.announce_timeout(now, first);
     }
 
     // ----- transmission ----------------------------------------------------------
 
     fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if self.handshake != Handshake::Established {
+        if self.handshake != Handshake::Established || self.frto_hold {
             return;
         }
         loop {
@@ -529,6 +706,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             s.rexmit_in_episode = true;
             s.retx_count += 1;
             s.last_sent = now;
+            let (start, end) = (s.start, s.end);
+            self.watch.on_retransmit(start, end);
         }
         // Karn (RFC 6298 section 3): a retransmission ends the current RTT measurement.
         self.timing = None;
@@ -552,6 +731,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.stats.data_segments_sent += 1;
         self.stats.retransmissions += retx as u64;
         out.push(p);
+        if let Phase::Recovery { .. } = self.phase {
+            self.recovery.on_sent(&self.w);
+        }
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.timer.is_none() {
             self.arm_timer(now);
@@ -559,7 +741,8 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     fn arm_timer(&mut self, now: Time) {
-        self.armed_rto = self.rto.rto();
+        // The estimator's RTO with any kept spurious-timeout adaptation on top.
+        self.armed_rto = self.adapt.apply(self.rto.rto(), self.rto.max_rto());
         self.timer = Some(now + self.armed_rto);
     }
 
@@ -583,5 +766,20 @@ impl<E: RtoEstimator> TcpSender<E> {
             return Err("data outstanding but no retransmission timer".into());
         }
         Ok(())
+    }
+}
+
+/// A SACK block `[start, end)`.
+type SackBlock = (u64, u64);
+
+/// Splits an ACK's SACK blocks into the D-SACK block, if any, and the others
+/// (RFC 2883 section 4: the first block reports a duplicate when it lies below the
+/// cumulative ACK or inside the second block).
+fn split_dsack(pkt: &Packet) -> (Option<SackBlock>, &[SackBlock]) {
+    let blocks = pkt.sack.as_slice();
+    let inside_second = |s: u64, e: u64| blocks.get(1).is_some_and(|&(s2, e2)| s >= s2 && e <= e2);
+    match blocks.first() {
+        Some(&(s, e)) if e <= pkt.ack || inside_second(s, e) => (Some((s, e)), &blocks[1..]),
+        _ => (None, blocks),
     }
 }

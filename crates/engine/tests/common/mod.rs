@@ -69,10 +69,13 @@ pub fn drop_segments(cfg: &mut SimConfig, segments: &[u64]) {
         cfg.drops.push(DropRule {
             link: 0,
             flow: 0,
-            from_segment: s,
-            to_segment: s + 1,
-            which: DropWhich::First,
+            target: DropTarget::Segments {
+                from: s,
+                to: s + 1,
+                which: DropWhich::First,
+            },
             after: Dur::ZERO,
+            until: None,
         });
     }
 }
@@ -85,4 +88,30 @@ pub fn retransmission_times(r: &RunResult) -> Vec<f64> {
         .filter(|t| matches!(t.event, TraceEvent::Send { retx: true, .. }))
         .map(|t| t.time.as_secs_f64())
         .collect()
+}
+
+/// A link with one explicit hiccup: both directions suspended after the queue from
+/// `start_s` for `dur_s` seconds.
+pub fn with_hiccup(mut l: LinkConfig, start_s: f64, dur_s: f64) -> LinkConfig {
+    use spikelab_net::spike::{HiccupConfig, SpikeAt};
+    let at = vec![SpikeAt {
+        start: Dur::from_secs_f64(start_s),
+        duration: Dur::from_secs_f64(dur_s),
+    }];
+    l.spikes
+        .push(spikelab_net::SpikeConfig::Hiccup(HiccupConfig {
+            at,
+            ..HiccupConfig::default()
+        }));
+    l
+}
+
+/// The papers' GPRS flow: ns-2 2002 Reno with timestamps and the "bug fix" off
+/// (gprs-eifel.md 4).
+pub fn gprs_reno() -> TcpConfig {
+    TcpConfig {
+        timestamps: true,
+        careful_fast_retransmit: false,
+        ..TcpConfig::ns2_2002()
+    }
 }

@@ -13,7 +13,7 @@ mod sack;
 pub use fack::Fack;
 pub use newreno::NewReno;
 pub use reno::Reno;
-pub use sack::Sack;
+pub use sack::{PipeRule, Sack};
 
 use crate::config::RecoveryKind;
 use crate::window::Window;
@@ -44,6 +44,8 @@ pub trait LossRecovery {
     fn on_enter(&mut self, w: &mut Window) -> Option<usize>;
     /// A duplicate ACK during recovery.
     fn on_dupack(&mut self, w: &mut Window);
+    /// A segment (retransmitted or new) went out during recovery.
+    fn on_sent(&mut self, _w: &Window) {}
     /// A new ACK that does not reach the recovery point; `acked` bytes newly acknowledged.
     fn on_partial_ack(&mut self, w: &mut Window, acked: u64) -> PartialAck;
     /// The recovery point is acknowledged: set cwnd for leaving recovery.
@@ -64,13 +66,22 @@ pub enum Recovery {
 
 impl Recovery {
     /// Builds the algorithm named in the configuration.
-    pub fn new(kind: RecoveryKind) -> Recovery {
+    pub fn new(kind: RecoveryKind, pipe: PipeRule) -> Recovery {
         match kind {
             RecoveryKind::Reno => Recovery::Reno(Reno),
             RecoveryKind::NewReno => Recovery::NewReno(NewReno),
-            RecoveryKind::RenoSack => Recovery::Sack(Sack::new(false)),
-            RecoveryKind::NewRenoSack => Recovery::Sack(Sack::new(true)),
+            RecoveryKind::RenoSack => Recovery::Sack(Sack::new(false, pipe)),
+            RecoveryKind::NewRenoSack => Recovery::Sack(Sack::new(true, pipe)),
             RecoveryKind::Fack => Recovery::Fack(Fack),
+        }
+    }
+
+    /// Switches NewReno-SACK's retransmission on partial ACKs on or off (a Reno-SACK
+    /// sender may use it after a spurious timeout, eifel-response.md III.A). Other
+    /// algorithms ignore it.
+    pub fn set_retransmit_on_partial_ack(&mut self, on: bool) {
+        if let Recovery::Sack(s) = self {
+            s.set_retransmit_on_partial_ack(on);
         }
     }
 
@@ -102,6 +113,9 @@ impl LossRecovery for Recovery {
     }
     fn on_dupack(&mut self, w: &mut Window) {
         self.inner_mut().on_dupack(w)
+    }
+    fn on_sent(&mut self, w: &Window) {
+        self.inner_mut().on_sent(w)
     }
     fn on_partial_ack(&mut self, w: &mut Window, acked: u64) -> PartialAck {
         self.inner_mut().on_partial_ack(w, acked)

@@ -1,22 +1,63 @@
-//! Conservative SACK-based loss recovery (RFC 6675, the successor of RFC 3517), the
-//! papers' "Reno-SACK"; with `retransmit_on_partial_ack` it becomes "NewReno-SACK"
-//! (eifel-response.md III.A): at least one retransmission on every partial ACK,
-//! accounted in the pipe estimate.
+//! Conservative SACK-based loss recovery, the papers' "Reno-SACK"; with
+//! `retransmit_on_partial_ack` it becomes "NewReno-SACK" (eifel-response.md III.A): at
+//! least one retransmission on every partial ACK, accounted in the pipe estimate.
+//!
+//! Two estimates of the data in flight ("pipe") are offered:
+//!
+//! * [`PipeRule::Rfc6675`] (the successor of RFC 3517): SetPipe counts every unSACKed
+//!   segment that IsLost() does not declare lost, plus retransmissions.
+//! * [`PipeRule::Ns2Sack1`]: Fall and Floyd's 1996 estimate, which ns-2's `sack1` agent
+//!   (the papers' Reno-SACK) implements: on entering recovery pipe = outstanding -
+//!   DupThresh segments; each further duplicate ACK takes one segment off, each partial
+//!   ACK two ("one for the original packet, assumed dropped, and one for the
+//!   retransmitted packet"), each transmission adds one. Segments reported missing stay
+//!   counted as in flight, which is why "Reno-SACK cannot often avoid the genuine timeout
+//!   when there are large holes" (eifel-response.md III.A, Fig. 4a); RFC 6675's IsLost
+//!   removes them once DupThresh segments above are SACKed.
 
 use super::{LossRecovery, PartialAck, Transmit};
 use crate::window::Window;
+use serde::{Deserialize, Serialize};
+
+/// How the data in flight is estimated during SACK recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PipeRule {
+    /// RFC 6675 SetPipe with IsLost.
+    #[default]
+    Rfc6675,
+    /// Fall and Floyd 1996 / ns-2 `sack1`.
+    Ns2Sack1,
+}
 
 /// Reno-SACK or NewReno-SACK.
 #[derive(Clone, Copy, Debug)]
 pub struct Sack {
     retransmit_on_partial_ack: bool,
+    rule: PipeRule,
+    /// The Ns2Sack1 pipe in bytes (unused with RFC 6675, which recomputes it).
+    pipe: u64,
 }
 
 impl Sack {
     /// `retransmit_on_partial_ack` selects NewReno-SACK.
-    pub fn new(retransmit_on_partial_ack: bool) -> Sack {
+    pub fn new(retransmit_on_partial_ack: bool, rule: PipeRule) -> Sack {
         Sack {
             retransmit_on_partial_ack,
+            rule,
+            pipe: 0,
+        }
+    }
+
+    /// Switches NewReno-SACK's partial-ACK retransmission on or off.
+    pub fn set_retransmit_on_partial_ack(&mut self, on: bool) {
+        self.retransmit_on_partial_ack = on;
+    }
+
+    fn pipe(&self, w: &Window) -> u64 {
+        match self.rule {
+            PipeRule::Rfc6675 => w.pipe(),
+            PipeRule::Ns2Sack1 => self.pipe,
         }
     }
 }
@@ -28,17 +69,25 @@ impl LossRecovery for Sack {
         dupacks >= w.dupthresh || (!w.segs.is_empty() && w.segs.is_lost(0, w.dupthresh, w.mss))
     }
     fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
+        // Fall and Floyd: pipe = outstanding - DupThresh segments (before halving).
+        self.pipe = w.flight_size().saturating_sub(w.dupthresh as u64 * w.mss);
         // RFC 6675 (4.2): ssthresh = cwnd = FlightSize / 2 (floored at 2*SMSS by RFC 5681
         // equation (4)); (4.3): retransmit the segment at HighACK + 1.
         w.ssthresh = w.halved_ssthresh();
         w.cwnd = w.ssthresh;
         w.segs.get(0).filter(|s| !s.sacked).map(|_| 0)
     }
-    fn on_dupack(&mut self, _w: &mut Window) {
-        // RFC 6675 (C): the scoreboard update and SetPipe are all a duplicate ACK does;
-        // the sender then asks `next_in_recovery` while cwnd - pipe >= SMSS.
+    fn on_dupack(&mut self, w: &mut Window) {
+        // RFC 6675 (C): the scoreboard update and SetPipe are all a duplicate ACK does.
+        // Fall and Floyd: a duplicate ACK takes one segment off the pipe.
+        self.pipe = self.pipe.saturating_sub(w.mss);
+    }
+    fn on_sent(&mut self, w: &Window) {
+        self.pipe += w.mss;
     }
     fn on_partial_ack(&mut self, w: &mut Window, _acked: u64) -> PartialAck {
+        // Fall and Floyd: a partial ACK takes two segments off the pipe.
+        self.pipe = self.pipe.saturating_sub(2 * w.mss);
         // eifel-response.md III.A: NewReno-SACK retransmits the segment at the new
         // HighACK + 1 even when the pipe would forbid it; Reno-SACK stays silent.
         let first = w.segs.get(0).filter(|s| !s.sacked && !s.rexmit_in_episode);
@@ -49,8 +98,9 @@ impl LossRecovery for Sack {
         w.cwnd = w.ssthresh;
     }
     fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit> {
-        // RFC 6675 (C): transmit only while cwnd - pipe >= 1 SMSS.
-        if w.cwnd < w.pipe() + w.mss {
+        // RFC 6675 (C): transmit only while cwnd - pipe >= 1 SMSS (Fall and Floyd:
+        // while pipe < cwnd, in segments).
+        if w.cwnd < self.pipe(w) + w.mss {
             return None;
         }
         // NextSeg rule (1): a lost hole below the highest SACKed byte.
@@ -81,14 +131,17 @@ mod tests {
     fn enters_when_the_first_segment_is_deemed_lost_before_three_dupacks() {
         let mut w = window_with(8);
         after_losses_of_first_two(&mut w);
-        assert!(Sack::new(false).should_enter(&w, 1));
+        assert!(Sack::new(false, PipeRule::Rfc6675).should_enter(&w, 1));
     }
 
     #[test]
     fn entry_sets_cwnd_and_ssthresh_to_half_the_flight() {
         let mut w = window_with(8);
         after_losses_of_first_two(&mut w);
-        assert_eq!(Sack::new(false).on_enter(&mut w), Some(0));
+        assert_eq!(
+            Sack::new(false, PipeRule::Rfc6675).on_enter(&mut w),
+            Some(0)
+        );
         assert_eq!((w.ssthresh, w.cwnd), (4000, 4000));
     }
 
@@ -96,7 +149,7 @@ mod tests {
     fn next_seg_retransmits_lost_holes_first_then_new_data() {
         let mut w = window_with(8);
         after_losses_of_first_two(&mut w);
-        let mut s = Sack::new(false);
+        let mut s = Sack::new(false, PipeRule::Rfc6675);
         s.on_enter(&mut w);
         w.segs.get_mut(0).unwrap().rexmit_in_episode = true;
         // pipe = seg 0 retransmitted (1000) + segs 6, 7 (2000) = 3000; cwnd 4000.
@@ -107,20 +160,38 @@ mod tests {
     }
 
     #[test]
+    fn ns2_sack1_pipe_keeps_reported_holes_in_flight() {
+        // 8 outstanding, 0 and 1 lost, 2..=5 SACKed after 3 dupacks and one more.
+        let mut w = window_with(8);
+        after_losses_of_first_two(&mut w);
+        let mut s = Sack::new(false, PipeRule::Ns2Sack1);
+        s.on_enter(&mut w); // pipe = 8 - 3 = 5 segments; cwnd 4 segments
+        s.on_sent(&w); // the fast retransmission: 6
+        s.on_dupack(&mut w); // 5
+        assert_eq!(s.pipe(&w), 5000);
+        // RFC 6675 would count only the retransmission and segments 6, 7: 3000.
+        assert_eq!(w.pipe(), 2000); // (segment 0 not yet marked retransmitted here)
+        assert_eq!(s.next_in_recovery(&w, true), None);
+        s.on_partial_ack(&mut w, 1000); // 5 - 2 = 3
+        assert_eq!(s.pipe(&w), 3000);
+        assert!(s.next_in_recovery(&w, true).is_some());
+    }
+
+    #[test]
     fn reno_sack_is_silent_on_a_partial_ack_but_newreno_sack_retransmits() {
         let mut w = window_with(8);
         after_losses_of_first_two(&mut w);
         assert_eq!(
-            Sack::new(false).on_partial_ack(&mut w, 1000),
+            Sack::new(false, PipeRule::Rfc6675).on_partial_ack(&mut w, 1000),
             PartialAck::Stay(None)
         );
         assert_eq!(
-            Sack::new(true).on_partial_ack(&mut w, 1000),
+            Sack::new(true, PipeRule::Rfc6675).on_partial_ack(&mut w, 1000),
             PartialAck::Stay(Some(0))
         );
         w.segs.get_mut(0).unwrap().rexmit_in_episode = true;
         assert_eq!(
-            Sack::new(true).on_partial_ack(&mut w, 1000),
+            Sack::new(true, PipeRule::Rfc6675).on_partial_ack(&mut w, 1000),
             PartialAck::Stay(None)
         );
     }

@@ -41,7 +41,7 @@
 //! (spurious) timeout the delayed timestamp sample is an ordinary sample. So the hook
 //! runs it through the same filter; with no `now`, it does not end a round.
 
-use super::{backed_off, dur_or_none, RtoEstimator, RttSample};
+use super::{backed_off, dur_or_none, ReseedRule, RtoEstimator, RttSample};
 use serde::{Deserialize, Serialize};
 use spikelab_core::{Dur, Time};
 
@@ -232,7 +232,7 @@ impl RtoEstimator for Linux {
         self.backoff = self.backoff.saturating_add(1);
     }
 
-    fn on_spurious_timeout_reseed(&mut self, rtt: Dur) {
+    fn on_spurious_timeout_reseed(&mut self, rtt: Dur, _rule: ReseedRule) {
         self.estimate(rtt, None);
     }
 
@@ -242,6 +242,10 @@ impl RtoEstimator for Linux {
             .state
             .map_or(self.cfg.initial_rto, |s| to_dur((s.srtt8 >> 3) + s.rttvar4));
         backed_off(base, self.backoff, self.cfg.rto_max)
+    }
+
+    fn max_rto(&self) -> Option<Dur> {
+        self.cfg.rto_max
     }
 
     fn backoff_count(&self) -> u32 {
@@ -395,7 +399,7 @@ mod tests {
         let mut e = fresh();
         e.on_rtt_sample(&at(100, 100));
         e.on_timeout();
-        e.on_spurious_timeout_reseed(ms(1000));
+        e.on_spurious_timeout_reseed(ms(1000), ReseedRule::Rfc4015);
         assert_eq!((e.backoff_count(), e.rto()), (0, msf(1262.5)));
     }
 }

@@ -64,16 +64,31 @@ pub trait RtoEstimator {
     /// A spurious-timeout response decided to adapt the timer (eifel-response.md III.C
     /// option 1, RFC 4015 section 3.1): fires once, when the ACK that revealed the
     /// timeout as spurious brings `rtt`, the RTT of the delayed original transmission.
-    /// The sender calls this *instead of* [`RtoEstimator::on_rtt_sample`] for that
-    /// sample. Clears back-off. What "re-seed" means is each estimator's own rule (see
-    /// its module docs).
-    fn on_spurious_timeout_reseed(&mut self, rtt: Dur);
+    /// The sender calls this *after* [`RtoEstimator::on_rtt_sample`] for that sample, so
+    /// the rule overrides the ordinary update. Clears back-off. `rule` selects the
+    /// paper's re-initialisation or RFC 4015's; each estimator documents what they mean
+    /// for it.
+    fn on_spurious_timeout_reseed(&mut self, rtt: Dur, rule: ReseedRule);
+    /// The largest value [`RtoEstimator::rto`] may return, if bounded.
+    fn max_rto(&self) -> Option<Dur>;
     /// The value to arm the timer with now: bounds, granularity and back-off applied.
     fn rto(&self) -> Dur;
     /// Number of consecutive back-offs in force (0 when not backed off).
     fn backoff_count(&self) -> u32;
     /// The smoothed RTT, where the estimator keeps one (for traces and metrics).
     fn srtt(&self) -> Option<Dur>;
+}
+
+/// How a spurious-timeout response re-seeds the estimator from the delayed sample R.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReseedRule {
+    /// eifel-response.md III.C option 1: "re-initialize SRTT and RTTVAR" from R as for a
+    /// first measurement (RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2).
+    Reinit,
+    /// RFC 4015 section 3.1: SRTT <- max(SRTT_prev, R), RTTVAR <- max(RTTVAR_prev, R/2)
+    /// with SRTT_prev = SRTT + 2G saved at the first timeout.
+    Rfc4015,
 }
 
 /// Which estimator a flow uses, with its parameters; read from scenario files as a
@@ -168,8 +183,11 @@ impl RtoEstimator for Rto {
     fn on_timeout(&mut self) {
         dispatch!(self, e => e.on_timeout())
     }
-    fn on_spurious_timeout_reseed(&mut self, rtt: Dur) {
-        dispatch!(self, e => e.on_spurious_timeout_reseed(rtt))
+    fn on_spurious_timeout_reseed(&mut self, rtt: Dur, rule: ReseedRule) {
+        dispatch!(self, e => e.on_spurious_timeout_reseed(rtt, rule))
+    }
+    fn max_rto(&self) -> Option<Dur> {
+        dispatch!(self, e => e.max_rto())
     }
     fn rto(&self) -> Dur {
         dispatch!(self, e => e.rto())
@@ -436,7 +454,7 @@ mod tests {
                             prop_assert_eq!(rto.backoff_count(), n + 1);
                         }
                         Op::Reseed { rtt_ms } => {
-                            rto.on_spurious_timeout_reseed(Dur::from_millis(rtt_ms));
+                            rto.on_spurious_timeout_reseed(Dur::from_millis(rtt_ms), ReseedRule::Rfc4015);
                             last = Some(Dur::from_millis(rtt_ms));
                             prop_assert_eq!(rto.backoff_count(), 0);
                         }

@@ -42,7 +42,7 @@
 //! * `delta` when RTT_previous is 0 (impossible on a real path): an increase counts as
 //!   infinite (B = B_max), no change as 0.
 
-use super::{backed_off, cap, dur_or_none, scale, RtoEstimator, RttSample};
+use super::{backed_off, cap, dur_or_none, scale, ReseedRule, RtoEstimator, RttSample};
 use serde::{Deserialize, Serialize};
 use spikelab_core::Dur;
 
@@ -225,12 +225,16 @@ impl RtoEstimator for PeakHopper {
         self.backoff = self.backoff.saturating_add(1);
     }
 
-    fn on_spurious_timeout_reseed(&mut self, rtt: Dur) {
+    fn on_spurious_timeout_reseed(&mut self, rtt: Dur, _rule: ReseedRule) {
         self.on_data_sample(rtt, self.last_flight, self.last_from_timestamps);
     }
 
     fn rto(&self) -> Dur {
         backed_off(self.rto, self.backoff, self.cfg.max_rto)
+    }
+
+    fn max_rto(&self) -> Option<Dur> {
+        self.cfg.max_rto
     }
 
     fn backoff_count(&self) -> u32 {
@@ -466,7 +470,7 @@ mod tests {
         // timestamps: delta=4 -> B=1, RTO = 2*1000 = 2000, back-off cleared.
         let mut e = started(200.0, false);
         e.on_timeout();
-        e.on_spurious_timeout_reseed(ms(1000));
+        e.on_spurious_timeout_reseed(ms(1000), ReseedRule::Rfc4015);
         assert_eq!((e.rto(), e.backoff_count()), (ms(2000), 0));
         assert_eq!(e.srtt(), None);
     }

@@ -39,7 +39,7 @@
 //! is the sender's business; and the optional clearing of SRTT/RTTVAR after repeated
 //! back-offs (note to (5.7)) is not done.
 
-use super::{backed_off, cap, dur_or_none, RtoEstimator, RttSample};
+use super::{backed_off, cap, dur_or_none, ReseedRule, RtoEstimator, RttSample};
 use serde::{Deserialize, Serialize};
 use spikelab_core::Dur;
 
@@ -263,10 +263,13 @@ impl RtoEstimator for Rfc6298 {
         self.backoff = self.backoff.saturating_add(1);
     }
 
-    fn on_spurious_timeout_reseed(&mut self, rtt: Dur) {
+    fn on_spurious_timeout_reseed(&mut self, rtt: Dur, rule: ReseedRule) {
         let g = self.cfg.granularity;
         let saved = self.saved.take().or(self.est.map(|e| snapshot(e, g)));
-        self.est = Some(reseed(saved, rtt));
+        self.est = Some(match rule {
+            ReseedRule::Reinit => first_measurement(rtt),
+            ReseedRule::Rfc4015 => reseed(saved, rtt),
+        });
         self.data_sampled = true;
         self.last_sample = Some(rtt);
         self.backoff = 0;
@@ -274,6 +277,10 @@ impl RtoEstimator for Rfc6298 {
 
     fn rto(&self) -> Dur {
         backed_off(self.base_rto(), self.backoff, self.cfg.max_rto)
+    }
+
+    fn max_rto(&self) -> Option<Dur> {
+        self.cfg.max_rto
     }
 
     fn backoff_count(&self) -> u32 {
@@ -514,7 +521,7 @@ mod tests {
         assert_eq!(e.rto(), ms(600));
         // Delayed R=1000: SRTT=max(120, 1000)=1000, RTTVAR=max(50, 500)=500;
         // RTO=1000+2000=3000, back-off cleared.
-        e.on_spurious_timeout_reseed(ms(1000));
+        e.on_spurious_timeout_reseed(ms(1000), ReseedRule::Rfc4015);
         assert_eq!((e.srtt(), e.rttvar()), (Some(ms(1000)), Some(ms(500))));
         assert_eq!((e.rto(), e.backoff_count()), (ms(3000), 0));
 
@@ -524,8 +531,20 @@ mod tests {
         e.on_rtt_sample(&sample(ms(100)));
         e.on_timeout();
         e.on_timeout();
-        e.on_spurious_timeout_reseed(ms(60));
+        e.on_spurious_timeout_reseed(ms(60), ReseedRule::Rfc4015);
         assert_eq!(e.rto(), ms(320));
+    }
+
+    #[test]
+    fn reinit_reseed_forgets_the_saved_state() {
+        // eifel-response.md III.C option 1: R=60 re-initialises as a first measurement:
+        // SRTT=60, RTTVAR=30, RTO=max(60+120, 100)=180 (where RFC 4015 gave 320 above).
+        let mut e = Rfc6298::new(cfg(ms(10), ms(100), Some(ms(60_000))));
+        e.on_rtt_sample(&sample(ms(100)));
+        e.on_timeout();
+        e.on_spurious_timeout_reseed(ms(60), ReseedRule::Reinit);
+        assert_eq!((e.srtt(), e.rttvar()), (Some(ms(60)), Some(ms(30))));
+        assert_eq!(e.rto(), ms(180));
     }
 
     #[test]
@@ -533,7 +552,7 @@ mod tests {
         // R=400: SRTT=400, RTTVAR=200, RTO=1200.
         let mut e = Rfc6298::new(cfg(ms(10), ms(100), Some(ms(60_000))));
         e.on_timeout();
-        e.on_spurious_timeout_reseed(ms(400));
+        e.on_spurious_timeout_reseed(ms(400), ReseedRule::Rfc4015);
         assert_eq!(e.rto(), ms(1200));
     }
 }

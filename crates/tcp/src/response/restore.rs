@@ -1,0 +1,152 @@
+//! Restoring the congestion-control state after a spurious timeout.
+//!
+//! eifel-response.md III.B lists the options of the original Eifel paper
+//! (Ludwig and Katz 2000) and adds a fourth:
+//!
+//! 1. ssthresh = ssthresh_old, cwnd = cwnd_old
+//! 2. ssthresh = cwnd_old / 2, cwnd = ssthresh
+//! 3. ssthresh = cwnd_old / 2, cwnd = 1 (in segments)
+//! 4. ssthresh = cwnd_old, cwnd = ssthresh
+//!
+//! "The first option was used only after a single spurious timeout. The second option
+//! was used after two subsequent timeouts, and the third option was used after three or
+//! more timeouts" (III.B; gprs-eifel.md 3 describes the same rule): that count-based rule
+//! is [`Restore::EifelOriginal`]. RFC 4015 section 3.1 step (4) restores
+//! cwnd = FlightSize + min(bytes_acked, IW) and ssthresh = pipe_prev, with
+//! pipe_prev = max(FlightSize, ssthresh) saved before the timeout reduced them.
+//!
+//! The halvings floor at 2 SMSS (RFC 5681 equation (4)).
+
+use serde::{Deserialize, Serialize};
+
+/// Which restoration rule applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Restore {
+    /// Options 1, 2, 3 by the number of timeouts in the episode (1, 2, 3+).
+    EifelOriginal,
+    Option1,
+    Option2,
+    Option3,
+    Option4,
+    /// RFC 4015 section 3.1 step (4).
+    Rfc4015,
+    /// Leave ssthresh and cwnd as the timeout set them.
+    None,
+}
+
+/// The congestion state saved when an episode's first timeout fired, before reducing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    /// RFC 4015 step (0): pipe_prev = max(FlightSize, ssthresh).
+    pub pipe_prev: u64,
+}
+
+/// What the sender knows when it applies the response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RestoreInputs {
+    pub mss: u64,
+    /// Timeouts in the episode (1 for a single timeout).
+    pub timeouts: u32,
+    /// FlightSize after the ACK that revealed the spurious timeout.
+    pub flight_size: u64,
+    /// Bytes that ACK acknowledged.
+    pub bytes_acked: u64,
+    /// The initial window in bytes (RFC 4015's IW).
+    pub initial_window: u64,
+    /// ssthresh and cwnd as they are now (for [`Restore::None`]).
+    pub ssthresh_now: u64,
+    pub cwnd_now: u64,
+}
+
+/// The restored (ssthresh, cwnd), a pure function of the rule and the inputs.
+pub fn restore(rule: Restore, old: Snapshot, i: RestoreInputs) -> (u64, u64) {
+    let half = (old.cwnd / 2).max(2 * i.mss);
+    match rule {
+        Restore::EifelOriginal => match i.timeouts {
+            0 | 1 => restore(Restore::Option1, old, i),
+            2 => restore(Restore::Option2, old, i),
+            _ => restore(Restore::Option3, old, i),
+        },
+        Restore::Option1 => (old.ssthresh, old.cwnd),
+        Restore::Option2 => (half, half),
+        Restore::Option3 => (half, i.mss),
+        Restore::Option4 => (old.cwnd, old.cwnd),
+        Restore::Rfc4015 => (
+            old.pipe_prev,
+            i.flight_size + i.bytes_acked.min(i.initial_window),
+        ),
+        Restore::None => (i.ssthresh_now, i.cwnd_now),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OLD: Snapshot = Snapshot {
+        cwnd: 20_000,
+        ssthresh: 64_000,
+        pipe_prev: 64_000,
+    };
+
+    fn inputs(timeouts: u32) -> RestoreInputs {
+        RestoreInputs {
+            mss: 1000,
+            timeouts,
+            flight_size: 18_000,
+            bytes_acked: 1000,
+            initial_window: 2000,
+            ssthresh_now: 10_000,
+            cwnd_now: 2000,
+        }
+    }
+
+    #[test]
+    fn each_option_gives_its_formulas_values() {
+        let cases = [
+            (Restore::Option1, (64_000, 20_000)),
+            (Restore::Option2, (10_000, 10_000)),
+            (Restore::Option3, (10_000, 1000)),
+            (Restore::Option4, (20_000, 20_000)),
+            // pipe_prev; FlightSize 18000 + min(1000, 2000).
+            (Restore::Rfc4015, (64_000, 19_000)),
+            (Restore::None, (10_000, 2000)),
+        ];
+        for (rule, want) in cases {
+            assert_eq!(restore(rule, OLD, inputs(1)), want, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn original_eifel_picks_the_option_by_the_number_of_timeouts() {
+        assert_eq!(
+            restore(Restore::EifelOriginal, OLD, inputs(1)),
+            (64_000, 20_000)
+        );
+        assert_eq!(
+            restore(Restore::EifelOriginal, OLD, inputs(2)),
+            (10_000, 10_000)
+        );
+        assert_eq!(
+            restore(Restore::EifelOriginal, OLD, inputs(3)),
+            (10_000, 1000)
+        );
+        assert_eq!(
+            restore(Restore::EifelOriginal, OLD, inputs(7)),
+            (10_000, 1000)
+        );
+    }
+
+    #[test]
+    fn halving_a_tiny_window_floors_at_two_segments() {
+        let tiny = Snapshot {
+            cwnd: 2000,
+            ssthresh: 64_000,
+            pipe_prev: 64_000,
+        };
+        assert_eq!(restore(Restore::Option2, tiny, inputs(1)), (2000, 2000));
+    }
+}

@@ -1,0 +1,228 @@
+//! Spurious-timeout detection: one algorithm per file behind [`SpuriousDetector`].
+//!
+//! A detector watches one retransmission-timeout episode (from the first timeout of a
+//! segment until its verdict) through two hooks: [`SpuriousDetector::on_timeout`] when
+//! the timer fires (also for repeated, backed-off timeouts of the same segment) and
+//! [`SpuriousDetector::on_ack`] for every ACK that follows. It returns a [`Step`]:
+//! still pending, a request to send new data (F-RTO's probe), or a [`Verdict`].
+//!
+//! Several detectors can watch one flow side by side; the sender records every verdict
+//! and lets at most one of them (the configured driver) trigger the response.
+
+mod ack_timing;
+mod dsack;
+mod eifel;
+mod frto;
+mod watch;
+
+pub use ack_timing::AckTiming;
+pub use dsack::DsackDetector;
+pub use eifel::Eifel;
+pub use frto::Frto;
+pub use watch::{EpisodeVerdict, Watchers};
+
+use crate::segments::SegmentTable;
+use serde::{Deserialize, Serialize};
+use spikelab_core::{Dur, Time};
+
+/// The detection algorithms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DetectorKind {
+    /// Eifel detection with timestamps (RFC 3522; eifel-response.md II.B).
+    Eifel,
+    /// Basic F-RTO (RFC 5682 section 2).
+    Frto,
+    /// SACK-enhanced F-RTO (RFC 5682 section 3).
+    SackFrto,
+    /// Late detection from D-SACK reports (RFC 3708).
+    Dsack,
+    /// Allman and Paxson's ACK-timing heuristic (eifel-response.md II.C).
+    AckTiming,
+}
+
+impl DetectorKind {
+    /// A short label for outputs.
+    pub fn label(self) -> &'static str {
+        match self {
+            DetectorKind::Eifel => "eifel",
+            DetectorKind::Frto => "frto",
+            DetectorKind::SackFrto => "sack-frto",
+            DetectorKind::Dsack => "dsack",
+            DetectorKind::AckTiming => "ack-timing",
+        }
+    }
+
+    /// F-RTO decides by changing what the sender transmits after the timeout, so it
+    /// can only run as the driver, never as a silent observer.
+    pub fn must_drive(self) -> bool {
+        matches!(self, DetectorKind::Frto | DetectorKind::SackFrto)
+    }
+}
+
+/// A detector's conclusion about an episode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Spurious,
+    Genuine,
+}
+
+/// What a detector wants after an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// No conclusion yet.
+    Pending,
+    /// F-RTO step 2b: transmit up to this many new segments, then keep watching.
+    SendNew(u32),
+    /// The conclusion.
+    Decided(Verdict),
+}
+
+/// What the sender knows when its retransmission timer fires.
+#[derive(Clone, Copy, Debug)]
+pub struct TimeoutView {
+    pub now: Time,
+    /// The first timeout of this segment (false for a backed-off repeat).
+    pub first: bool,
+    pub snd_una: u64,
+    pub snd_max: u64,
+    /// End of the segment retransmitted now.
+    pub retransmitted_end: u64,
+    /// TSval carried by the retransmission sent now (timestamps on).
+    pub retransmit_tsval: Option<u64>,
+    /// Smallest RTT sample so far.
+    pub min_rtt: Option<Dur>,
+    /// Smoothed RTT, if the estimator keeps one.
+    pub srtt: Option<Dur>,
+}
+
+/// One arriving ACK, seen before the sender applies it.
+#[derive(Clone, Copy, Debug)]
+pub struct AckView<'a> {
+    pub now: Time,
+    pub ack: u64,
+    pub snd_una: u64,
+    pub snd_max: u64,
+    pub duplicate: bool,
+    /// The echoed timestamp (timestamps on).
+    pub tsecr: Option<u64>,
+    /// SACK blocks that are not D-SACK.
+    pub sack: &'a [(u64, u64)],
+    /// The D-SACK block, if the ACK carried one.
+    pub dsack: Option<(u64, u64)>,
+    /// The outstanding segments before this ACK.
+    pub segs: &'a SegmentTable,
+    pub srtt: Option<Dur>,
+    /// New data is available and the receiver window admits it.
+    pub can_send_new: bool,
+}
+
+/// The hooks of a detection algorithm.
+pub trait SpuriousDetector {
+    /// The retransmission timer fired and the first unacknowledged segment was
+    /// retransmitted.
+    fn on_timeout(&mut self, t: &TimeoutView);
+    /// A segment was retransmitted during the episode (go-back-N or fast retransmit).
+    fn on_retransmit(&mut self, _start: u64, _end: u64) {}
+    /// An ACK arrived while the episode is undecided.
+    fn on_ack(&mut self, a: &AckView) -> Step;
+    /// Must the sender hold back go-back-N retransmissions while this detector
+    /// probes? (Only F-RTO's steps 2 and 3.)
+    fn holds_retransmissions(&self) -> bool {
+        false
+    }
+}
+
+/// A detector selected at run time (enum dispatch).
+#[derive(Clone, Debug)]
+pub enum Detector {
+    Eifel(Eifel),
+    Frto(Frto),
+    Dsack(DsackDetector),
+    AckTiming(AckTiming),
+}
+
+impl Detector {
+    pub fn new(kind: DetectorKind) -> Detector {
+        match kind {
+            DetectorKind::Eifel => Detector::Eifel(Eifel::default()),
+            DetectorKind::Frto => Detector::Frto(Frto::new(false)),
+            DetectorKind::SackFrto => Detector::Frto(Frto::new(true)),
+            DetectorKind::Dsack => Detector::Dsack(DsackDetector::default()),
+            DetectorKind::AckTiming => Detector::AckTiming(AckTiming::default()),
+        }
+    }
+
+    fn inner_ref(&self) -> &dyn SpuriousDetector {
+        match self {
+            Detector::Eifel(d) => d,
+            Detector::Frto(d) => d,
+            Detector::Dsack(d) => d,
+            Detector::AckTiming(d) => d,
+        }
+    }
+
+    fn inner(&mut self) -> &mut dyn SpuriousDetector {
+        match self {
+            Detector::Eifel(d) => d,
+            Detector::Frto(d) => d,
+            Detector::Dsack(d) => d,
+            Detector::AckTiming(d) => d,
+        }
+    }
+}
+
+impl SpuriousDetector for Detector {
+    fn on_timeout(&mut self, t: &TimeoutView) {
+        self.inner().on_timeout(t)
+    }
+    fn on_retransmit(&mut self, start: u64, end: u64) {
+        self.inner().on_retransmit(start, end)
+    }
+    fn on_ack(&mut self, a: &AckView) -> Step {
+        self.inner().on_ack(a)
+    }
+    fn holds_retransmissions(&self) -> bool {
+        self.inner_ref().holds_retransmissions()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::*;
+
+    pub fn timeout(una: u64, max: u64, tsval: Option<u64>) -> TimeoutView {
+        TimeoutView {
+            now: Time(1_000_000_000),
+            first: true,
+            snd_una: una,
+            snd_max: max,
+            retransmitted_end: una + 1000,
+            retransmit_tsval: tsval,
+            min_rtt: Some(Dur::from_millis(100)),
+            srtt: Some(Dur::from_millis(100)),
+        }
+    }
+
+    pub fn ack<'a>(
+        segs: &'a SegmentTable,
+        una: u64,
+        max: u64,
+        ack: u64,
+        tsecr: Option<u64>,
+    ) -> AckView<'a> {
+        AckView {
+            now: Time(1_200_000_000),
+            ack,
+            snd_una: una,
+            snd_max: max,
+            duplicate: ack == una,
+            tsecr,
+            sack: &[],
+            dsack: None,
+            segs,
+            srtt: Some(Dur::from_millis(100)),
+            can_send_new: true,
+        }
+    }
+}

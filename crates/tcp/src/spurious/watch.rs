@@ -1,0 +1,130 @@
+//! Running several detectors side by side on one flow, recording every verdict, and
+//! telling the sender what the driving one wants.
+
+use super::{AckView, Detector, DetectorKind, SpuriousDetector, Step, TimeoutView, Verdict};
+use crate::response::SpuriousConfig;
+use spikelab_core::Time;
+
+/// One detector's conclusion about the timeouts numbered `from_timeout..=to_timeout`
+/// of the flow (0 = the flow's first retransmission timeout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EpisodeVerdict {
+    pub detector: DetectorKind,
+    pub verdict: Verdict,
+    /// When the verdict was reached.
+    pub at: Time,
+    pub from_timeout: u64,
+    pub to_timeout: u64,
+    /// This detector drove the response.
+    pub drove: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Watch {
+    kind: DetectorKind,
+    det: Detector,
+    drives: bool,
+    /// The timeout number that armed the detector for the current episode.
+    armed_from: Option<u64>,
+}
+
+/// The detectors of one flow. The driver, if any, comes first.
+#[derive(Clone, Debug, Default)]
+pub struct Watchers {
+    watches: Vec<Watch>,
+    verdicts: Vec<EpisodeVerdict>,
+    timeouts: u64,
+}
+
+impl Watchers {
+    pub fn new(cfg: &SpuriousConfig) -> Watchers {
+        let driver = cfg.driver.map(|k| (k, true));
+        let observers = cfg
+            .observe
+            .iter()
+            .filter(|k| Some(**k) != cfg.driver)
+            .map(|k| (*k, false));
+        let watches = driver
+            .into_iter()
+            .chain(observers)
+            .map(|(kind, drives)| Watch {
+                kind,
+                det: Detector::new(kind),
+                drives,
+                armed_from: None,
+            })
+            .collect();
+        Watchers {
+            watches,
+            verdicts: Vec::new(),
+            timeouts: 0,
+        }
+    }
+
+    /// Is any detector configured?
+    pub fn is_empty(&self) -> bool {
+        self.watches.is_empty()
+    }
+
+    /// The driving detector, if any.
+    pub fn driver(&self) -> Option<DetectorKind> {
+        self.watches.first().filter(|w| w.drives).map(|w| w.kind)
+    }
+
+    /// Does the driver want go-back-N held back while it probes (F-RTO)?
+    pub fn driver_holds_retransmissions(&self) -> bool {
+        self.watches
+            .first()
+            .is_some_and(|w| w.drives && w.det.holds_retransmissions())
+    }
+
+    /// Every verdict so far.
+    pub fn verdicts(&self) -> &[EpisodeVerdict] {
+        &self.verdicts
+    }
+
+    /// The retransmission timer fired (see [`TimeoutView`]).
+    pub fn on_timeout(&mut self, t: &TimeoutView) {
+        let number = self.timeouts;
+        self.timeouts += 1;
+        for w in &mut self.watches {
+            w.det.on_timeout(t);
+            if t.first || w.armed_from.is_none() {
+                w.armed_from = Some(number);
+            }
+        }
+    }
+
+    /// A segment was retransmitted.
+    pub fn on_retransmit(&mut self, start: u64, end: u64) {
+        for w in &mut self.watches {
+            w.det.on_retransmit(start, end);
+        }
+    }
+
+    /// An ACK arrived; returns what the driver wants (Pending when there is none).
+    pub fn on_ack(&mut self, a: &AckView) -> Step {
+        let mut driver_step = Step::Pending;
+        let last = self.timeouts.saturating_sub(1);
+        for w in &mut self.watches {
+            let Some(from) = w.armed_from else { continue };
+            let step = w.det.on_ack(a);
+            if let Step::Decided(verdict) = step {
+                w.armed_from = None;
+                let v = EpisodeVerdict {
+                    detector: w.kind,
+                    verdict,
+                    at: a.now,
+                    from_timeout: from,
+                    to_timeout: last,
+                    drove: w.drives,
+                };
+                self.verdicts.push(v);
+            }
+            if w.drives {
+                driver_step = step;
+            }
+        }
+        driver_step
+    }
+}
