@@ -149,4 +149,6 @@ pub struct SimConfig {
     pub trace: bool,
     /// Record every packet at the senders for pcap files.
     pub pcap: bool,
+    /// Record every RTO computation per flow (timer metrics, peak-hopper-rto.md IV.C).
+    pub record_rto: bool,
 }

@@ -61,6 +61,11 @@ pub struct TimeoutRecord {
     /// Timeouts of this segment before this one (0 for the first).
     pub backoff: u32,
     pub truth: Truth,
+    /// The timer fired during fast recovery (peak-hopper-rto.md IV.C leaves these out).
+    pub in_fast_recovery: bool,
+    /// A "fast timeout": the duplicate ACK that would have triggered fast retransmit
+    /// arrived after it (peak-hopper-rto.md VI).
+    pub fast: bool,
     /// Every enabled detector's verdict on the episode this timeout belongs to.
     pub verdicts: Vec<DetectorVerdict>,
 }
@@ -93,6 +98,17 @@ pub struct FlowResult {
     pub delivered: u64,
     /// Spurious-timeout detectors the flow ran (driver and observers).
     pub detectors: Vec<DetectorKind>,
+    /// Every RTO computation after an RTT sample (only with `SimConfig::record_rto`).
+    pub rto_samples: Vec<RtoSample>,
+}
+
+/// One RTO computation: the RTT sample and the RTO that resulted from it
+/// (peak-hopper-rto.md IV.C's P_j = RTO_j / RTT_j).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RtoSample {
+    pub time: Time,
+    pub rtt: Dur,
+    pub rto: Dur,
 }
 
 impl FlowResult {

@@ -8,7 +8,7 @@
 use crate::config::{DropRule, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
 use crate::events::{Event, EventQueue, FlowTimer, TimerSlot};
 use crate::results::{
-    Captured, DetectorVerdict, FlowResult, LinkResult, RunResult, TimeoutRecord, Truth,
+    Captured, DetectorVerdict, FlowResult, LinkResult, RtoSample, RunResult, TimeoutRecord, Truth,
 };
 use crate::trace::Tracer;
 use rand::Rng;
@@ -16,7 +16,7 @@ use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
 use spikelab_net::{Dir, LinkControl, LinkDir, Schedule};
 use spikelab_tcp::rto::Rto;
-use spikelab_tcp::{TcpReceiver, TcpSender};
+use spikelab_tcp::{Phase, TcpReceiver, TcpSender};
 
 /// A broken invariant: the run is wrong and must not be reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,6 +94,7 @@ pub struct World {
     data_packets_delivered: u64,
     seed: u64,
     drops: Vec<DropRule>,
+    record_rto: bool,
 }
 
 fn dir_index(dir: Dir) -> usize {
@@ -137,6 +138,7 @@ impl World {
             data_packets_delivered: 0,
             seed,
             drops: cfg.drops.clone(),
+            record_rto: cfg.record_rto,
         };
         for (i, spec) in cfg.flows.iter().enumerate() {
             world.add_flow(i, spec, &streams);
@@ -636,6 +638,14 @@ impl World {
             (FlowState::Tcp(t), PacketKind::Syn) => t.receiver.on_syn(now, &p, &mut out),
             (FlowState::Tcp(t), PacketKind::Ack | PacketKind::SynAck) => {
                 let info = t.sender.on_ack(now, &p, &mut out);
+                if let Some(rtt) = info.rtt_sample.filter(|_| self.record_rto) {
+                    let rto = t.sender.current_rto();
+                    flow.result.rto_samples.push(RtoSample {
+                        time: now,
+                        rtt,
+                        rto,
+                    });
+                }
                 self.tracer.on_ack(now, p.flow, &p, &info, &t.sender);
                 if let Some(c) = &mut self.captures {
                     c[f].push(Captured {
@@ -690,6 +700,8 @@ impl World {
             last_rtt: t.sender.last_rtt(),
             backoff: t.sender.consecutive_timeouts(),
             truth,
+            in_fast_recovery: matches!(t.sender.phase(), Phase::Recovery { .. }),
+            fast: false,
             verdicts: Vec::new(),
         };
         let r = &mut self.flows[f].result;
@@ -827,6 +839,11 @@ fn attach_verdicts(flows: &[Flow], records: &mut [TimeoutRecord]) {
             .filter(|r| r.flow as usize == f)
             .collect();
         let mut mine = mine;
+        for &k in t.sender.fast_timeouts() {
+            if let Some(rec) = mine.get_mut(k as usize) {
+                rec.fast = true;
+            }
+        }
         for v in t.sender.verdicts() {
             for k in v.from_timeout..=v.to_timeout {
                 if let Some(rec) = mine.get_mut(k as usize) {

@@ -105,6 +105,21 @@ pub struct TcpSender<E: RtoEstimator> {
     frto_hold: bool,
     /// Reno-SACK behaves as NewReno-SACK until this is acknowledged.
     newreno_sack_until: Option<u64>,
+    /// The last timeout, until it is known whether it was a "fast timeout".
+    fast_watch: Option<FastTimeoutWatch>,
+    /// Numbers (0, 1, ...) of the data timeouts that were fast timeouts.
+    fast_timeouts: Vec<u64>,
+}
+
+/// A timeout whose following ACKs are watched: peak-hopper-rto.md VI calls it a "fast
+/// timeout" when "the TCP sender receives the duplicate ACK that would have triggered
+/// a fast retransmit", i.e. DupThresh duplicate ACKs for the timed-out segment counting
+/// those that arrived before the timer fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FastTimeoutWatch {
+    number: u64,
+    una: u64,
+    dupacks: u32,
 }
 
 impl<E: RtoEstimator> TcpSender<E> {
@@ -143,6 +158,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             adapt: RtoAdaptState::default(),
             frto_hold: false,
             newreno_sack_until: None,
+            fast_watch: None,
+            fast_timeouts: Vec::new(),
         }
     }
 
@@ -196,6 +213,15 @@ impl<E: RtoEstimator> TcpSender<E> {
     pub fn min_rtt(&self) -> Option<Dur> {
         self.min_rtt
     }
+    /// The RTO the timer would be armed with now (estimator plus adaptations).
+    pub fn current_rto(&self) -> Dur {
+        self.adapt.apply(self.rto.rto(), self.rto.max_rto())
+    }
+    /// Numbers (0, 1, ... in order of occurrence) of the data timeouts that turned out
+    /// to be fast timeouts.
+    pub fn fast_timeouts(&self) -> &[u64] {
+        &self.fast_timeouts
+    }
 
     // ----- events ----------------------------------------------------------------
 
@@ -239,6 +265,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             return AckInfo::default();
         }
         let timeouts = self.consecutive_timeouts;
+        self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
         let mut info = AckInfo {
             dsack: self.apply_sack(pkt),
@@ -254,6 +281,20 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.follow_driver(now, step, timeouts, &info, out);
         self.try_send(now, out);
         info
+    }
+
+    /// Counts the duplicate ACKs after a timeout (see [`FastTimeoutWatch`]).
+    fn watch_fast_timeout(&mut self, pkt: &Packet) {
+        let Some(mut w) = self.fast_watch else { return };
+        self.fast_watch = None;
+        if pkt.ack == w.una && self.is_duplicate(pkt) {
+            w.dupacks += 1;
+            if w.dupacks >= self.cfg.dupack_threshold {
+                self.fast_timeouts.push(w.number);
+            } else {
+                self.fast_watch = Some(w);
+            }
+        }
     }
 
     // ----- spurious timeouts -----------------------------------------------------
@@ -593,6 +634,11 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.w.cwnd = self.w.mss;
         self.consecutive_timeouts += 1;
         self.stats.timeouts += 1;
+        self.fast_watch = Some(FastTimeoutWatch {
+            number: self.stats.timeouts - 1,
+            una: self.w.snd_una,
+            dupacks: self.dupacks,
+        });
         // RFC 6298 (5.5): back off the timer.
         self.rto.on_timeout();
         self.timeout_recover = Some(self.w.snd_max);
@@ -781,5 +827,96 @@ fn split_dsack(pkt: &Packet) -> (Option<SackBlock>, &[SackBlock]) {
     match blocks.first() {
         Some(&(s, e)) if e <= pkt.ack || inside_second(s, e) => (Some((s, e)), &blocks[1..]),
         _ => (None, blocks),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rto::Rto;
+
+    fn ms(v: u64) -> Time {
+        Time(v * 1_000_000)
+    }
+
+    /// A sender with 4 x 1000-byte segments outstanding at t = 0, no timestamps.
+    fn sender_with_four_outstanding() -> (TcpSender<Rto>, Vec<Packet>) {
+        let cfg = TcpConfig {
+            mss: 1000,
+            initial_window: 4,
+            timestamps: false,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), 20_000, &mut out);
+        (s, out)
+    }
+
+    fn ack(n: u64) -> Packet {
+        let mut p = Packet::new(0, FlowId(0), PacketKind::Ack, Time::ZERO);
+        p.ack = n;
+        p.rwnd = 65_535;
+        p
+    }
+
+    #[test]
+    fn the_initial_window_goes_out_at_once_and_arms_the_timer() {
+        let (s, out) = sender_with_four_outstanding();
+        assert_eq!(out.len(), 4);
+        assert_eq!(s.next_deadline(), Some(ms(1000))); // RFC 6298 initial RTO 1 s
+    }
+
+    #[test]
+    fn a_timeout_followed_by_the_third_duplicate_ack_is_a_fast_timeout() {
+        let (mut s, mut out) = sender_with_four_outstanding();
+        s.on_ack(ms(500), &ack(0), &mut out); // duplicate 1 before the timeout
+        s.on_timer(ms(1000), &mut out);
+        s.on_ack(ms(1100), &ack(0), &mut out); // 2
+        assert!(s.fast_timeouts().is_empty());
+        s.on_ack(ms(1110), &ack(0), &mut out); // 3: would have triggered fast retransmit
+        assert_eq!(s.fast_timeouts(), &[0]);
+    }
+
+    #[test]
+    fn a_timeout_followed_by_a_new_ack_is_not_a_fast_timeout() {
+        let (mut s, mut out) = sender_with_four_outstanding();
+        s.on_timer(ms(1000), &mut out);
+        s.on_ack(ms(1100), &ack(1000), &mut out);
+        s.on_ack(ms(1110), &ack(1000), &mut out);
+        s.on_ack(ms(1120), &ack(1000), &mut out);
+        s.on_ack(ms(1130), &ack(1000), &mut out);
+        assert!(s.fast_timeouts().is_empty());
+    }
+
+    #[test]
+    fn a_timeout_halves_ssthresh_once_and_goes_back_n() {
+        let (mut s, mut out) = sender_with_four_outstanding();
+        out.clear();
+        s.on_timer(ms(1000), &mut out);
+        // RFC 5681 (4): max(4000 / 2, 2000); cwnd = 1 SMSS; only the first segment resent.
+        assert_eq!((s.window().ssthresh, s.window().cwnd), (2000, 1000));
+        assert_eq!((out.len(), out[0].seq, out[0].retx), (1, 0, true));
+        // RFC 6298 (5.5): the timer backs off to 2 s.
+        assert_eq!(s.next_deadline(), Some(ms(3000)));
+        out.clear();
+        s.on_timer(ms(3000), &mut out);
+        assert_eq!(s.window().ssthresh, 2000, "held on a repeated timeout");
+        // The first new ACK resumes slow start from snd_una: go-back-N.
+        out.clear();
+        s.on_ack(ms(3100), &ack(1000), &mut out);
+        let resent: Vec<(u64, bool)> = out.iter().map(|p| (p.seq, p.retx)).collect();
+        assert_eq!(resent, vec![(1000, true), (2000, true)]);
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_per_early_duplicate() {
+        let (mut s, mut out) = sender_with_four_outstanding();
+        out.clear();
+        s.on_ack(ms(100), &ack(0), &mut out);
+        s.on_ack(ms(101), &ack(0), &mut out);
+        let new: Vec<u64> = out.iter().map(|p| p.seq).collect();
+        assert_eq!(new, vec![4000, 5000]);
     }
 }

@@ -50,6 +50,7 @@ pub fn sim(links: Vec<LinkConfig>, flows: Vec<FlowSpec>) -> SimConfig {
         stop_at: Dur::from_secs(3600),
         trace: true,
         pcap: false,
+        record_rto: true,
     }
 }
 
