@@ -18,8 +18,9 @@ pub const TCP_HEADER: u32 = 20;
 pub const UDP_HEADER: u32 = 8;
 /// Timestamps option: kind, length, TSval, TSecr (RFC 7323 section 3).
 pub const TS_OPTION: u32 = 10;
-/// Most SACK blocks that fit beside the timestamps option in 40 option bytes.
-pub const MAX_SACK_BLOCKS: usize = 4;
+/// Most SACK blocks carried: three fit beside the timestamps option in TCP's 40 option
+/// bytes (RFC 2018 section 3); ns-2's `maxSackBlocks_` is 3 too.
+pub const MAX_SACK_BLOCKS: usize = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
@@ -114,6 +115,8 @@ pub struct Packet {
     pub hop: u16,
     /// When the endpoint handed the packet to the network.
     pub sent_at: Time,
+    /// Cached [`Packet::wire_bytes`], set by [`Packet::seal`]; 0 until then.
+    wire: u32,
 }
 
 impl Packet {
@@ -133,6 +136,7 @@ impl Packet {
             timed: false,
             hop: 0,
             sent_at,
+            wire: 0,
         }
     }
 
@@ -158,8 +162,19 @@ impl Packet {
         (ts + sack + syn).div_ceil(4) * 4
     }
 
+    /// Fixes the packet's size once its endpoint has filled every field, so that links
+    /// and queues (which ask for it many times per hop) read it instead of recomputing.
+    /// A sealed packet must not have its size-bearing fields changed.
+    pub fn seal(&mut self) {
+        self.wire = 0;
+        self.wire = self.wire_bytes();
+    }
+
     /// Bytes this packet occupies on a link: headers, options and payload.
     pub fn wire_bytes(&self) -> u32 {
+        if self.wire != 0 {
+            return self.wire;
+        }
         match self.kind {
             PacketKind::Datagram => IP_HEADER + UDP_HEADER + self.len,
             _ => IP_HEADER + TCP_HEADER + self.tcp_option_bytes() + self.len,
@@ -202,6 +217,15 @@ mod tests {
     }
 
     #[test]
+    fn a_sealed_packet_reports_the_same_size() {
+        let mut p = data(1000);
+        p.ts = Some(Timestamps { val: 1, ecr: 0 });
+        let before = p.wire_bytes();
+        p.seal();
+        assert_eq!(p.wire_bytes(), before);
+    }
+
+    #[test]
     fn datagram_uses_udp_header() {
         let mut d = Packet::new(3, FlowId(1), PacketKind::Datagram, Time::ZERO);
         d.len = 972;
@@ -209,12 +233,12 @@ mod tests {
     }
 
     #[test]
-    fn sack_blocks_refuse_a_fifth_block() {
+    fn sack_blocks_refuse_a_fourth_block() {
         let mut s = SackBlocks::new();
-        for i in 0..4 {
+        for i in 0..3 {
             assert!(s.push(i * 10, i * 10 + 5));
         }
         assert!(!s.push(100, 105));
-        assert_eq!(s.len(), 4);
+        assert_eq!(s.len(), 3);
     }
 }

@@ -453,6 +453,7 @@ impl World {
         self.next_uid += 1;
         p.hop = 0;
         p.sent_at = self.now;
+        p.seal();
         self.note_sent(f, &p)?;
         self.forward(p)
     }

@@ -465,16 +465,18 @@ mod tests {
     }
 
     #[test]
-    fn sack_blocks_beyond_forty_option_bytes_are_cut() {
+    fn three_sack_blocks_and_timestamps_fill_the_forty_option_bytes() {
         let mut a = pkt(PacketKind::Ack, 0);
         a.ts = Some(Timestamps::default());
-        for i in 0..4 {
+        for i in 0..3 {
             a.sack.push(100 * i + 10, 100 * i + 20);
         }
         let h = encode_headers(&a, DEFAULT_MSS).unwrap();
-        assert_eq!(h.bytes().len(), 80);
-        // Three blocks fit with Linux's NOPs: 12 + 4 + 24 = 40 bytes.
-        assert_eq!(h.bytes()[40 + 12..40 + 16], [1, 1, 5, 26]);
+        // Linux's NOP layout would need 12 + 4 + 24 = 40 bytes; the core counts
+        // 10 + 2 + 24 = 36, so the options are packed: TS at once, then SACK.
+        assert_eq!(h.bytes().len(), 76);
+        assert_eq!(h.bytes()[40..42], [8, 10]);
+        assert_eq!(h.bytes()[50..52], [5, 26]);
         assert_eq!(be16(h.bytes(), 2) as u32, h.orig_len());
     }
 
