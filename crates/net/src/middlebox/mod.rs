@@ -29,6 +29,8 @@
 //! 6. [`MbOutput::events`] are the box's decisions, for traces and metrics; the engine
 //!    drains them after each call ([`MbOutput::clear`] empties both vectors).
 
+#![warn(missing_docs)]
+
 pub mod delay_injection;
 pub mod std_proxy;
 
