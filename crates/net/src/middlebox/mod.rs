@@ -178,9 +178,25 @@ pub enum MbEventKind {
 /// table tagged by `kind`. Omitted fields take the defaults documented on each struct.
 ///
 /// ```toml
-/// kind = "std-proxy"
+/// kind = "std-proxy"       # std-proxy.md III; every field optional, paper defaults
 /// dup_ack_thresh = 3
-/// gain = 2.0
+/// gain = 2.0               # G: T = G * average ACK inter-arrival time
+/// s = 20.0
+/// alpha_n = 0.9
+/// alpha_s = 0.9
+/// x_th_factor = 0.5        # X_th = 0.5 wRTT
+/// wrtt = "600ms"           # omit to measure wRTT (gain wrtt_gain = 0.125)
+/// remove_dup_acks = true
+/// ```
+///
+/// ```toml
+/// kind = "delay-injection" # delay-injection.md III; defaults: FTFD, 100 ms, N = 3
+/// method = "ftfd"          # ftfd | rtfd | rtrd
+/// d0 = "100ms"
+/// n = 3                    # p = 1/N for rtfd / rtrd unless p = 0.25 is given
+/// direction = "data"       # data | ack
+/// select = "oracle"        # oracle | every-nth (select_every = 1) | probability (select_p = 1.0)
+/// order = "reorder"        # reorder | fifo
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]

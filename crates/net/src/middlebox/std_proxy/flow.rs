@@ -270,11 +270,10 @@ impl Flow {
         let in_run = |r: &Recovery| pkt.seq >= r.retx_high && pkt.seq < r.point;
         if let Some(r) = self.recovery.as_mut().filter(|r| in_run(r)) {
             r.retx_high = pkt.end_seq();
-            let unneeded = r.after_spurious && pkt.end_seq() <= self.acked_seq;
-            return match unneeded {
-                true => Anticipation::Unneeded,
-                false => Anticipation::Expected,
-            };
+            if r.after_spurious && pkt.end_seq() <= self.acked_seq {
+                return Anticipation::Unneeded;
+            }
+            return Anticipation::Expected;
         }
         if self.dupacks >= cfg.dup_ack_thresh {
             self.expect_run(self.max_seq_end, pkt.end_seq(), false);

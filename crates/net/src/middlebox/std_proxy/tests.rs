@@ -366,3 +366,66 @@ fn stale_go_back_n_retransmissions_after_the_full_ack_are_absorbed_not_timeouts(
     assert_eq!(h.send(12_000, data(12)), [data(12)]);
     assert_eq!(h.view().phase, StdPhase::Investigating);
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Data(u64),
+        Ack(u64),
+        Wait(u64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            3 => (0u64..24).prop_map(Op::Data),
+            3 => (0u64..24).prop_map(Op::Ack),
+            1 => (1u64..400).prop_map(Op::Wait),
+        ]
+    }
+
+    /// Whether an event of this call explains why `pkt` did not continue.
+    fn explained(events: &[MbEventKind], pkt: &Packet) -> bool {
+        use MbEventKind::*;
+        events.iter().any(|e| match *e {
+            HeldPendingVerdict { seq } | Buffered { seq } | Discarded { seq } => {
+                pkt.kind == PacketKind::Data && seq == pkt.seq
+            }
+            AckRemoved { ack } => pkt.kind == PacketKind::Ack && ack == pkt.ack,
+            _ => false,
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn every_packet_continues_or_is_accounted_for_and_new_data_is_never_delayed(
+            ops in proptest::collection::vec(op(), 1..120),
+        ) {
+            let mut h = Harness::new();
+            let mut ms = 0;
+            for op in ops {
+                ms += 1;
+                let pkt = match op {
+                    Op::Wait(d) => { ms += d; h.wake_until(ms); continue; }
+                    Op::Data(i) => data(i),
+                    Op::Ack(i) => ack(i),
+                };
+                let new_data = pkt.kind == PacketKind::Data
+                    && h.proxy.flow(F).is_none_or(|v| pkt.seq >= v.max_seq_end);
+                h.wake_until(ms);
+                h.events();
+                let fwd = h.send(ms, pkt);
+                let events = h.events();
+                let continued = fwd.contains(&pkt);
+                prop_assert!(continued || explained(&events, &pkt), "{pkt:?} {events:?}");
+                prop_assert!(!new_data || continued, "new data held: {events:?}");
+                prop_assert!(h.proxy.next_wakeup().is_none_or(|w| w > at(ms)));
+                let mut held = 0;
+                h.proxy.for_each_held(&mut |_| held += 1);
+                prop_assert!(held <= 24);
+            }
+        }
+    }
+}
