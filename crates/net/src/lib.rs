@@ -13,6 +13,8 @@
 //! * [`spike`]: schedules of hiccups, outages and bandwidth changes producing
 //!   [`LinkControl`]s.
 //! * [`distribution`]: the random durations those schedules draw.
+//! * [`middlebox`]: boxes that see both directions of every flow at one point and
+//!   decide (the STD proxy, delay injection).
 //! * [`config`]: the serde configuration of links; [`trace`]: loading the trace files
 //!   it references (the only file I/O in the crate).
 
@@ -20,6 +22,7 @@ pub mod config;
 pub mod delay;
 pub mod distribution;
 pub mod link;
+pub mod middlebox;
 pub mod queue;
 pub mod service;
 pub mod spike;
@@ -29,6 +32,7 @@ pub use config::{DirOverride, LinkConfig, LinkDirConfig};
 pub use delay::DelayTrace;
 pub use distribution::Distribution;
 pub use link::{LinkCounters, LinkDir, PacketBytes};
+pub use middlebox::{Mb, MbEvent, MbEventKind, MbOutput, Middlebox, MiddleboxConfig};
 pub use queue::{AdaptiveRedConfig, DropTailConfig, Queue, QueueConfig, QueueLimit, RedConfig};
 pub use service::{MahimahiConfig, MahimahiTrace, Service, ServiceConfig, WcdmaConfig};
 pub use spike::{Dir, Dirs, LinkControl, Schedule, SpikeConfig, SpikeError};

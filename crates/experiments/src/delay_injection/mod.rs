@@ -1,0 +1,32 @@
+//! The RTT-trace mode of delay-injection.md (Klein, Leung, Parkinson, Samuel), section
+//! IV: "we provide some evidence that this methodology can indeed reduce the number of
+//! timeouts by applying the FTFD method to the vector of collected RTT measurements".
+//!
+//! One concern per file:
+//!
+//! * [`rto`]: equations (1)-(3) over a vector of samples, and what counts as a timeout.
+//! * [`mod@inject`]: RTT_new\[k\] = RTT\[k\] + D\[k\] (section III) with the injector of
+//!   [`spikelab_net::middlebox::Injector`] (the one implementation of FTFD / RTFD /
+//!   RTRD), and timeout counts per method and per jitter period.
+//! * [`trace`]: reading user RTT traces (one value per line, or a CSV column).
+//! * [`synthetic`]: a seeded GPRS-like ping trace standing in for the authors' own.
+//! * [`figures`]: the data of Figs. 1-3 (RTT and RTO over a window; histograms).
+//!
+//! Units: RTT samples are `f64` milliseconds, as the paper reports them. This is an
+//! offline analysis of a list of numbers, not the simulator, so the integer-time rule
+//! does not apply; injected delays come from the simulator's injector as integer
+//! nanoseconds and are converted once, in [`inject::inject`].
+
+pub mod figures;
+pub mod inject;
+pub mod rto;
+pub mod synthetic;
+pub mod trace;
+
+pub use figures::{fig1, fig2, fig3, histogram, Fig3, Histogram, RttRtoWindow};
+pub use inject::{
+    count_timeouts, inject, timeouts_by_method, timeouts_vs_period, InjectionSpec, TimeoutCounts,
+};
+pub use rto::{paper_rto, PaperRtoParams, RtoRow};
+pub use synthetic::{gprs_like_trace, GprsLikeConfig};
+pub use trace::{load_rtt_trace, parse_rtt_trace};
