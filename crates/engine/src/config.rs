@@ -136,6 +136,16 @@ impl DropRule {
     }
 }
 
+/// A middlebox (STD proxy, delay injector) at the first endpoint of `link`: packets
+/// crossing the link in its forward direction pass the box just before entering it,
+/// packets crossing it in reverse pass the box just after leaving it. In the papers'
+/// setups the wireless link's first endpoint is the base station.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MiddleboxSpec {
+    pub link: usize,
+    pub config: spikelab_net::MiddleboxConfig,
+}
+
 /// Everything a run needs besides its seed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
@@ -143,6 +153,8 @@ pub struct SimConfig {
     pub flows: Vec<FlowSpec>,
     /// Deterministic data losses.
     pub drops: Vec<DropRule>,
+    /// Middleboxes, at most one per link.
+    pub middleboxes: Vec<MiddleboxSpec>,
     /// The run ends at this simulated time even if flows are unfinished.
     pub stop_at: Dur,
     /// Record time series for `--trace` and plots.

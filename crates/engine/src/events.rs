@@ -38,6 +38,8 @@ pub enum Event {
     LinkWake { link: u32, dir: u8, gen: u32 },
     /// The next control of a link's spike schedule `sched`.
     LinkControl { link: u32, sched: u32 },
+    /// A middlebox has work due (stale unless `gen` matches).
+    MiddleboxWake { mb: u32, gen: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

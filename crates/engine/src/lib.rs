@@ -16,7 +16,8 @@ pub mod trace;
 pub mod world;
 
 pub use config::{
-    DropRule, DropTarget, DropWhich, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload,
+    DropRule, DropTarget, DropWhich, FlowKind, FlowSpec, Hop, MiddleboxSpec, SimConfig, StartTime,
+    Workload,
 };
 pub use results::{
     score_detectors, Captured, DetectorScore, DetectorVerdict, FlowResult, LinkResult, RunResult,

@@ -14,8 +14,11 @@ use crate::trace::Tracer;
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
-use spikelab_net::{Dir, LinkControl, LinkDir, Schedule};
+use spikelab_net::{
+    Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, MiddleboxConfig, Schedule,
+};
 use spikelab_tcp::rto::Rto;
+use spikelab_tcp::spurious::{DetectorKind, Verdict};
 use spikelab_tcp::{Phase, TcpReceiver, TcpSender};
 
 /// A broken invariant: the run is wrong and must not be reported.
@@ -95,6 +98,21 @@ pub struct World {
     seed: u64,
     drops: Vec<DropRule>,
     record_rto: bool,
+    boxes: Vec<BoxState>,
+    /// Per link, the index of the middlebox at its first endpoint.
+    box_at: Vec<Option<usize>>,
+    /// Links with an STD proxy (its verdicts are scored like a detector's).
+    std_proxy_links: Vec<usize>,
+    mb_out: MbOutput,
+    /// (flow, time, spurious) verdicts reached by STD proxies.
+    box_verdicts: Vec<(usize, Time, bool)>,
+}
+
+/// A middlebox placed at the first endpoint of `link`.
+struct BoxState {
+    link: usize,
+    mb: Mb,
+    slot: TimerSlot,
 }
 
 fn dir_index(dir: Dir) -> usize {
@@ -139,7 +157,26 @@ impl World {
             seed,
             drops: cfg.drops.clone(),
             record_rto: cfg.record_rto,
+            boxes: Vec::new(),
+            std_proxy_links: cfg
+                .middleboxes
+                .iter()
+                .filter(|m| matches!(m.config, MiddleboxConfig::StdProxy(_)))
+                .map(|m| m.link)
+                .collect(),
+            box_at: vec![None; cfg.links.len()],
+            mb_out: MbOutput::new(),
+            box_verdicts: Vec::new(),
         };
+        for (i, spec) in cfg.middleboxes.iter().enumerate() {
+            let mb = Mb::new(&spec.config, streams.stream("middlebox", i as u64));
+            world.box_at[spec.link] = Some(i);
+            world.boxes.push(BoxState {
+                link: spec.link,
+                mb,
+                slot: TimerSlot::default(),
+            });
+        }
         for (i, spec) in cfg.flows.iter().enumerate() {
             world.add_flow(i, spec, &streams);
         }
@@ -199,13 +236,20 @@ impl World {
                 (FlowState::Cbr(c), 0, 0)
             }
         };
-        let detectors = match &spec.kind {
+        let mut detectors: Vec<DetectorKind> = match &spec.kind {
             FlowKind::Tcp { tcp, .. } => {
                 let s = &tcp.spurious;
                 s.driver.iter().chain(&s.observe).copied().collect()
             }
             FlowKind::Cbr { .. } => Vec::new(),
         };
+        if spec
+            .route
+            .iter()
+            .any(|h| self.std_proxy_links.contains(&h.link))
+        {
+            detectors.push(DetectorKind::StdProxy);
+        }
         let result = FlowResult {
             name: spec.name.clone(),
             start,
@@ -254,6 +298,7 @@ impl World {
                 self.on_link_control(link as usize, sched as usize);
                 Ok(())
             }
+            Event::MiddleboxWake { mb, gen } => self.on_box_wake(mb as usize, gen),
         }
     }
 
@@ -523,16 +568,26 @@ impl World {
         let Some((l, dir)) = self.next_hop(&p) else {
             return self.deliver(p);
         };
+        match self.box_at[l] {
+            Some(b) if dir == Dir::Forward => self.to_box(b, p),
+            _ => {
+                self.enter_link(l, dir, p);
+                Ok(())
+            }
+        }
+    }
+
+    /// Offers `p` to link `l` in direction `dir` (after any deterministic drop rule).
+    fn enter_link(&mut self, l: usize, dir: Dir, p: Packet) {
         let d = dir_index(dir);
         if self.dropped_by_rule(l, &p) {
             self.note_drop(l, &p);
-            return Ok(());
+            return;
         }
         if let Some(lost) = self.links[l].dirs[d].enqueue(self.now, p) {
             self.note_drop(l, &lost);
         }
         self.sync_link(l, d);
-        Ok(())
     }
 
     /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`?
@@ -580,11 +635,79 @@ impl World {
         for mut p in delivered.drain(..) {
             p.hop += 1;
             if result.is_ok() {
-                result = self.forward(p);
+                result = match self.box_at[l] {
+                    // Leaving the link in reverse: the box at its first endpoint sees it.
+                    Some(b) if d == 1 => self.to_box(b, p),
+                    _ => self.forward(p),
+                };
             }
         }
         self.delivered = delivered;
         result
+    }
+
+    // ----- middleboxes -------------------------------------------------------------
+
+    fn to_box(&mut self, b: usize, p: Packet) -> Result<(), InvariantViolation> {
+        let mut out = std::mem::take(&mut self.mb_out);
+        self.boxes[b].mb.on_packet(self.now, p, &mut out);
+        self.after_box(b, out)
+    }
+
+    fn on_box_wake(&mut self, b: usize, gen: u32) -> Result<(), InvariantViolation> {
+        if !self.boxes[b].slot.fire(gen) {
+            return Ok(());
+        }
+        let mut out = std::mem::take(&mut self.mb_out);
+        self.boxes[b].mb.on_wakeup(self.now, &mut out);
+        self.after_box(b, out)
+    }
+
+    /// Sends on what box `b` released, notes its verdicts, re-arms its wake-up.
+    fn after_box(&mut self, b: usize, mut out: MbOutput) -> Result<(), InvariantViolation> {
+        for e in &out.events {
+            if let MbEventKind::Verdict { spurious } = e.kind {
+                self.box_verdicts.push((e.flow.index(), e.time, spurious));
+            }
+        }
+        let mut result = Ok(());
+        for q in out.forward.drain(..) {
+            if result.is_ok() {
+                result = self.leave_box(b, q);
+            }
+        }
+        out.clear();
+        self.mb_out = out;
+        let q = &mut self.q;
+        let wake = self.boxes[b].mb.next_wakeup();
+        let slot = &mut self.boxes[b].slot;
+        slot.want(wake, |at, gen| {
+            q.push(at, Event::MiddleboxWake { mb: b as u32, gen })
+        });
+        result
+    }
+
+    /// A packet continues from box `b` at the first endpoint of its link: into the link
+    /// if it crosses it forward, on along its route if it just crossed it in reverse.
+    fn leave_box(&mut self, b: usize, mut q: Packet) -> Result<(), InvariantViolation> {
+        let l = self.boxes[b].link;
+        let route = &self.flows[q.flow.index()].route;
+        let Some(k) = route.iter().position(|h| h.link == l) else {
+            return Ok(());
+        };
+        let (index, dir) = if q.kind.is_forward() {
+            (k, route[k].dir)
+        } else {
+            (route.len() - 1 - k, flip(route[k].dir))
+        };
+        if dir == Dir::Forward {
+            q.hop = index as u16;
+            self.enter_link(l, dir, q);
+            Ok(())
+        } else {
+            q.hop = index as u16 + 1;
+            self.forward(q)
+        }
     }
 
     fn check_link(&self, l: usize, d: usize) -> Result<(), InvariantViolation> {
@@ -729,6 +852,9 @@ impl World {
             for dir in &self.links[hop.link].dirs {
                 dir.for_each_in_network(|p| found |= pred(p));
             }
+            if let Some(b) = self.box_at[hop.link] {
+                self.boxes[b].mb.for_each_held(&mut |p| found |= pred(p));
+            }
         }
         found
     }
@@ -801,6 +927,7 @@ impl World {
         }
         let mut timeouts = self.timeouts;
         attach_verdicts(&self.flows, &mut timeouts);
+        attach_box_verdicts(&self.box_verdicts, &mut timeouts);
         let flows = self.flows.into_iter().map(finish_flow).collect();
         Ok(RunResult {
             seed: self.seed,
@@ -826,6 +953,36 @@ fn finish_flow(f: Flow) -> FlowResult {
         r.spurious_responses = s.spurious_responses;
     }
     r
+}
+
+/// Gives the STD proxies' verdicts to the timeouts they judged: each verdict covers the
+/// flow's timeouts since its previous verdict.
+fn attach_box_verdicts(verdicts: &[(usize, Time, bool)], records: &mut [TimeoutRecord]) {
+    for &(f, at, spurious) in verdicts {
+        let verdict = if spurious {
+            Verdict::Spurious
+        } else {
+            Verdict::Genuine
+        };
+        let judged = |r: &&mut TimeoutRecord| {
+            r.verdicts
+                .iter()
+                .any(|v| v.detector == DetectorKind::StdProxy)
+        };
+        for rec in records
+            .iter_mut()
+            .filter(|r| r.flow as usize == f && r.time <= at)
+        {
+            if !judged(&rec) {
+                rec.verdicts.push(DetectorVerdict {
+                    detector: DetectorKind::StdProxy,
+                    verdict,
+                    at,
+                    drove: false,
+                });
+            }
+        }
+    }
 }
 
 /// Gives each timeout record the verdicts its sender's detectors reached on it. The

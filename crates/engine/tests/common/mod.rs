@@ -47,6 +47,7 @@ pub fn sim(links: Vec<LinkConfig>, flows: Vec<FlowSpec>) -> SimConfig {
         links,
         flows,
         drops: Vec::new(),
+        middleboxes: Vec::new(),
         stop_at: Dur::from_secs(3600),
         trace: true,
         pcap: false,

@@ -69,6 +69,9 @@ impl SpuriousConfig {
         let all = self.driver.iter().chain(&self.observe);
         for k in all {
             match k {
+                DetectorKind::StdProxy => {
+                    return Err("`std-proxy` runs in the network: place a `std-proxy` middlebox on a link instead".into())
+                }
                 DetectorKind::Eifel if !timestamps => {
                     return Err("`eifel` needs the timestamps option (`timestamps = true`)".into())
                 }

@@ -39,6 +39,9 @@ pub enum DetectorKind {
     Dsack,
     /// Allman and Paxson's ACK-timing heuristic (eifel-response.md II.C).
     AckTiming,
+    /// The STD proxy in the network (std-proxy.md III.B); placed as a middlebox on a
+    /// link, never configured on a sender.
+    StdProxy,
 }
 
 impl DetectorKind {
@@ -50,6 +53,7 @@ impl DetectorKind {
             DetectorKind::SackFrto => "sack-frto",
             DetectorKind::Dsack => "dsack",
             DetectorKind::AckTiming => "ack-timing",
+            DetectorKind::StdProxy => "std-proxy",
         }
     }
 
@@ -143,14 +147,17 @@ pub enum Detector {
 }
 
 impl Detector {
-    pub fn new(kind: DetectorKind) -> Detector {
-        match kind {
+    /// The sender-side detector of this kind; `None` for [`DetectorKind::StdProxy`],
+    /// which lives in the network.
+    pub fn new(kind: DetectorKind) -> Option<Detector> {
+        Some(match kind {
             DetectorKind::Eifel => Detector::Eifel(Eifel::default()),
             DetectorKind::Frto => Detector::Frto(Frto::new(false)),
             DetectorKind::SackFrto => Detector::Frto(Frto::new(true)),
             DetectorKind::Dsack => Detector::Dsack(DsackDetector::default()),
             DetectorKind::AckTiming => Detector::AckTiming(AckTiming::default()),
-        }
+            DetectorKind::StdProxy => return None,
+        })
     }
 
     fn inner_ref(&self) -> &dyn SpuriousDetector {

@@ -47,11 +47,14 @@ impl Watchers {
         let watches = driver
             .into_iter()
             .chain(observers)
-            .map(|(kind, drives)| Watch {
-                kind,
-                det: Detector::new(kind),
-                drives,
-                armed_from: None,
+            .filter_map(|(kind, drives)| {
+                let det = Detector::new(kind)?;
+                Some(Watch {
+                    kind,
+                    det,
+                    drives,
+                    armed_from: None,
+                })
             })
             .collect();
         Watchers {
