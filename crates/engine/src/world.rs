@@ -569,7 +569,7 @@ impl World {
             return self.deliver(p);
         };
         match self.box_at[l] {
-            Some(b) if dir == Dir::Forward => self.to_box(b, p),
+            Some(b) if dir == Dir::Forward => self.through_box(b, p),
             _ => {
                 self.enter_link(l, dir, p);
                 Ok(())
@@ -637,7 +637,7 @@ impl World {
             if result.is_ok() {
                 result = match self.box_at[l] {
                     // Leaving the link in reverse: the box at its first endpoint sees it.
-                    Some(b) if d == 1 => self.to_box(b, p),
+                    Some(b) if d == 1 => self.through_box(b, p),
                     _ => self.forward(p),
                 };
             }
@@ -648,7 +648,7 @@ impl World {
 
     // ----- middleboxes -------------------------------------------------------------
 
-    fn to_box(&mut self, b: usize, p: Packet) -> Result<(), InvariantViolation> {
+    fn through_box(&mut self, b: usize, p: Packet) -> Result<(), InvariantViolation> {
         let mut out = std::mem::take(&mut self.mb_out);
         self.boxes[b].mb.on_packet(self.now, p, &mut out);
         self.after_box(b, out)
