@@ -5,9 +5,11 @@
 //!   FTFD / RTFD / RTRD injection, user traces, a synthetic GPRS-like ping trace, and
 //!   the data of the paper's Figs. 1-3.
 //!
-//! Nothing here plots or writes files; the reproduction code turns the returned data
-//! into figures (with `spikelab_output::plot`).
+//! * [`runner`]: many simulations in parallel, deterministically, with progress.
+//! * [`report`]: sections of tables, figures and comparisons with the papers, rendered
+//!   as Markdown and HTML.
 
-#![warn(missing_docs)]
 
 pub mod delay_injection;
+pub mod report;
+pub mod runner;

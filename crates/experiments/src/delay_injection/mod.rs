@@ -17,6 +17,8 @@
 //! does not apply; injected delays come from the simulator's injector as integer
 //! nanoseconds and are converted once, in [`inject::inject`].
 
+#![warn(missing_docs)]
+
 pub mod figures;
 pub mod inject;
 pub mod rto;
