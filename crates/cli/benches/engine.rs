@@ -7,7 +7,7 @@ fn engine(c: &mut Criterion) {
     let mut group = c.benchmark_group("engine");
     group.sample_size(10);
     for case in cases(true).expect("the benchmark scenarios are valid") {
-        group.bench_function(case.name, |b| {
+        group.bench_function(&case.name, |b| {
             b.iter(|| spikelab_engine::run(&case.sim, 1).expect("no invariant violation"))
         });
     }

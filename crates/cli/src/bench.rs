@@ -40,31 +40,26 @@ const DUMBBELL: &str = include_str!("../../../scenarios/dumbbell-100.toml");
 
 /// One benchmark workload.
 pub struct Case {
-    /// Short name.
-    pub name: &'static str,
+    /// What the case runs, in a few words.
+    pub name: String,
     /// What is run.
     pub sim: SimConfig,
 }
 
 /// The two cases; `quick` shrinks them (500 KB; 5 s of the dumbbell).
 pub fn cases(quick: bool) -> anyhow::Result<Vec<Case>> {
-    let single_text = if quick {
-        SINGLE.replace("\"5MB\"", "\"500KB\"")
-    } else {
-        SINGLE.to_owned()
-    };
+    let (bytes, secs) = if quick { ("500KB", 5) } else { ("5MB", 60) };
+    let single_text = SINGLE.replace("\"5MB\"", &format!("\"{bytes}\""));
     let single = spikelab_scenario::parse(&single_text, "bench-single.toml")?.to_sim();
     let mut dumbbell = spikelab_scenario::parse(DUMBBELL, "dumbbell-100.toml")?.to_sim();
-    if quick {
-        dumbbell.stop_at = Dur::from_secs(5);
-    }
+    dumbbell.stop_at = Dur::from_secs(secs);
     Ok(vec![
         Case {
-            name: "single 5MB 2Mbit/s 150ms q75",
+            name: format!("single {bytes} 2Mbit/s 150ms q75"),
             sim: single,
         },
         Case {
-            name: "dumbbell 100 flows 100Mbit/s 60s",
+            name: format!("dumbbell 100 flows 100Mbit/s {secs}s"),
             sim: dumbbell,
         },
     ])

@@ -264,3 +264,14 @@ fn plot_draws_png_and_svg_from_a_traced_run() {
     let out = spikelab(tmp.path(), &["plot", "res", "--rep", "5"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+#[test]
+fn bench_quick_reports_both_cases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = spikelab(tmp.path(), &["bench", "--quick"]);
+    assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("single 500KB"), "{text}");
+    assert!(text.contains("dumbbell 100 flows"), "{text}");
+    assert!(files(tmp.path()).is_empty(), "bench writes no files");
+}
