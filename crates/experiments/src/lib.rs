@@ -9,7 +9,6 @@
 //! * [`report`]: sections of tables, figures and comparisons with the papers, rendered
 //!   as Markdown and HTML.
 
-
 pub mod delay_injection;
 pub mod report;
 pub mod runner;

@@ -1,0 +1,60 @@
+//! spikelab-cli: the thin `spikelab` command line.
+//!
+//! * `spikelab run SCENARIO.toml`: runs the repetitions in parallel ([`run`]) and writes
+//!   `runs.csv`, `summary.csv`, `timeouts.csv`, `links.csv`, `meta.json` and optional
+//!   traces and pcaps ([`outputs`]) — byte-identical whatever `--jobs` is;
+//! * `spikelab plot DIR`: plots a traced repetition ([`plot`]);
+//! * `spikelab bench`: wall-clock throughput of the engine ([`bench`]).
+//!
+//! Exit codes are listed in [`exit`].
+
+pub mod args;
+pub mod bench;
+pub mod exit;
+pub mod outputs;
+pub mod plot;
+pub mod run;
+
+use args::{Cli, Command};
+use clap::Parser;
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+/// Runs the command line `args` (program name first) and returns the exit code.
+pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(e),
+    };
+    let result = match cli.command {
+        Command::Run(a) => run::run_command(&a),
+        Command::Plot(a) => plot::plot_command(&a),
+        Command::Bench(a) => bench::bench_command(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => f.report(),
+    }
+}
+
+/// Help and version go to stdout with code 0; a bad flag prints clap's first line
+/// (the error itself) and exits with code 2, as does a missing subcommand (after the
+/// help).
+fn clap_exit(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::from(exit::USAGE);
+        }
+        _ => {}
+    }
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("error: bad arguments");
+    eprintln!("{first} (try --help)");
+    ExitCode::from(exit::USAGE)
+}
