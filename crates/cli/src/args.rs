@@ -21,6 +21,27 @@ pub enum Command {
     Plot(PlotArgs),
     /// Measure the engine's speed (wall clock) on two standard workloads.
     Bench(BenchArgs),
+    /// Reproduce the papers' experiments and write a report beside them.
+    Reproduce(ReproduceArgs),
+}
+
+/// `spikelab reproduce`.
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Experiments to run (default: all of them).
+    pub names: Vec<String>,
+    /// Repetitions per cell.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub reps: u32,
+    /// Output directory: DIR/<experiment>/ and DIR/report.md, DIR/report.html.
+    #[arg(long, default_value = "out/reproduce")]
+    pub out: PathBuf,
+    /// Base seed; repetition r of every cell uses RngStreams::repetition_seed(seed, r).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads (default: every core). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
 }
 
 /// `spikelab run`.

@@ -4,7 +4,9 @@
 //!   `runs.csv`, `summary.csv`, `timeouts.csv`, `links.csv`, `meta.json` and optional
 //!   traces and pcaps ([`outputs`]) — byte-identical whatever `--jobs` is;
 //! * `spikelab plot DIR`: plots a traced repetition ([`plot`]);
-//! * `spikelab bench`: wall-clock throughput of the engine ([`bench`]).
+//! * `spikelab bench`: wall-clock throughput of the engine ([`bench`]);
+//! * `spikelab reproduce [NAME...]`: the papers' experiments and their report
+//!   ([`reproduce`]).
 //!
 //! Exit codes are listed in [`exit`].
 
@@ -13,6 +15,7 @@ pub mod bench;
 pub mod exit;
 pub mod outputs;
 pub mod plot;
+pub mod reproduce;
 pub mod run;
 
 use args::{Cli, Command};
@@ -30,6 +33,7 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Run(a) => run::run_command(&a),
         Command::Plot(a) => plot::plot_command(&a),
         Command::Bench(a) => bench::bench_command(&a),
+        Command::Reproduce(a) => reproduce::reproduce_command(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

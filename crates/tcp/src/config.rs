@@ -37,6 +37,19 @@ impl RecoveryKind {
     }
 }
 
+/// What the sender retransmits when its timer fires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeoutRetransmit {
+    /// A conventional sender: resend everything from snd_una in slow start.
+    #[default]
+    GoBackN,
+    /// Resend only the timed-out segment and continue from snd_nxt
+    /// (delay-injection.md IV: the paper's simulator "retransmits only the packet
+    /// that timed out").
+    SelectiveRepeat,
+}
+
 /// Which TSval the receiver echoes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -92,6 +105,8 @@ pub struct TcpConfig {
     /// retransmit for duplicate ACKs below the point recorded at the last timeout.
     /// Default: true. ns-2's `bugFix_`; gprs-eifel.md turns it off.
     pub careful_fast_retransmit: bool,
+    /// What a timeout retransmits. Default: go-back-n.
+    pub timeout_retransmit: TimeoutRetransmit,
     /// Limited Transmit (RFC 3042). Default: true.
     pub limited_transmit: bool,
     /// Duplicate ACKs that trigger fast retransmit (DupThresh). Default: 3.
@@ -126,6 +141,7 @@ impl Default for TcpConfig {
             recovery: RecoveryKind::NewReno,
             sack_pipe: PipeRule::Rfc6675,
             careful_fast_retransmit: true,
+            timeout_retransmit: TimeoutRetransmit::GoBackN,
             limited_transmit: true,
             dupack_threshold: 3,
             timestamps: true,
@@ -160,6 +176,7 @@ impl TcpConfig {
             recovery: RecoveryKind::Reno,
             sack_pipe: PipeRule::Ns2Sack1,
             careful_fast_retransmit: true,
+            timeout_retransmit: TimeoutRetransmit::GoBackN,
             limited_transmit: true,
             dupack_threshold: 3,
             timestamps: false,

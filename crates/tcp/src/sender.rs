@@ -7,7 +7,7 @@
 //! conventional sender performs; the RTO value comes from an [`RtoEstimator`] and the
 //! loss-recovery policy from a [`Recovery`] algorithm.
 
-use crate::config::{RecoveryKind, TcpConfig};
+use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
 use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
 use crate::response::restore::{restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
@@ -651,11 +651,17 @@ impl<E: RtoEstimator> TcpSender<E> {
         // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
         self.w.segs.clear_sacks();
         self.w.segs.clear_episode_marks();
-        // Go-back-N: resend from the first unacknowledged byte.
-        self.w.snd_nxt = self.w.snd_una;
         // (5.4) retransmit the earliest segment; (5.6) the timer restarts with the
         // backed-off RTO when it goes out.
-        self.send_next(now, out);
+        match self.cfg.timeout_retransmit {
+            // Go-back-N: resend from the first unacknowledged byte.
+            TimeoutRetransmit::GoBackN => {
+                self.w.snd_nxt = self.w.snd_una;
+                self.send_next(now, out);
+            }
+            // Only the timed-out segment; snd_nxt stays where it was.
+            TimeoutRetransmit::SelectiveRepeat => self.retransmit(now, 0, out),
+        }
         self.announce_timeout(now, first);
     }
 
@@ -908,6 +914,33 @@ mod tests {
         s.on_ack(ms(3100), &ack(1000), &mut out);
         let resent: Vec<(u64, bool)> = out.iter().map(|p| (p.seq, p.retx)).collect();
         assert_eq!(resent, vec![(1000, true), (2000, true)]);
+    }
+
+    #[test]
+    fn selective_repeat_resends_only_the_timed_out_segment_then_new_data() {
+        let cfg = TcpConfig {
+            mss: 1000,
+            initial_window: 4,
+            timestamps: false,
+            timeout_retransmit: TimeoutRetransmit::SelectiveRepeat,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), 20_000, &mut out);
+        out.clear();
+        s.on_timer(ms(1000), &mut out);
+        assert_eq!(
+            out.iter().map(|p| (p.seq, p.retx)).collect::<Vec<_>>(),
+            vec![(0, true)]
+        );
+        out.clear();
+        s.on_ack(ms(1100), &ack(4000), &mut out);
+        assert!(
+            out.iter().all(|p| !p.retx && p.seq >= 4000),
+            "no go-back-N: {out:?}"
+        );
     }
 
     #[test]
