@@ -4,7 +4,8 @@
 //! |------|-------------|---------|
 //! | `runs.csv` | repetition and flow | `rep, seed, flow, kind, start_s,` then every [`METRICS`] column |
 //! | `summary.csv` | flow name and metric | `flow, metric, n, mean, std, ci95, min, p5, median, p95, max` |
-//! | `timeouts.csv` | retransmission timeout | `rep, flow, time_s, seq, rto_s, last_rtt_s, backoff, truth, spurious` |
+//! | `timeouts.csv` | retransmission timeout | `rep, flow, time_s, seq, rto_s, last_rtt_s, backoff, truth, spurious, in_fast_recovery, fast, verdicts` |
+//! | `detectors.csv` | spurious-timeout detector | `detector, decided, true_positives, false_positives, true_negatives, false_negatives, undecided, ack_lost_called_spurious, precision, recall, mean_delay_s` |
 //! | `links.csv` | repetition, link and direction | `rep, link, dir, offered, delivered, dropped, in_network` |
 //! | `meta.json` | run | version, scenario path, seeds, per-repetition engine counters, resolved configuration |
 //! | `trace/rep<r>.csv` | traced event (`--trace`) | the output crate's trace format |
@@ -235,6 +236,7 @@ pub fn write_all(
         write_timeouts(w, sim, outcomes)
     })?;
     write_csv(&dir.join("links.csv"), |w| write_links(w, outcomes))?;
+    write_csv(&dir.join("detectors.csv"), |w| write_detectors(w, outcomes))?;
     write_meta(&dir.join("meta.json"), s, info, outcomes)
 }
 
@@ -336,6 +338,9 @@ fn write_timeouts(w: &mut Csv, sim: &SimConfig, outcomes: &[RepOutcome]) -> std:
         "backoff",
         "truth",
         "spurious",
+        "in_fast_recovery",
+        "fast",
+        "verdicts",
     ])?;
     for o in outcomes {
         for t in &o.timeouts {
@@ -351,10 +356,83 @@ fn write_timeouts(w: &mut Csv, sim: &SimConfig, outcomes: &[RepOutcome]) -> std:
             w.field_u64(t.backoff as u64)?;
             w.field_str(t.truth.label())?;
             w.field_bool(t.truth.is_spurious())?;
+            w.field_bool(t.in_fast_recovery)?;
+            w.field_bool(t.fast)?;
+            w.field_str(&verdicts_label(t))?;
             w.end_row()?;
         }
     }
     Ok(())
+}
+
+/// `eifel:spurious;dsack:genuine`: every detector's verdict on a timeout, in the order
+/// they were reached (`*` marks the one that drove the response).
+fn verdicts_label(t: &TimeoutRecord) -> String {
+    let one = |v: &spikelab_engine::DetectorVerdict| {
+        let what = match v.verdict {
+            spikelab_tcp::spurious::Verdict::Spurious => "spurious",
+            spikelab_tcp::spurious::Verdict::Genuine => "genuine",
+        };
+        format!(
+            "{}{}:{what}",
+            v.detector.label(),
+            if v.drove { "*" } else { "" }
+        )
+    };
+    t.verdicts.iter().map(one).collect::<Vec<_>>().join(";")
+}
+
+/// Every detector's confusion matrix against the ground truth, over all repetitions.
+fn write_detectors(w: &mut Csv, outcomes: &[RepOutcome]) -> std::io::Result<()> {
+    w.row(&[
+        "detector",
+        "decided",
+        "true_positives",
+        "false_positives",
+        "true_negatives",
+        "false_negatives",
+        "undecided",
+        "ack_lost_called_spurious",
+        "precision",
+        "recall",
+        "mean_delay_s",
+    ])?;
+    for s in merged_scores(outcomes) {
+        let Some(d) = s.detector else { continue };
+        w.field_str(d.label())?;
+        for v in [
+            s.decided(),
+            s.true_positives,
+            s.false_positives,
+            s.true_negatives,
+            s.false_negatives,
+        ] {
+            w.field_u64(v)?;
+        }
+        w.field_u64(s.undecided)?;
+        w.field_u64(s.ack_lost_called_spurious)?;
+        let tp = s.true_positives as f64;
+        w.field_f64(tp / (tp + s.false_positives as f64))?;
+        w.field_f64(tp / (tp + s.false_negatives as f64))?;
+        w.field_f64(s.mean_delay_s())?;
+        w.end_row()?;
+    }
+    Ok(())
+}
+
+/// Scores of every repetition added up, per detector, in detector order.
+fn merged_scores(outcomes: &[RepOutcome]) -> Vec<spikelab_engine::DetectorScore> {
+    let mut merged: Vec<spikelab_engine::DetectorScore> = Vec::new();
+    for o in outcomes {
+        for s in spikelab_engine::score_detectors(&o.flows, &o.timeouts) {
+            match merged.iter_mut().find(|m| m.detector == s.detector) {
+                Some(m) => m.merge(&s),
+                None => merged.push(s),
+            }
+        }
+    }
+    merged.sort_by_key(|s| s.detector);
+    merged
 }
 
 fn write_links(w: &mut Csv, outcomes: &[RepOutcome]) -> std::io::Result<()> {

@@ -275,3 +275,54 @@ fn bench_quick_reports_both_cases() {
     assert!(text.contains("dumbbell 100 flows"), "{text}");
     assert!(files(tmp.path()).is_empty(), "bench writes no files");
 }
+
+/// A GPRS-like path with one 5 s hiccup in slow start; Eifel drives the response and
+/// the ACK-timing heuristic observes.
+const DETECTORS: &str = r#"
+[run]
+name = "detectors"
+reps = 2
+
+[[link]]
+name = "gprs"
+rate = "30kbps"
+latency = "300ms"
+queue = { kind = "drop-tail", limit = { packets = 99 } }
+[[link.spikes]]
+kind = "hiccup"
+at = [{ start = "3s", duration = "5s" }]
+
+[[flow]]
+name = "download"
+route = ["gprs"]
+profile = "ns2-2002"
+tcp = { timestamps = true, careful_fast_retransmit = false, spurious = { driver = "eifel", observe = ["ack-timing"] } }
+workload = { kind = "bulk", bytes = "60KB" }
+"#;
+
+#[test]
+fn detectors_csv_scores_every_detector_against_the_truth() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("d.toml"), DETECTORS).unwrap();
+    assert_ok(&spikelab(tmp.path(), &["run", "d.toml", "--out", "o"]));
+    let csv = std::fs::read_to_string(tmp.path().join("o/detectors.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        rows[0][..4],
+        ["detector", "decided", "true_positives", "false_positives"]
+    );
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r[0] == name)
+            .unwrap_or_else(|| panic!("{name} in {csv}"))
+    };
+    // Both repetitions see the one spurious timeout: Eifel calls it spurious,
+    // the ACK-timing heuristic (the ACK comes ~2.9 s after the retransmission) misses it.
+    assert_eq!(row("eifel")[1..6], ["2", "2", "0", "0", "0"]);
+    assert_eq!(row("ack-timing")[1..6], ["2", "0", "0", "0", "2"]);
+    let timeouts = std::fs::read_to_string(tmp.path().join("o/timeouts.csv")).unwrap();
+    assert!(
+        timeouts.contains("eifel*:spurious;ack-timing:genuine"),
+        "{timeouts}"
+    );
+}
