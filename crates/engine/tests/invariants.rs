@@ -27,6 +27,7 @@ fn spiky(seed_dependent_start: bool) -> SimConfig {
         },
         interval_from: IntervalFrom::End,
         first: None,
+        stationary: true,
         at: Vec::new(),
     }));
     let mut a = bulk("a", tcp(RecoveryKind::NewRenoSack, 40), 300_000);

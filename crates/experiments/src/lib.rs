@@ -12,6 +12,9 @@
 //!   as Markdown and HTML.
 
 pub mod delay_injection;
+pub mod eifel;
+pub mod embedded;
+pub mod grid;
 pub mod report;
 pub mod reproduction;
 pub mod runner;

@@ -70,6 +70,13 @@ fn fmt_num(v: f64) -> String {
     }
 }
 
+/// One table as Markdown (its title in bold above it).
+pub fn table_to_markdown(t: &Table) -> String {
+    let mut out = String::new();
+    md_table(&mut out, t);
+    out
+}
+
 fn md_table(out: &mut String, t: &Table) {
     if !t.title.is_empty() {
         let _ = writeln!(out, "**{}**\n", t.title);

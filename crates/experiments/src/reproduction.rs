@@ -54,7 +54,7 @@ pub trait Reproduction: Sync {
 
 /// Every reproduction, in the order of the report.
 pub fn registry() -> Vec<&'static dyn Reproduction> {
-    vec![]
+    vec![&crate::eifel::GPRS_EIFEL, &crate::eifel::EIFEL_RESPONSE]
 }
 
 /// The reproduction called `name`.

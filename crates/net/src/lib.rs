@@ -37,3 +37,9 @@ pub use queue::{AdaptiveRedConfig, DropTailConfig, Queue, QueueConfig, QueueLimi
 pub use service::{MahimahiConfig, MahimahiTrace, Service, ServiceConfig, WcdmaConfig};
 pub use spike::{Dir, Dirs, LinkControl, Schedule, SpikeConfig, SpikeError};
 pub use trace::{load_link_traces, TraceError, TraceLoadError, TraceRef};
+
+/// A fixed test generator (tests only).
+#[cfg(test)]
+pub(crate) fn tests_rng(seed: u64) -> spikelab_core::SimRng {
+    spikelab_core::RngStreams::new(seed).stream("test", 0)
+}

@@ -118,6 +118,13 @@ pub struct HiccupConfig {
     /// Start of the first spike. Default: one `interval` draw after time zero.
     #[serde(default)]
     pub first: Option<Dur>,
+    /// Start the run at a random point of an already running spike process instead of
+    /// at the start of a quiet interval: a connection then meets spikes at the
+    /// long-run rate, E[spikes] = T / (E[interval] + E[duration]), which is how
+    /// gprs-eifel.md 4 sizes its scenarios ("for a typical download time of 120 s on
+    /// average one, two and three delay spikes occur"). Default: false.
+    #[serde(default)]
+    pub stationary: bool,
     /// Explicit spikes, in order, not overlapping; when given, the random pattern above
     /// is not used. Default: empty.
     #[serde(default)]
@@ -145,6 +152,7 @@ impl Default for HiccupConfig {
             duration: default_hiccup_duration(),
             interval_from: IntervalFrom::End,
             first: None,
+            stationary: false,
             at: Vec::new(),
         }
     }
@@ -271,6 +279,7 @@ enum SpikeSource {
         duration: Distribution,
         from: IntervalFrom,
         first: Option<Dur>,
+        stationary: bool,
         last: Option<(Time, Time)>,
     },
     Periodic {
@@ -294,15 +303,19 @@ impl SpikeSource {
                 duration,
                 from,
                 first,
+                stationary,
                 last,
             } => {
+                if *stationary && last.is_none() {
+                    *last = Some(warm_start(*interval, *duration, *from, rng));
+                    return *last;
+                }
                 let gap = interval.sample(rng);
                 let len = duration.sample(rng);
                 let start = match (*last, first.take()) {
                     (_, Some(f)) => Time::ZERO + f,
                     (None, None) => Time::ZERO + gap,
-                    (Some((_, end)), None) if *from == IntervalFrom::End => end + gap,
-                    (Some((start, end)), None) => (start + gap).max(end),
+                    (Some(prev), None) => next_start(prev, gap, *from),
                 };
                 *last = Some((start, start + len));
                 *last
@@ -317,6 +330,43 @@ impl SpikeSource {
                 Some((start, start + *duration))
             }
         }
+    }
+}
+
+/// When the spike after `prev` = (start, end) starts, `gap` after the end or the start.
+fn next_start((start, end): (Time, Time), gap: Dur, from: IntervalFrom) -> Time {
+    match from {
+        IntervalFrom::End => end + gap,
+        IntervalFrom::Start => (start + gap).max(end),
+    }
+}
+
+/// Cycles the process runs before the run starts, in units of its mean cycle.
+const WARMUP_CYCLES: u64 = 32;
+
+/// The first spike of a process observed from a fixed time after a long warm-up:
+/// the process runs from virtual time 0, the run starts at virtual time T0 =
+/// WARMUP_CYCLES mean cycles (renewal theory: its state there is close to the
+/// stationary one), and the first spike still ending after T0 is returned shifted by
+/// -T0 (cut at time zero if it is under way).
+fn warm_start(
+    interval: Distribution,
+    duration: Distribution,
+    from: IntervalFrom,
+    rng: &mut SimRng,
+) -> (Time, Time) {
+    let cycle = interval.mean() + duration.mean();
+    let t0 = Time::ZERO + Dur(cycle.0.saturating_mul(WARMUP_CYCLES).max(1));
+    let mut prev: Option<(Time, Time)> = None;
+    loop {
+        let gap = interval.sample(rng);
+        let len = duration.sample(rng);
+        let start = prev.map_or(Time::ZERO + gap, |p| next_start(p, gap, from));
+        let end = start + len;
+        if end > t0 {
+            return (Time(start.0.saturating_sub(t0.0)), Time(end.0 - t0.0));
+        }
+        prev = Some((start, end));
     }
 }
 
@@ -348,6 +398,7 @@ impl HiccupConfig {
             duration: self.duration,
             from: self.interval_from,
             first: self.first,
+            stationary: self.stationary && self.first.is_none(),
             last: None,
         })
     }
@@ -497,6 +548,54 @@ mod tests {
         Distribution::Fixed {
             value: Dur::from_secs(s),
         }
+    }
+
+    /// Mean number of spikes starting inside (0, horizon) over many seeds.
+    fn mean_spike_starts(cfg: &HiccupConfig, horizon: Dur) -> f64 {
+        let seeds = 4000;
+        let mut total = 0usize;
+        for seed in 0..seeds {
+            let mut sched = Schedule::new(&SpikeConfig::Hiccup(cfg.clone())).unwrap();
+            let mut rng = crate::tests_rng(seed);
+            while let Some((t, c)) = sched.next(&mut rng) {
+                if t >= Time::ZERO + horizon {
+                    break;
+                }
+                if t > Time::ZERO && matches!(c, LinkControl::Suspend(_)) {
+                    total += 1;
+                }
+            }
+        }
+        total as f64 / seeds as f64
+    }
+
+    #[test]
+    fn a_stationary_start_meets_spikes_at_the_long_run_rate() {
+        // gprs-eifel.md "easy": intervals U[80,140] s, spikes U[3,15] s, so the mean
+        // cycle is 110 + 9 = 119 s. Over 86 s, a stationary process starts
+        // 86 / 119 = 0.72 spikes on average; a process that waits one interval from
+        // time zero starts one only when the interval is under 86 s: (86-80)/60 = 0.10.
+        let easy = HiccupConfig {
+            interval: Distribution::Uniform {
+                min: Dur::from_secs(80),
+                max: Dur::from_secs(140),
+            },
+            duration: Distribution::Uniform {
+                min: Dur::from_secs(3),
+                max: Dur::from_secs(15),
+            },
+            ..HiccupConfig::default()
+        };
+        let fresh = mean_spike_starts(&easy, Dur::from_secs(86));
+        let stationary = mean_spike_starts(
+            &HiccupConfig {
+                stationary: true,
+                ..easy
+            },
+            Dur::from_secs(86),
+        );
+        assert!((fresh - 0.10).abs() < 0.03, "{fresh}");
+        assert!((stationary - 0.72).abs() < 0.04, "{stationary}");
     }
 
     #[test]

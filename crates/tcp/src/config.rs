@@ -7,6 +7,7 @@
 use crate::recovery::PipeRule;
 use crate::response::SpuriousConfig;
 use crate::rto::RtoConfig;
+use crate::window::SsthreshRule;
 use serde::{Deserialize, Serialize};
 use spikelab_core::Dur;
 
@@ -101,6 +102,9 @@ pub struct TcpConfig {
     pub recovery: RecoveryKind,
     /// How Reno-SACK and NewReno-SACK estimate the data in flight. Default: rfc6675.
     pub sack_pipe: PipeRule,
+    /// How ssthresh is halved on a loss, and whether repeated timeouts halve it again.
+    /// Default: rfc5681.
+    pub ssthresh_rule: SsthreshRule,
     /// Reno's careful fast retransmit ("bug fix", RFC 6582 section 4.1): no fast
     /// retransmit for duplicate ACKs below the point recorded at the last timeout.
     /// Default: true. ns-2's `bugFix_`; gprs-eifel.md turns it off.
@@ -140,6 +144,7 @@ impl Default for TcpConfig {
             initial_ssthresh: u64::MAX / 2,
             recovery: RecoveryKind::NewReno,
             sack_pipe: PipeRule::Rfc6675,
+            ssthresh_rule: SsthreshRule::Rfc5681,
             careful_fast_retransmit: true,
             timeout_retransmit: TimeoutRetransmit::GoBackN,
             limited_transmit: true,
@@ -161,7 +166,7 @@ impl TcpConfig {
     /// The one-way ns-2.1b9a agents of 2002 as `shared/NS2-DEFAULTS.md` reads them:
     /// 1000-byte segments (`packetSize_`), initial window 2 (`windowInit_`), advertised
     /// window 20 segments (`window_`), the `sack1` agent's pipe estimate for SACK
-    /// recovery, careful fast retransmit on (`bugFix_`), Limited
+    /// recovery, ssthresh halved from min(cwnd, window) on every loss (`slowdown()`), careful fast retransmit on (`bugFix_`), Limited
     /// Transmit on (`singledup_`), delayed ACK every 2nd segment with a 100 ms timer, 3
     /// SACK blocks, the pre-2003 echo rule (newest TSval), SYN exchange on (`syn_`), and
     /// the 2002 timer (G = 10 ms, min 1 s, initial 6 s, no maximum).
@@ -175,6 +180,7 @@ impl TcpConfig {
             initial_ssthresh: u64::MAX / 2,
             recovery: RecoveryKind::Reno,
             sack_pipe: PipeRule::Ns2Sack1,
+            ssthresh_rule: SsthreshRule::Ns2,
             careful_fast_retransmit: true,
             timeout_retransmit: TimeoutRetransmit::GoBackN,
             limited_transmit: true,

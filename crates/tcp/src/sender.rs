@@ -13,7 +13,7 @@ use crate::response::restore::{restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
 use crate::spurious::{AckView, EpisodeVerdict, Step, TimeoutView, Verdict, Watchers};
-use crate::window::Window;
+use crate::window::{SsthreshRule, Window};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
 
 /// Where the sender is in its congestion-control cycle.
@@ -126,12 +126,14 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// A sender with nothing to send yet; call [`Self::on_start`] to open the connection.
     pub fn new(flow: FlowId, cfg: &TcpConfig, rto: E) -> Self {
         let mss = cfg.mss as u64;
-        let w = Window::new(
+        let mut w = Window::new(
             mss,
             cfg.initial_window as u64 * mss,
             cfg.initial_ssthresh,
             cfg.dupack_threshold,
         );
+        w.ssthresh_rule = cfg.ssthresh_rule;
+        w.rwnd = cfg.receiver_window;
         TcpSender {
             flow,
             cfg: cfg.clone(),
@@ -260,6 +262,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             _ => return AckInfo::default(),
         }
         self.rwnd = pkt.rwnd as u64;
+        self.w.rwnd = self.rwnd;
         // RFC 793: an ACK of data not yet sent is ignored.
         if pkt.ack > self.w.snd_max {
             return AckInfo::default();
@@ -617,8 +620,11 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// outstanding, followed by go-back-N from snd_una.
     fn on_retransmission_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
         // RFC 5681 (4): halve on the first timeout; hold ssthresh when the segment was
-        // already retransmitted by the timer.
+        // already retransmitted by the timer (ns-2 halves again: see SsthreshRule).
         let first = self.consecutive_timeouts == 0;
+        if !first && self.w.ssthresh_rule == SsthreshRule::Ns2 {
+            self.w.ssthresh = self.w.halved_ssthresh();
+        }
         if first {
             // The response's restore point (RFC 4015 step (0): pipe_prev).
             let flight = self.w.flight_size();
@@ -941,6 +947,25 @@ mod tests {
             out.iter().all(|p| !p.retx && p.seq >= 4000),
             "no go-back-N: {out:?}"
         );
+    }
+
+    #[test]
+    fn ns2s_rule_halves_ssthresh_again_on_a_repeated_timeout() {
+        let cfg = TcpConfig {
+            mss: 1000,
+            initial_window: 8,
+            timestamps: false,
+            ssthresh_rule: SsthreshRule::Ns2,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), 20_000, &mut out);
+        s.on_timer(ms(1000), &mut out);
+        assert_eq!(s.window().ssthresh, 4000); // min(cwnd 8000, rwnd) / 2
+        s.on_timer(ms(3000), &mut out);
+        assert_eq!(s.window().ssthresh, 2000); // cwnd is 1 segment now: floor of 2
     }
 
     #[test]

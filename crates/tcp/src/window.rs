@@ -3,6 +3,22 @@
 //! `recovery/`) can be a pure function of this state and its own data.
 
 use crate::segments::SegmentTable;
+use serde::{Deserialize, Serialize};
+
+/// How ssthresh is halved on a loss.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SsthreshRule {
+    /// RFC 5681 equation (4): max(FlightSize / 2, 2 * SMSS); a repeated timeout of the
+    /// same segment holds ssthresh (RFC 5681 section 3.1).
+    #[default]
+    Rfc5681,
+    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF)` of 2002: max(min(cwnd, rwnd) / 2,
+    /// 2 * SMSS) on every loss, repeated timeouts included, so a second timeout of the
+    /// same segment (cwnd = 1) leaves ssthresh at 2 segments (RFC 2581, which ns-2
+    /// followed, has no "held constant" clause).
+    Ns2,
+}
 
 /// Sequence space, congestion window and the outstanding-segment table.
 #[derive(Clone, Debug)]
@@ -21,6 +37,10 @@ pub struct Window {
     pub snd_max: u64,
     /// Duplicate ACKs that start recovery (DupThresh).
     pub dupthresh: u32,
+    /// How ssthresh is halved.
+    pub ssthresh_rule: SsthreshRule,
+    /// The receiver's advertised window (for [`SsthreshRule::Ns2`]).
+    pub rwnd: u64,
     /// Outstanding segments with their SACK and retransmission marks.
     pub segs: SegmentTable,
 }
@@ -36,6 +56,8 @@ impl Window {
             snd_nxt: 0,
             snd_max: 0,
             dupthresh,
+            ssthresh_rule: SsthreshRule::Rfc5681,
+            rwnd: u64::MAX,
             segs: SegmentTable::new(),
         }
     }
@@ -45,9 +67,15 @@ impl Window {
         self.snd_max - self.snd_una
     }
 
-    /// RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+    /// The halved ssthresh of [`Window::ssthresh_rule`].
     pub fn halved_ssthresh(&self) -> u64 {
-        (self.flight_size() / 2).max(2 * self.mss)
+        let base = match self.ssthresh_rule {
+            // RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
+            SsthreshRule::Rfc5681 => self.flight_size(),
+            // ns-2 slowdown(): half of min(cwnd, advertised window).
+            SsthreshRule::Ns2 => self.cwnd.min(self.rwnd),
+        };
+        (base / 2).max(2 * self.mss)
     }
 
     /// RFC 6675 SetPipe over the current table.

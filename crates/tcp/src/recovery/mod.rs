@@ -143,6 +143,7 @@ pub(crate) mod test_util {
 
     /// `n` segments of 1000 bytes sent, cwnd = n segments.
     pub fn window_with(n: u64) -> Window {
+        // (RFC 5681 halving of FlightSize, the default rule.)
         let mut w = Window::new(1000, n * 1000, u64::MAX / 2, 3);
         for i in 0..n {
             w.segs.push_new(i * 1000, (i + 1) * 1000, Time::ZERO);

@@ -1,0 +1,50 @@
+//! The two Eifel papers, each entirely described by its file under `experiments/`.
+
+use crate::embedded;
+use crate::grid::run::run_experiment;
+use crate::grid::ExperimentSpec;
+use crate::report::Section;
+use crate::reproduction::{Context, Reproduction};
+use anyhow::anyhow;
+
+/// A reproduction defined by one experiment file.
+pub struct FromFile {
+    name: &'static str,
+    title: &'static str,
+    file: &'static str,
+}
+
+impl FromFile {
+    /// The parsed experiment file.
+    pub fn spec(&self) -> anyhow::Result<ExperimentSpec> {
+        let text = embedded::experiment(self.file)
+            .ok_or_else(|| anyhow!("no built-in experiment `{}`", self.file))?;
+        ExperimentSpec::parse(text, &format!("experiments/{}", self.file))
+    }
+}
+
+impl Reproduction for FromFile {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn title(&self) -> &'static str {
+        self.title
+    }
+    fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
+        run_experiment(&self.spec()?, ctx)
+    }
+}
+
+/// gprs-eifel.md.
+pub static GPRS_EIFEL: FromFile = FromFile {
+    name: "gprs-eifel",
+    title: "Evaluating the Eifel algorithm for TCP in a GPRS network",
+    file: "gprs-eifel.toml",
+};
+
+/// eifel-response.md.
+pub static EIFEL_RESPONSE: FromFile = FromFile {
+    name: "eifel-response",
+    title: "Responding to spurious timeouts in TCP",
+    file: "eifel-response.toml",
+};

@@ -1,0 +1,8 @@
+//! Experiments as data: a base scenario, grids of overrides, tables and figures read
+//! from a file under `experiments/` ([`spec`]), run by [`run::run_experiment`].
+
+pub mod metrics;
+pub mod run;
+pub mod spec;
+
+pub use spec::ExperimentSpec;

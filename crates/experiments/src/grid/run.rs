@@ -1,0 +1,356 @@
+//! Running an [`ExperimentSpec`]: expand its grids into scenarios, run every cell's
+//! repetitions, write each table as CSV and Markdown beside the paper's values, and
+//! draw its figures.
+
+use super::metrics;
+use super::spec::{set_path, ExperimentSpec, FigureSpec, Grid, TableSpec};
+use crate::report::{
+    comparison_table, table_to_markdown, Block, Comparison, Figure, Section, Table,
+};
+use crate::reproduction::Context;
+use crate::runner::run_cells;
+use anyhow::{anyhow, Context as _};
+use spikelab_core::FlowId;
+use spikelab_engine::SimConfig;
+use spikelab_output::csv::CsvWriter;
+use spikelab_output::stats::Summary;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One cell of a grid: its axis labels and the scenario they make.
+struct Cell {
+    labels: BTreeMap<String, String>,
+    sim: SimConfig,
+    flow: usize,
+}
+
+/// A grid's results: per cell, a summary of every metric over the repetitions.
+struct GridResult {
+    cells: Vec<(BTreeMap<String, String>, Vec<Summary>)>,
+}
+
+/// Applies every `set` of `sets` to the base scenario and resolves it.
+fn scenario(
+    base: &str,
+    name: &str,
+    sets: &[&toml::Table],
+) -> anyhow::Result<spikelab_scenario::Scenario> {
+    let mut doc: toml::Table = base
+        .parse()
+        .with_context(|| format!("{name}: the base scenario"))?;
+    for set in sets {
+        for (path, value) in set.iter() {
+            set_path(&mut doc, path, value.clone()).map_err(|e| anyhow!("{name}: {e}"))?;
+        }
+    }
+    let text = toml::to_string(&doc)?;
+    spikelab_scenario::parse(&text, name).map_err(|e| anyhow!("{e}"))
+}
+
+fn flow_index(sim: &SimConfig, flow: &str) -> anyhow::Result<usize> {
+    sim.flows
+        .iter()
+        .position(|f| f.name == flow)
+        .ok_or_else(|| anyhow!("no flow `{flow}` in the scenario"))
+}
+
+/// The text of the base scenario `name` (a file of `scenarios/`, built in).
+fn base_text(name: &str) -> anyhow::Result<&'static str> {
+    crate::embedded::scenario(name).ok_or_else(|| anyhow!("no built-in scenario `{name}`"))
+}
+
+/// Every combination of the grid's axis values, in axis order.
+fn cells(spec: &ExperimentSpec, g: &Grid) -> anyhow::Result<Vec<Cell>> {
+    let scenario_name = g.scenario.as_deref().unwrap_or(&spec.scenario);
+    let base = base_text(scenario_name)?;
+    let mut combos: Vec<Vec<usize>> = vec![vec![]];
+    for axis in &g.axis {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| (0..axis.values.len()).map(move |i| [c.clone(), vec![i]].concat()))
+            .collect();
+    }
+    combos
+        .into_iter()
+        .map(|choice| {
+            let values: Vec<_> = g
+                .axis
+                .iter()
+                .zip(&choice)
+                .map(|(a, &i)| (a, &a.values[i]))
+                .collect();
+            let mut labels: BTreeMap<String, String> =
+                values.iter().flat_map(|(_, v)| v.labels.clone()).collect();
+            labels.extend(
+                values
+                    .iter()
+                    .map(|(a, v)| (a.name.clone(), v.label.clone())),
+            );
+            let name = format!(
+                "{}[{}]",
+                scenario_name,
+                values
+                    .iter()
+                    .map(|(_, v)| v.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            let sets: Vec<&toml::Table> = std::iter::once(&g.set)
+                .chain(values.iter().map(|(_, v)| &v.set))
+                .collect();
+            let sim = scenario(base, &name, &sets)?.to_sim();
+            let flow = flow_index(&sim, &spec.flow)?;
+            Ok(Cell { labels, sim, flow })
+        })
+        .collect()
+}
+
+fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<GridResult> {
+    let cells = cells(spec, g)?;
+    let sims: Vec<SimConfig> = cells.iter().map(|c| c.sim.clone()).collect();
+    let runs = run_cells(&sims, ctx.batch(), |c, _, r| {
+        metrics::all(&r.flows[cells[c].flow])
+    })
+    .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
+    let summarize = |reps: &Vec<[f64; metrics::NAMES.len()]>| {
+        (0..metrics::NAMES.len())
+            .map(|m| {
+                let v: Vec<f64> = reps
+                    .iter()
+                    .map(|r| r[m])
+                    .filter(|x| x.is_finite())
+                    .collect();
+                Summary::of(&v)
+            })
+            .collect()
+    };
+    let cells = cells
+        .into_iter()
+        .zip(&runs)
+        .map(|(c, reps)| (c.labels, summarize(reps)))
+        .collect();
+    Ok(GridResult { cells })
+}
+
+/// The value of key column `k` for a cell: its axis label or the table's fixed label.
+fn key(t: &TableSpec, labels: &BTreeMap<String, String>, k: &str) -> String {
+    labels
+        .get(k)
+        .or_else(|| t.labels.get(k))
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn write_table_csv(path: &Path, t: &TableSpec, g: &GridResult) -> anyhow::Result<()> {
+    let mut w = CsvWriter::new(std::io::BufWriter::new(std::fs::File::create(path)?));
+    let single = t.metrics.len() == 1;
+    let mut header: Vec<String> = t.keys.clone();
+    if single {
+        header.extend(["mean".into(), "ci95".into()]);
+    } else {
+        header.extend(t.metrics.iter().map(|m| m.column.clone()));
+        header.extend(t.metrics.iter().map(|m| format!("{}_ci95", m.column)));
+    }
+    header.push("reps".into());
+    w.row(&header.iter().map(String::as_str).collect::<Vec<_>>())?;
+    for (labels, s) in &g.cells {
+        for k in &t.keys {
+            w.field_str(&key(t, labels, k))?;
+        }
+        let stats: Vec<&Summary> = t
+            .metrics
+            .iter()
+            .map(|m| &s[metrics::index(&m.metric).unwrap_or(0)])
+            .collect();
+        for st in &stats {
+            w.field_f64(st.mean)?;
+        }
+        for st in &stats {
+            w.field_f64(st.ci95)?;
+        }
+        w.field_u64(stats.first().map_or(0, |s| s.n as u64))?;
+        w.end_row()?;
+    }
+    w.into_inner()?;
+    Ok(())
+}
+
+fn mean_ci(s: &Summary) -> String {
+    if s.n == 0 {
+        return "-".into();
+    }
+    let digits = if s.mean.abs() >= 100.0 {
+        0
+    } else if s.mean.abs() >= 1.0 {
+        2
+    } else {
+        3
+    };
+    if s.ci95.is_finite() {
+        format!("{:.*} ± {:.*}", digits, s.mean, digits, s.ci95)
+    } else {
+        format!("{:.*}", digits, s.mean)
+    }
+}
+
+/// All label combinations of `axes` present in the grid, in grid order.
+fn combos(g: &GridResult, axes: &[String]) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for (labels, _) in &g.cells {
+        let c: Vec<String> = axes
+            .iter()
+            .map(|a| labels.get(a).cloned().unwrap_or_default())
+            .collect();
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn find<'a>(g: &'a GridResult, want: &[(&String, &String)]) -> Option<&'a Vec<Summary>> {
+    g.cells
+        .iter()
+        .find(|(l, _)| want.iter().all(|(k, v)| l.get(*k) == Some(*v)))
+        .map(|(_, s)| s)
+}
+
+/// The Markdown layout: rows × columns of axes (one metric), or rows × metrics.
+fn markdown_table(t: &TableSpec, g: &GridResult) -> Table {
+    let rows = combos(g, &t.rows);
+    let metric_cols = t.columns.is_empty();
+    let cols = if metric_cols {
+        vec![]
+    } else {
+        combos(g, &t.columns)
+    };
+    let mut header: Vec<String> = t.rows.clone();
+    if metric_cols {
+        header.extend(t.metrics.iter().map(|m| m.column.clone()));
+    } else {
+        header.extend(cols.iter().map(|c| c.join(" ")));
+    }
+    let body = rows
+        .iter()
+        .map(|r| {
+            let mut line = r.clone();
+            let at = |c: &[String]| {
+                let want: Vec<_> = t
+                    .rows
+                    .iter()
+                    .zip(r)
+                    .chain(t.columns.iter().zip(c))
+                    .collect();
+                find(g, &want)
+            };
+            if metric_cols {
+                let s = at(&[]);
+                line.extend(t.metrics.iter().map(|m| {
+                    s.map_or("-".into(), |s| {
+                        mean_ci(&s[metrics::index(&m.metric).unwrap_or(0)])
+                    })
+                }));
+            } else {
+                let m = metrics::index(&t.metrics[0].metric).unwrap_or(0);
+                line.extend(
+                    cols.iter()
+                        .map(|c| at(c).map_or("-".into(), |s| mean_ci(&s[m]))),
+                );
+            }
+            line
+        })
+        .collect();
+    Table {
+        title: t.title.clone(),
+        header,
+        rows: body,
+    }
+}
+
+fn comparisons(t: &TableSpec, g: &GridResult) -> Vec<Comparison> {
+    let mut out = Vec::new();
+    for p in &t.paper {
+        let want: Vec<_> = p.cell.iter().collect();
+        let Some(s) = find(g, &want) else { continue };
+        let cell = p
+            .cell
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        for (column, &paper) in &p.values {
+            let Some(m) = t.metrics.iter().find(|m| &m.column == column) else {
+                continue;
+            };
+            let st = &s[metrics::index(&m.metric).unwrap_or(0)];
+            out.push(Comparison {
+                what: format!("{} — {column} ({cell})", t.title),
+                ours: st.mean,
+                ours_ci95: Some(st.ci95),
+                paper,
+                unit: String::new(),
+            });
+        }
+    }
+    out
+}
+
+fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::Result<Figure> {
+    let scenario_name = f.scenario.as_deref().unwrap_or(&spec.scenario);
+    let s = scenario(
+        base_text(scenario_name)?,
+        &format!("{}[{}]", scenario_name, f.name),
+        &[&f.set],
+    )?;
+    let mut sim = s.to_sim();
+    sim.trace = true;
+    let flow = flow_index(&sim, &spec.flow)?;
+    let r = spikelab_engine::run(&sim, f.seed.unwrap_or(ctx.seed))
+        .map_err(|e| anyhow!("figure {}: {e}", f.name))?;
+    let records = spikelab_output::plot::flow_records(&r.trace, FlowId(flow as u32));
+    let base_path = ctx.dir.join(&f.name);
+    let files = match f.kind.as_str() {
+        "window-timer" => spikelab_output::plot::window_timer_plot(&records, &f.title, &base_path),
+        _ => spikelab_output::plot::time_sequence_plot(&records, &f.title, &base_path),
+    }
+    .map_err(|e| anyhow!("figure {}: {e}", f.name))?;
+    Ok(Figure {
+        title: f.title.clone(),
+        png: ctx.relative(&files.png),
+        svg: ctx.relative(&files.svg),
+    })
+}
+
+/// Runs every grid, writes every table and figure into `ctx.dir`, returns the section.
+pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
+    let mut results: BTreeMap<&str, GridResult> = BTreeMap::new();
+    for g in &spec.grid {
+        results.insert(&g.name, run_grid(spec, g, ctx)?);
+    }
+    let mut blocks = vec![Block::Text(spec.notes.trim().to_string())];
+    for t in &spec.table {
+        let g = &results[t.grid.as_str()];
+        write_table_csv(&ctx.dir.join(&t.file), t, g)
+            .with_context(|| format!("writing {}", t.file))?;
+        let table = markdown_table(t, g);
+        let cs = comparisons(t, g);
+        let mut md = table_to_markdown(&table);
+        if !cs.is_empty() {
+            md += &table_to_markdown(&comparison_table(&cs));
+        }
+        std::fs::write(ctx.dir.join(&t.markdown), md)
+            .with_context(|| format!("writing {}", t.markdown))?;
+        blocks.push(Block::Table(table));
+        if !cs.is_empty() {
+            blocks.push(Block::Comparisons(cs));
+        }
+    }
+    for f in &spec.figure {
+        blocks.push(Block::Figure(draw_figure(spec, f, ctx)?));
+    }
+    Ok(Section {
+        name: spec.name.clone(),
+        title: spec.title.clone(),
+        blocks,
+    })
+}
