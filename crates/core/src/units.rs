@@ -110,6 +110,17 @@ pub fn parse_size(s: &str) -> Result<ByteSize, String> {
     Ok(ByteSize((v * scale).round() as u64))
 }
 
+/// A bare integer of seconds as a [`Dur`], refusing values a `u64` of nanoseconds
+/// cannot hold (about 584 years).
+fn dur_from_whole_secs(v: u64) -> Result<Dur, String> {
+    v.checked_mul(1_000_000_000).map(Dur).ok_or_else(|| {
+        format!(
+            "{v} s is out of range (at most {} s)",
+            u64::MAX / 1_000_000_000
+        )
+    })
+}
+
 macro_rules! string_or_number_serde {
     ($ty:ty, $parse:path, $expecting:expr, $from_num:expr, $to_str:expr) => {
         impl<'de> Deserialize<'de> for $ty {
@@ -130,10 +141,10 @@ macro_rules! string_or_number_serde {
                         if v < 0 {
                             return Err(E::custom(format!("{v} must not be negative")));
                         }
-                        Ok($from_num(v as u64))
+                        $from_num(v as u64).map_err(E::custom)
                     }
                     fn visit_u64<E: de::Error>(self, v: u64) -> Result<$ty, E> {
-                        Ok($from_num(v))
+                        $from_num(v).map_err(E::custom)
                     }
                 }
                 d.deserialize_any(V)
@@ -151,7 +162,7 @@ string_or_number_serde!(
     Dur,
     parse_duration,
     "a duration such as \"150ms\" or \"1.5s\", or a number of seconds",
-    Dur::from_secs,
+    dur_from_whole_secs,
     |d: &Dur| if d.0.is_multiple_of(1_000_000) {
         format!("{}ms", d.0 / 1_000_000)
     } else {
@@ -162,14 +173,14 @@ string_or_number_serde!(
     BitRate,
     parse_rate,
     "a rate such as \"2Mbit/s\" or \"30kbps\", or a number of bit/s",
-    BitRate,
+    |v| Ok::<_, String>(BitRate(v)),
     |r: &BitRate| format!("{}bit/s", r.0)
 );
 string_or_number_serde!(
     ByteSize,
     parse_size,
     "a size such as \"5MB\" or \"64KiB\", or a number of bytes",
-    ByteSize,
+    |v| Ok::<_, String>(ByteSize(v)),
     |b: &ByteSize| format!("{}B", b.0)
 );
 

@@ -167,10 +167,10 @@ pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
     let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         at.at_offset(e.span().map_or(0, |s| s.start), e.message().to_owned())
     })?;
-    let as_written = toml::Value::Table(table.clone());
     prepare::prepare(&mut table, &file_stem(file_name));
-    let file = deserialize_guarded(table, &as_written).map_err(|e| at.locate(e))?;
-    let sim = resolve::resolve(&file).map_err(|e| at.locate(e))?;
+    let file = deserialize(table).map_err(|e| at.locate(e))?;
+    let mut sim = resolve::resolve(&file).map_err(|e| at.locate(e))?;
+    load_traces(&mut sim, &file, file_name).map_err(|e| at.locate(e))?;
     Ok(Scenario {
         source: PathBuf::from(file_name),
         file,
@@ -178,52 +178,28 @@ pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
     })
 }
 
+/// Reads the trace files the links name (Mahimahi delivery traces, one-way delay
+/// traces), relative to the scenario file's folder; an error names the link and the
+/// trace file's own line.
+fn load_traces(sim: &mut SimConfig, file: &ScenarioFile, file_name: &str) -> Result<(), Invalid> {
+    let base = Path::new(file_name).parent().unwrap_or(Path::new("."));
+    for (i, link) in sim.links.iter_mut().enumerate() {
+        spikelab_net::load_link_traces(link, base).map_err(|e| {
+            let path = if i < file.link.len() {
+                FieldPath::root("link").index(i)
+            } else {
+                FieldPath::root("topology")
+            };
+            Invalid::new(path, e.to_string())
+        })?;
+    }
+    Ok(())
+}
+
 fn file_stem(file_name: &str) -> String {
     Path::new(file_name)
         .file_stem()
         .map_or_else(|| "scenario".into(), |s| s.to_string_lossy().into_owned())
-}
-
-/// Largest whole number of seconds a `Dur` (u64 nanoseconds) holds.
-const MAX_DUR_SECS: i64 = (u64::MAX / 1_000_000_000) as i64;
-
-/// [`deserialize`], turning a panic into an error.
-///
-/// `spikelab_core`'s `Dur` deserialiser multiplies a bare integer of seconds by 10^9
-/// unchecked, so an integer above [`MAX_DUR_SECS`] written for a duration overflows
-/// (a panic in debug builds). Until that is checked there, the panic is caught and
-/// the error names the first integer that large in the file `as_written`.
-fn deserialize_guarded(
-    table: toml::Table,
-    as_written: &toml::Value,
-) -> Result<ScenarioFile, Invalid> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| deserialize(table)))
-        .unwrap_or_else(|_| Err(huge_integer(as_written, FieldPath::default())))
-}
-
-/// The first integer too large for a duration in seconds, or a generic error.
-fn huge_integer(value: &toml::Value, path: FieldPath) -> Invalid {
-    find_huge(value, &path).unwrap_or_else(|| {
-        Invalid::new(
-            path,
-            "internal error while reading the file (please report it)",
-        )
-    })
-}
-
-fn find_huge(value: &toml::Value, path: &FieldPath) -> Option<Invalid> {
-    match value {
-        toml::Value::Integer(i) if *i > MAX_DUR_SECS => Some(Invalid::new(
-            path.clone(),
-            format!("{i} is out of range for a duration (at most {MAX_DUR_SECS} s)"),
-        )),
-        toml::Value::Table(t) => t.iter().find_map(|(k, v)| find_huge(v, &path.key(k))),
-        toml::Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .find_map(|(i, v)| find_huge(v, &path.index(i))),
-        _ => None,
-    }
 }
 
 /// Deserialises the prepared document, naming the field of any error.

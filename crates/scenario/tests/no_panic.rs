@@ -111,7 +111,7 @@ fn huge_integer_durations_are_errors_not_panics() {
     let text = QUICKSTART.replace("stop = \"60s\"", "stop = 99999999999999999");
     let e = parse(&text, "q.toml").unwrap_err().to_string();
     assert!(
-        e.contains("q.toml:11:1: field `run.stop`: 99999999999999999 is out of range"),
+        e.contains("q.toml:11:1: field `run.stop`: 99999999999999999 s is out of range"),
         "{e}"
     );
 }
