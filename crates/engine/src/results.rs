@@ -123,9 +123,10 @@ impl FlowResult {
             .map(|t| self.bytes as f64 * 8.0 / t)
     }
     /// Goodput as the papers define it: minimum segments needed / data segments sent.
+    /// NaN for flows without segments (CBR cross traffic).
     pub fn goodput(&self) -> f64 {
-        if self.data_segments_sent == 0 {
-            return 0.0;
+        if self.data_segments_sent == 0 || self.min_segments == 0 {
+            return f64::NAN;
         }
         self.min_segments as f64 / self.data_segments_sent as f64
     }

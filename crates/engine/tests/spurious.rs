@@ -175,7 +175,17 @@ fn frto_probes_with_two_new_segments_then_declares_the_spike_spurious() {
 /// The 2 Mbit/s, 150 ms path with a 5 s spike at 5 s, then a fast last hop on which
 /// the delayed flight's first transmissions (all but the oldest) are dropped.
 fn fig4(recovery: RecoveryKind, pipe: PipeRule, drop: Option<(u64, u64)>) -> RunResult {
+    fig4_with(recovery, pipe, drop, false)
+}
+
+fn fig4_with(
+    recovery: RecoveryKind,
+    pipe: PipeRule,
+    drop: Option<(u64, u64)>,
+    newreno_sack_after: bool,
+) -> RunResult {
     let mut tcp = tcp(recovery, 150);
+    tcp.spurious.response.newreno_sack_until_recovery_point = newreno_sack_after;
     tcp.rto = RtoConfig::ns2_2002();
     tcp.sack_pipe = pipe;
     tcp.spurious.driver = Some(DetectorKind::Eifel);
@@ -251,6 +261,16 @@ fn fig4_reno_sack_needs_a_genuine_timeout_but_newreno_sack_and_fack_do_not() {
 }
 
 #[test]
+fn fig4_reno_sack_switched_to_newreno_sack_after_the_spurious_timeout_avoids_the_genuine_one() {
+    // eifel-response.md III.A: "as an extra precaution it is possible to enable it
+    // only after a spurious timeout and disable it when the recovery point is
+    // acknowledged".
+    let lost = delayed_flight_but_oldest();
+    let r = fig4_with(RecoveryKind::RenoSack, PipeRule::Ns2Sack1, Some(lost), true);
+    assert_eq!(genuine(&r), 0, "{:?}", r.timeouts);
+}
+
+#[test]
 fn fig4_rfc6675_reno_sack_recovers_the_holes_that_ns2s_sack1_pipe_cannot() {
     // RFC 6675's IsLost takes the unSACKed holes out of the pipe, so the standard
     // algorithm avoids the genuine timeout of the papers' ns-2 Reno-SACK.
@@ -319,8 +339,12 @@ fn fig7_reno_with_eifel_waits_out_a_long_second_genuine_timeout() {
 
 #[test]
 fn a_genuine_loss_is_never_called_spurious_by_eifel_or_frto() {
-    for driver in [DetectorKind::Frto, DetectorKind::Eifel] {
-        let mut tcp = tcp(RecoveryKind::NewReno, 30);
+    for driver in [
+        DetectorKind::Frto,
+        DetectorKind::SackFrto,
+        DetectorKind::Eifel,
+    ] {
+        let mut tcp = tcp(RecoveryKind::NewRenoSack, 30);
         tcp.spurious.driver = Some(driver);
         tcp.spurious.observe = vec![DetectorKind::Eifel, DetectorKind::AckTiming];
         let mut cfg = sim(
@@ -345,11 +369,12 @@ fn a_genuine_loss_is_never_called_spurious_by_eifel_or_frto() {
         assert!(!r.timeouts.is_empty());
         for t in &r.timeouts {
             assert!(!t.truth.is_spurious());
-            for v in t
-                .verdicts
-                .iter()
-                .filter(|v| matches!(v.detector, DetectorKind::Eifel | DetectorKind::Frto))
-            {
+            for v in t.verdicts.iter().filter(|v| {
+                matches!(
+                    v.detector,
+                    DetectorKind::Eifel | DetectorKind::Frto | DetectorKind::SackFrto
+                )
+            }) {
                 assert_eq!(v.verdict, Verdict::Genuine, "{driver:?} {t:?}");
             }
         }
