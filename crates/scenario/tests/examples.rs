@@ -147,3 +147,19 @@ fn quickstart_runs_in_well_under_a_second() {
     assert!(t0.elapsed().as_millis() < 500, "{:?}", t0.elapsed());
     assert!(r.flows[0].completed.is_some());
 }
+
+#[test]
+fn bandwidth_drop_causes_a_spurious_timeout_as_in_fig_1b() {
+    let sim = example("bandwidth-drop.toml").to_sim();
+    let r = spikelab_engine::run(&sim, 1).unwrap();
+    assert!(!r.timeouts.is_empty());
+    assert!(
+        r.timeouts.iter().all(|t| t.truth.is_spurious()),
+        "{:?}",
+        r.timeouts
+    );
+    assert!(
+        r.timeouts[0].time.as_secs_f64() > 10.0,
+        "after the drop at 10 s"
+    );
+}
