@@ -54,7 +54,10 @@ pub trait Reproduction: Sync {
 
 /// Every reproduction, in the order of the report.
 pub fn registry() -> Vec<&'static dyn Reproduction> {
-    vec![&crate::std_proxy::StdProxyReproduction]
+    vec![
+        &crate::std_proxy::StdProxyReproduction,
+        &crate::delay_injection::reproduction::DelayInjectionReproduction,
+    ]
 }
 
 /// The reproduction called `name`.

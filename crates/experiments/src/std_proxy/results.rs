@@ -474,6 +474,19 @@ fn findings(r: &Results, plan: &Plan) -> String {
          and \"slowly decreases and eventually will converge to 0%\", its goodput is \"always as high as \
          that of F-RTO\", and plain TCP's goodput is valley-shaped.",
     );
+    out.push_str(
+        "\n\nWhy ours differ. (i) cwnd_STD: a Reno timeout sets ssthresh to half the flight and the \
+         delayed ACKs then grow cwnd by slow start only up to it, so the window the sender resumes \
+         with after the full ACK is about half the pre-delay flight plus a segment, not the flight \
+         itself; condition (3) therefore fails at lower rates than the paper's reading (\"cwnd_STD is \
+         determined by the flight size before sudden delay\") implies. (ii) With a 64 KB window most of \
+         the window waits in the base station's queue, which the hiccup freezes but does not empty, so \
+         the link is busy again as soon as the delay ends whatever the sender's rate: STD's gain keeps \
+         pace with F-RTO's even where condition (3) fails. The same queue makes the RTT, hence the RTO, \
+         large at low rates, so plain TCP has almost no spurious timeouts there (the paper's first \
+         \"valley\" factor). (iii) Eifel pays its 12-byte timestamp option on every segment, about \
+         0.8% of throughput, visible where there is nothing to gain.",
+    );
     for &w in &plan.windows {
         let lo = plan.rates_kbps[0];
         let hi = *plan.rates_kbps.last().unwrap_or(&lo);
