@@ -54,7 +54,12 @@ pub trait Reproduction: Sync {
 
 /// Every reproduction, in the order of the report.
 pub fn registry() -> Vec<&'static dyn Reproduction> {
-    vec![&crate::eifel::GPRS_EIFEL, &crate::eifel::EIFEL_RESPONSE]
+    vec![
+        &crate::eifel::GPRS_EIFEL,
+        &crate::eifel::EIFEL_RESPONSE,
+        &crate::std_proxy::StdProxyReproduction,
+        &crate::delay_injection::reproduction::DelayInjectionReproduction,
+    ]
 }
 
 /// The reproduction called `name`.

@@ -11,6 +11,10 @@
 //! * [`trace`]: reading user RTT traces (one value per line, or a CSV column).
 //! * [`synthetic`]: a seeded GPRS-like ping trace standing in for the authors' own.
 //! * [`figures`]: the data of Figs. 1-3 (RTT and RTO over a window; histograms).
+//! * [`sweep`]: the TCP sweep's cells and aggregation (Figs. 4-8, oracle vs. blind).
+//! * [`reproduction`]: the `delay-injection` reproduction: files, figures, report section.
+//! * [`tcp`]: the TCP simulation's cells (Figs. 4-8) from `scenarios/delay-injection.toml`.
+//! * [`path`]: the ping trace replayed as the one-way delay of the TCP simulation's path.
 //!
 //! Units: RTT samples are `f64` milliseconds, as the paper reports them. This is an
 //! offline analysis of a list of numbers, not the simulator, so the integer-time rule
@@ -21,8 +25,12 @@
 
 pub mod figures;
 pub mod inject;
+pub mod path;
+pub mod reproduction;
 pub mod rto;
+pub mod sweep;
 pub mod synthetic;
+pub mod tcp;
 pub mod trace;
 
 pub use figures::{fig1, fig2, fig3, histogram, Fig3, Histogram, RttRtoWindow};

@@ -1,0 +1,157 @@
+//! What one run of std-proxy.md V contributes: throughput, goodput over the wireless
+//! link, timeouts, and condition (3) for every timeout the STD proxy called spurious.
+//!
+//! * Throughput (V): "amount of data transmitted divided by time required to complete
+//!   transfer" ([`FlowResult::throughput_bps`]).
+//! * Goodput (V): "minimum amount of data required for completing data transfer divided
+//!   by actual amount of data transmitted over a wireless link": ceil(bytes / MSS)
+//!   over the data segments the cellular link delivered to the mobile (its forward
+//!   direction carries only the download's segments; STD's local retransmissions count,
+//!   segments it filtered do not).
+//! * Condition (3) (IV): cwnd_STD / RTT > BW, with `std_condition_met` of the net
+//!   crate. cwnd_STD is "the size of congestion window after spurious timeout", read
+//!   from the run's trace as the window in force when the sender first sends new data
+//!   after the timeout (its go-back-N retransmissions, filtered by the proxy, come
+//!   first), capped by the receiver window, which limits what the sender may send ("the
+//!   size of cwnd_STD is determined by the flight size before sudden delay which is
+//!   limited by receiver buffer size", V). RTT is the path's smallest RTT sample of the
+//!   run: the link has just drained during the delay, so the window travels over the
+//!   empty path.
+
+use spikelab_core::trace::{TraceEvent, TraceRecord};
+use spikelab_core::{BitRate, Dur, Time};
+use spikelab_engine::{RunResult, TimeoutRecord};
+use spikelab_net::middlebox::std_proxy::std_condition_met;
+use spikelab_tcp::spurious::{DetectorKind, Verdict};
+
+/// One run reduced to what the figures need.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RunSummary {
+    /// The download finished before the run's time limit.
+    pub completed: bool,
+    /// bit/s; NaN if unfinished.
+    pub throughput_bps: f64,
+    /// Minimum segments / segments delivered over the cellular link.
+    pub goodput_wireless: f64,
+    /// Retransmission timeouts (first and backed-off).
+    pub timeouts: u64,
+    /// Of which spurious by the ground truth.
+    pub spurious_timeouts: u64,
+    /// Packets dropped anywhere (the setup has no congestion loss: expected 0).
+    pub dropped: u64,
+    /// Episodes the STD proxy called spurious, for which a cwnd_STD was found.
+    pub std_episodes: u32,
+    /// Of those, how many met condition (3).
+    pub std_condition_met: u32,
+    /// Sum of cwnd_STD over those episodes, in bytes (for the mean).
+    pub cwnd_std_sum: u64,
+}
+
+/// Reduces a run; `cellular` is the index of the last hop, `rate` its BW and `rwnd`
+/// the receiver window.
+pub fn summarize(r: &RunResult, cellular: usize, rate: BitRate, rwnd: u64) -> RunSummary {
+    let f = &r.flows[0];
+    let wireless = r.links[2 * cellular].delivered;
+    let mut s = RunSummary {
+        completed: f.completed.is_some(),
+        throughput_bps: f.throughput_bps().unwrap_or(f64::NAN),
+        goodput_wireless: f.min_segments as f64 / wireless.max(1) as f64,
+        timeouts: f.timeouts,
+        spurious_timeouts: f.spurious_timeouts,
+        dropped: r.links.iter().map(|l| l.dropped).sum(),
+        ..RunSummary::default()
+    };
+    let Some(rtt) = min_rtt(&r.trace) else {
+        return s;
+    };
+    for t in r.timeouts.iter().filter(|t| std_called_spurious(t)) {
+        if let Some(cwnd) = cwnd_after(&r.trace, t.time) {
+            let cwnd = cwnd.min(rwnd);
+            s.std_episodes += 1;
+            s.cwnd_std_sum += cwnd;
+            s.std_condition_met += u32::from(std_condition_met(cwnd, rtt, rate));
+        }
+    }
+    s
+}
+
+/// The first timeout of an episode the STD proxy judged spurious.
+fn std_called_spurious(t: &TimeoutRecord) -> bool {
+    t.backoff == 0
+        && t.verdicts
+            .iter()
+            .any(|v| v.detector == DetectorKind::StdProxy && v.verdict == Verdict::Spurious)
+}
+
+/// The smallest RTT sample in the trace.
+fn min_rtt(trace: &[TraceRecord]) -> Option<Dur> {
+    trace
+        .iter()
+        .filter_map(|r| match r.event {
+            TraceEvent::RttSample { rtt } => Some(rtt),
+            _ => None,
+        })
+        .min()
+}
+
+/// The congestion window in force when the sender first sends new data after `since`
+/// (None if it never does).
+fn cwnd_after(trace: &[TraceRecord], since: Time) -> Option<u64> {
+    let from = trace.partition_point(|r| r.time <= since);
+    let at = trace[from..]
+        .iter()
+        .find(|r| matches!(r.event, TraceEvent::Send { retx: false, .. }))?
+        .time;
+    trace[..trace.partition_point(|r| r.time <= at)]
+        .iter()
+        .rev()
+        .find_map(|r| match r.event {
+            TraceEvent::Cwnd { cwnd, .. } => Some(cwnd),
+            _ => None,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spikelab_core::FlowId;
+
+    fn rec(ms: u64, event: TraceEvent) -> TraceRecord {
+        TraceRecord {
+            time: Time::ZERO + Dur::from_millis(ms),
+            flow: FlowId(0),
+            event,
+        }
+    }
+
+    #[test]
+    fn cwnd_std_is_the_window_when_new_data_resumes() {
+        let cwnd = |c| TraceEvent::Cwnd {
+            cwnd: c,
+            ssthresh: 0,
+        };
+        let send = |retx| TraceEvent::Send {
+            seq: 0,
+            len: 1,
+            retx,
+        };
+        let trace = [
+            rec(0, cwnd(8000)),
+            rec(10, send(false)),
+            rec(20, cwnd(1460)), // the timeout
+            rec(30, send(true)),
+            rec(40, cwnd(5840)),
+            rec(50, send(false)),
+            rec(50, cwnd(7300)),
+            rec(60, send(false)),
+        ];
+        let t = Time::ZERO + Dur::from_millis(20);
+        assert_eq!(cwnd_after(&trace, t), Some(7300));
+        let late = Time::ZERO + Dur::from_millis(60);
+        assert_eq!(cwnd_after(&trace, late), None);
+        assert_eq!(
+            min_rtt(&[rec(1, TraceEvent::RttSample { rtt: Dur(5) })]),
+            Some(Dur(5))
+        );
+    }
+}
