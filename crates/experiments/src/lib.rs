@@ -5,6 +5,12 @@
 //!   FTFD / RTFD / RTRD injection, user traces, a synthetic GPRS-like ping trace, and
 //!   the data of the paper's Figs. 1-3.
 //!
+//! * [`timer_metrics`]: the retransmission-timer metrics of peak-hopper-rto.md IV.C
+//!   (B_norm, W, W_95, P), fast timeouts, outages that caused a spurious timeout and the
+//!   RTO half-life after a spike, as pure functions over run results.
+//! * [`peak_hopper`]: the reproduction of peak-hopper-rto.md (Scenarios A-C and the
+//!   RFC 2988 problems of section II).
+//!
 //! * [`reproduction`]: the trait each paper's reproduction implements, and the registry
 //!   `spikelab reproduce` runs.
 //! * [`runner`]: many simulations in parallel, deterministically, with progress.
@@ -12,6 +18,8 @@
 //!   as Markdown and HTML.
 
 pub mod delay_injection;
+pub mod peak_hopper;
 pub mod report;
 pub mod reproduction;
 pub mod runner;
+pub mod timer_metrics;

@@ -54,7 +54,7 @@ pub trait Reproduction: Sync {
 
 /// Every reproduction, in the order of the report.
 pub fn registry() -> Vec<&'static dyn Reproduction> {
-    vec![]
+    vec![&crate::peak_hopper::PEAK_HOPPER]
 }
 
 /// The reproduction called `name`.
