@@ -7,6 +7,11 @@
 //!
 //! * [`std_proxy`]: std-proxy.md V (STD proxy vs. Eifel and F-RTO, Figs. 8 and 9).
 //! * [`artifacts`]: CSV files, figures and confidence intervals the reproductions share.
+//! * [`timer_metrics`]: the retransmission-timer metrics of peak-hopper-rto.md IV.C
+//!   (B_norm, W, W_95, P), fast timeouts, outages that caused a spurious timeout and the
+//!   RTO half-life after a spike, as pure functions over run results.
+//! * [`peak_hopper`]: the reproduction of peak-hopper-rto.md (Scenarios A-C and the
+//!   RFC 2988 problems of section II).
 //!
 //! * [`reproduction`]: the trait each paper's reproduction implements, and the registry
 //!   `spikelab reproduce` runs.
@@ -19,7 +24,9 @@ pub mod delay_injection;
 pub mod eifel;
 pub mod embedded;
 pub mod grid;
+pub mod peak_hopper;
 pub mod report;
 pub mod reproduction;
 pub mod runner;
 pub mod std_proxy;
+pub mod timer_metrics;

@@ -57,6 +57,7 @@ pub fn registry() -> Vec<&'static dyn Reproduction> {
     vec![
         &crate::eifel::GPRS_EIFEL,
         &crate::eifel::EIFEL_RESPONSE,
+        &crate::peak_hopper::PEAK_HOPPER,
         &crate::std_proxy::StdProxyReproduction,
         &crate::delay_injection::reproduction::DelayInjectionReproduction,
     ]

@@ -1,0 +1,252 @@
+//! The reproduction of peak-hopper-rto.md (Ekström & Ludwig, "The Peak-Hopper: A New
+//! End-to-End Retransmission Timer for Reliable Unicast Transport"): `spikelab
+//! reproduce peak-hopper`.
+//!
+//! * [`problems`]: section II's three problems of the RFC2988-RTO (Figs. 2, 3), RTT
+//!   sequences fed straight into the estimators.
+//! * [`scenario_a`]: Scenario A (IV.B.1, V.A, V.B): N = 940..1036 flows, half per timer,
+//!   B_norm, P, W, W_95 per run (Figs. 13, 14).
+//! * [`scenario_b`]: Scenario B (IV.B.2, V.C): the WCDMA-like link, P with confidence
+//!   intervals (Fig. 15) and its distribution (Fig. 16).
+//! * [`scenario_c`]: Scenario C (IV.B.3, V.D): outages every 50 s, the share of outages
+//!   that caused a spurious timeout (Fig. 17), and the two-spike trace (Fig. 18).
+//! * [`setup`]: every simulation as an edit of `scenarios/peak-hopper-{a,b,c}.toml`.
+//!
+//! The metrics are [`crate::timer_metrics`]; the estimators are spikelab_tcp's, unchanged.
+//!
+//! [`Scale::Paper`] is the experiment as the paper describes it; [`Scale::Smoke`] is a
+//! documented reduction for tests (see each method).
+
+pub mod problems;
+pub mod scenario_a;
+pub mod scenario_b;
+pub mod scenario_c;
+pub mod setup;
+
+use crate::report::{Block, Comparison, Figure, Section};
+use crate::reproduction::{Context, Reproduction};
+use anyhow::Context as _;
+use spikelab_output::csv::CsvWriter;
+use spikelab_output::plot::{line_chart, scatter_chart, Chart, PlotFiles, Series};
+use std::path::Path;
+
+/// How much of the paper's experiment to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// The paper's flows, durations and parameter ranges.
+    Paper,
+    /// A fast run for tests: Scenario A with N and the start window both divided by
+    /// 10 (so the offered load per second is the paper's), two loads; Scenario B 100 s;
+    /// Scenario C 200 s (three outages) at two durations. Fig. 18 and section II are
+    /// unchanged (they are cheap).
+    Smoke,
+}
+
+impl Scale {
+    /// Scenario A's numbers of flows N (IV.B.1: "varied between 940 to 1036"), in steps
+    /// of 8 so that N/4 flows per group is whole.
+    pub fn a_loads(self) -> Vec<u32> {
+        match self {
+            Scale::Paper => (940..=1036).step_by(8).collect(),
+            Scale::Smoke => vec![96, 104],
+        }
+    }
+
+    /// Scenario A's start window, seconds (IV.B.1: "(0, 1000) seconds").
+    pub fn a_start_window_s(self) -> u32 {
+        match self {
+            Scale::Paper => 1000,
+            Scale::Smoke => 100,
+        }
+    }
+
+    /// Scenario A runs per load. The paper shows one dot per run and does not say how
+    /// many runs it made; a run of ~1000 flows is ~0.5 s of CPU, so we make
+    /// ceil(reps / 50) per load: 2 at `--reps 100`, i.e. 26 dots per configuration.
+    pub fn a_runs_per_load(self, reps: u32) -> u32 {
+        match self {
+            Scale::Paper => reps.div_ceil(50).max(1),
+            Scale::Smoke => 1,
+        }
+    }
+
+    /// Scenario B's length, seconds (IV.B.2: "stops at t=400 seconds").
+    pub fn b_stop_s(self) -> u32 {
+        match self {
+            Scale::Paper => 400,
+            Scale::Smoke => 100,
+        }
+    }
+
+    /// Scenario C's outage durations d, ms (IV.B.3: "vary d between 0.5 and 3 seconds"),
+    /// every 0.25 s, with V.D's highlighted 2.2 s added.
+    pub fn c_durations_ms(self) -> Vec<u32> {
+        match self {
+            Scale::Paper => {
+                let mut d: Vec<u32> = (500..=3000).step_by(250).collect();
+                d.push(2200);
+                d.sort_unstable();
+                d
+            }
+            Scale::Smoke => vec![1000, 2200],
+        }
+    }
+
+    /// Scenario C runs per cell. Fig. 17's unit is the outage, and a 400 s run has 7;
+    /// ceil(reps / 4) runs (25 at `--reps 100`, 175 outages per point) keep the whole
+    /// sweep of 96 cells near a minute of CPU.
+    pub fn c_runs_per_cell(self, reps: u32) -> u32 {
+        match self {
+            Scale::Paper => reps.div_ceil(4).max(1),
+            Scale::Smoke => reps,
+        }
+    }
+
+    /// Scenario C's length, seconds (the paper does not give it; Scenario B's 400 s).
+    pub fn c_stop_s(self) -> u32 {
+        match self {
+            Scale::Paper => 400,
+            Scale::Smoke => 200,
+        }
+    }
+}
+
+/// The reproduction.
+pub struct PeakHopperRto {
+    pub scale: Scale,
+}
+
+/// The registered instance (the paper's scale).
+pub static PEAK_HOPPER: PeakHopperRto = PeakHopperRto {
+    scale: Scale::Paper,
+};
+
+impl Reproduction for PeakHopperRto {
+    fn name(&self) -> &'static str {
+        "peak-hopper"
+    }
+
+    fn title(&self) -> &'static str {
+        "The Peak-Hopper: a new end-to-end retransmission timer (Ekström & Ludwig)"
+    }
+
+    fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
+        let mut blocks = vec![Block::Text(INTRO.into())];
+        blocks.extend(problems::report(ctx)?);
+        blocks.extend(scenario_a::report(ctx, self.scale)?);
+        blocks.extend(scenario_b::report(ctx, self.scale)?);
+        blocks.extend(scenario_c::report(ctx, self.scale)?);
+        Ok(Section {
+            name: self.name().into(),
+            title: self.title().into(),
+            blocks,
+        })
+    }
+}
+
+const INTRO: &str = "peak-hopper-rto.md compares its Peak-Hopper RTO (PH-RTO, section III: \
+F = 16 / 24, B_max = 0.5 / 1 with / without timestamps, B_INIT = 0.25, RTO_min = RTT_max + 2G) \
+with the RFC2988-RTO whose 1 s minimum is replaced by FreeBSD's RTT-Sample + 2G (II.A) and whose \
+initialisation is modified to 1.25 RTT_SEGMENT (V.A), G = 10 ms, in ns-2 with Limited Transmit, \
+RFC 3517 SACK recovery and no delayed ACKs (IV.A). Both estimators here are spikelab_tcp's; \
+every simulation is an edit of scenarios/peak-hopper-{a,b,c}.toml, whose comments cite the paper \
+for each value and say what we chose where it is silent. Timeouts count as the paper counts them \
+(IV.C): only those that start a recovery phase (first timeout of a segment, not in fast \
+recovery); spurious means spurious by the simulator's ground truth (the segment or its ACK was \
+still in the network), not by a detector.";
+
+/// One CSV field.
+#[derive(Clone)]
+pub(crate) enum Cell {
+    S(String),
+    F(f64),
+    U(u64),
+}
+
+/// Writes `header` and `rows` to `path`.
+pub(crate) fn write_csv(path: &Path, header: &[&str], rows: &[Vec<Cell>]) -> anyhow::Result<()> {
+    let file = std::fs::File::create(path).with_context(|| format!("{}", path.display()))?;
+    let mut w = CsvWriter::new(std::io::BufWriter::new(file));
+    w.row(header)?;
+    for row in rows {
+        for c in row {
+            match c {
+                Cell::S(s) => w.field_str(s)?,
+                Cell::F(v) => w.field_f64(*v)?,
+                Cell::U(v) => w.field_u64(*v)?,
+            }
+        }
+        w.end_row()?;
+    }
+    w.into_inner()?;
+    Ok(())
+}
+
+/// Files of a drawn chart as a report figure.
+pub(crate) fn figure(ctx: &Context, files: PlotFiles, title: &str) -> Block {
+    Block::Figure(Figure {
+        title: title.into(),
+        png: ctx.relative(&files.png),
+        svg: ctx.relative(&files.svg),
+    })
+}
+
+fn chart(title: &str, x: &str, y: &str) -> Chart {
+    Chart {
+        title: title.into(),
+        x_label: x.into(),
+        y_label: y.into(),
+    }
+}
+
+/// A line chart at `base` (.png, .svg) as a report figure.
+pub(crate) fn line_figure(
+    ctx: &Context,
+    base: &Path,
+    title: &str,
+    x: &str,
+    y: &str,
+    series: &[Series],
+) -> anyhow::Result<Block> {
+    let files = line_chart(&chart(title, x, y), series, base)?;
+    Ok(figure(ctx, files, title))
+}
+
+/// A scatter chart at `base` (.png, .svg) as a report figure.
+pub(crate) fn scatter_figure(
+    ctx: &Context,
+    base: &Path,
+    title: &str,
+    x: &str,
+    y: &str,
+    series: &[Series],
+) -> anyhow::Result<Block> {
+    let files = scatter_chart(&chart(title, x, y), series, base)?;
+    Ok(figure(ctx, files, title))
+}
+
+/// One of our numbers beside the paper's.
+pub(crate) fn comparison(
+    what: &str,
+    ours: f64,
+    ours_ci95: Option<f64>,
+    paper: f64,
+    unit: &str,
+) -> Comparison {
+    Comparison {
+        what: what.into(),
+        ours,
+        ours_ci95,
+        paper,
+        unit: unit.into(),
+    }
+}
+
+/// "with timestamps" / "without timestamps".
+pub(crate) fn ts_label(ts: bool) -> &'static str {
+    if ts {
+        "with timestamps"
+    } else {
+        "without timestamps"
+    }
+}

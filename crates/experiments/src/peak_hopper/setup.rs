@@ -1,0 +1,328 @@
+//! The simulations of peak-hopper-rto.md Scenarios A-C as edits of the scenario files
+//! `scenarios/peak-hopper-{a,b,c}.toml`, so every cell goes through the one scenario
+//! schema and the files stay the single place where each modelling choice is written and
+//! cited. A cell changes only what the paper varies: N, the timer, timestamps, the
+//! bearer rate, the outage duration.
+
+use anyhow::{anyhow, Context as _};
+use spikelab_engine::SimConfig;
+use spikelab_tcp::rto::{InitMode, PeakHopperConfig, RtoConfig};
+use toml::{Table, Value};
+
+/// Scenario A (IV.B.1).
+pub const SCENARIO_A: &str = include_str!("../../../../scenarios/peak-hopper-a.toml");
+/// Scenario B (IV.B.2).
+pub const SCENARIO_B: &str = include_str!("../../../../scenarios/peak-hopper-b.toml");
+/// Scenario C (IV.B.3).
+pub const SCENARIO_C: &str = include_str!("../../../../scenarios/peak-hopper-c.toml");
+
+/// The retransmission timers the paper compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// The PH-RTO (III) with the paper's parameters ([`PeakHopperConfig::default`]).
+    PeakHopper,
+    /// The "RFC2988-Timer" of the paper: FreeBSD-style minimum (II.A) and the modified
+    /// initialisation (V.A) ([`RtoConfig::peak_hopper_paper_rfc2988`]).
+    Rfc2988,
+    /// The same with RFC 2988's own initialisation (V.A, Fig. 13).
+    Rfc2988OriginalInit,
+}
+
+impl Timer {
+    /// The estimator configuration.
+    pub fn rto_config(self) -> RtoConfig {
+        match self {
+            Timer::PeakHopper => RtoConfig::PeakHopper(PeakHopperConfig::default()),
+            Timer::Rfc2988 => RtoConfig::peak_hopper_paper_rfc2988(),
+            Timer::Rfc2988OriginalInit => match RtoConfig::peak_hopper_paper_rfc2988() {
+                RtoConfig::Rfc6298(mut c) => {
+                    c.init_mode = InitMode::Standard;
+                    RtoConfig::Rfc6298(c)
+                }
+                other => other,
+            },
+        }
+    }
+
+    /// A short label for CSV files and legends.
+    pub fn label(self) -> &'static str {
+        match self {
+            Timer::PeakHopper => "PH-RTO",
+            Timer::Rfc2988 => "RFC2988-RTO",
+            Timer::Rfc2988OriginalInit => "RFC2988-RTO (original init)",
+        }
+    }
+}
+
+/// Payload bytes of a 1500-byte IP packet: 20 + 20 header bytes, plus the timestamps
+/// option (10 bytes padded to 12) when it is on (the scenario files explain the size).
+pub fn mss(timestamps: bool) -> i64 {
+    if timestamps {
+        1448
+    } else {
+        1460
+    }
+}
+
+/// A scenario file being edited.
+#[derive(Clone, Debug)]
+pub struct Doc {
+    name: String,
+    root: Value,
+}
+
+impl Doc {
+    /// Parses scenario `text` (one of the constants above).
+    pub fn parse(text: &str, name: &str) -> anyhow::Result<Doc> {
+        let table = text
+            .parse::<Table>()
+            .with_context(|| format!("{name}: TOML"))?;
+        Ok(Doc {
+            name: name.to_owned(),
+            root: Value::Table(table),
+        })
+    }
+
+    /// Sets the value at a dotted path; numeric segments index arrays
+    /// (`"flow.0.tcp.timestamps"`), missing tables are created.
+    pub fn set(&mut self, path: &str, value: impl Into<Value>) -> anyhow::Result<()> {
+        let segs: Vec<&str> = path.split('.').collect();
+        let (last, inner) = segs.split_last().ok_or_else(|| anyhow!("empty path"))?;
+        let mut node = &mut self.root;
+        for seg in inner {
+            node =
+                child(node, seg).ok_or_else(|| anyhow!("{}: no `{seg}` in `{path}`", self.name))?;
+        }
+        let Value::Table(t) = node else {
+            return Err(anyhow!("{}: `{path}` is not in a table", self.name));
+        };
+        t.insert(last.to_string(), value.into());
+        Ok(())
+    }
+
+    /// Number of `[[flow]]` entries.
+    pub fn flow_count(&self) -> usize {
+        self.root
+            .get("flow")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    }
+
+    /// Sets flow `i`'s retransmission timer.
+    pub fn set_timer(&mut self, i: usize, timer: Timer) -> anyhow::Result<()> {
+        let rto = Value::try_from(timer.rto_config()).context("RtoConfig as TOML")?;
+        self.set(&format!("flow.{i}.tcp.rto"), rto)
+    }
+
+    /// Turns the timestamps option on or off for flow `i`, keeping 1500-byte IP packets
+    /// and a 20-packet window; a ping-pong message stays one full segment.
+    pub fn set_timestamps(&mut self, i: usize, on: bool) -> anyhow::Result<()> {
+        let mss = mss(on);
+        self.set(&format!("flow.{i}.tcp.timestamps"), on)?;
+        self.set(&format!("flow.{i}.tcp.mss"), mss)?;
+        self.set(&format!("flow.{i}.tcp.receiver_window"), 20 * mss)?;
+        Ok(())
+    }
+
+    /// The engine configuration, with every RTO computation recorded.
+    pub fn to_sim(&self) -> anyhow::Result<SimConfig> {
+        let text = toml::to_string(&self.root).context("scenario as TOML")?;
+        let scenario = spikelab_scenario::parse(&text, &self.name).map_err(|e| anyhow!("{e}"))?;
+        let mut sim = scenario.to_sim();
+        sim.record_rto = true;
+        Ok(sim)
+    }
+}
+
+/// The child `seg` of a table (created empty if missing) or an array (by index).
+fn child<'v>(node: &'v mut Value, seg: &str) -> Option<&'v mut Value> {
+    match node {
+        Value::Array(a) => seg.parse::<usize>().ok().and_then(|k| a.get_mut(k)),
+        Value::Table(t) => Some(
+            t.entry(seg.to_string())
+                .or_insert_with(|| Value::Table(Table::new())),
+        ),
+        _ => None,
+    }
+}
+
+/// Scenario A's four flow groups, in file order: (timer, interactive?).
+pub const A_GROUPS: [(Timer, bool); 4] = [
+    (Timer::PeakHopper, false),
+    (Timer::Rfc2988, false),
+    (Timer::PeakHopper, true),
+    (Timer::Rfc2988, true),
+];
+
+/// One Scenario A run's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ACell {
+    /// Flows (N); a multiple of 4.
+    pub n: u32,
+    pub timestamps: bool,
+    /// The timer of the RFC 2988 half (modified or original initialisation).
+    pub rfc: Timer,
+    /// Start times are uniform in (0, `start_window_s`); the run stops 200 s later.
+    pub start_window_s: u32,
+}
+
+/// Scenario A with N flows: N/4 per group, `pairs` = N.
+pub fn scenario_a(c: &ACell) -> anyhow::Result<SimConfig> {
+    let mut d = Doc::parse(SCENARIO_A, "peak-hopper-a.toml")?;
+    d.set("topology.pairs", i64::from(c.n))?;
+    d.set("run.stop", format!("{}s", c.start_window_s + 200))?;
+    let mss = mss(c.timestamps);
+    for (i, (timer, interactive)) in A_GROUPS.iter().enumerate() {
+        d.set(&format!("flow.{i}.count"), i64::from(c.n / 4))?;
+        d.set(
+            &format!("flow.{i}.start.max"),
+            format!("{}s", c.start_window_s),
+        )?;
+        d.set_timestamps(i, c.timestamps)?;
+        d.set_timer(
+            i,
+            if *timer == Timer::Rfc2988 {
+                c.rfc
+            } else {
+                *timer
+            },
+        )?;
+        // IV.B.1: bulk flows send exactly 200 IP packets, interactive ones 40 of one.
+        let bytes = if *interactive { mss } else { 200 * mss };
+        d.set(&format!("flow.{i}.workload.bytes"), format!("{bytes}B"))?;
+    }
+    d.to_sim()
+}
+
+/// Which group flow `i` of a Scenario A run belongs to (flows are laid out group by
+/// group, N/4 each).
+pub fn a_group(i: usize, n: u32) -> usize {
+    i / (n as usize / 4)
+}
+
+/// One Scenario B or C run's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WcdmaCell {
+    pub timer: Timer,
+    pub timestamps: bool,
+    /// Nominal bearer rate, kbit/s (64 or 384).
+    pub kbps: u32,
+    /// Scenario C's outage duration d, ms (`None`: Scenario B).
+    pub outage_ms: Option<u32>,
+    /// Simulated seconds.
+    pub stop_s: u32,
+}
+
+/// The one-pipe queue of Scenario B, in packets, at `kbps` (peak-hopper-b.toml derives
+/// both values from the measured base RTT).
+pub fn one_pipe_packets(kbps: u32) -> i64 {
+    if kbps <= 64 {
+        4
+    } else {
+        16
+    }
+}
+
+/// Scenario B (no outage) or C (outages of `outage_ms`) for one cell.
+pub fn scenario_wcdma(c: &WcdmaCell) -> anyhow::Result<SimConfig> {
+    let (text, name) = match c.outage_ms {
+        None => (SCENARIO_B, "peak-hopper-b.toml"),
+        Some(_) => (SCENARIO_C, "peak-hopper-c.toml"),
+    };
+    let mut d = wcdma_doc(text, name, c)?;
+    match c.outage_ms {
+        None => d.set("link.2.queue.limit.packets", one_pipe_packets(c.kbps))?,
+        Some(ms) => d.set("link.2.spikes.0.duration", format!("{ms}ms"))?,
+    }
+    d.to_sim()
+}
+
+/// Fig. 18: Scenario C with two 0.9 s outages at 20 s and 27 s instead of the periodic
+/// ones, `stop_s` long.
+pub fn scenario_fig18(c: &WcdmaCell) -> anyhow::Result<SimConfig> {
+    let mut d = wcdma_doc(SCENARIO_C, "peak-hopper-c.toml", c)?;
+    let outage = |start: &str| {
+        let mut t = Table::new();
+        t.insert("start".into(), start.into());
+        t.insert("duration".into(), "900ms".into());
+        Value::Table(t)
+    };
+    let mut spike = Table::new();
+    spike.insert("kind".into(), "outage".into());
+    spike.insert("dirs".into(), "forward".into());
+    spike.insert("at".into(), vec![outage("20s"), outage("27s")].into());
+    d.set("link.2.spikes", vec![Value::Table(spike)])?;
+    d.to_sim()
+}
+
+fn wcdma_doc(text: &str, name: &str, c: &WcdmaCell) -> anyhow::Result<Doc> {
+    let mut d = Doc::parse(text, name)?;
+    d.set("run.stop", format!("{}s", c.stop_s))?;
+    d.set("link.2.rate", format!("{}kbit/s", c.kbps))?;
+    d.set_timestamps(0, c.timestamps)?;
+    d.set_timer(0, c.timer)?;
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spikelab_engine::FlowKind;
+
+    fn tcp(sim: &SimConfig, i: usize) -> &spikelab_tcp::TcpConfig {
+        match &sim.flows[i].kind {
+            FlowKind::Tcp { tcp, .. } => tcp,
+            FlowKind::Cbr { .. } => panic!("a TCP flow"),
+        }
+    }
+
+    #[test]
+    fn the_scenario_files_load_as_written() {
+        for (text, name) in [
+            (SCENARIO_A, "a.toml"),
+            (SCENARIO_B, "b.toml"),
+            (SCENARIO_C, "c.toml"),
+        ] {
+            let s = spikelab_scenario::parse(text, name).unwrap();
+            assert!(!s.sim().flows.is_empty());
+        }
+    }
+
+    #[test]
+    fn scenario_a_cells_set_n_groups_timers_and_timestamps() {
+        let c = ACell {
+            n: 16,
+            timestamps: false,
+            rfc: Timer::Rfc2988OriginalInit,
+            start_window_s: 100,
+        };
+        let sim = scenario_a(&c).unwrap();
+        assert_eq!(sim.flows.len(), 16);
+        assert_eq!(sim.stop_at, spikelab_core::Dur::from_secs(300));
+        assert_eq!(a_group(5, 16), 1);
+        let rfc = tcp(&sim, 4);
+        assert_eq!((rfc.timestamps, rfc.mss), (false, 1460));
+        assert_eq!(rfc.rto, Timer::Rfc2988OriginalInit.rto_config());
+        assert_eq!(tcp(&sim, 8).rto, Timer::PeakHopper.rto_config());
+        assert!(sim.record_rto);
+    }
+
+    #[test]
+    fn wcdma_cells_set_rate_queue_and_outages() {
+        let mut c = WcdmaCell {
+            timer: Timer::Rfc2988,
+            timestamps: true,
+            kbps: 64,
+            outage_ms: None,
+            stop_s: 100,
+        };
+        let b = scenario_wcdma(&c).unwrap();
+        assert_eq!(b.links[2].rate.bps(), 64_000);
+        assert!(b.links[2].spikes.is_empty());
+        c.outage_ms = Some(1250);
+        let cfg = scenario_wcdma(&c).unwrap();
+        assert_eq!(cfg.links[2].spikes.len(), 1);
+        let f18 = scenario_fig18(&c).unwrap();
+        assert_eq!(tcp(&f18, 0).rto, Timer::Rfc2988.rto_config());
+    }
+}
