@@ -502,9 +502,8 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// from the one timed segment (RFC 6298 section 3, Karn's rule).
     fn take_rtt_sample(&mut self, now: Time, pkt: &Packet) -> Option<Dur> {
         if self.cfg.timestamps {
-            let ecr = pkt.ts?.ecr;
-            let sent = Time(ecr.saturating_mul(self.cfg.timestamp_tick.0));
-            return (ecr > 0 && sent <= now).then(|| now - sent);
+            let sent = self.cfg.ts_time(pkt.ts?.ecr)?;
+            return (sent <= now).then(|| now - sent);
         }
         let t = self.timing.filter(|t| pkt.ack >= t.end)?;
         self.timing = None;
