@@ -4,7 +4,7 @@
 use crate::report::Figure;
 use crate::reproduction::Context;
 use spikelab_output::csv::CsvWriter;
-use spikelab_output::plot::{line_chart, Chart, Series};
+use spikelab_output::plot::{line_chart, Chart, PlotFiles, Series};
 use spikelab_output::stats::Summary;
 use std::fs::File;
 use std::io::BufWriter;
@@ -35,11 +35,16 @@ pub fn line_figure(
     series: &[Series],
 ) -> anyhow::Result<Figure> {
     let files = line_chart(&chart, series, &ctx.dir.join(name))?;
-    Ok(Figure {
-        title: chart.title,
+    Ok(figure_of(ctx, &files, &chart.title))
+}
+
+/// The files of a drawn chart as a report figure, its paths relative to the root.
+pub fn figure_of(ctx: &Context, files: &PlotFiles, title: &str) -> Figure {
+    Figure {
+        title: title.into(),
         png: ctx.relative(&files.png),
         svg: ctx.relative(&files.svg),
-    })
+    }
 }
 
 /// (mean, 95% confidence half-width) of `xs`; the half-width is NaN below two values.

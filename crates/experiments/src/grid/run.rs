@@ -314,11 +314,7 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
         _ => spikelab_output::plot::time_sequence_plot(&records, &f.title, &base_path),
     }
     .map_err(|e| anyhow!("figure {}: {e}", f.name))?;
-    Ok(Figure {
-        title: f.title.clone(),
-        png: ctx.relative(&files.png),
-        svg: ctx.relative(&files.svg),
-    })
+    Ok(crate::artifacts::figure_of(ctx, &files, &f.title))
 }
 
 /// Runs every grid, writes every table and figure into `ctx.dir`, returns the section.

@@ -23,11 +23,11 @@ pub mod scenario_b;
 pub mod scenario_c;
 pub mod setup;
 
-use crate::report::{Block, Comparison, Figure, Section};
+use crate::report::{Block, Comparison, Section};
 use crate::reproduction::{Context, Reproduction};
 use anyhow::Context as _;
 use spikelab_output::csv::CsvWriter;
-use spikelab_output::plot::{line_chart, scatter_chart, Chart, PlotFiles, Series};
+use spikelab_output::plot::{line_chart, scatter_chart, PlotFiles, Series};
 use std::path::Path;
 
 /// How much of the paper's experiment to run.
@@ -184,20 +184,10 @@ pub(crate) fn write_csv(path: &Path, header: &[&str], rows: &[Vec<Cell>]) -> any
 
 /// Files of a drawn chart as a report figure.
 pub(crate) fn figure(ctx: &Context, files: PlotFiles, title: &str) -> Block {
-    Block::Figure(Figure {
-        title: title.into(),
-        png: ctx.relative(&files.png),
-        svg: ctx.relative(&files.svg),
-    })
+    Block::Figure(crate::artifacts::figure_of(ctx, &files, title))
 }
 
-fn chart(title: &str, x: &str, y: &str) -> Chart {
-    Chart {
-        title: title.into(),
-        x_label: x.into(),
-        y_label: y.into(),
-    }
-}
+use crate::artifacts::chart;
 
 /// A line chart at `base` (.png, .svg) as a report figure.
 pub(crate) fn line_figure(
