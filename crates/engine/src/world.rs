@@ -399,10 +399,17 @@ impl World {
     fn after_flow_event(&mut self, f: usize) -> Result<(), InvariantViolation> {
         self.maybe_write_next_message(f);
         let mut out = std::mem::take(&mut self.out);
-        for p in out.drain(..) {
-            self.inject(f, p)?;
+        // Packets are large: they are stamped in place and copied only into a queue.
+        let mut result = Ok(());
+        for p in out.iter_mut() {
+            result = self.inject(f, p);
+            if result.is_err() {
+                break;
+            }
         }
+        out.clear();
         self.out = out;
+        result?;
         self.sync_flow_timers(f);
         if let FlowState::Tcp(t) = &self.flows[f].state {
             self.tracer
@@ -493,13 +500,13 @@ impl World {
     // ----- packets ---------------------------------------------------------------
 
     /// Hands a packet from an endpoint of flow `f` to the first link of its route.
-    fn inject(&mut self, f: usize, mut p: Packet) -> Result<(), InvariantViolation> {
+    fn inject(&mut self, f: usize, p: &mut Packet) -> Result<(), InvariantViolation> {
         p.uid = self.next_uid;
         self.next_uid += 1;
         p.hop = 0;
         p.sent_at = self.now;
         p.seal();
-        self.note_sent(f, &p)?;
+        self.note_sent(f, p)?;
         self.forward(p)
     }
 
@@ -564,12 +571,12 @@ impl World {
     }
 
     /// Puts `p` on its next link, or hands it to the endpoint at the route's end.
-    fn forward(&mut self, p: Packet) -> Result<(), InvariantViolation> {
-        let Some((l, dir)) = self.next_hop(&p) else {
+    fn forward(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
+        let Some((l, dir)) = self.next_hop(p) else {
             return self.deliver(p);
         };
         match self.box_at[l] {
-            Some(b) if dir == Dir::Forward => self.through_box(b, p),
+            Some(b) if dir == Dir::Forward => self.through_box(b, *p),
             _ => {
                 self.enter_link(l, dir, p);
                 Ok(())
@@ -578,13 +585,13 @@ impl World {
     }
 
     /// Offers `p` to link `l` in direction `dir` (after any deterministic drop rule).
-    fn enter_link(&mut self, l: usize, dir: Dir, p: Packet) {
+    fn enter_link(&mut self, l: usize, dir: Dir, p: &Packet) {
         let d = dir_index(dir);
-        if self.dropped_by_rule(l, &p) {
-            self.note_drop(l, &p);
+        if self.dropped_by_rule(l, p) {
+            self.note_drop(l, p);
             return;
         }
-        if let Some(lost) = self.links[l].dirs[d].enqueue(self.now, p) {
+        if let Some(lost) = self.links[l].dirs[d].enqueue(self.now, *p) {
             self.note_drop(l, &lost);
         }
         self.sync_link(l, d);
@@ -638,7 +645,7 @@ impl World {
                 result = match self.box_at[l] {
                     // Leaving the link in reverse: the box at its first endpoint sees it.
                     Some(b) if d == 1 => self.through_box(b, p),
-                    _ => self.forward(p),
+                    _ => self.forward(&p),
                 };
             }
         }
@@ -702,11 +709,11 @@ impl World {
         };
         if dir == Dir::Forward {
             q.hop = index as u16;
-            self.enter_link(l, dir, q);
+            self.enter_link(l, dir, &q);
             Ok(())
         } else {
             q.hop = index as u16 + 1;
-            self.forward(q)
+            self.forward(&q)
         }
     }
 
@@ -737,7 +744,7 @@ impl World {
     }
 
     /// A packet reached the end of its route.
-    fn deliver(&mut self, p: Packet) -> Result<(), InvariantViolation> {
+    fn deliver(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
         let f = p.flow.index();
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
@@ -746,7 +753,7 @@ impl World {
             (FlowState::Tcp(t), PacketKind::Data) => {
                 self.data_packets_delivered += 1;
                 flow.result.delivered += 1;
-                let o = t.receiver.on_data(now, &p, &mut out);
+                let o = t.receiver.on_data(now, p, &mut out);
                 if p.retx && o.duplicate {
                     flow.result.unnecessary_retransmissions += 1;
                 }
@@ -759,9 +766,9 @@ impl World {
                     },
                 );
             }
-            (FlowState::Tcp(t), PacketKind::Syn) => t.receiver.on_syn(now, &p, &mut out),
+            (FlowState::Tcp(t), PacketKind::Syn) => t.receiver.on_syn(now, p, &mut out),
             (FlowState::Tcp(t), PacketKind::Ack | PacketKind::SynAck) => {
-                let info = t.sender.on_ack(now, &p, &mut out);
+                let info = t.sender.on_ack(now, p, &mut out);
                 if let Some(rtt) = info.rtt_sample.filter(|_| self.record_rto) {
                     let rto = t.sender.current_rto();
                     flow.result.rto_samples.push(RtoSample {
@@ -770,11 +777,11 @@ impl World {
                         rto,
                     });
                 }
-                self.tracer.on_ack(now, p.flow, &p, &info, &t.sender);
+                self.tracer.on_ack(now, p.flow, p, &info, &t.sender);
                 if let Some(c) = &mut self.captures {
                     c[f].push(Captured {
                         time: now,
-                        packet: p,
+                        packet: *p,
                     });
                 }
             }

@@ -158,8 +158,11 @@ impl LinkDir {
         self.tick(now);
         self.advance(now);
         let horizon = self.suspended_at.map_or(now, |since| since.min(now));
-        while let Some(f) = self.pipe.front().copied().filter(|f| f.at <= horizon) {
-            self.pipe.pop_front();
+        // Look at the head in place and move it out once (packets are large).
+        while self.pipe.front().is_some_and(|f| f.at <= horizon) {
+            let Some(f) = self.pipe.pop_front() else {
+                break;
+            };
             self.pipe_bytes.sub(&f.pkt);
             if f.lost {
                 self.dropped.add(&f.pkt);

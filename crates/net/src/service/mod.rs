@@ -100,13 +100,12 @@ impl Timed {
     ) {
         let mut free_at = now;
         loop {
-            if let Some(d) = self.busy {
-                if d.at > now {
-                    return;
-                }
-                emit(d);
-                self.busy = None;
+            if self.busy.as_ref().is_some_and(|d| d.at > now) {
+                return;
+            }
+            if let Some(d) = self.busy.take() {
                 free_at = d.at;
+                emit(d);
             }
             let Some(pkt) = queue.dequeue(free_at) else {
                 return;
