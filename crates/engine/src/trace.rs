@@ -40,14 +40,7 @@ impl Tracer {
     }
 
     /// An ACK reached the sender.
-    pub fn on_ack(
-        &mut self,
-        now: Time,
-        flow: FlowId,
-        p: &Packet,
-        info: &AckInfo,
-        _s: &TcpSender<Rto>,
-    ) {
+    pub fn on_ack(&mut self, now: Time, flow: FlowId, p: &Packet, info: &AckInfo) {
         if !self.enabled {
             return;
         }

@@ -777,7 +777,7 @@ impl World {
                         rto,
                     });
                 }
-                self.tracer.on_ack(now, p.flow, p, &info, &t.sender);
+                self.tracer.on_ack(now, p.flow, p, &info);
                 if let Some(c) = &mut self.captures {
                     c[f].push(Captured {
                         time: now,

@@ -6,7 +6,7 @@ use common::*;
 use spikelab_core::Dur;
 use spikelab_engine::*;
 use spikelab_net::middlebox::StdProxyConfig;
-use spikelab_net::{Dir, MiddleboxConfig};
+use spikelab_net::MiddleboxConfig;
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
 use spikelab_tcp::{RecoveryKind, TcpConfig};
 
@@ -23,16 +23,7 @@ fn cellular(with_proxy: bool) -> RunResult {
         ..TcpConfig::default()
     };
     let mut f = bulk("download", tcp, 600_000);
-    f.route = vec![
-        Hop {
-            link: 0,
-            dir: Dir::Forward,
-        },
-        Hop {
-            link: 1,
-            dir: Dir::Forward,
-        },
-    ];
+    f.route = two_hops();
     let mut cfg = sim(vec![wired, cell], vec![f]);
     if with_proxy {
         let config = MiddleboxConfig::StdProxy(StdProxyConfig::default());

@@ -8,7 +8,6 @@ use common::*;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, Time};
 use spikelab_engine::*;
-use spikelab_net::Dir;
 use spikelab_tcp::recovery::PipeRule;
 use spikelab_tcp::response::{Restore, RtoAdapt};
 use spikelab_tcp::rto::RtoConfig;
@@ -193,16 +192,7 @@ fn fig4_with(
     tcp.spurious.response.fast_retransmit_below_recovery_point = true;
     let bottleneck = with_hiccup(link("bottleneck", 2_000_000, 150, 75), 5.0, 5.0);
     let mut f = bulk("f", tcp, 2_000_000);
-    f.route = vec![
-        Hop {
-            link: 0,
-            dir: Dir::Forward,
-        },
-        Hop {
-            link: 1,
-            dir: Dir::Forward,
-        },
-    ];
+    f.route = two_hops();
     let mut cfg = sim(
         vec![bottleneck, link("last", 100_000_000, 1, 1000)],
         vec![f],
@@ -289,16 +279,7 @@ fn fig7(with_eifel: bool) -> RunResult {
     };
     let gprs = with_hiccup(link("gprs", 30_000, 300, 100), 3.0, 5.0);
     let mut f = bulk("f", tcp, 60_000);
-    f.route = vec![
-        Hop {
-            link: 0,
-            dir: Dir::Forward,
-        },
-        Hop {
-            link: 1,
-            dir: Dir::Forward,
-        },
-    ];
+    f.route = two_hops();
     let mut cfg = sim(vec![gprs, link("last", 100_000_000, 1, 1000)], vec![f]);
     // Segments 6, 7, 8 of the delayed flight are lost after the spike.
     let target = DropTarget::Segments {

@@ -4,7 +4,7 @@
 //! The application reads instantly, so the advertised window is constant.
 
 use crate::config::{EchoRule, TcpConfig};
-use spikelab_core::{Dur, FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
+use spikelab_core::{FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
 
 /// An out-of-order block held above `rcv_nxt`, with when it last grew (for the SACK
 /// rule that the first block reports the most recently received segment).
@@ -274,11 +274,6 @@ impl TcpReceiver {
             s.push(b.start, b.end);
         }
         s
-    }
-
-    /// How long the delayed-ACK timer waits.
-    pub fn delayed_ack_timeout(&self) -> Dur {
-        self.cfg.delayed_ack.timeout
     }
 }
 

@@ -117,3 +117,17 @@ pub fn gprs_reno() -> TcpConfig {
         ..TcpConfig::ns2_2002()
     }
 }
+
+/// Data crossing link 0 then link 1, both forward.
+pub fn two_hops() -> Vec<Hop> {
+    vec![
+        Hop {
+            link: 0,
+            dir: Dir::Forward,
+        },
+        Hop {
+            link: 1,
+            dir: Dir::Forward,
+        },
+    ]
+}

@@ -1,7 +1,7 @@
 //! NewReno (RFC 6582 section 3.2): stays in fast recovery until every segment
 //! outstanding at its start is acknowledged, retransmitting one segment per partial ACK.
 
-use super::reno::enter_inflated;
+use super::reno::{enter_inflated, Reno};
 use super::{window_allows_new, LossRecovery, PartialAck, Transmit};
 use crate::window::Window;
 
@@ -11,8 +11,9 @@ pub struct NewReno;
 
 impl LossRecovery for NewReno {
     fn should_enter(&self, w: &Window, dupacks: u32) -> bool {
-        // RFC 6582 3.2 step 2 (the careful check against `recover` is the sender's).
-        dupacks == w.dupthresh
+        // RFC 6582 3.2 step 2 is Reno's rule (the careful check against `recover` is
+        // the sender's).
+        Reno.should_enter(w, dupacks)
     }
     fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
         // RFC 6582 3.2 step 2: recover = HighData (kept by the sender as the recovery
@@ -20,8 +21,8 @@ impl LossRecovery for NewReno {
         enter_inflated(w)
     }
     fn on_dupack(&mut self, w: &mut Window) {
-        // RFC 6582 3.2 step 3: cwnd += SMSS for each additional duplicate ACK.
-        w.cwnd += w.mss;
+        // RFC 6582 3.2 step 3: inflate by SMSS per duplicate ACK, as Reno does.
+        Reno.on_dupack(w)
     }
     fn on_partial_ack(&mut self, w: &mut Window, acked: u64) -> PartialAck {
         // RFC 6582 3.2 step 5: retransmit the first unacknowledged segment; deflate cwnd
