@@ -18,11 +18,13 @@
 //! Paths inside a scenario (for future trace files) are relative to the directory of the
 //! scenario file: see [`Scenario::resolve_path`].
 
+pub mod dotted;
 pub mod error;
 pub mod prepare;
 pub mod resolve;
 pub mod schema;
 
+pub use dotted::set_path;
 pub use error::{FieldPath, Invalid, ScenarioError, Seg};
 pub use resolve::replica_name;
 pub use schema::{DropEntry, Dumbbell, FlowEntry, Profile, Route, RunSection, ScenarioFile};

@@ -3,7 +3,7 @@
 //! draw its figures.
 
 use super::metrics;
-use super::spec::{set_path, ExperimentSpec, FigureSpec, Grid, TableSpec};
+use super::spec::{ExperimentSpec, FigureSpec, Grid, TableSpec};
 use crate::report::{
     comparison_table, table_to_markdown, Block, Comparison, Figure, Section, Table,
 };
@@ -14,6 +14,7 @@ use spikelab_core::FlowId;
 use spikelab_engine::SimConfig;
 use spikelab_output::csv::CsvWriter;
 use spikelab_output::stats::Summary;
+use spikelab_scenario::set_path;
 use std::collections::BTreeMap;
 use std::path::Path;
 
