@@ -122,10 +122,19 @@ impl FlowResult {
             .filter(|t| *t > 0.0)
             .map(|t| self.bytes as f64 * 8.0 / t)
     }
-    /// Goodput as the papers define it: minimum segments needed / data segments sent.
-    /// NaN for flows without segments (CBR cross traffic).
+    /// Goodput as the papers define it for a finished transfer (gprs-eifel.md 5, Table
+    /// 3: "minimum segments / segments sent"): the segments the whole transfer needs at
+    /// least over the data segments the sender handed to the network. At most 1, since
+    /// a finished transfer sent every one of its segments at least once (ping-pong
+    /// messages are written only once the previous one is acknowledged, so none share a
+    /// segment).
+    ///
+    /// NaN for a transfer the run did not finish, as its download time is: the minimum
+    /// counts segments that were never sent, so the ratio would be neither a goodput
+    /// nor bounded by 1 (a short stop gave 3.6). NaN also for flows without segments
+    /// (CBR cross traffic).
     pub fn goodput(&self) -> f64 {
-        if self.data_segments_sent == 0 || self.min_segments == 0 {
+        if self.completed.is_none() || self.data_segments_sent == 0 || self.min_segments == 0 {
             return f64::NAN;
         }
         self.min_segments as f64 / self.data_segments_sent as f64
@@ -254,4 +263,39 @@ pub fn score_detectors(flows: &[FlowResult], timeouts: &[TimeoutRecord]) -> Vec<
             score
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(completed: Option<Time>, min_segments: u64, sent: u64) -> FlowResult {
+        FlowResult {
+            completed,
+            min_segments,
+            data_segments_sent: sent,
+            ..FlowResult::default()
+        }
+    }
+
+    #[test]
+    fn goodput_of_a_finished_transfer_is_minimum_over_sent() {
+        let done = Some(Time::from_secs_f64(2.0));
+        assert_eq!(flow(done, 10, 12).goodput(), 10.0 / 12.0);
+        assert_eq!(flow(done, 10, 10).goodput(), 1.0);
+    }
+
+    #[test]
+    fn goodput_of_an_unfinished_transfer_is_nan_not_above_one() {
+        // 200 segments needed, 55 sent when the run stopped: the old ratio was 3.6.
+        assert!(flow(None, 200, 55).goodput().is_nan());
+        assert!(flow(None, 10, 12).goodput().is_nan());
+    }
+
+    #[test]
+    fn goodput_of_a_flow_without_segments_is_nan() {
+        assert!(flow(Some(Time::from_secs_f64(1.0)), 0, 0)
+            .goodput()
+            .is_nan());
+    }
 }
