@@ -23,6 +23,22 @@ pub enum Command {
     Bench(BenchArgs),
     /// Reproduce the papers' experiments and write a report beside them.
     Reproduce(ReproduceArgs),
+    /// Check a scenario file without running it: one OK line, or the located error.
+    Validate(ValidateArgs),
+}
+
+/// The most threads `--jobs` accepts: far above any machine this runs on, far below
+/// what the operating system refuses (`--jobs 100000` aborted in thread creation).
+pub const MAX_JOBS: u32 = 1024;
+
+/// `spikelab validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Override a value as `run` does (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// `spikelab reproduce`.
@@ -33,14 +49,16 @@ pub struct ReproduceArgs {
     /// Repetitions per cell.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: u32,
-    /// Output directory: DIR/<experiment>/ and DIR/report.md, DIR/report.html.
+    /// Output directory: DIR/<experiment>/ and DIR/report.md, DIR/report.html. Must be
+    /// new, empty, or an earlier spikelab output (it holds `.spikelab-output`); only the
+    /// files spikelab wrote there for the chosen experiments are replaced.
     #[arg(long, default_value = "out/reproduce")]
     pub out: PathBuf,
     /// Base seed; repetition r of every cell uses RngStreams::repetition_seed(seed, r).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Threads (default: every core). Results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Threads (default: every core; at most 1024). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_JOBS as i64))]
     pub jobs: Option<u32>,
 }
 
@@ -56,8 +74,9 @@ pub struct RunArgs {
     /// Number of repetitions (default: the scenario's `run.reps`).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: Option<u32>,
-    /// Output directory (default: out/<scenario name>). Replaced if it holds an
-    /// earlier spikelab output.
+    /// Output directory (default: out/<scenario name>). Must be new, empty, or an
+    /// earlier spikelab output (it holds `.spikelab-output`); only the files spikelab
+    /// wrote there are replaced, anything else (plots, notes) stays.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Write pcap/rep<r>-<flow>.pcap for every repetition and flow.
@@ -66,9 +85,15 @@ pub struct RunArgs {
     /// Write trace/rep<r>.csv for every repetition (for `spikelab plot`).
     #[arg(long)]
     pub trace: bool,
-    /// Repetitions run at once (default: every core). Results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Repetitions run at once (default: every core; at most 1024). Results do not
+    /// depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_JOBS as i64))]
     pub jobs: Option<u32>,
+    /// Override a value of the scenario file by its dotted path, as the experiment grids
+    /// do: `--set flow.0.tcp.spurious.driver=eifel` (repeatable, applied in order; the
+    /// value is read as TOML, else as a string).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// `spikelab plot`.

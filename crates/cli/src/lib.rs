@@ -1,8 +1,12 @@
 //! spikelab-cli: the thin `spikelab` command line.
 //!
-//! * `spikelab run SCENARIO.toml`: runs the repetitions in parallel ([`run`]) and writes
-//!   `runs.csv`, `summary.csv`, `timeouts.csv`, `links.csv`, `meta.json` and optional
-//!   traces and pcaps ([`outputs`]) — byte-identical whatever `--jobs` is;
+//! * `spikelab run SCENARIO.toml [--set KEY=VALUE]...`: runs the repetitions in parallel
+//!   ([`run`], overrides in [`overrides`]), writes `runs.csv`, `summary.csv`,
+//!   `timeouts.csv`, `links.csv`, `meta.json` and optional traces and pcaps
+//!   ([`outputs`]) — byte-identical whatever `--jobs` is — only into a folder of its
+//!   own ([`outdir`]), and prints a per-flow table ([`summary`]); an interrupt removes
+//!   the staged output ([`interrupt`]);
+//! * `spikelab validate SCENARIO.toml`: checks the file and runs nothing ([`validate`]);
 //! * `spikelab plot DIR`: plots a traced repetition ([`plot`]);
 //! * `spikelab bench`: wall-clock throughput of the engine ([`bench`]);
 //! * `spikelab reproduce [NAME...]`: the papers' experiments and their report
@@ -13,10 +17,15 @@
 pub mod args;
 pub mod bench;
 pub mod exit;
+pub mod interrupt;
+pub mod outdir;
 pub mod outputs;
+pub mod overrides;
 pub mod plot;
 pub mod reproduce;
 pub mod run;
+pub mod summary;
+pub mod validate;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -34,6 +43,7 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Plot(a) => plot::plot_command(&a),
         Command::Bench(a) => bench::bench_command(&a),
         Command::Reproduce(a) => reproduce::reproduce_command(&a),
+        Command::Validate(a) => validate::validate_command(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,11 +7,12 @@
 //! | `timeouts.csv` | retransmission timeout | `rep, flow, time_s, seq, rto_s, last_rtt_s, backoff, truth, spurious, in_fast_recovery, fast, verdicts` |
 //! | `detectors.csv` | spurious-timeout detector | `detector, decided, true_positives, false_positives, true_negatives, false_negatives, undecided, ack_lost_called_spurious, precision, recall, mean_delay_s` |
 //! | `links.csv` | repetition, link and direction | `rep, link, dir, offered, delivered, dropped, in_network` |
-//! | `meta.json` | run | version, scenario path, seeds, per-repetition engine counters, resolved configuration |
+//! | `meta.json` | run | version, scenario path, `--set` overrides, seeds, per-repetition engine counters, resolved configuration |
+//! | `.spikelab-output` | folder | spikelab's marker: the files it wrote there ([`crate::outdir`]) |
 //! | `trace/rep<r>.csv` | traced event (`--trace`) | the output crate's trace format |
 //! | `pcap/rep<r>-<flow>.pcap` | packet at the flow's sender (`--pcap`) | libpcap |
 //!
-//! A metric a flow does not have (the download time of an unfinished transfer) is
+//! A metric a flow does not have (the download time or goodput of an unfinished transfer) is
 //! written as `NaN` in `runs.csv` and left out of its summary, whose `n` counts the
 //! values summarised. `summary.csv` pools the replicas `name#i` of a counted flow with
 //! every repetition under `name`.
@@ -40,6 +41,8 @@ pub struct RunInfo {
     pub trace: bool,
     /// Whether pcaps were written.
     pub pcap: bool,
+    /// The `--set KEY=VALUE` overrides applied to the scenario file, in order.
+    pub overrides: Vec<String>,
 }
 
 /// What is kept of one repetition once its trace and captures are written.
@@ -289,7 +292,7 @@ pub fn base_name(flow: &str) -> &str {
 }
 
 /// Flow names in first-appearance order with every result of each, all repetitions.
-fn group_by_base(outcomes: &[RepOutcome]) -> Vec<(&str, Vec<&FlowResult>)> {
+pub(crate) fn group_by_base(outcomes: &[RepOutcome]) -> Vec<(&str, Vec<&FlowResult>)> {
     let mut groups: Vec<(&str, Vec<&FlowResult>)> = Vec::new();
     for f in outcomes.iter().flat_map(|o| &o.flows) {
         let base = base_name(&f.name);
@@ -469,6 +472,7 @@ struct Meta<'a> {
     seeds: &'a [u64],
     trace: bool,
     pcap: bool,
+    overrides: &'a [String],
     repetitions: Vec<RepMeta>,
     scenario: spikelab_scenario::Record<'a>,
 }
@@ -497,6 +501,7 @@ fn write_meta(
         seeds: &info.seeds,
         trace: info.trace,
         pcap: info.pcap,
+        overrides: &info.overrides,
         repetitions: outcomes
             .iter()
             .map(|o| RepMeta {

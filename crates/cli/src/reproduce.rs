@@ -1,8 +1,17 @@
 //! `spikelab reproduce`: runs the papers' experiments and writes `DIR/report.md` and
 //! `DIR/report.html` beside each reproduction's CSV files and figures.
+//!
+//! As `spikelab run` does, it stages everything in `<DIR>.partial-<pid>` (removed on an
+//! error or an interrupt) and publishes into DIR only when all is written. DIR must be
+//! new, empty or marked as spikelab's ([`crate::outdir`]); the files spikelab wrote
+//! there for the chosen experiments and the report are replaced, those of the other
+//! experiments and everything spikelab did not write stay.
 
 use crate::args::ReproduceArgs;
 use crate::exit::Failure;
+use crate::interrupt::{self, Staging};
+use crate::outdir::{self, Scope};
+use crate::run::{create_dir, publish_failure, staging_path};
 use anyhow::{anyhow, Context as _};
 use indicatif::{ProgressBar, ProgressStyle};
 use spikelab_experiments::report::{render_html, render_markdown, Section};
@@ -60,8 +69,39 @@ fn select(names: &[String]) -> Result<Vec<&'static dyn Reproduction>, Failure> {
 /// Runs `spikelab reproduce`.
 pub fn reproduce_command(a: &ReproduceArgs) -> Result<(), Failure> {
     let chosen = select(&a.names)?;
-    let root = a.out.clone();
-    std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
+    let out = a.out.clone();
+    let target = outdir::check_target(&out).map_err(Failure::usage)?;
+    let stage = staging_path(&out).map_err(Failure::usage)?;
+    let staging = Staging::register(stage.clone());
+    let mut scope: Vec<String> = chosen.iter().map(|r| r.name().to_owned()).collect();
+    scope.extend(["report.md".to_owned(), "report.html".to_owned()]);
+    let result = create_dir(&stage)
+        .map_err(Failure::from)
+        .and_then(|()| reproduce_into(&stage, &chosen, a))
+        .and_then(|()| {
+            let _writing = interrupt::writing();
+            outdir::publish(&stage, &out, &target, &Scope::Under(scope)).map_err(publish_failure)
+        });
+    if result.is_err() {
+        let _writing = interrupt::writing();
+        let _ = std::fs::remove_dir_all(&stage);
+    } else {
+        eprintln!(
+            "report: {} ({} repetitions per cell)",
+            out.join("report.md").display(),
+            a.reps
+        );
+    }
+    drop(staging);
+    result
+}
+
+/// Runs the `chosen` reproductions with their outputs and the report under `root`.
+fn reproduce_into(
+    root: &Path,
+    chosen: &[&'static dyn Reproduction],
+    a: &ReproduceArgs,
+) -> Result<(), Failure> {
     let jobs = a.jobs.map_or_else(default_jobs, |j| j as usize);
     let started = Instant::now();
     let mut sections = Vec::new();
@@ -71,7 +111,7 @@ pub fn reproduce_command(a: &ReproduceArgs) -> Result<(), Failure> {
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let progress = bar(r.name());
         let ctx = Context {
-            root: root.clone(),
+            root: root.to_path_buf(),
             dir,
             reps: a.reps,
             seed: a.seed,
@@ -90,10 +130,10 @@ pub fn reproduce_command(a: &ReproduceArgs) -> Result<(), Failure> {
         );
         sections.push(section);
     }
-    write_report(&root, &sections, a.reps)?;
+    let _writing = interrupt::writing();
+    write_report(root, &sections, a.reps)?;
     eprintln!(
-        "report: {} ({} repetitions per cell, {:.1} s in all, {jobs} threads)",
-        root.join("report.md").display(),
+        "{} repetitions per cell, {:.1} s in all, {jobs} threads",
         a.reps,
         started.elapsed().as_secs_f64()
     );

@@ -1,17 +1,23 @@
-//! `spikelab run`: load, run every repetition, write the outputs atomically.
+//! `spikelab run`: load, run every repetition, write the outputs, print a summary.
 //!
-//! Outputs are staged in a sibling directory `<DIR>.partial-<pid>` and renamed to DIR
-//! only when every repetition has finished and every file is written, so a bad
-//! scenario, a bad flag, an invariant violation or an I/O error never leaves a partial
-//! DIR behind. Per-repetition files (traces, pcaps) are written into the staging
-//! directory as each repetition ends, so memory holds one trace per worker at most.
+//! Outputs are staged in a sibling directory `<DIR>.partial-<pid>` and published into
+//! DIR ([`outdir::publish`]) only when every repetition has finished and every file is
+//! written, so a bad scenario, a bad flag, an invariant violation, an I/O error or an
+//! interrupt (SIGINT/SIGTERM: [`interrupt`]) never leaves a partial DIR behind. DIR must
+//! be new, empty or marked as spikelab's ([`outdir::check_target`]); only the files
+//! spikelab wrote there before are replaced. Per-repetition files (traces, pcaps) are
+//! written into the staging directory as each repetition ends, so memory holds one
+//! trace per worker at most.
 //!
-//! Repetitions run on a local rayon pool of `--jobs` threads; their results are
-//! collected in repetition order before anything that depends on more than one
-//! repetition is written, so every file is identical whatever `--jobs` is.
+//! Repetitions run on a local rayon pool of `--jobs` threads (never more than there are
+//! repetitions); their results are collected in repetition order before anything that
+//! depends on more than one repetition is written, so every file is identical whatever
+//! `--jobs` is.
 
 use crate::args::RunArgs;
 use crate::exit::Failure;
+use crate::interrupt::{self, Staging};
+use crate::outdir::{self, Scope};
 use crate::outputs::{self, RepOutcome, RunInfo};
 use anyhow::{anyhow, Context};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -24,30 +30,52 @@ use std::path::{Path, PathBuf};
 
 /// Runs `spikelab run`.
 pub fn run_command(a: &RunArgs) -> Result<(), Failure> {
-    let scenario = spikelab_scenario::load(&a.scenario).map_err(Failure::usage)?;
+    let scenario = crate::overrides::load(&a.scenario, &a.set)?;
     let info = run_info(a, &scenario);
     let out = a
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&scenario.run().name));
-    check_replaceable(&out).map_err(Failure::usage)?;
+    let target = outdir::check_target(&out).map_err(Failure::usage)?;
     if a.trace && info.reps > 10 {
         eprintln!(
             "warning: --trace with {} repetitions writes {} trace files",
             info.reps, info.reps
         );
     }
-    let stage = staging_dir(&out)?;
-    let result = run_into(&stage, a, &scenario, &info);
-    match result.and_then(|()| publish(&stage, &out).map_err(Failure::from)) {
-        Ok(()) => {
+    let stage = staging_path(&out).map_err(Failure::usage)?;
+    let staging = Staging::register(stage.clone());
+    let result = create_dir(&stage)
+        .map_err(Failure::from)
+        .and_then(|()| run_into(&stage, a, &scenario, &info))
+        .and_then(|outcomes| {
+            let _writing = interrupt::writing();
+            outdir::publish(&stage, &out, &target, &Scope::All)
+                .map_err(publish_failure)
+                .map(|()| outcomes)
+        });
+    let result = match result {
+        Ok(outcomes) => {
+            print!("{}", crate::summary::table(&outcomes));
             eprintln!("wrote {}", out.display());
             Ok(())
         }
         Err(f) => {
+            let _writing = interrupt::writing();
             let _ = std::fs::remove_dir_all(&stage);
             Err(f)
         }
+    };
+    drop(staging);
+    result
+}
+
+/// A refused overwrite is the user's to resolve (exit 2); anything else is I/O (exit 1).
+pub(crate) fn publish_failure(e: anyhow::Error) -> Failure {
+    if e.downcast_ref::<outdir::Conflict>().is_some() {
+        Failure::usage(e)
+    } else {
+        Failure::from(e)
     }
 }
 
@@ -62,18 +90,28 @@ fn run_info(a: &RunArgs, s: &Scenario) -> RunInfo {
             .collect(),
         trace: a.trace,
         pcap: a.pcap,
+        overrides: a.set.clone(),
     }
 }
 
 /// Runs every repetition and writes every output into `stage`.
-fn run_into(stage: &Path, a: &RunArgs, s: &Scenario, info: &RunInfo) -> Result<(), Failure> {
+fn run_into(
+    stage: &Path,
+    a: &RunArgs,
+    s: &Scenario,
+    info: &RunInfo,
+) -> Result<Vec<RepOutcome>, Failure> {
     let mut sim = s.to_sim();
     sim.trace = a.trace;
     sim.pcap = a.pcap;
-    let jobs = a.jobs.map_or_else(default_jobs, |j| j as usize);
+    let jobs = a
+        .jobs
+        .map_or_else(default_jobs, |j| j as usize)
+        .min(info.reps as usize);
     let outcomes = run_reps(stage, &sim, info, jobs)?;
+    let _writing = interrupt::writing();
     outputs::write_all(stage, s, info, &outcomes)?;
-    Ok(())
+    Ok(outcomes)
 }
 
 fn default_jobs() -> usize {
@@ -125,50 +163,30 @@ fn run_one(stage: &Path, sim: &SimConfig, rep: u32, seed: u64) -> Result<RepOutc
             "repetition {rep} (seed {seed}): {e}; no results were written"
         ))
     })?;
-    outputs::write_rep_files(stage, sim, rep, &result)?;
+    {
+        let _writing = interrupt::writing();
+        outputs::write_rep_files(stage, sim, rep, &result)?;
+    }
     Ok(RepOutcome::from_result(rep, seed, result))
 }
 
-/// DIR may be replaced only if it does not exist, is empty, or holds a spikelab
-/// output (a `meta.json`): never a directory the user keeps other things in.
-fn check_replaceable(out: &Path) -> anyhow::Result<()> {
-    if !out.exists() {
-        return Ok(());
-    }
-    let is_dir = out.is_dir();
-    let empty = is_dir && std::fs::read_dir(out)?.next().is_none();
-    if is_dir && (empty || out.join("meta.json").is_file()) {
-        return Ok(());
-    }
-    Err(anyhow!(
-        "--out {}: exists and is not a spikelab output directory (no meta.json); refusing to replace it",
-        out.display()
-    ))
-}
-
-/// Creates the empty staging directory beside `out`.
-fn staging_dir(out: &Path) -> anyhow::Result<PathBuf> {
+/// The staging directory beside `out`: `<out>.partial-<pid>`.
+pub(crate) fn staging_path(out: &Path) -> anyhow::Result<PathBuf> {
     let name = out
         .file_name()
         .ok_or_else(|| anyhow!("--out {}: not a directory name", out.display()))?;
     let mut stage_name = name.to_os_string();
     stage_name.push(format!(".partial-{}", std::process::id()));
-    let stage = out.with_file_name(stage_name);
-    if stage.exists() {
-        std::fs::remove_dir_all(&stage)
-            .with_context(|| format!("cannot clear {}", stage.display()))?;
-    }
-    std::fs::create_dir_all(&stage)
-        .with_context(|| format!("cannot create {}", stage.display()))?;
-    Ok(stage)
+    Ok(out.with_file_name(stage_name))
 }
 
-/// Moves the finished staging directory to `out`, replacing an earlier output.
-fn publish(stage: &Path, out: &Path) -> anyhow::Result<()> {
-    if out.exists() {
-        std::fs::remove_dir_all(out)
-            .with_context(|| format!("cannot replace {}", out.display()))?;
+/// Creates the empty staging directory (one of this process's own name, left by an
+/// earlier process with the same id, is cleared first).
+pub(crate) fn create_dir(stage: &Path) -> anyhow::Result<()> {
+    let _writing = interrupt::writing();
+    if stage.exists() {
+        std::fs::remove_dir_all(stage)
+            .with_context(|| format!("cannot clear {}", stage.display()))?;
     }
-    std::fs::rename(stage, out)
-        .with_context(|| format!("cannot move {} to {}", stage.display(), out.display()))
+    std::fs::create_dir_all(stage).with_context(|| format!("cannot create {}", stage.display()))
 }
