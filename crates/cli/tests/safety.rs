@@ -199,22 +199,22 @@ fn a_short_run_of_1000_flows_reports_no_goodput_above_one() {
 
 // ----- item 5: interrupts and --jobs ---------------------------------------------------
 
-/// Starts a long traced run, sends `signal` once its staging folder has a trace, and
-/// checks the exit code and that no staging folder (or output) is left.
-fn interrupt_removes_the_staging_folder(signal: &str) {
+/// Starts `spikelab ARGS --out res` (a long command), sends `signal` once `inside` exists
+/// in its staging folder, and checks the exit code and that no staging folder (or
+/// output) is left.
+fn interrupt_removes_the_staging_folder(args: &[&str], inside: &str, signal: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let s = scenario("gprs-eifel");
     let mut child = Command::new(env!("CARGO_BIN_EXE_spikelab"))
         .current_dir(tmp.path())
-        .args(["run", s.to_str().unwrap(), "--reps", "5000", "--jobs", "1"])
-        .args(["--trace", "--out", "res"])
+        .args(args)
+        .args(["--out", "res"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stage = tmp.path().join(format!("res.partial-{}", child.id()));
     let started = Instant::now();
-    while !stage.join("trace/rep0.csv").exists() {
+    while !stage.join(inside).exists() {
         assert!(
             started.elapsed() < Duration::from_secs(120),
             "no staging folder appeared"
@@ -235,14 +235,40 @@ fn interrupt_removes_the_staging_folder(signal: &str) {
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
+/// A traced run long enough to be interrupted (5000 repetitions on one thread).
+fn long_run() -> Vec<String> {
+    let s = scenario("gprs-eifel");
+    [
+        "run",
+        s.to_str().unwrap(),
+        "--reps",
+        "5000",
+        "--jobs",
+        "1",
+        "--trace",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 #[test]
 fn sigint_removes_the_staging_folder_and_exits_130() {
-    interrupt_removes_the_staging_folder("INT");
+    let args = long_run();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    interrupt_removes_the_staging_folder(&args, "trace/rep0.csv", "INT");
 }
 
 #[test]
 fn sigterm_removes_the_staging_folder_and_exits_130() {
-    interrupt_removes_the_staging_folder("TERM");
+    let args = long_run();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    interrupt_removes_the_staging_folder(&args, "trace/rep0.csv", "TERM");
+}
+
+#[test]
+fn sigint_during_reproduce_removes_its_staging_folder_and_exits_130() {
+    let args = ["reproduce", "gprs-eifel", "--reps", "1000", "--jobs", "1"];
+    interrupt_removes_the_staging_folder(&args, "gprs-eifel", "INT");
 }
 
 #[test]
