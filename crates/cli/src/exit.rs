@@ -6,6 +6,7 @@
 //! | 1 | an I/O or plotting failure |
 //! | 2 | a bad scenario file or a bad flag: nothing was written |
 //! | 3 | the engine found a broken invariant: the run is wrong, nothing was written |
+//! | 130 | interrupted by SIGINT or SIGTERM: the staging folder was removed ([`crate::interrupt`]) |
 
 use std::process::ExitCode;
 

@@ -211,16 +211,23 @@ pub fn publish(stage: &Path, out: &Path, target: &Target, scope: &Scope) -> anyh
     {
         return Err(Conflict(out.to_path_buf(), c.clone()).into());
     }
-    let all: BTreeSet<String> = old.union(&new).cloned().collect();
-    write_marker(out, &all)?;
-    let stale: Vec<&String> = old
+    write_marker(out, &old.union(&new).cloned().collect())?;
+    for f in old
         .iter()
         .filter(|f| scope.contains(f) && !new.contains(*f))
-        .collect();
-    for f in &stale {
+    {
         remove_own_file(out, f)?;
     }
-    for f in &new {
+    move_files(stage, out, &new)?;
+    let kept = old.iter().filter(|f| !scope.contains(f)).chain(&new);
+    write_marker(out, &kept.cloned().collect())?;
+    std::fs::remove_dir_all(stage).with_context(|| format!("removing {}", stage.display()))
+}
+
+/// Moves each of `files` from `stage` to `out`, creating folders as needed and
+/// replacing what is there.
+fn move_files(stage: &Path, out: &Path, files: &BTreeSet<String>) -> anyhow::Result<()> {
+    for f in files {
         let to = out.join(f);
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent)
@@ -229,14 +236,7 @@ pub fn publish(stage: &Path, out: &Path, target: &Target, scope: &Scope) -> anyh
         std::fs::rename(stage.join(f), &to)
             .with_context(|| format!("cannot move {} into {}", f, out.display()))?;
     }
-    let kept: BTreeSet<String> = old
-        .iter()
-        .filter(|f| !scope.contains(f) || new.contains(*f))
-        .chain(&new)
-        .cloned()
-        .collect();
-    write_marker(out, &kept)?;
-    std::fs::remove_dir_all(stage).with_context(|| format!("removing {}", stage.display()))
+    Ok(())
 }
 
 /// Removes `out/f`, a file spikelab wrote, and then its folders up to `out` that are

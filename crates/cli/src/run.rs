@@ -56,7 +56,11 @@ pub fn run_command(a: &RunArgs) -> Result<(), Failure> {
         });
     let result = match result {
         Ok(outcomes) => {
-            print!("{}", crate::summary::table(&outcomes));
+            // A closed stdout (`| head`) must not turn a written run into a panic.
+            let _ = std::io::Write::write_all(
+                &mut std::io::stdout(),
+                crate::summary::table(&outcomes).as_bytes(),
+            );
             eprintln!("wrote {}", out.display());
             Ok(())
         }

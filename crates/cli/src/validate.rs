@@ -9,7 +9,8 @@ use spikelab_scenario::Scenario;
 /// Runs `spikelab validate`.
 pub fn validate_command(a: &ValidateArgs) -> Result<(), Failure> {
     let s = crate::overrides::load(&a.scenario, &a.set)?;
-    println!("{}", ok_line(&s));
+    let line = format!("{}\n", ok_line(&s));
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), line.as_bytes());
     Ok(())
 }
 
