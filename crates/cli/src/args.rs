@@ -23,6 +23,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Reproduce the papers' experiments and write a report beside them.
     Reproduce(ReproduceArgs),
+    /// Run real Linux TCP (namespaces, TUN) through the scenario's path in real time (root).
+    Emulate(spikelab_emulate::EmulateArgs),
 }
 
 /// `spikelab reproduce`.

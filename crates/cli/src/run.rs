@@ -131,7 +131,7 @@ fn run_one(stage: &Path, sim: &SimConfig, rep: u32, seed: u64) -> Result<RepOutc
 
 /// DIR may be replaced only if it does not exist, is empty, or holds a spikelab
 /// output (a `meta.json`): never a directory the user keeps other things in.
-fn check_replaceable(out: &Path) -> anyhow::Result<()> {
+pub(crate) fn check_replaceable(out: &Path) -> anyhow::Result<()> {
     if !out.exists() {
         return Ok(());
     }
@@ -147,7 +147,7 @@ fn check_replaceable(out: &Path) -> anyhow::Result<()> {
 }
 
 /// Creates the empty staging directory beside `out`.
-fn staging_dir(out: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn staging_dir(out: &Path) -> anyhow::Result<PathBuf> {
     let name = out
         .file_name()
         .ok_or_else(|| anyhow!("--out {}: not a directory name", out.display()))?;
@@ -164,7 +164,7 @@ fn staging_dir(out: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// Moves the finished staging directory to `out`, replacing an earlier output.
-fn publish(stage: &Path, out: &Path) -> anyhow::Result<()> {
+pub(crate) fn publish(stage: &Path, out: &Path) -> anyhow::Result<()> {
     if out.exists() {
         std::fs::remove_dir_all(out)
             .with_context(|| format!("cannot replace {}", out.display()))?;
