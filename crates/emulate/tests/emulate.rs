@@ -299,3 +299,21 @@ fn cleanup_after_sigint_leaves_no_namespace() {
     assert_eq!(status.code(), Some(42), "the run ended as interrupted");
     assert_eq!(sandbox::existing_with_prefix(&prefix), Vec::<String>::new());
 }
+
+#[test]
+fn a_panic_still_removes_the_namespaces() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped("a_panic_still_removes_the_namespaces") {
+        return;
+    }
+    let prefix = sandbox::fresh_prefix();
+    let inner = prefix.clone();
+    let r = std::panic::catch_unwind(move || {
+        let mut sb = sandbox::Sandbox::new(&inner);
+        sb.add_netns("s0").unwrap();
+        assert_eq!(sandbox::existing_with_prefix(&inner).len(), 1);
+        panic!("a failure half-way through a run");
+    });
+    assert!(r.is_err());
+    assert_eq!(sandbox::existing_with_prefix(&prefix), Vec::<String>::new());
+}
