@@ -16,6 +16,13 @@ if ! command -v tshark >/dev/null 2>&1; then
   fi
 fi
 
+# The emulator's tests (crates/emulate) create network namespaces with iproute2's `ip`.
+if ! command -v ip >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing iproute2 for the emulator tests" >&2
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null
+fi
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked

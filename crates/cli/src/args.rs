@@ -25,6 +25,8 @@ pub enum Command {
     Reproduce(ReproduceArgs),
     /// Check a scenario file without running it: one OK line, or the located error.
     Validate(ValidateArgs),
+    /// Run real Linux TCP (namespaces, TUN) through the scenario's path in real time (root).
+    Emulate(spikelab_emulate::EmulateArgs),
 }
 
 /// The most threads `--jobs` accepts: far above any machine this runs on, far below

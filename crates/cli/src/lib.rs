@@ -10,12 +10,14 @@
 //! * `spikelab plot DIR`: plots a traced repetition ([`plot`]);
 //! * `spikelab bench`: wall-clock throughput of the engine ([`bench`]);
 //! * `spikelab reproduce [NAME...]`: the papers' experiments and their report
-//!   ([`reproduce`]).
+//!   ([`reproduce`]);
+//! * `spikelab emulate SCENARIO.toml`: real Linux TCP on the same path ([`emulate`]).
 //!
 //! Exit codes are listed in [`exit`].
 
 pub mod args;
 pub mod bench;
+pub mod emulate;
 pub mod exit;
 pub mod interrupt;
 pub mod outdir;
@@ -44,6 +46,7 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Bench(a) => bench::bench_command(&a),
         Command::Reproduce(a) => reproduce::reproduce_command(&a),
         Command::Validate(a) => validate::validate_command(&a),
+        Command::Emulate(a) => emulate::emulate_command(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -170,6 +170,13 @@ impl Packet {
         self.wire = self.wire_bytes();
     }
 
+    /// Fixes the packet's size to `bytes`, the length of a real IP packet it stands for
+    /// (the emulator: a kernel's option layout, e.g. NOP padding before SACK, need not
+    /// match [`Packet::tcp_option_bytes`]). Zero leaves the packet unsealed.
+    pub fn seal_as(&mut self, bytes: u32) {
+        self.wire = bytes;
+    }
+
     /// Bytes this packet occupies on a link: headers, options and payload.
     pub fn wire_bytes(&self) -> u32 {
         if self.wire != 0 {

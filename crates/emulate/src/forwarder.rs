@@ -1,0 +1,621 @@
+//! The real-time forwarder: crates/net's links, spike schedules and middleboxes,
+//! driven by a monotonic clock instead of the engine's event queue, carrying the real
+//! packets that the namespaces' TUN devices hand it.
+//!
+//! It follows the engine's driving rules (`spikelab_engine` `world.rs`) step by step:
+//! the same random streams per link, spike schedule and box, so a seed gives the same
+//! spike times as `spikelab run`; the same source routing (forward packets cross the
+//! route in order, ACKs backwards); a box at a link's first endpoint sees packets just
+//! before they enter the link forward and just after they leave it in reverse; due
+//! work is done in time order, each piece at its own scheduled time (so crates/net sees
+//! exactly the times the model asks for), and a packet read from a TUN device enters
+//! at the moment it was read. The only difference is that the loop may run late: the
+//! lateness of each packet written out (actual minus scheduled release) is recorded.
+
+use crate::truth::{classify, RangeSet, RetxTruth};
+use crate::wire::{self, FlowSeq, Side};
+use spikelab_core::{FlowId, Packet, RngStreams, SimRng, Time};
+use spikelab_engine::{DropRule, Hop, LinkResult, SimConfig};
+use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+/// One flow's two TUN descriptors: where its sender's and receiver's packets appear.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowFds {
+    pub sender: i32,
+    pub receiver: i32,
+}
+
+/// A retransmission the forwarder saw, with its ground truth.
+#[derive(Clone, Copy, Debug)]
+pub struct RetxRecord {
+    pub time: Time,
+    pub seq: u64,
+    pub truth: RetxTruth,
+}
+
+/// What the forwarder counted for one flow.
+#[derive(Clone, Debug, Default)]
+pub struct FlowCounts {
+    pub data_segments_sent: u64,
+    pub retransmissions: u64,
+    pub unnecessary_retransmissions: u64,
+    pub delivered: u64,
+    pub retx: Vec<RetxRecord>,
+}
+
+/// A raw packet as captured, for pcap files.
+#[derive(Clone, Debug)]
+pub struct Captured {
+    pub time: Time,
+    pub bytes: Vec<u8>,
+}
+
+/// Decisions of the middleboxes, counted per kind (for tests and meta.json).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct BoxCounts {
+    pub timeouts_detected: u64,
+    pub verdicts_spurious: u64,
+    pub verdicts_genuine: u64,
+    pub buffered: u64,
+    pub discarded: u64,
+    pub local_retransmits: u64,
+    pub acks_removed: u64,
+    pub delayed: u64,
+    pub held_behind: u64,
+}
+
+struct SpikeRun {
+    schedule: Schedule,
+    rng: SimRng,
+    pending: Option<(Time, LinkControl)>,
+}
+
+struct LinkRt {
+    name: String,
+    dirs: [LinkDir; 2],
+    spikes: Vec<SpikeRun>,
+}
+
+struct BoxRt {
+    link: usize,
+    mb: Mb,
+}
+
+struct FlowRt {
+    route: Vec<Hop>,
+    fds: FlowFds,
+    seq: FlowSeq,
+    sent_high: u64,
+    delivered_bytes: RangeSet,
+    counts: FlowCounts,
+    /// Keep raw bytes after delivery: a box on the route may emit copies later.
+    keep_raw: bool,
+    /// (sender-side, receiver-side) captures.
+    capture: Option<(Vec<Captured>, Vec<Captured>)>,
+}
+
+/// A raw packet waiting inside the model, with the numbers it was read with.
+struct Raw {
+    bytes: Vec<u8>,
+    seq: u64,
+    ack: u64,
+}
+
+/// The next piece of due work.
+#[derive(Clone, Copy, Debug)]
+enum Due {
+    Link(usize, usize),
+    Box(usize),
+    Spike(usize, usize),
+}
+
+/// The forwarder of one run.
+pub struct Forwarder {
+    origin: Instant,
+    /// The model's clock: never decreases (crates/net requires it).
+    mclock: Time,
+    links: Vec<LinkRt>,
+    boxes: Vec<BoxRt>,
+    box_at: Vec<Option<usize>>,
+    flows: Vec<FlowRt>,
+    drops: Vec<DropRule>,
+    mss: Vec<u64>,
+    raw: HashMap<u64, Raw>,
+    bypass: HashSet<u64>,
+    next_uid: u64,
+    mb_out: MbOutput,
+    delivered: Vec<Packet>,
+    dropped: Vec<Packet>,
+    /// Lateness of every packet written out, nanoseconds.
+    pub lateness_ns: Vec<u64>,
+    /// Packets read that were not IPv4/TCP of a known flow.
+    pub ignored: u64,
+    /// TUN writes that failed.
+    pub write_errors: u64,
+    pub box_counts: BoxCounts,
+}
+
+fn dir_index(d: Dir) -> usize {
+    match d {
+        Dir::Forward => 0,
+        Dir::Reverse => 1,
+    }
+}
+
+fn flip(d: Dir) -> Dir {
+    match d {
+        Dir::Forward => Dir::Reverse,
+        Dir::Reverse => Dir::Forward,
+    }
+}
+
+impl Forwarder {
+    /// The forwarder for `cfg` with run seed `seed`; time zero is `origin`. `fds[i]`
+    /// are flow i's devices; `mss[i]` its segment size (for `[[drop]]` rules).
+    pub fn new(
+        cfg: &SimConfig,
+        seed: u64,
+        origin: Instant,
+        fds: &[FlowFds],
+        mss: Vec<u64>,
+        pcap: bool,
+    ) -> Forwarder {
+        let streams = RngStreams::new(seed);
+        let links: Vec<LinkRt> = cfg
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| build_link(l, i, &streams))
+            .collect();
+        let mut box_at = vec![None; cfg.links.len()];
+        let boxes = cfg
+            .middleboxes
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                box_at[m.link] = Some(i);
+                BoxRt {
+                    link: m.link,
+                    mb: Mb::new(&m.config, streams.stream("middlebox", i as u64)),
+                }
+            })
+            .collect();
+        let flows = cfg
+            .flows
+            .iter()
+            .zip(fds)
+            .map(|(f, &fds)| FlowRt {
+                keep_raw: f.route.iter().any(|h| box_at[h.link].is_some()),
+                route: f.route.clone(),
+                fds,
+                seq: FlowSeq::default(),
+                sent_high: 0,
+                delivered_bytes: RangeSet::default(),
+                counts: FlowCounts::default(),
+                capture: pcap.then(|| (Vec::new(), Vec::new())),
+            })
+            .collect();
+        let mut fw = Forwarder {
+            origin,
+            mclock: Time::ZERO,
+            links,
+            boxes,
+            box_at,
+            flows,
+            drops: cfg.drops.clone(),
+            mss,
+            raw: HashMap::new(),
+            bypass: HashSet::new(),
+            next_uid: 0,
+            mb_out: MbOutput::new(),
+            delivered: Vec::new(),
+            dropped: Vec::new(),
+            lateness_ns: Vec::new(),
+            ignored: 0,
+            write_errors: 0,
+            box_counts: BoxCounts::default(),
+        };
+        for l in 0..fw.links.len() {
+            for s in 0..fw.links[l].spikes.len() {
+                fw.next_control(l, s);
+            }
+        }
+        fw
+    }
+
+    /// Time since the origin on the monotonic clock.
+    pub fn now(&self) -> Time {
+        Time(self.origin.elapsed().as_nanos() as u64)
+    }
+
+    /// The earliest scheduled work.
+    pub fn next_due(&self) -> Option<Time> {
+        self.pick_due().map(|(t, _)| t)
+    }
+
+    fn pick_due(&self) -> Option<(Time, Due)> {
+        let links = self.links.iter().enumerate().flat_map(|(l, lk)| {
+            let dirs =
+                (0..2).filter_map(move |d| lk.dirs[d].next_wakeup().map(|t| (t, Due::Link(l, d))));
+            let spikes = lk
+                .spikes
+                .iter()
+                .enumerate()
+                .filter_map(move |(s, r)| r.pending.map(|(t, _)| (t, Due::Spike(l, s))));
+            dirs.chain(spikes)
+        });
+        let boxes = self
+            .boxes
+            .iter()
+            .enumerate()
+            .filter_map(|(b, x)| x.mb.next_wakeup().map(|t| (t, Due::Box(b))));
+        links.chain(boxes).min_by_key(|(t, _)| *t)
+    }
+
+    /// Does every piece of work due at or before `until`, in time order, each at its
+    /// scheduled time (or the model clock, if that is later).
+    pub fn run_due(&mut self, until: Time) {
+        // Bounded, so that a component that kept asking for the same past instant
+        // could not stall the loop (its signal checks and TUN reads).
+        for _ in 0..100_000 {
+            let Some((t, due)) = self.pick_due().filter(|(t, _)| *t <= until) else {
+                break;
+            };
+            self.mclock = self.mclock.max(t);
+            match due {
+                Due::Link(l, d) => self.on_link_wake(l, d, t),
+                Due::Box(b) => self.on_box_wake(b, t),
+                Due::Spike(l, s) => self.on_control(l, s),
+            }
+        }
+    }
+
+    /// A raw packet read from flow `f`'s device on `side` at `at`.
+    pub fn on_tun_packet(&mut self, f: usize, side: Side, bytes: &[u8], at: Time) {
+        self.mclock = self.mclock.max(at);
+        let now = self.mclock;
+        let Some(seg) = wire::parse(bytes) else {
+            self.ignored += 1;
+            return;
+        };
+        let Some(m) = self.flows[f].seq.model(&seg, side, FlowId(f as u32), now) else {
+            self.ignored += 1;
+            return;
+        };
+        let mut p = m.pkt;
+        p.uid = self.next_uid;
+        self.next_uid += 1;
+        if !m.box_eligible {
+            self.bypass.insert(p.uid);
+        }
+        self.capture(f, side, now, bytes);
+        if side == Side::Sender && p.len > 0 {
+            self.note_data_sent(f, &mut p);
+        }
+        self.raw.insert(
+            p.uid,
+            Raw {
+                bytes: bytes.to_vec(),
+                seq: p.seq,
+                ack: p.ack,
+            },
+        );
+        self.forward(p, now);
+    }
+
+    fn capture(&mut self, f: usize, side: Side, time: Time, bytes: &[u8]) {
+        if let Some((s, r)) = &mut self.flows[f].capture {
+            let c = Captured {
+                time,
+                bytes: bytes.to_vec(),
+            };
+            match side {
+                Side::Sender => s.push(c),
+                Side::Receiver => r.push(c),
+            }
+        }
+    }
+
+    /// Counts a data segment; a retransmission (bytes below the highest sent) gets its
+    /// ground truth before it enters the network.
+    fn note_data_sent(&mut self, f: usize, p: &mut Packet) {
+        let flow = &mut self.flows[f];
+        flow.counts.data_segments_sent += 1;
+        if p.seq >= flow.sent_high {
+            flow.sent_high = p.end_seq();
+            return;
+        }
+        flow.sent_high = flow.sent_high.max(p.end_seq());
+        p.retx = true;
+        let (alive, ack_alive) = self.alive_copies(f, p.seq);
+        let flow = &mut self.flows[f];
+        let truth = classify(p.seq, p.end_seq(), &flow.delivered_bytes, &alive, ack_alive);
+        flow.counts.retransmissions += 1;
+        flow.counts.unnecessary_retransmissions += truth.unnecessary as u64;
+        flow.counts.retx.push(RetxRecord {
+            time: self.mclock,
+            seq: p.seq,
+            truth,
+        });
+    }
+
+    /// Flow `f`'s data still inside the network (queues, transmitters, pipes, boxes),
+    /// and whether an ACK above `seq` is on its way back.
+    fn alive_copies(&self, f: usize, seq: u64) -> (RangeSet, bool) {
+        let fid = FlowId(f as u32);
+        let mut alive = RangeSet::default();
+        let mut ack_alive = false;
+        let mut see = |p: &Packet| {
+            if p.flow != fid {
+                return;
+            }
+            if p.kind.is_forward() && p.len > 0 {
+                alive.insert(p.seq, p.end_seq());
+            } else if !p.kind.is_forward() && p.ack > seq {
+                ack_alive = true;
+            }
+        };
+        for hop in &self.flows[f].route {
+            for dir in &self.links[hop.link].dirs {
+                dir.for_each_in_network(&mut see);
+            }
+            if let Some(b) = self.box_at[hop.link] {
+                self.boxes[b].mb.for_each_held(&mut see);
+            }
+        }
+        (alive, ack_alive)
+    }
+
+    fn next_hop(&self, p: &Packet) -> Option<(usize, Dir)> {
+        let route = &self.flows[p.flow.index()].route;
+        let h = p.hop as usize;
+        if p.kind.is_forward() {
+            route.get(h).map(|hop| (hop.link, hop.dir))
+        } else {
+            let n = route.len();
+            (h < n)
+                .then(|| route[n - 1 - h])
+                .map(|hop| (hop.link, flip(hop.dir)))
+        }
+    }
+
+    /// Sends `p` on from where it is; `sched` is when the model releases it.
+    fn forward(&mut self, p: Packet, sched: Time) {
+        let Some((l, dir)) = self.next_hop(&p) else {
+            self.write_out(p, sched);
+            return;
+        };
+        match self.box_at[l] {
+            Some(b) if dir == Dir::Forward && !self.bypass.contains(&p.uid) => {
+                self.through_box(b, p)
+            }
+            _ => self.enter_link(l, dir, p),
+        }
+    }
+
+    fn enter_link(&mut self, l: usize, dir: Dir, p: Packet) {
+        let f = p.flow.index();
+        let now = self.mclock;
+        if self
+            .drops
+            .iter()
+            .any(|r| r.matches(l, &p, self.mss[f], now))
+        {
+            self.forget(&p);
+            return;
+        }
+        if let Some(lost) = self.links[l].dirs[dir_index(dir)].enqueue(now, p) {
+            self.forget(&lost);
+        }
+    }
+
+    /// A dropped packet's bytes are no longer needed (unless a box may copy it).
+    fn forget(&mut self, p: &Packet) {
+        if !self.flows[p.flow.index()].keep_raw {
+            self.raw.remove(&p.uid);
+            self.bypass.remove(&p.uid);
+        }
+    }
+
+    fn on_link_wake(&mut self, l: usize, d: usize, t: Time) {
+        let mut delivered = std::mem::take(&mut self.delivered);
+        let mut dropped = std::mem::take(&mut self.dropped);
+        self.links[l].dirs[d].poll(self.mclock, &mut delivered, &mut dropped);
+        for p in dropped.drain(..) {
+            self.forget(&p);
+        }
+        self.dropped = dropped;
+        for mut p in delivered.drain(..) {
+            p.hop += 1;
+            match self.box_at[l] {
+                Some(b) if d == 1 && !self.bypass.contains(&p.uid) => self.through_box(b, p),
+                _ => self.forward(p, t),
+            }
+        }
+        self.delivered = delivered;
+    }
+
+    fn through_box(&mut self, b: usize, p: Packet) {
+        let mut out = std::mem::take(&mut self.mb_out);
+        self.boxes[b].mb.on_packet(self.mclock, p, &mut out);
+        self.after_box(b, out, self.mclock);
+    }
+
+    fn on_box_wake(&mut self, b: usize, t: Time) {
+        let mut out = std::mem::take(&mut self.mb_out);
+        self.boxes[b].mb.on_wakeup(self.mclock, &mut out);
+        self.after_box(b, out, t);
+    }
+
+    fn after_box(&mut self, b: usize, mut out: MbOutput, sched: Time) {
+        for e in &out.events {
+            self.count_event(e.kind);
+        }
+        for q in std::mem::take(&mut out.forward) {
+            self.leave_box(b, q, sched);
+        }
+        out.clear();
+        self.mb_out = out;
+    }
+
+    fn count_event(&mut self, kind: MbEventKind) {
+        let c = &mut self.box_counts;
+        match kind {
+            MbEventKind::TimeoutDetected { .. } => c.timeouts_detected += 1,
+            MbEventKind::Verdict { spurious: true } => c.verdicts_spurious += 1,
+            MbEventKind::Verdict { spurious: false } => c.verdicts_genuine += 1,
+            MbEventKind::Buffered { .. } => c.buffered += 1,
+            MbEventKind::Discarded { .. } => c.discarded += 1,
+            MbEventKind::LocalRetransmit { .. } => c.local_retransmits += 1,
+            MbEventKind::AckRemoved { .. } => c.acks_removed += 1,
+            MbEventKind::Delayed { .. } => c.delayed += 1,
+            MbEventKind::HeldBehind { .. } => c.held_behind += 1,
+            _ => {}
+        }
+    }
+
+    /// The engine's `leave_box`: forward packets enter the box's link, reverse packets
+    /// continue past it.
+    fn leave_box(&mut self, b: usize, mut q: Packet, sched: Time) {
+        let l = self.boxes[b].link;
+        let route = &self.flows[q.flow.index()].route;
+        let Some(k) = route.iter().position(|h| h.link == l) else {
+            return;
+        };
+        let (index, dir) = if q.kind.is_forward() {
+            (k, route[k].dir)
+        } else {
+            (route.len() - 1 - k, flip(route[k].dir))
+        };
+        if dir == Dir::Forward {
+            q.hop = index as u16;
+            self.enter_link(l, dir, q);
+        } else {
+            q.hop = index as u16 + 1;
+            self.forward(q, sched);
+        }
+    }
+
+    /// `p` has crossed its whole route: its real bytes go into the far end's device.
+    fn write_out(&mut self, p: Packet, sched: Time) {
+        let f = p.flow.index();
+        let keep = self.flows[f].keep_raw;
+        let bytes = match (keep, self.raw.get(&p.uid)) {
+            (true, Some(r)) => self.restamp(f, &p, r),
+            (false, Some(_)) => self.raw.remove(&p.uid).map(|r| r.bytes),
+            (_, None) => None,
+        };
+        if !keep {
+            self.bypass.remove(&p.uid);
+        }
+        let Some(bytes) = bytes else {
+            self.ignored += 1;
+            return;
+        };
+        let flow = &mut self.flows[f];
+        let (fd, side) = if p.kind.is_forward() {
+            (flow.fds.receiver, Side::Receiver)
+        } else {
+            (flow.fds.sender, Side::Sender)
+        };
+        if p.kind.is_forward() && p.len > 0 {
+            flow.delivered_bytes.insert(p.seq, p.end_seq());
+            flow.counts.delivered += 1;
+        }
+        if crate::sys::write_packet(fd, &bytes).is_err() {
+            self.write_errors += 1;
+        }
+        let now = self.now();
+        self.lateness_ns.push(now.0.saturating_sub(sched.0));
+        self.capture(f, side, now, &bytes);
+    }
+
+    /// The bytes for `p`: the stored packet, rewritten if a box changed its numbers.
+    fn restamp(&self, f: usize, p: &Packet, r: &Raw) -> Option<Vec<u8>> {
+        if p.seq == r.seq && p.ack == r.ack {
+            return Some(r.bytes.clone());
+        }
+        let (seq, ack) = self.flows[f].seq.wire_numbers(p)?;
+        wire::rewrite(&r.bytes, seq, ack)
+    }
+
+    fn next_control(&mut self, l: usize, s: usize) {
+        let run = &mut self.links[l].spikes[s];
+        run.pending = run.schedule.next(&mut run.rng);
+    }
+
+    /// The engine's `on_link_control`.
+    fn on_control(&mut self, l: usize, s: usize) {
+        let Some((_, control)) = self.links[l].spikes[s].pending.take() else {
+            return;
+        };
+        let now = self.mclock;
+        for d in [Dir::Forward, Dir::Reverse] {
+            let dir = &mut self.links[l].dirs[dir_index(d)];
+            match control {
+                LinkControl::Suspend(ds) if ds.includes(d) => dir.suspend(now),
+                LinkControl::Resume(ds) if ds.includes(d) => dir.resume(now),
+                LinkControl::SetRate(ds, rate) if ds.includes(d) => dir.set_rate(now, rate),
+                _ => {}
+            }
+        }
+        self.next_control(l, s);
+    }
+
+    /// Per-link-direction counters, as the engine reports them.
+    pub fn link_results(&self) -> Vec<LinkResult> {
+        let mut out = Vec::new();
+        for link in &self.links {
+            for (d, name) in [(0, "forward"), (1, "reverse")] {
+                let c = link.dirs[d].counters();
+                out.push(LinkResult {
+                    name: link.name.clone(),
+                    dir: name,
+                    offered: c.offered.packets,
+                    delivered: c.delivered.packets,
+                    dropped: c.dropped.packets,
+                    in_network: c.in_network.packets,
+                });
+            }
+        }
+        out
+    }
+
+    /// Flow `f`'s counts.
+    pub fn flow_counts(&self, f: usize) -> &FlowCounts {
+        &self.flows[f].counts
+    }
+
+    /// Takes flow `f`'s captures (sender side, receiver side).
+    pub fn take_captures(&mut self, f: usize) -> Option<(Vec<Captured>, Vec<Captured>)> {
+        self.flows[f].capture.take()
+    }
+}
+
+/// The engine's `build_link`: the same random stream names, so the same seed draws the
+/// same RED drops and spike schedules as `spikelab run`.
+fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> LinkRt {
+    let dir = |d: Dir| {
+        LinkDir::new(
+            &cfg.dir(d),
+            streams.stream("link", 2 * i as u64 + dir_index(d) as u64),
+        )
+    };
+    let spikes = cfg
+        .spikes
+        .iter()
+        .enumerate()
+        .map(|(k, s)| SpikeRun {
+            schedule: Schedule::new(s).expect("spike schedules are validated when loaded"),
+            rng: streams.stream("spike", (i as u64) << 16 | k as u64),
+            pending: None,
+        })
+        .collect();
+    LinkRt {
+        name: cfg.name.clone(),
+        dirs: [dir(Dir::Forward), dir(Dir::Reverse)],
+        spikes,
+    }
+}

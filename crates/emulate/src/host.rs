@@ -1,0 +1,450 @@
+//! The two ends of each flow: a sender and a receiver namespace, each holding one TUN
+//! device whose other side is the forwarder, and the built-in bulk sender and receiver
+//! on real kernel sockets.
+//!
+//! Sockets are created by a thread that entered the namespace (a socket belongs to the
+//! namespace it was created in) and then used from ordinary threads. The sender's
+//! poller thread stays in the sender namespace, reads `TCP_INFO` every millisecond
+//! (timeouts, completion) and the namespace's counters every 10 ms (undo events).
+
+use crate::kernel::{self, KernelSettings, TcpInfo, RECORDED, SYSCTLS};
+use crate::sandbox::{ip, Sandbox};
+use crate::sys;
+use anyhow::Context;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The port the receiver listens on (inside its own namespace).
+pub const PORT: u16 = 5001;
+
+/// Flow i's namespaces, devices and addresses.
+pub struct FlowHost {
+    pub sender_ns: String,
+    pub receiver_ns: String,
+    pub sender_tun: File,
+    pub receiver_tun: File,
+    pub receiver_addr: Ipv4Addr,
+    /// Sysctls as read back in the sender namespace (the receiver's are the same).
+    pub sysctls: BTreeMap<String, String>,
+}
+
+fn addr(side: u8, i: usize) -> Ipv4Addr {
+    Ipv4Addr::new(10, side, (i / 250) as u8, (i % 250) as u8 + 1)
+}
+
+/// Creates flow `i`'s namespaces and devices and applies `k`'s sysctls in both.
+pub fn setup_flow(sb: &mut Sandbox, i: usize, k: &KernelSettings) -> anyhow::Result<FlowHost> {
+    let (sa, ra) = (addr(201, i), addr(202, i));
+    let sender_ns = sb.add_netns(&format!("s{i}"))?;
+    let receiver_ns = sb.add_netns(&format!("r{i}"))?;
+    let sender_tun = one_end(sb.prefix(), &sender_ns, &format!("s{i}"), sa, ra, k)?;
+    let receiver_tun = one_end(sb.prefix(), &receiver_ns, &format!("r{i}"), ra, sa, k)?;
+    let sysctls = sys::in_netns(&sender_ns, || {
+        let mut m = BTreeMap::new();
+        for name in SYSCTLS.iter().chain(RECORDED) {
+            if let Some(v) = kernel::read_sysctl(name) {
+                m.insert((*name).to_owned(), v);
+            }
+        }
+        Ok(m)
+    })?;
+    Ok(FlowHost {
+        sender_ns,
+        receiver_ns,
+        sender_tun,
+        receiver_tun,
+        receiver_addr: ra,
+        sysctls,
+    })
+}
+
+/// Configures namespace `ns`: sysctls, a TUN device `<prefix><role>` with address
+/// `me` and a route to `peer` through it, loopback up.
+fn one_end(
+    prefix: &str,
+    ns: &str,
+    role: &str,
+    me: Ipv4Addr,
+    peer: Ipv4Addr,
+    k: &KernelSettings,
+) -> anyhow::Result<File> {
+    let dev = format!("{prefix}{role}");
+    let sysctls = k.sysctls.clone();
+    let dev2 = dev.clone();
+    let tun = sys::in_netns(ns, move || {
+        for conf in ["all", "default"] {
+            std::fs::write(format!("/proc/sys/net/ipv6/conf/{conf}/disable_ipv6"), "1")?;
+        }
+        kernel::write_sysctl("tcp_no_metrics_save", "1")?;
+        for (name, v) in &sysctls {
+            kernel::write_sysctl(name, v)?;
+        }
+        sys::open_tun(&dev2)
+    })
+    .with_context(|| format!("setting up namespace {ns}"))?;
+    let (me, peer) = (me.to_string(), peer.to_string());
+    ip(&["-n", ns, "link", "set", "lo", "up"])?;
+    ip(&["-n", ns, "addr", "add", &me, "peer", &peer, "dev", &dev])?;
+    ip(&["-n", ns, "link", "set", &dev, "up"])?;
+    Ok(tun)
+}
+
+fn socket_with(k: &KernelSettings, receiver: bool) -> std::io::Result<OwnedFd> {
+    // SAFETY: socket(2); the descriptor is owned from here on.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor nobody else owns.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    let tcp = libc::IPPROTO_TCP;
+    sys::set_int_opt(fd, tcp, libc::TCP_MAXSEG, k.maxseg as i32, "TCP_MAXSEG")?;
+    if receiver {
+        sys::set_int_opt(fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, 1, "SO_REUSEADDR")?;
+        sys::set_int_opt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            k.rcvbuf as i32,
+            "SO_RCVBUF",
+        )?;
+        let clamp = k.window_clamp as i32;
+        sys::set_int_opt(fd, tcp, libc::TCP_WINDOW_CLAMP, clamp, "TCP_WINDOW_CLAMP")?;
+    } else {
+        sys::set_congestion(fd, &k.congestion)?;
+    }
+    Ok(owned)
+}
+
+fn sockaddr(a: Ipv4Addr, port: u16) -> libc::sockaddr_in {
+    libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(a).to_be(),
+        },
+        sin_zero: [0; 8],
+    }
+}
+
+/// A listening receiver socket inside `ns`.
+pub fn listen_in(ns: &str, k: &KernelSettings) -> anyhow::Result<TcpListener> {
+    let k = k.clone();
+    let fd = sys::in_netns(ns, move || {
+        let fd = socket_with(&k, true)?;
+        let sa = sockaddr(Ipv4Addr::UNSPECIFIED, PORT);
+        // SAFETY: bind and listen with a valid sockaddr_in.
+        let ok = unsafe {
+            libc::bind(
+                fd.as_raw_fd(),
+                (&sa as *const libc::sockaddr_in).cast(),
+                std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+            ) == 0
+                && libc::listen(fd.as_raw_fd(), 4) == 0
+        };
+        if !ok {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(fd)
+    })
+    .with_context(|| format!("receiver socket in {ns}"))?;
+    Ok(TcpListener::from(fd))
+}
+
+/// An unconnected sender socket inside `ns`.
+pub fn sender_socket_in(ns: &str, k: &KernelSettings) -> anyhow::Result<TcpStream> {
+    let k = k.clone();
+    let fd = sys::in_netns(ns, move || socket_with(&k, false))
+        .with_context(|| format!("sender socket in {ns}"))?;
+    Ok(TcpStream::from(fd))
+}
+
+/// A kernel timeout seen by the poller: `total_rto` grew between two readings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeoutObs {
+    /// When the growth was seen (ns since the origin).
+    pub seen: u64,
+    /// The previous reading (the timeout fired in between).
+    pub before: u64,
+    pub rto_us: u32,
+    pub rtt_us: u32,
+    pub backoff: u8,
+    pub in_recovery: bool,
+    pub established: bool,
+}
+
+/// An undo counter that grew (ns since the origin, counter name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndoObs {
+    pub seen: u64,
+    pub counter: &'static str,
+}
+
+/// Counters whose growth is a kernel verdict "spurious".
+pub const UNDO_COUNTERS: &[&str] = &[
+    "TcpExt.TCPSpuriousRTOs",
+    "TcpExt.TCPLossUndo",
+    "TcpExt.TCPDSACKUndo",
+];
+
+/// What the sender side reports.
+#[derive(Clone, Debug, Default)]
+pub struct SenderReport {
+    pub started: u64,
+    pub completed: Option<u64>,
+    pub timeouts: Vec<TimeoutObs>,
+    pub undos: Vec<UndoObs>,
+    pub final_info: TcpInfo,
+    pub counters: BTreeMap<String, u64>,
+    pub error: Option<String>,
+}
+
+/// One flow's running endpoints.
+pub struct Endpoints {
+    sender: Arc<TcpStream>,
+    listener: Arc<TcpListener>,
+    accepted: Arc<Mutex<Option<Arc<TcpStream>>>>,
+    pub done: Arc<AtomicBool>,
+    abort: Arc<AtomicBool>,
+    pub report: Arc<Mutex<SenderReport>>,
+    pub received: Arc<Mutex<u64>>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+/// Everything a flow's endpoints need.
+pub struct FlowPlan {
+    pub sender_ns: String,
+    pub receiver_addr: Ipv4Addr,
+    pub start: Duration,
+    pub bytes: u64,
+}
+
+fn since(origin: Instant) -> u64 {
+    origin.elapsed().as_nanos() as u64
+}
+
+fn sleep_until(t: Instant, abort: &AtomicBool) -> bool {
+    while Instant::now() < t {
+        if abort.load(Ordering::SeqCst) {
+            return false;
+        }
+        std::thread::sleep((t - Instant::now()).min(Duration::from_millis(20)));
+    }
+    true
+}
+
+impl Endpoints {
+    /// Starts the receiver (accept and read to the end) and the sender (connect at
+    /// `origin + start`, write `bytes`, poll TCP_INFO until everything is acknowledged).
+    pub fn start(
+        p: FlowPlan,
+        sender: TcpStream,
+        listener: TcpListener,
+        origin: Instant,
+    ) -> Endpoints {
+        let e = Endpoints {
+            sender: Arc::new(sender),
+            listener: Arc::new(listener),
+            accepted: Arc::new(Mutex::new(None)),
+            done: Arc::new(AtomicBool::new(false)),
+            abort: Arc::new(AtomicBool::new(false)),
+            report: Arc::new(Mutex::new(SenderReport::default())),
+            received: Arc::new(Mutex::new(0)),
+            threads: Vec::new(),
+        };
+        let (l, acc, rec) = (e.listener.clone(), e.accepted.clone(), e.received.clone());
+        let receiver = std::thread::spawn(move || receive(&l, &acc, &rec));
+        let written = Arc::new(AtomicBool::new(false));
+        let start_at = origin + p.start;
+        let (s, w, ab, rep) = (
+            e.sender.clone(),
+            written.clone(),
+            e.abort.clone(),
+            e.report.clone(),
+        );
+        let (ra, bytes) = (p.receiver_addr, p.bytes);
+        let writer = std::thread::spawn(move || {
+            if let Err(err) = send(&s, ra, bytes, start_at, &ab, &w) {
+                if !ab.load(Ordering::SeqCst) {
+                    rep.lock().unwrap().error = Some(err.to_string());
+                }
+            }
+        });
+        let (s, ab, rep, done) = (
+            e.sender.clone(),
+            e.abort.clone(),
+            e.report.clone(),
+            e.done.clone(),
+        );
+        let ns = p.sender_ns.clone();
+        let poller = std::thread::spawn(move || {
+            if let Err(err) = sys::enter_netns(&ns) {
+                rep.lock().unwrap().error = Some(err.to_string());
+                return;
+            }
+            poll(&s, origin, start_at, &written, &ab, &done, &rep);
+        });
+        let mut e = e;
+        e.threads = vec![receiver, writer, poller];
+        e
+    }
+
+    /// Stops everything: shuts the sockets down (unblocking their threads) and joins.
+    pub fn stop(mut self) {
+        self.abort.store(true, Ordering::SeqCst);
+        sys::shutdown(self.sender.as_raw_fd());
+        sys::shutdown(self.listener.as_raw_fd());
+        if let Some(a) = self.accepted.lock().unwrap().as_ref() {
+            sys::shutdown(a.as_raw_fd());
+        }
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn receive(l: &TcpListener, acc: &Mutex<Option<Arc<TcpStream>>>, rec: &Mutex<u64>) {
+    let Ok((stream, _)) = l.accept() else { return };
+    let stream = Arc::new(stream);
+    *acc.lock().unwrap() = Some(stream.clone());
+    let mut buf = vec![0u8; 1 << 16];
+    while let Ok(n) = (&*stream).read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        *rec.lock().unwrap() += n as u64;
+    }
+}
+
+fn send(
+    s: &TcpStream,
+    ra: Ipv4Addr,
+    bytes: u64,
+    start_at: Instant,
+    abort: &AtomicBool,
+    written: &AtomicBool,
+) -> std::io::Result<()> {
+    if !sleep_until(start_at, abort) {
+        return Ok(());
+    }
+    let sa = sockaddr(ra, PORT);
+    // SAFETY: connect with a valid sockaddr_in on our socket.
+    let r = unsafe {
+        libc::connect(
+            s.as_raw_fd(),
+            (&sa as *const libc::sockaddr_in).cast(),
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        )
+    };
+    if r != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let chunk = vec![0x5au8; 1 << 16];
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        (&*s).write_all(&chunk[..n])?;
+        left -= n as u64;
+    }
+    written.store(true, Ordering::SeqCst);
+    Ok(())
+}
+
+/// Every millisecond: TCP_INFO (timeouts, completion); every 10 ms: the undo counters.
+fn poll(
+    s: &TcpStream,
+    origin: Instant,
+    start_at: Instant,
+    written: &AtomicBool,
+    abort: &AtomicBool,
+    done: &AtomicBool,
+    rep: &Mutex<SenderReport>,
+) {
+    sys::make_timely();
+    if !sleep_until(start_at, abort) {
+        return;
+    }
+    rep.lock().unwrap().started = since(origin);
+    let fd = s.as_raw_fd();
+    let mut prev = TcpInfo::default();
+    let mut prev_t = since(origin);
+    let mut undo = kernel::read_counters().unwrap_or_default();
+    let mut tick = 0u64;
+    while !abort.load(Ordering::SeqCst) {
+        let Ok(raw) = sys::tcp_info(fd) else { break };
+        let now = since(origin);
+        let info = TcpInfo::parse(&raw);
+        let mut r = rep.lock().unwrap();
+        for _ in prev.total_rto..info.total_rto {
+            r.timeouts.push(TimeoutObs {
+                seen: now,
+                before: prev_t,
+                rto_us: if prev.rto_us > 0 {
+                    prev.rto_us
+                } else {
+                    info.rto_us
+                },
+                rtt_us: prev.rtt_us,
+                backoff: info.backoff,
+                in_recovery: prev.ca_state == kernel::CA_RECOVERY,
+                established: prev.state == 1,
+            });
+        }
+        tick += 1;
+        if tick.is_multiple_of(10) {
+            note_undos(&mut undo, now, &mut r);
+        }
+        let complete = written.load(Ordering::SeqCst)
+            && info.state == 1
+            && info.unacked == 0
+            && info.notsent_bytes == 0;
+        if complete && r.completed.is_none() {
+            r.completed = Some(now);
+            done.store(true, Ordering::SeqCst);
+        }
+        drop(r);
+        prev = info;
+        prev_t = now;
+        if done.load(Ordering::SeqCst) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let mut r = rep.lock().unwrap();
+    note_undos(&mut undo, since(origin), &mut r);
+    r.final_info = sys::tcp_info(fd)
+        .map(|b| TcpInfo::parse(&b))
+        .unwrap_or(prev);
+    r.counters = kernel::read_counters().unwrap_or_default();
+}
+
+fn note_undos(last: &mut BTreeMap<String, u64>, now: u64, r: &mut SenderReport) {
+    let Ok(c) = kernel::read_counters() else {
+        return;
+    };
+    for name in UNDO_COUNTERS {
+        let (old, new) = (
+            last.get(*name).copied().unwrap_or(0),
+            c.get(*name).copied().unwrap_or(0),
+        );
+        for _ in old..new {
+            r.undos.push(UndoObs {
+                seen: now,
+                counter: name,
+            });
+        }
+    }
+    *last = c;
+}
+
+/// The counters of namespace `ns` now (read from a thread inside it).
+pub fn counters_in(ns: &str) -> BTreeMap<String, u64> {
+    sys::in_netns(ns, kernel::read_counters).unwrap_or_default()
+}

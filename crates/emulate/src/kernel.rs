@@ -1,0 +1,284 @@
+//! The kernel side: which settings a scenario's TCP configuration becomes, and reading
+//! what the kernel reports (`TCP_INFO`, `/proc/net/netstat`).
+//!
+//! The kernel runs its own TCP: of a flow's `tcp` table only what has a kernel
+//! counterpart is applied. Per socket: the segment size (`TCP_MAXSEG`; the model's
+//! `mss` counts payload bytes, the kernel's clamp includes the 12 bytes of the
+//! timestamps option, so `mss + 12` is asked for when timestamps are on), the
+//! receiver's window (`TCP_WINDOW_CLAMP` = `receiver_window`, with `SO_RCVBUF` large
+//! enough not to bind first) and the congestion control module (default `reno`, the
+//! family all of spikelab's senders belong to). Per namespace (both ends): sysctls
+//! `tcp_timestamps` (`timestamps`), `tcp_sack` (a SACK `recovery`), `tcp_dsack`
+//! (`dsack`), `tcp_frto` (2 when the spurious-timeout `driver` is F-RTO or SACK-F-RTO,
+//! else 0), and `tcp_recovery` / `tcp_early_retrans`, which have no model counterpart
+//! and keep the kernel's defaults unless `--sysctl` sets them. Everything else
+//! (the RTO estimator, delayed ACKs, initial window, ...) is the kernel's own; meta.json
+//! lists those keys as not applied.
+
+use spikelab_tcp::spurious::DetectorKind;
+use spikelab_tcp::TcpConfig;
+use std::collections::BTreeMap;
+
+/// The per-namespace sysctls the emulator may set (net.ipv4.*).
+pub const SYSCTLS: &[&str] = &[
+    "tcp_timestamps",
+    "tcp_sack",
+    "tcp_dsack",
+    "tcp_frto",
+    "tcp_recovery",
+    "tcp_early_retrans",
+];
+
+/// Sysctls read back into meta.json besides [`SYSCTLS`].
+pub const RECORDED: &[&str] = &[
+    "tcp_congestion_control",
+    "tcp_rmem",
+    "tcp_wmem",
+    "tcp_no_metrics_save",
+    "tcp_retries2",
+    "tcp_syn_retries",
+    "tcp_thin_linear_timeouts",
+    "tcp_autocorking",
+];
+
+/// What one flow asks of the kernel.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct KernelSettings {
+    /// sysctl name (under net.ipv4) -> value, for both namespaces of the flow.
+    pub sysctls: BTreeMap<String, String>,
+    /// TCP_MAXSEG on both sockets.
+    pub maxseg: u32,
+    /// TCP_WINDOW_CLAMP on the receiver.
+    pub window_clamp: u32,
+    /// SO_RCVBUF on the receiver.
+    pub rcvbuf: u32,
+    /// TCP_CONGESTION on the sender.
+    pub congestion: String,
+}
+
+/// Keys of a flow's `tcp` table the kernel does not take from the scenario.
+pub const NOT_APPLIED: &[&str] = &[
+    "initial_window",
+    "initial_ssthresh",
+    "sack_pipe",
+    "ssthresh_rule",
+    "careful_fast_retransmit",
+    "timeout_retransmit",
+    "limited_transmit",
+    "dupack_threshold",
+    "timestamp_tick",
+    "echo_rule",
+    "delayed_ack",
+    "max_sack_blocks",
+    "handshake",
+    "rto",
+    "spurious.response",
+];
+
+impl KernelSettings {
+    /// The kernel settings for `tcp`, then `overrides` (sysctl -> value) and `cc`.
+    pub fn from_tcp(tcp: &TcpConfig, overrides: &BTreeMap<String, String>, cc: &str) -> Self {
+        let b = |v: bool| if v { "1" } else { "0" }.to_owned();
+        let frto = matches!(
+            tcp.spurious.driver,
+            Some(DetectorKind::Frto | DetectorKind::SackFrto)
+        );
+        let mut sysctls = BTreeMap::new();
+        sysctls.insert("tcp_timestamps".to_owned(), b(tcp.timestamps));
+        sysctls.insert("tcp_sack".to_owned(), b(tcp.sack_enabled()));
+        sysctls.insert("tcp_dsack".to_owned(), b(tcp.dsack));
+        sysctls.insert(
+            "tcp_frto".to_owned(),
+            if frto { "2" } else { "0" }.to_owned(),
+        );
+        for (k, v) in overrides {
+            sysctls.insert(k.clone(), v.clone());
+        }
+        let ts_on = sysctls.get("tcp_timestamps").is_some_and(|v| v != "0");
+        let window = tcp.receiver_window.min(i32::MAX as u64 / 4) as u32;
+        KernelSettings {
+            sysctls,
+            maxseg: tcp.mss + if ts_on { 12 } else { 0 },
+            window_clamp: window,
+            rcvbuf: (window * 4).max(4096),
+            congestion: cc.to_owned(),
+        }
+    }
+
+    /// The detectors the kernel runs with these settings, as spikelab names them:
+    /// timestamps -> Eifel-style undo (`tcp_try_undo_loss` with `tcp_packet_delayed`),
+    /// F-RTO -> SACK-F-RTO when SACK is on, else F-RTO; D-SACK -> D-SACK undo.
+    pub fn detectors(&self) -> Vec<DetectorKind> {
+        let on = |k: &str| self.sysctls.get(k).is_some_and(|v| v != "0");
+        let mut d = Vec::new();
+        if on("tcp_timestamps") {
+            d.push(DetectorKind::Eifel);
+        }
+        if on("tcp_frto") {
+            d.push(if on("tcp_sack") {
+                DetectorKind::SackFrto
+            } else {
+                DetectorKind::Frto
+            });
+        }
+        if on("tcp_dsack") && on("tcp_sack") {
+            d.push(DetectorKind::Dsack);
+        }
+        d
+    }
+}
+
+/// The fields of `struct tcp_info` the emulator reads, at their offsets in
+/// include/uapi/linux/tcp.h (Linux 6.7 added `tcpi_total_rto` at 240).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TcpInfo {
+    pub state: u8,
+    pub ca_state: u8,
+    pub backoff: u8,
+    /// Microseconds.
+    pub rto_us: u32,
+    pub unacked: u32,
+    /// Smoothed RTT, microseconds.
+    pub rtt_us: u32,
+    pub total_retrans: u32,
+    pub bytes_acked: u64,
+    pub notsent_bytes: u32,
+    pub min_rtt_us: u32,
+    pub data_segs_out: u32,
+    pub bytes_retrans: u64,
+    pub dsack_dups: u32,
+    pub total_rto: u16,
+    pub total_rto_recoveries: u16,
+}
+
+fn u32_at(b: &[u8], o: usize) -> u32 {
+    u32::from_ne_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
+}
+
+fn u64_at(b: &[u8], o: usize) -> u64 {
+    u64::from(u32_at(b, o)) | u64::from(u32_at(b, o + 4)) << 32
+}
+
+impl TcpInfo {
+    /// Decodes the raw structure.
+    pub fn parse(b: &[u8; 256]) -> TcpInfo {
+        TcpInfo {
+            state: b[0],
+            ca_state: b[1],
+            backoff: b[4],
+            rto_us: u32_at(b, 8),
+            unacked: u32_at(b, 24),
+            rtt_us: u32_at(b, 68),
+            total_retrans: u32_at(b, 100),
+            bytes_acked: u64_at(b, 120),
+            notsent_bytes: u32_at(b, 144),
+            min_rtt_us: u32_at(b, 148),
+            data_segs_out: u32_at(b, 156),
+            bytes_retrans: u64_at(b, 208),
+            dsack_dups: u32_at(b, 216),
+            total_rto: u16::from_ne_bytes([b[240], b[241]]),
+            total_rto_recoveries: u16::from_ne_bytes([b[242], b[243]]),
+        }
+    }
+}
+
+/// `TCP_CA_Recovery` (include/net/tcp.h `enum tcp_ca_state`).
+pub const CA_RECOVERY: u8 = 3;
+
+/// Every counter of a `/proc/net/netstat` or `/proc/net/snmp` text, as
+/// `Group.Name -> value` (each group is a header line followed by a value line).
+pub fn parse_counters(text: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for pair in lines.chunks(2) {
+        let [head, vals] = pair else { continue };
+        let (Some((group, names)), Some((_, values))) =
+            (head.split_once(':'), vals.split_once(':'))
+        else {
+            continue;
+        };
+        for (n, v) in names.split_whitespace().zip(values.split_whitespace()) {
+            if let Ok(v) = v.parse::<u64>() {
+                out.insert(format!("{group}.{n}"), v);
+            }
+        }
+    }
+    out
+}
+
+/// The counters of the calling thread's namespace (netstat and snmp).
+pub fn read_counters() -> std::io::Result<BTreeMap<String, u64>> {
+    let mut all = parse_counters(&std::fs::read_to_string("/proc/thread-self/net/netstat")?);
+    all.extend(parse_counters(&std::fs::read_to_string(
+        "/proc/thread-self/net/snmp",
+    )?));
+    Ok(all)
+}
+
+/// Sets `net.ipv4.<name>` in the calling thread's namespace.
+pub fn write_sysctl(name: &str, value: &str) -> std::io::Result<()> {
+    std::fs::write(format!("/proc/sys/net/ipv4/{name}"), value)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("sysctl net.ipv4.{name}={value}: {e}")))
+}
+
+/// Reads `net.ipv4.<name>` in the calling thread's namespace.
+pub fn read_sysctl(name: &str) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/sys/net/ipv4/{name}"))
+        .ok()
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// `uname -r`.
+pub fn kernel_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn netstat_text_becomes_named_counters() {
+        let t = "TcpExt: TCPTimeouts TCPSpuriousRTOs\nTcpExt: 3 1\nIpExt: InOctets\nIpExt: 99\n";
+        let c = parse_counters(t);
+        assert_eq!(c["TcpExt.TCPTimeouts"], 3);
+        assert_eq!(c["TcpExt.TCPSpuriousRTOs"], 1);
+        assert_eq!(c["IpExt.InOctets"], 99);
+    }
+
+    #[test]
+    fn timestamps_widen_the_segment_clamp_so_payloads_keep_the_models_mss() {
+        let tcp = TcpConfig {
+            mss: 1000,
+            timestamps: true,
+            ..TcpConfig::default()
+        };
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        assert_eq!(k.maxseg, 1012);
+        let mut off = BTreeMap::new();
+        off.insert("tcp_timestamps".to_owned(), "0".to_owned());
+        assert_eq!(KernelSettings::from_tcp(&tcp, &off, "reno").maxseg, 1000);
+    }
+
+    #[test]
+    fn an_frto_driver_turns_on_tcp_frto_and_names_the_detector() {
+        let mut tcp = TcpConfig::default();
+        tcp.spurious.driver = Some(DetectorKind::Frto);
+        tcp.recovery = spikelab_tcp::RecoveryKind::RenoSack;
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        assert_eq!(k.sysctls["tcp_frto"], "2");
+        assert!(k.detectors().contains(&DetectorKind::SackFrto));
+    }
+
+    #[test]
+    fn tcp_info_fields_come_from_their_offsets() {
+        let mut b = [0u8; 256];
+        b[1] = 4;
+        b[8..12].copy_from_slice(&1_000_000u32.to_ne_bytes());
+        b[240..242].copy_from_slice(&7u16.to_ne_bytes());
+        let i = TcpInfo::parse(&b);
+        assert_eq!((i.ca_state, i.rto_us, i.total_rto), (4, 1_000_000, 7));
+    }
+}

@@ -1,0 +1,451 @@
+//! spikelab-emulate: `spikelab emulate SCENARIO` runs real Linux TCP through the same
+//! path models `spikelab run` simulates.
+//!
+//! ```text
+//!  sender ns i                 this process                      receiver ns i
+//!  kernel TCP ─▶ TUN <prefix>s<i> ─▶ forwarder: crates/net links, ─▶ TUN <prefix>r<i> ─▶ kernel TCP
+//!  (bulk writer,  ◀──────────────    spikes, middleboxes, truth  ◀──────────────        (reader)
+//!   TCP_INFO poller)
+//! ```
+//!
+//! * [`sandbox`]: namespaces under a per-run prefix, removed on every exit path;
+//! * [`host`]: devices, sysctls, the bulk sender and receiver on kernel sockets;
+//! * [`forwarder`]: the real-time loop over crates/net ([`wire`] maps packets);
+//! * [`truth`]: ground truth for every retransmission; [`report`]: results in the
+//!   engine's types so the CLI's writers write `runs.csv` etc.;
+//! * [`kernel`]: scenario settings -> kernel settings, TCP_INFO and counters;
+//! * [`outputs`]: the emulator's own files (kernel.csv, meta.json's `emulation`) and
+//!   `--compare`.
+
+pub mod forwarder;
+pub mod host;
+pub mod kernel;
+pub mod outputs;
+pub mod report;
+pub mod sandbox;
+pub mod sys;
+pub mod truth;
+pub mod wire;
+
+use anyhow::anyhow;
+use forwarder::{FlowFds, Forwarder};
+use host::{Endpoints, FlowHost, FlowPlan};
+use kernel::KernelSettings;
+use rand::Rng;
+use report::{FlowInputs, FlowKernel, Lateness, RepReport};
+use sandbox::Sandbox;
+use spikelab_core::{RngStreams, Time};
+use spikelab_engine::{FlowKind, SimConfig, StartTime, Workload};
+use spikelab_net::middlebox::Selection;
+use spikelab_net::MiddleboxConfig;
+use spikelab_scenario::error::{FieldPath, Invalid, Locator};
+use spikelab_scenario::schema::FlowKindName;
+use spikelab_scenario::{Scenario, ScenarioError};
+use std::collections::BTreeMap;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use wire::Side;
+
+/// `spikelab emulate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EmulateArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Base seed (default: the scenario's `run.seed`); repetition r uses
+    /// `RngStreams::repetition_seed(seed, r)`, so spikes fall where `spikelab run` puts them.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Number of repetitions (default: the scenario's `run.reps`). Each takes real time.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub reps: Option<u32>,
+    /// Output directory (default: out/<scenario name>-emulate).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write pcap/rep<r>-<flow>-sender.pcap and -receiver.pcap (both ends, real packets).
+    #[arg(long)]
+    pub pcap: bool,
+    /// A kernel setting for both namespaces of every flow, NAME=VALUE with NAME one of
+    /// tcp_timestamps, tcp_sack, tcp_dsack, tcp_frto, tcp_recovery, tcp_early_retrans
+    /// (repeatable; overrides what the scenario implies).
+    #[arg(long = "sysctl", value_name = "NAME=VALUE")]
+    pub sysctl: Vec<String>,
+    /// Congestion control module of the senders.
+    #[arg(long, default_value = "reno")]
+    pub cc: String,
+    /// Repetitions run at once (each in its own namespaces). Check the lateness in
+    /// meta.json before trusting parallel runs on a loaded machine.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: u32,
+    /// After the run, print the simulation's summary (a `spikelab run` output
+    /// directory) beside the kernel's.
+    #[arg(long, value_name = "SIM_DIR")]
+    pub compare: Option<PathBuf>,
+}
+
+/// Why an emulation did not produce results.
+#[derive(Debug, thiserror::Error)]
+pub enum EmuError {
+    /// The scenario or a flag asks for something the emulator cannot do (exit 2).
+    #[error("{0}")]
+    Unsupported(String),
+    /// Not root, no TUN, no `ip` (exit 2).
+    #[error("{0}")]
+    Environment(String),
+    /// SIGINT or SIGTERM: everything created was removed.
+    #[error("interrupted; every namespace and device of the run was removed")]
+    Interrupted,
+    /// Anything else while running.
+    #[error(transparent)]
+    Failed(#[from] anyhow::Error),
+}
+
+/// Checks that this process can emulate: root, /dev/net/tun, iproute2.
+pub fn preflight() -> Result<(), EmuError> {
+    if !sys::is_root() {
+        return Err(EmuError::Environment(
+            "spikelab emulate needs root (it creates network namespaces and TUN devices)".into(),
+        ));
+    }
+    if !Path::new("/dev/net/tun").exists() {
+        return Err(EmuError::Environment(
+            "/dev/net/tun is missing: load the tun module or run where TUN devices exist".into(),
+        ));
+    }
+    if std::process::Command::new("ip").arg("-V").output().is_err() {
+        return Err(EmuError::Environment(
+            "`ip` (iproute2) is not installed".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Can this process emulate? (For tests: they print SKIPPED when not.)
+pub fn can_emulate() -> bool {
+    preflight().is_ok()
+}
+
+/// A checked scenario, ready to emulate.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub sim: SimConfig,
+    pub kernel: Vec<KernelSettings>,
+    pub bytes: Vec<u64>,
+    pub mss: Vec<u64>,
+    pub flow_names: Vec<String>,
+    pub pcap: bool,
+    /// Name prefix (default: a fresh one per repetition).
+    pub prefix: Option<String>,
+}
+
+/// Parses `--sysctl NAME=VALUE` flags.
+pub fn parse_sysctls(flags: &[String]) -> Result<BTreeMap<String, String>, EmuError> {
+    let mut out = BTreeMap::new();
+    for f in flags {
+        let Some((k, v)) = f.split_once('=') else {
+            return Err(EmuError::Unsupported(format!(
+                "--sysctl {f}: write NAME=VALUE"
+            )));
+        };
+        let k = k.trim().trim_start_matches("net.ipv4.");
+        if !kernel::SYSCTLS.contains(&k) {
+            return Err(EmuError::Unsupported(format!(
+                "--sysctl {f}: `{k}` is not one of {}",
+                kernel::SYSCTLS.join(", ")
+            )));
+        }
+        if v.trim().parse::<i64>().is_err() {
+            return Err(EmuError::Unsupported(format!(
+                "--sysctl {f}: the value must be an integer"
+            )));
+        }
+        out.insert(k.to_owned(), v.trim().to_owned());
+    }
+    Ok(out)
+}
+
+/// Checks that the emulator can run `s` and derives each flow's kernel settings.
+/// What it cannot do is a located error naming the key.
+pub fn plan(
+    s: &Scenario,
+    sysctls: &BTreeMap<String, String>,
+    cc: &str,
+) -> Result<Plan, ScenarioError> {
+    if let Some((path, why)) = unsupported(s) {
+        return Err(locate(s, path, why));
+    }
+    let sim = s.to_sim();
+    let mut p = Plan {
+        kernel: Vec::new(),
+        bytes: Vec::new(),
+        mss: Vec::new(),
+        flow_names: sim.flows.iter().map(|f| f.name.clone()).collect(),
+        sim,
+        pcap: false,
+        prefix: None,
+    };
+    for f in &p.sim.flows {
+        let FlowKind::Tcp {
+            tcp,
+            workload: Workload::Bulk { bytes },
+        } = &f.kind
+        else {
+            unreachable!("checked by unsupported()");
+        };
+        p.kernel.push(KernelSettings::from_tcp(tcp, sysctls, cc));
+        p.bytes.push(bytes.0);
+        p.mss.push(tcp.mss as u64);
+    }
+    Ok(p)
+}
+
+/// The first thing in `s` the emulator cannot do, as a file path and a reason.
+fn unsupported(s: &Scenario) -> Option<(FieldPath, String)> {
+    let file = s.file();
+    for (i, f) in file.flow.iter().enumerate() {
+        let at = FieldPath::root("flow").index(i);
+        if f.kind == FlowKindName::Cbr {
+            return Some((
+                at.key("kind"),
+                "the emulator runs TCP flows only (CBR over UDP is not built)".into(),
+            ));
+        }
+        if matches!(f.workload, Some(Workload::PingPong { .. })) {
+            return Some((
+                at.key("workload").key("kind"),
+                "the emulator runs bulk transfers only (ping-pong is not built)".into(),
+            ));
+        }
+    }
+    for (i, m) in file.middlebox.iter().enumerate() {
+        if let MiddleboxConfig::DelayInjection(c) = &m.config {
+            if c.select == Selection::Oracle {
+                let at = FieldPath::root("middlebox")
+                    .index(i)
+                    .key("config")
+                    .key("select");
+                return Some((at, "`oracle` needs to know which segment the sender times, which a box on real packets cannot; use `every-nth` or `probability`".into()));
+            }
+        }
+    }
+    if s.sim().flows.len() > 250 * 250 {
+        return Some((
+            FieldPath::root("flow"),
+            "more flows than the emulator has addresses for".into(),
+        ));
+    }
+    None
+}
+
+fn locate(s: &Scenario, path: FieldPath, why: String) -> ScenarioError {
+    let file = s.source().display().to_string();
+    let text = std::fs::read_to_string(s.source()).unwrap_or_default();
+    match toml_edit::ImDocument::parse(text.as_str()) {
+        Ok(doc) => Locator::new(&file, &text, Some(&doc)).locate(Invalid::new(path, why)),
+        Err(_) => Locator::new(&file, &text, None).locate(Invalid::new(path, why)),
+    }
+}
+
+/// When flow `i` starts: the engine's draw (`flow-start` stream) for an interval.
+fn start_of(start: StartTime, i: usize, streams: &RngStreams) -> Duration {
+    let ns = match start {
+        StartTime::At(d) => d.0,
+        StartTime::Uniform { min, max } => {
+            let mut rng = streams.stream("flow-start", i as u64);
+            rng.random_range(min.0..max.0.max(min.0 + 1))
+        }
+    };
+    Duration::from_nanos(ns)
+}
+
+/// Runs repetition `rep` with `seed`; pcaps (if planned) go under `dir/pcap`.
+pub fn run_rep(plan: &Plan, rep: u32, seed: u64, dir: &Path) -> Result<RepReport, EmuError> {
+    sys::install_stop_handler();
+    let prefix = plan.prefix.clone().unwrap_or_else(sandbox::fresh_prefix);
+    let mut sb = Sandbox::new(&prefix);
+    let result = run_in(&mut sb, plan, rep, seed, dir);
+    sb.cleanup();
+    result
+}
+
+fn run_in(
+    sb: &mut Sandbox,
+    plan: &Plan,
+    rep: u32,
+    seed: u64,
+    dir: &Path,
+) -> Result<RepReport, EmuError> {
+    let mut hosts: Vec<FlowHost> = Vec::new();
+    for (i, k) in plan.kernel.iter().enumerate() {
+        check_stop()?;
+        hosts.push(host::setup_flow(sb, i, k)?);
+    }
+    let mut sockets = Vec::new();
+    for (h, k) in hosts.iter().zip(&plan.kernel) {
+        sockets.push((
+            host::sender_socket_in(&h.sender_ns, k)?,
+            host::listen_in(&h.receiver_ns, k)?,
+        ));
+    }
+    let streams = RngStreams::new(seed);
+    let fds: Vec<FlowFds> = hosts
+        .iter()
+        .map(|h| FlowFds {
+            sender: h.sender_tun.as_raw_fd(),
+            receiver: h.receiver_tun.as_raw_fd(),
+        })
+        .collect();
+    let origin = Instant::now();
+    let mut endpoints = Vec::new();
+    for (i, ((s, l), h)) in sockets.into_iter().zip(&hosts).enumerate() {
+        let p = FlowPlan {
+            sender_ns: h.sender_ns.clone(),
+            receiver_addr: h.receiver_addr,
+            start: start_of(plan.sim.flows[i].start, i, &streams),
+            bytes: plan.bytes[i],
+        };
+        endpoints.push(Endpoints::start(p, s, l, origin));
+    }
+    let done: Vec<_> = endpoints.iter().map(|e| e.done.clone()).collect();
+    let (sim, mss, pcap) = (plan.sim.clone(), plan.mss.clone(), plan.pcap);
+    let stop_at = Time::ZERO + plan.sim.stop_at;
+    let fwd = std::thread::spawn(move || {
+        let fifo = sys::make_timely();
+        let mut fw = Forwarder::new(&sim, seed, origin, &fds, mss, pcap);
+        let r = forward_loop(&mut fw, &fds, &done, stop_at);
+        (fw, fifo, r)
+    });
+    let joined = fwd.join();
+    let Ok((mut fw, fifo, loop_result)) = joined else {
+        endpoints.into_iter().for_each(Endpoints::stop);
+        return Err(anyhow!("the forwarder panicked").into());
+    };
+    let end = fw.now();
+    wait_for_readers(&endpoints, &plan.bytes);
+    let received: Vec<u64> = endpoints
+        .iter()
+        .map(|e| *e.received.lock().unwrap())
+        .collect();
+    let reports: Vec<_> = endpoints.iter().map(|e| e.report.clone()).collect();
+    for e in endpoints {
+        e.stop();
+    }
+    loop_result?;
+    let receiver_counters: Vec<_> = hosts
+        .iter()
+        .map(|h| host::counters_in(&h.receiver_ns))
+        .collect();
+    let mut out = RepReport {
+        rep,
+        seed,
+        end_s: end.as_secs_f64(),
+        links: fw.link_results(),
+        lateness: Lateness::of(&fw.lateness_ns),
+        box_counts: fw.box_counts.clone(),
+        packets_ignored: fw.ignored,
+        write_errors: fw.write_errors,
+        sched_fifo: fifo,
+        prefix: sb.prefix().to_owned(),
+        ..RepReport::default()
+    };
+    for (i, h) in hosts.iter().enumerate() {
+        let sender = reports[i].lock().unwrap().clone();
+        let start = Time::ZERO
+            + spikelab_core::Dur(start_of(plan.sim.flows[i].start, i, &streams).as_nanos() as u64);
+        let inputs = FlowInputs {
+            name: &plan.flow_names[i],
+            flow: i as u32,
+            start,
+            bytes: plan.bytes[i],
+            mss: plan.mss[i],
+            counts: fw.flow_counts(i),
+            sender: &sender,
+            settings: &plan.kernel[i],
+        };
+        let (r, t, unmatched) = report::flow_result(&inputs);
+        out.flows.push(r);
+        out.timeouts.extend(t);
+        out.kernel.push(FlowKernel {
+            flow: plan.flow_names[i].clone(),
+            settings: Some(plan.kernel[i].clone()),
+            sysctls: h.sysctls.clone(),
+            final_info: sender.final_info,
+            sender_counters: sender.counters.clone(),
+            receiver_counters: receiver_counters[i].clone(),
+            bytes_received: received[i],
+            timeouts_unmatched: unmatched,
+            error: sender.error.clone(),
+        });
+        if let Some((s, r)) = fw.take_captures(i) {
+            outputs::write_captures(dir, rep, &plan.flow_names[i], &s, &r)?;
+        }
+    }
+    out.timeouts.sort_by_key(|t| (t.time, t.flow));
+    drop(hosts);
+    Ok(out)
+}
+
+/// Gives each completed flow's reader up to a second to drain its socket (the kernel
+/// has acknowledged everything; the application may not have read it all yet).
+fn wait_for_readers(endpoints: &[Endpoints], bytes: &[u64]) {
+    let t0 = Instant::now();
+    for (e, &want) in endpoints.iter().zip(bytes) {
+        if !e.done.load(std::sync::atomic::Ordering::SeqCst) {
+            continue;
+        }
+        while *e.received.lock().unwrap() < want && t0.elapsed() < Duration::from_secs(1) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+fn check_stop() -> Result<(), EmuError> {
+    if sys::stop_requested() {
+        return Err(EmuError::Interrupted);
+    }
+    Ok(())
+}
+
+/// Runs the forwarder until every flow completed, the stop time, or a signal.
+fn forward_loop(
+    fw: &mut Forwarder,
+    fds: &[FlowFds],
+    done: &[std::sync::Arc<std::sync::atomic::AtomicBool>],
+    stop_at: Time,
+) -> Result<(), EmuError> {
+    let all: Vec<(usize, Side, i32)> = fds
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| [(i, Side::Sender, f.sender), (i, Side::Receiver, f.receiver)])
+        .collect();
+    let raw_fds: Vec<i32> = all.iter().map(|a| a.2).collect();
+    let mut ready = Vec::new();
+    let mut buf = vec![0u8; 65_536];
+    loop {
+        check_stop()?;
+        let now = fw.now();
+        if now >= stop_at
+            || done
+                .iter()
+                .all(|d| d.load(std::sync::atomic::Ordering::SeqCst))
+        {
+            return Ok(());
+        }
+        fw.run_due(now);
+        let wait = fw
+            .next_due()
+            .map_or(Duration::from_millis(10), |t| {
+                Duration::from_nanos(t.0.saturating_sub(fw.now().0))
+            })
+            .min(Duration::from_millis(10));
+        sys::wait_readable(&raw_fds, wait, &mut ready).map_err(anyhow::Error::from)?;
+        for &k in &ready {
+            let (f, side, fd) = all[k];
+            while let Some(n) = sys::read_packet(fd, &mut buf).map_err(anyhow::Error::from)? {
+                let at = fw.now();
+                fw.run_due(at);
+                fw.on_tun_packet(f, side, &buf[..n], at);
+            }
+        }
+    }
+}

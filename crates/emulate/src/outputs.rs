@@ -1,0 +1,216 @@
+//! The emulator's own files, beside the ones `spikelab run`'s writers produce:
+//!
+//! | file | content |
+//! |------|---------|
+//! | `kernel.csv` | `rep, flow, side, counter, value`: every nonzero kernel counter of each namespace and the sender's final TCP_INFO |
+//! | `meta.json` → `emulation` | kernel release, every sysctl and socket option, forwarder lateness p50/p99/max per repetition, middlebox decisions |
+//! | `summary.csv` | extra rows for flow `forwarder`: lateness p50/p99/max (ms) and `late_reps`, the repetitions whose p99 exceeded 5 ms |
+//! | `pcap/rep<r>-<flow>-{sender,receiver}.pcap` | the real packets at each end (`--pcap`) |
+//!
+//! and `--compare`: a `spikelab run` summary beside this one.
+
+use crate::forwarder::Captured;
+use crate::report::{RepReport, HONEST_P99_MS};
+use anyhow::Context;
+use spikelab_output::pcap::{LINKTYPE_RAW, PCAP_MAGIC_NANOS};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.#".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Writes both ends' captures of one flow (libpcap, LINKTYPE_RAW, ns timestamps
+/// since the run's origin).
+pub fn write_captures(
+    dir: &Path,
+    rep: u32,
+    flow: &str,
+    sender: &[Captured],
+    receiver: &[Captured],
+) -> anyhow::Result<()> {
+    let pdir = dir.join("pcap");
+    std::fs::create_dir_all(&pdir).with_context(|| format!("creating {}", pdir.display()))?;
+    for (side, packets) in [("sender", sender), ("receiver", receiver)] {
+        let path = pdir.join(format!("rep{rep}-{}-{side}.pcap", file_safe(flow)));
+        write_pcap(&path, packets).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn write_pcap(path: &Path, packets: &[Captured]) -> std::io::Result<()> {
+    let mut w = BufWriter::new(File::create(path)?);
+    w.write_all(&PCAP_MAGIC_NANOS.to_le_bytes())?;
+    w.write_all(&2u16.to_le_bytes())?;
+    w.write_all(&4u16.to_le_bytes())?;
+    w.write_all(&0i32.to_le_bytes())?;
+    w.write_all(&0u32.to_le_bytes())?;
+    w.write_all(&65_535u32.to_le_bytes())?;
+    w.write_all(&LINKTYPE_RAW.to_le_bytes())?;
+    for c in packets {
+        w.write_all(&((c.time.0 / 1_000_000_000) as u32).to_le_bytes())?;
+        w.write_all(&((c.time.0 % 1_000_000_000) as u32).to_le_bytes())?;
+        let len = (c.bytes.len() as u32).to_le_bytes();
+        w.write_all(&len)?;
+        w.write_all(&len)?;
+        w.write_all(&c.bytes)?;
+    }
+    w.flush()
+}
+
+/// Writes kernel.csv, the forwarder rows of summary.csv and meta.json's `emulation`
+/// section into `dir` (where the CLI's writers already wrote their files).
+pub fn write_extras(dir: &Path, reps: &[RepReport], cc: &str) -> anyhow::Result<()> {
+    write_kernel_csv(&dir.join("kernel.csv"), reps)?;
+    append_lateness(&dir.join("summary.csv"), reps)?;
+    merge_meta(&dir.join("meta.json"), reps, cc)
+}
+
+fn write_kernel_csv(path: &Path, reps: &[RepReport]) -> anyhow::Result<()> {
+    let mut w =
+        BufWriter::new(File::create(path).with_context(|| format!("creating {}", path.display()))?);
+    writeln!(w, "rep,flow,side,counter,value")?;
+    for r in reps {
+        for k in &r.kernel {
+            let info = serde_json::to_value(k.final_info)?;
+            let info: BTreeMap<String, serde_json::Value> = serde_json::from_value(info)?;
+            for (side, counters) in [
+                ("sender", &k.sender_counters),
+                ("receiver", &k.receiver_counters),
+            ] {
+                for (name, v) in counters.iter().filter(|(_, v)| **v > 0) {
+                    writeln!(w, "{},{},{side},{name},{v}", r.rep, k.flow)?;
+                }
+            }
+            for (name, v) in info {
+                writeln!(w, "{},{},sender,tcp_info.{name},{v}", r.rep, k.flow)?;
+            }
+            writeln!(
+                w,
+                "{},{},receiver,bytes_received,{}",
+                r.rep, k.flow, k.bytes_received
+            )?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn append_lateness(path: &Path, reps: &[RepReport]) -> anyhow::Result<()> {
+    let mut w = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    let stats = |f: fn(&RepReport) -> f64| {
+        let xs: Vec<f64> = reps.iter().map(f).collect();
+        spikelab_output::stats::Summary::of(&xs)
+    };
+    for (name, s) in [
+        ("lateness_p50_ms", stats(|r| r.lateness.p50_ms)),
+        ("lateness_p99_ms", stats(|r| r.lateness.p99_ms)),
+        ("lateness_max_ms", stats(|r| r.lateness.max_ms)),
+        ("late_reps", stats(|r| (!r.lateness.honest()) as u64 as f64)),
+    ] {
+        let vals = [
+            s.mean, s.std_dev, s.ci95, s.min, s.p5, s.median, s.p95, s.max,
+        ];
+        let vals: Vec<String> = vals.iter().map(|v| format!("{v:.6}")).collect();
+        writeln!(w, "forwarder,{name},{},{}", s.n, vals.join(","))?;
+    }
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct RepMeta<'a> {
+    rep: u32,
+    seed: u64,
+    prefix: &'a str,
+    lateness: crate::report::Lateness,
+    honest: bool,
+    sched_fifo: bool,
+    packets_ignored: u64,
+    tun_write_errors: u64,
+    middlebox: &'a crate::forwarder::BoxCounts,
+    flows: &'a [crate::report::FlowKernel],
+}
+
+fn merge_meta(path: &Path, reps: &[RepReport], cc: &str) -> anyhow::Result<()> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut meta: serde_json::Value = serde_json::from_str(&text)?;
+    let repetitions: Vec<RepMeta> = reps
+        .iter()
+        .map(|r| RepMeta {
+            rep: r.rep,
+            seed: r.seed,
+            prefix: &r.prefix,
+            lateness: r.lateness,
+            honest: r.lateness.honest(),
+            sched_fifo: r.sched_fifo,
+            packets_ignored: r.packets_ignored,
+            tun_write_errors: r.write_errors,
+            middlebox: &r.box_counts,
+            flows: &r.kernel,
+        })
+        .collect();
+    let emulation = serde_json::json!({
+        "kernel_release": crate::kernel::kernel_release(),
+        "congestion_control": cc,
+        "honest_p99_ms": HONEST_P99_MS,
+        "not_applied_tcp_keys": crate::kernel::NOT_APPLIED,
+        "repetitions": repetitions,
+    });
+    if let Some(obj) = meta.as_object_mut() {
+        obj.insert("emulation".to_owned(), emulation);
+    }
+    let mut out = serde_json::to_string_pretty(&meta)?;
+    out.push('\n');
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
+}
+
+/// `(flow, metric) -> (n, mean)` of a summary.csv.
+fn read_summary(path: &Path) -> anyhow::Result<BTreeMap<(String, String), (String, f64)>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let cols: Vec<&str> = line.split(',').collect();
+        if cols.len() >= 4 {
+            out.insert(
+                (cols[0].to_owned(), cols[1].to_owned()),
+                (cols[2].to_owned(), cols[3].parse().unwrap_or(f64::NAN)),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The metrics both summaries have, side by side: `flow metric sim(n) kernel(n)`.
+pub fn compare(sim_dir: &Path, emu_dir: &Path) -> anyhow::Result<String> {
+    let sim = read_summary(&sim_dir.join("summary.csv"))?;
+    let emu = read_summary(&emu_dir.join("summary.csv"))?;
+    let mut s = format!(
+        "{:<12} {:<28} {:>16} {:>16}\n",
+        "flow", "metric (mean)", "simulated (n)", "kernel (n)"
+    );
+    for ((flow, metric), (n_e, m_e)) in &emu {
+        if let Some((n_s, m_s)) = sim.get(&(flow.clone(), metric.clone())) {
+            s.push_str(&format!(
+                "{flow:<12} {metric:<28} {:>16} {:>16}\n",
+                format!("{m_s:.3} ({n_s})"),
+                format!("{m_e:.3} ({n_e})")
+            ));
+        }
+    }
+    Ok(s)
+}

@@ -1,0 +1,291 @@
+//! One repetition's results in the engine's result types, so `spikelab run`'s writers
+//! write them: per-flow metrics from the forwarder (segments, retransmissions,
+//! unnecessary ones, deliveries) and the kernel (completion, timeouts, undo counters),
+//! and one timeout record per kernel RTO.
+//!
+//! Each kernel timeout (`tcpi_total_rto` grew between two polls) is matched to the
+//! first retransmission of the flow that reached the forwarder after the earlier poll
+//! (the kernel sends it from the timer handler) and takes that retransmission's ground
+//! truth and sequence number. A growth of `TCPSpuriousRTOs` (F-RTO, `tcp_try_undo_loss`
+//! with `frto_undo`) or `TCPLossUndo` (undo after an RTO from timestamps or D-SACKs,
+//! `tcp_may_undo`) is the kernel's verdict "spurious" on the latest timeout before it
+//! and on the backed-off timeouts of the same episode.
+
+use crate::forwarder::{FlowCounts, RetxRecord};
+use crate::host::{SenderReport, TimeoutObs};
+use crate::kernel::{KernelSettings, TcpInfo};
+use serde::Serialize;
+use spikelab_core::{Dur, Time};
+use spikelab_engine::{DetectorVerdict, FlowResult, LinkResult, TimeoutRecord, Truth};
+use spikelab_tcp::spurious::{DetectorKind, Verdict};
+use std::collections::BTreeMap;
+
+/// How late the forwarder released packets (actual minus scheduled), milliseconds.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Lateness {
+    pub packets: u64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+/// Above this p99 lateness a run does not follow its model closely enough.
+pub const HONEST_P99_MS: f64 = 5.0;
+
+impl Lateness {
+    /// The percentiles of `ns` (nearest rank).
+    pub fn of(ns: &[u64]) -> Lateness {
+        if ns.is_empty() {
+            return Lateness::default();
+        }
+        let mut v = ns.to_vec();
+        v.sort_unstable();
+        let at =
+            |q: f64| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1] as f64 / 1e6;
+        Lateness {
+            packets: v.len() as u64,
+            p50_ms: at(0.5),
+            p99_ms: at(0.99),
+            max_ms: at(1.0),
+        }
+    }
+
+    /// Did the forwarder keep to its schedule (p99 within [`HONEST_P99_MS`])?
+    pub fn honest(&self) -> bool {
+        self.p99_ms <= HONEST_P99_MS
+    }
+}
+
+/// What the kernel said about one flow.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlowKernel {
+    pub flow: String,
+    pub settings: Option<KernelSettings>,
+    pub sysctls: BTreeMap<String, String>,
+    pub final_info: TcpInfo,
+    pub sender_counters: BTreeMap<String, u64>,
+    pub receiver_counters: BTreeMap<String, u64>,
+    pub bytes_received: u64,
+    pub timeouts_unmatched: u64,
+    pub error: Option<String>,
+}
+
+/// Everything one flow contributes to a repetition's results.
+pub struct FlowInputs<'a> {
+    pub name: &'a str,
+    pub flow: u32,
+    pub start: Time,
+    pub bytes: u64,
+    pub mss: u64,
+    pub counts: &'a FlowCounts,
+    pub sender: &'a SenderReport,
+    pub settings: &'a KernelSettings,
+}
+
+/// The flow's result and its timeout records.
+pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
+    let (mut records, unmatched) = timeout_records(i);
+    attach_undos(i, &mut records);
+    let c = |k: &str| i.sender.counters.get(k).copied().unwrap_or(0);
+    let data: Vec<&TimeoutRecord> = records.iter().collect();
+    let spurious = data.iter().filter(|r| r.truth.is_spurious()).count() as u64;
+    let syn_timeouts = i.sender.timeouts.iter().filter(|t| !t.established).count() as u64;
+    let r = FlowResult {
+        name: i.name.to_owned(),
+        start: i.start,
+        completed: i.sender.completed.map(Time),
+        bytes: i.bytes,
+        data_segments_sent: i.counts.data_segments_sent,
+        min_segments: i.bytes.div_ceil(i.mss.max(1)),
+        retransmissions: i.counts.retransmissions,
+        unnecessary_retransmissions: i.counts.unnecessary_retransmissions,
+        fast_retransmits: c("TcpExt.TCPFastRetrans"),
+        timeouts: data.len() as u64,
+        spurious_timeouts: spurious,
+        genuine_timeouts: data.len() as u64 - spurious,
+        syn_timeouts,
+        spurious_responses: c("TcpExt.TCPSpuriousRTOs") + c("TcpExt.TCPLossUndo"),
+        delivered: i.counts.delivered,
+        detectors: i.settings.detectors(),
+        rto_samples: Vec::new(),
+    };
+    (r, records, unmatched)
+}
+
+/// One record per data-phase kernel timeout; also the number left without a
+/// retransmission to match.
+fn timeout_records(i: &FlowInputs) -> (Vec<TimeoutRecord>, u64) {
+    let mut used = vec![false; i.counts.retx.len()];
+    let mut out = Vec::new();
+    let mut unmatched = 0;
+    for t in i.sender.timeouts.iter().filter(|t| t.established) {
+        match match_retx(t, &i.counts.retx, &mut used) {
+            Some(r) => out.push(record(i.flow, t, Some(r))),
+            None => {
+                unmatched += 1;
+                out.push(record(i.flow, t, None));
+            }
+        }
+    }
+    (out, unmatched)
+}
+
+/// The earliest unused retransmission that reached the forwarder after the poll
+/// before the timeout and within 50 ms of the poll that saw it.
+fn match_retx<'a>(
+    t: &TimeoutObs,
+    retx: &'a [RetxRecord],
+    used: &mut [bool],
+) -> Option<&'a RetxRecord> {
+    let window = t.before..=t.seen + 50_000_000;
+    let k = (0..retx.len()).find(|&k| !used[k] && window.contains(&retx[k].time.0))?;
+    used[k] = true;
+    Some(&retx[k])
+}
+
+fn record(flow: u32, t: &TimeoutObs, r: Option<&RetxRecord>) -> TimeoutRecord {
+    TimeoutRecord {
+        time: r.map_or(Time(t.seen), |r| r.time),
+        flow,
+        seq: r.map_or(0, |r| r.seq),
+        rto: Dur::from_micros(t.rto_us as u64),
+        last_rtt: (t.rtt_us > 0).then(|| Dur::from_micros(t.rtt_us as u64)),
+        backoff: t.backoff as u32,
+        // Unmatched: nothing was retransmitted, so nothing was seen to survive.
+        truth: r.map_or(Truth::GenuineDataLost, |r| r.truth.class),
+        in_fast_recovery: t.in_recovery,
+        fast: false,
+        verdicts: Vec::new(),
+    }
+}
+
+/// Attaches each undo counter's growth as a "spurious" verdict (see the module docs).
+fn attach_undos(i: &FlowInputs, records: &mut [TimeoutRecord]) {
+    let on = |k: &str| i.settings.sysctls.get(k).is_some_and(|v| v != "0");
+    for u in &i.sender.undos {
+        let detector = match u.counter {
+            "TcpExt.TCPSpuriousRTOs" if on("tcp_sack") => DetectorKind::SackFrto,
+            "TcpExt.TCPSpuriousRTOs" => DetectorKind::Frto,
+            "TcpExt.TCPLossUndo" if on("tcp_timestamps") => DetectorKind::Eifel,
+            "TcpExt.TCPLossUndo" => DetectorKind::Dsack,
+            _ => continue,
+        };
+        let Some(last) = records.iter().rposition(|r| r.time.0 <= u.seen) else {
+            continue;
+        };
+        let mut k = last;
+        loop {
+            let r = &mut records[k];
+            if !r.verdicts.iter().any(|v| v.detector == detector) {
+                r.verdicts.push(DetectorVerdict {
+                    detector,
+                    verdict: Verdict::Spurious,
+                    at: Time(u.seen),
+                    drove: true,
+                });
+            }
+            if r.backoff <= 1 || k == 0 {
+                break;
+            }
+            k -= 1;
+        }
+    }
+}
+
+/// A repetition's results.
+#[derive(Clone, Debug, Default)]
+pub struct RepReport {
+    pub rep: u32,
+    pub seed: u64,
+    pub end_s: f64,
+    pub flows: Vec<FlowResult>,
+    pub timeouts: Vec<TimeoutRecord>,
+    pub links: Vec<LinkResult>,
+    pub kernel: Vec<FlowKernel>,
+    pub lateness: Lateness,
+    pub box_counts: crate::forwarder::BoxCounts,
+    pub packets_ignored: u64,
+    pub write_errors: u64,
+    pub sched_fifo: bool,
+    pub prefix: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::UndoObs;
+    use crate::truth::RetxTruth;
+
+    fn obs(before: u64, seen: u64, backoff: u8) -> TimeoutObs {
+        TimeoutObs {
+            seen,
+            before,
+            rto_us: 1_000_000,
+            rtt_us: 300_000,
+            backoff,
+            in_recovery: false,
+            established: true,
+        }
+    }
+
+    fn retx(time: u64, class: Truth) -> RetxRecord {
+        RetxRecord {
+            time: Time(time),
+            seq: time,
+            truth: RetxTruth {
+                unnecessary: class.is_spurious(),
+                class,
+            },
+        }
+    }
+
+    #[test]
+    fn percentiles_use_the_nearest_rank() {
+        let ns: Vec<u64> = (1..=100).map(|k| k * 1_000_000).collect();
+        let l = Lateness::of(&ns);
+        assert_eq!((l.p50_ms, l.p99_ms, l.max_ms), (50.0, 99.0, 100.0));
+        assert!(!l.honest());
+        assert!(Lateness::of(&[10_000]).honest());
+    }
+
+    #[test]
+    fn timeouts_take_the_truth_of_the_retransmission_they_sent_and_undos_cover_the_episode() {
+        let counts = FlowCounts {
+            retx: vec![
+                retx(500, Truth::GenuineDataLost), // a fast retransmit before any timeout
+                retx(1_000_100, Truth::SpuriousDataDelayed),
+                retx(3_000_100, Truth::SpuriousDataDelayed),
+            ],
+            ..FlowCounts::default()
+        };
+        let sender = SenderReport {
+            timeouts: vec![obs(1_000_000, 1_001_000, 1), obs(3_000_000, 3_001_000, 2)],
+            undos: vec![UndoObs {
+                seen: 4_000_000,
+                counter: "TcpExt.TCPLossUndo",
+            }],
+            ..SenderReport::default()
+        };
+        let mut settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new(), "reno");
+        settings.sysctls.insert("tcp_timestamps".into(), "1".into());
+        let i = FlowInputs {
+            name: "f",
+            flow: 0,
+            start: Time::ZERO,
+            bytes: 1000,
+            mss: 1000,
+            counts: &counts,
+            sender: &sender,
+            settings: &settings,
+        };
+        let (r, recs, unmatched) = flow_result(&i);
+        assert_eq!(unmatched, 0);
+        assert_eq!(recs.len(), 2);
+        assert!(recs.iter().all(|r| r.truth == Truth::SpuriousDataDelayed));
+        assert_eq!(recs[0].seq, 1_000_100);
+        assert!(recs
+            .iter()
+            .all(|r| r.verdicts.len() == 1 && r.verdicts[0].detector == DetectorKind::Eifel));
+        assert_eq!((r.timeouts, r.spurious_timeouts), (2, 2));
+    }
+}
