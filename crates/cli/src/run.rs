@@ -69,7 +69,7 @@ fn run_info(a: &RunArgs, s: &Scenario) -> RunInfo {
 fn run_into(stage: &Path, a: &RunArgs, s: &Scenario, info: &RunInfo) -> Result<(), Failure> {
     let mut sim = s.to_sim();
     sim.trace = a.trace;
-    sim.pcap = a.pcap;
+    sim.pcap = a.pcap.is_some();
     let jobs = a.jobs.map_or_else(default_jobs, |j| j as usize);
     let outcomes = run_reps(stage, &sim, info, jobs)?;
     outputs::write_all(stage, s, info, &outcomes)?;
@@ -96,7 +96,7 @@ fn run_reps(
         (0..info.reps)
             .into_par_iter()
             .map(|rep| {
-                let r = run_one(stage, sim, rep, info.seeds[rep as usize]);
+                let r = run_one(stage, sim, info, rep);
                 bar.inc(1);
                 r
             })
@@ -118,14 +118,15 @@ fn progress_bar(len: u64) -> ProgressBar {
     bar
 }
 
-/// Runs repetition `rep` with `seed`, writes its trace and pcaps, keeps its results.
-fn run_one(stage: &Path, sim: &SimConfig, rep: u32, seed: u64) -> Result<RepOutcome, Failure> {
+/// Runs repetition `rep`, writes its trace and pcaps, keeps its results.
+fn run_one(stage: &Path, sim: &SimConfig, info: &RunInfo, rep: u32) -> Result<RepOutcome, Failure> {
+    let seed = info.seeds[rep as usize];
     let result = spikelab_engine::run(sim, seed).map_err(|e| {
         Failure::invariant(anyhow!(
             "repetition {rep} (seed {seed}): {e}; no results were written"
         ))
     })?;
-    outputs::write_rep_files(stage, sim, rep, &result)?;
+    outputs::write_rep_files(stage, sim, info.pcap, rep, &result)?;
     Ok(RepOutcome::from_result(rep, seed, result))
 }
 
