@@ -81,9 +81,11 @@ pub struct RunArgs {
     /// wrote there are replaced, anything else (plots, notes) stays.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write pcap/rep<r>-<flow>.pcap for every repetition and flow.
-    #[arg(long)]
-    pub pcap: bool,
+    /// Write pcap files of every repetition and flow, captured at the sender
+    /// (pcap/rep<r>-<flow>.pcap), at the receiver (pcap/receiver/rep<r>-<flow>.pcap),
+    /// or both; plain --pcap means both.
+    #[arg(long, value_enum, value_name = "SIDE", num_args = 0..=1, default_missing_value = "both")]
+    pub pcap: Option<PcapSides>,
     /// Write trace/rep<r>.csv for every repetition (for `spikelab plot`).
     #[arg(long)]
     pub trace: bool,
@@ -96,6 +98,26 @@ pub struct RunArgs {
     /// value is read as TOML, else as a string).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+}
+
+/// Where `spikelab run --pcap` captures each flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PcapSides {
+    /// At the sender: what it sends, and ACKs as they arrive.
+    Sender,
+    /// At the receiver, after the path: where Wireshark can tell spurious
+    /// retransmissions (data arriving already acknowledged).
+    Receiver,
+    /// Both, one file each.
+    Both,
+}
+
+impl PcapSides {
+    /// Does this selection include the sender's (`true`) or the receiver's capture?
+    pub fn includes(self, sender: bool) -> bool {
+        self == PcapSides::Both || (self == PcapSides::Sender) == sender
+    }
 }
 
 /// `spikelab plot`.
@@ -117,4 +139,35 @@ pub struct BenchArgs {
     /// Smaller workloads and a single run each (a smoke test, not a measurement).
     #[arg(long)]
     pub quick: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pcap_of(args: &[&str]) -> Option<PcapSides> {
+        let cli = Cli::try_parse_from([&["spikelab", "run", "s.toml"], args].concat()).unwrap();
+        match cli.command {
+            Command::Run(a) => a.pcap,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn plain_pcap_means_both_ends_and_a_side_can_be_named() {
+        assert_eq!(pcap_of(&[]), None);
+        assert_eq!(pcap_of(&["--pcap"]), Some(PcapSides::Both));
+        assert_eq!(pcap_of(&["--pcap", "sender"]), Some(PcapSides::Sender));
+        assert_eq!(pcap_of(&["--pcap=receiver"]), Some(PcapSides::Receiver));
+        assert_eq!(pcap_of(&["--pcap", "--seed", "3"]), Some(PcapSides::Both));
+        assert!(Cli::try_parse_from(["spikelab", "run", "s.toml", "--pcap", "middle"]).is_err());
+    }
+
+    #[test]
+    fn sides_include_their_ends() {
+        let ends = |s: PcapSides| (s.includes(true), s.includes(false));
+        assert_eq!(ends(PcapSides::Sender), (true, false));
+        assert_eq!(ends(PcapSides::Receiver), (false, true));
+        assert_eq!(ends(PcapSides::Both), (true, true));
+    }
 }

@@ -3,8 +3,8 @@
 //! staged and published the same way ([`crate::run`]), plus the emulator's own.
 
 use crate::exit::Failure;
-use crate::outputs::{self, RepOutcome, RunInfo};
 use crate::outdir::{self, Scope};
+use crate::outputs::{self, RepOutcome, RunInfo};
 use crate::run::{create_dir, publish_failure, staging_path};
 use anyhow::anyhow;
 use spikelab_core::RngStreams;
@@ -41,7 +41,8 @@ pub fn emulate_command(a: &EmulateArgs) -> Result<(), Failure> {
             .map(|r| RngStreams::repetition_seed(seed, r))
             .collect(),
         trace: false,
-        pcap: a.pcap,
+        // The emulator captures real packets at both ends itself.
+        pcap: a.pcap.then_some(crate::args::PcapSides::Both),
         overrides: Vec::new(),
     };
     let out = a
@@ -59,7 +60,9 @@ pub fn emulate_command(a: &EmulateArgs) -> Result<(), Failure> {
             warn_if_late(&reports);
             Ok(())
         })
-        .and_then(|()| outdir::publish(&stage, &out, &target, &Scope::All).map_err(publish_failure));
+        .and_then(|()| {
+            outdir::publish(&stage, &out, &target, &Scope::All).map_err(publish_failure)
+        });
     if let Err(f) = result {
         let _ = std::fs::remove_dir_all(&stage);
         return Err(f);

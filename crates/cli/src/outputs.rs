@@ -10,18 +10,20 @@
 //! | `meta.json` | run | version, scenario path, `--set` overrides, seeds, per-repetition engine counters, resolved configuration |
 //! | `.spikelab-output` | folder | spikelab's marker: the files it wrote there ([`crate::outdir`]) |
 //! | `trace/rep<r>.csv` | traced event (`--trace`) | the output crate's trace format |
-//! | `pcap/rep<r>-<flow>.pcap` | packet at the flow's sender (`--pcap`) | libpcap |
+//! | `pcap/rep<r>-<flow>.pcap` | packet at the flow's sender (`--pcap`, `--pcap sender`) | libpcap |
+//! | `pcap/receiver/rep<r>-<flow>.pcap` | packet at the flow's receiver (`--pcap`, `--pcap receiver`) | libpcap |
 //!
 //! A metric a flow does not have (the download time or goodput of an unfinished transfer) is
 //! written as `NaN` in `runs.csv` and left out of its summary, whose `n` counts the
 //! values summarised. `summary.csv` pools the replicas `name#i` of a counted flow with
 //! every repetition under `name`.
 
+use crate::args::PcapSides;
 use anyhow::Context;
 use serde::Serialize;
 use spikelab_engine::{FlowKind, FlowResult, LinkResult, RunResult, SimConfig, TimeoutRecord};
 use spikelab_output::csv::{write_trace_csv, CsvWriter};
-use spikelab_output::pcap::create_pcap;
+use spikelab_output::pcap::{self, create_pcap, Seen, Vantage};
 use spikelab_output::stats::Summary;
 use spikelab_scenario::Scenario;
 use std::fs::File;
@@ -39,8 +41,8 @@ pub struct RunInfo {
     pub seeds: Vec<u64>,
     /// Whether traces were written.
     pub trace: bool,
-    /// Whether pcaps were written.
-    pub pcap: bool,
+    /// Which pcaps were written (`--pcap`).
+    pub pcap: Option<PcapSides>,
     /// The `--set KEY=VALUE` overrides applied to the scenario file, in order.
     pub overrides: Vec<String>,
 }
@@ -169,37 +171,67 @@ pub const METRICS: &[Metric] = &[
 ];
 
 /// Writes the trace and pcap files of one repetition (if asked for) into `dir`.
-pub fn write_rep_files(dir: &Path, sim: &SimConfig, rep: u32, r: &RunResult) -> anyhow::Result<()> {
+pub fn write_rep_files(
+    dir: &Path,
+    sim: &SimConfig,
+    pcap: Option<PcapSides>,
+    rep: u32,
+    r: &RunResult,
+) -> anyhow::Result<()> {
     if sim.trace {
         let path = dir.join("trace").join(format!("rep{rep}.csv"));
         create_parent(&path)?;
         write_trace_csv(&path, &r.trace).with_context(|| format!("writing {}", path.display()))?;
     }
-    if sim.pcap {
-        for (f, packets) in r.captures.iter().enumerate() {
-            let spec = &sim.flows[f];
-            let path = dir
-                .join("pcap")
-                .join(format!("rep{rep}-{}.pcap", file_safe(&spec.name)));
-            create_parent(&path)?;
-            write_pcap(&path, mss_of(&spec.kind), packets)
-                .with_context(|| format!("writing {}", path.display()))?;
+    let Some(sides) = pcap else { return Ok(()) };
+    for (f, packets) in r.captures.iter().enumerate() {
+        let seen: Vec<Seen> = packets.iter().map(seen).collect();
+        let name = format!("rep{rep}-{}.pcap", file_safe(&sim.flows[f].name));
+        for (sender, at, sub) in [
+            (true, Vantage::Sender, ""),
+            (false, Vantage::Receiver, "receiver"),
+        ] {
+            if sides.includes(sender) {
+                let path = dir.join("pcap").join(sub).join(&name);
+                create_parent(&path)?;
+                write_pcap(&path, &sim.flows[f], &r.flows[f], &seen, at)
+                    .with_context(|| format!("writing {}", path.display()))?;
+            }
         }
     }
     Ok(())
 }
 
-fn mss_of(kind: &FlowKind) -> u16 {
-    match kind {
-        FlowKind::Tcp { tcp, .. } => u16::try_from(tcp.mss).unwrap_or(u16::MAX),
-        FlowKind::Cbr { .. } => spikelab_output::pcap::DEFAULT_MSS,
+fn seen(c: &spikelab_engine::Captured) -> Seen {
+    let at = match c.at {
+        spikelab_engine::Endpoint::Sender => Vantage::Sender,
+        spikelab_engine::Endpoint::Receiver => Vantage::Receiver,
+    };
+    Seen {
+        time: c.time,
+        packet: c.packet,
+        at,
     }
 }
 
-fn write_pcap(path: &Path, mss: u16, packets: &[spikelab_engine::Captured]) -> anyhow::Result<()> {
-    let mut w = create_pcap(path)?.with_mss(mss);
-    for c in packets {
-        w.write_packet(c.time, &c.packet)?;
+/// The pcap of one flow seen at `at`, with the close the pcap writer synthesises for a
+/// finished transfer (the simulator has no FIN; see the output crate's pcap module).
+fn write_pcap(
+    path: &Path,
+    spec: &spikelab_engine::FlowSpec,
+    result: &FlowResult,
+    seen: &[Seen],
+    at: Vantage,
+) -> anyhow::Result<()> {
+    let mut w = create_pcap(path)?;
+    if let FlowKind::Tcp { tcp, .. } = &spec.kind {
+        w = w
+            .with_mss(u16::try_from(tcp.mss).unwrap_or(u16::MAX))
+            .with_window(tcp.receiver_window)
+            .with_handshake(tcp.handshake);
+    }
+    for (time, record) in pcap::records_at(seen, at, result.completed) {
+        w.write_record(time, &record)?;
     }
     w.into_inner()?;
     Ok(())
@@ -471,7 +503,7 @@ struct Meta<'a> {
     reps: u32,
     seeds: &'a [u64],
     trace: bool,
-    pcap: bool,
+    pcap: Option<PcapSides>,
     overrides: &'a [String],
     repetitions: Vec<RepMeta>,
     scenario: spikelab_scenario::Record<'a>,
@@ -532,6 +564,49 @@ mod tests {
     #[test]
     fn file_names_keep_only_safe_characters() {
         assert_eq!(file_safe("a b/c#1"), "a_b_c#1");
+    }
+
+    #[test]
+    fn pcap_sides_choose_the_files_and_each_ends_with_a_fin_exchange() {
+        let q = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/quickstart.toml");
+        let mut sim = spikelab_scenario::load(q).unwrap().to_sim();
+        sim.pcap = true;
+        let r = spikelab_engine::run(&sim, 1).unwrap();
+        assert!(r.flows[0].completed.is_some());
+        let (sender, receiver) = ("pcap/rep0-bulk.pcap", "pcap/receiver/rep0-bulk.pcap");
+        for (sides, want) in [
+            (PcapSides::Sender, [true, false]),
+            (PcapSides::Receiver, [false, true]),
+            (PcapSides::Both, [true, true]),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            write_rep_files(dir.path(), &sim, Some(sides), 0, &r).unwrap();
+            let have = [sender, receiver].map(|f| dir.path().join(f).is_file());
+            assert_eq!(have, want, "{sides:?}");
+            for f in [sender, receiver]
+                .iter()
+                .filter(|f| dir.path().join(f).is_file())
+            {
+                let bytes = std::fs::read(dir.path().join(f)).unwrap();
+                // Two FIN+ACK records (flags byte 0x11 at IPv4 20 + TCP 13), one per side.
+                let fins = records(&bytes).filter(|rec| rec[33] == 0x11).count();
+                assert_eq!(fins, 2, "{f}");
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        write_rep_files(dir.path(), &sim, None, 0, &r).unwrap();
+        assert!(!dir.path().join("pcap").exists());
+    }
+
+    /// The record bodies of a pcap file (24-byte file header, 16-byte record headers).
+    fn records(f: &[u8]) -> impl Iterator<Item = &[u8]> {
+        let mut at = 24;
+        std::iter::from_fn(move || {
+            let len = u32::from_le_bytes(f.get(at + 8..at + 12)?.try_into().ok()?) as usize;
+            let rec = &f[at + 16..at + 16 + len];
+            at += 16 + len;
+            Some(rec)
+        })
     }
 
     #[test]

@@ -107,7 +107,7 @@ fn run_into(
 ) -> Result<Vec<RepOutcome>, Failure> {
     let mut sim = s.to_sim();
     sim.trace = a.trace;
-    sim.pcap = a.pcap;
+    sim.pcap = a.pcap.is_some();
     let jobs = a
         .jobs
         .map_or_else(default_jobs, |j| j as usize)
@@ -138,7 +138,7 @@ fn run_reps(
         (0..info.reps)
             .into_par_iter()
             .map(|rep| {
-                let r = run_one(stage, sim, rep, info.seeds[rep as usize]);
+                let r = run_one(stage, sim, info, rep);
                 bar.inc(1);
                 r
             })
@@ -160,8 +160,9 @@ fn progress_bar(len: u64) -> ProgressBar {
     bar
 }
 
-/// Runs repetition `rep` with `seed`, writes its trace and pcaps, keeps its results.
-fn run_one(stage: &Path, sim: &SimConfig, rep: u32, seed: u64) -> Result<RepOutcome, Failure> {
+/// Runs repetition `rep`, writes its trace and pcaps, keeps its results.
+fn run_one(stage: &Path, sim: &SimConfig, info: &RunInfo, rep: u32) -> Result<RepOutcome, Failure> {
+    let seed = info.seeds[rep as usize];
     let result = spikelab_engine::run(sim, seed).map_err(|e| {
         Failure::invariant(anyhow!(
             "repetition {rep} (seed {seed}): {e}; no results were written"
@@ -169,7 +170,7 @@ fn run_one(stage: &Path, sim: &SimConfig, rep: u32, seed: u64) -> Result<RepOutc
     })?;
     {
         let _writing = interrupt::writing();
-        outputs::write_rep_files(stage, sim, rep, &result)?;
+        outputs::write_rep_files(stage, sim, info.pcap, rep, &result)?;
     }
     Ok(RepOutcome::from_result(rep, seed, result))
 }

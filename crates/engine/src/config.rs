@@ -159,7 +159,8 @@ pub struct SimConfig {
     pub stop_at: Dur,
     /// Record time series for `--trace` and plots.
     pub trace: bool,
-    /// Record every packet at the senders for pcap files.
+    /// Record every packet at both endpoints of every flow for pcap files (passive:
+    /// results are the same with and without).
     pub pcap: bool,
     /// Record every RTO computation per flow (timer metrics, peak-hopper-rto.md IV.C).
     pub record_rto: bool,

@@ -20,8 +20,8 @@ pub use config::{
     Workload,
 };
 pub use results::{
-    score_detectors, Captured, DetectorScore, DetectorVerdict, FlowResult, LinkResult, RunResult,
-    TimeoutRecord, Truth,
+    score_detectors, Captured, DetectorScore, DetectorVerdict, Endpoint, FlowResult, LinkResult,
+    RunResult, TimeoutRecord, Truth,
 };
 pub use world::{InvariantViolation, World};
 

@@ -152,11 +152,22 @@ pub struct LinkResult {
     pub in_network: u64,
 }
 
-/// A packet seen at a flow's sender, for pcap files: sent data or received ACKs.
+/// Which endpoint of its flow saw a captured packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// Packets the sender hands to the network, and ACKs when they reach it.
+    Sender,
+    /// Packets when they reach the receiver (after the path), and ACKs it sends.
+    Receiver,
+}
+
+/// A packet seen at one endpoint of its flow, for pcap files.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Captured {
+    /// When the endpoint sent or received it.
     pub time: Time,
     pub packet: Packet,
+    pub at: Endpoint,
 }
 
 /// Everything a run produced.
@@ -172,7 +183,8 @@ pub struct RunResult {
     /// Data packets delivered to receivers (the benchmark's unit of work).
     pub data_packets_delivered: u64,
     pub trace: Vec<spikelab_core::trace::TraceRecord>,
-    /// Per flow, the packets seen at its sender (only with `pcap`).
+    /// Per flow, the packets seen at its sender and at its receiver, in the order they
+    /// were seen (only with `pcap`).
     pub captures: Vec<Vec<Captured>>,
 }
 

@@ -8,7 +8,8 @@
 use crate::config::{DropRule, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
 use crate::events::{Event, EventQueue, FlowTimer, TimerSlot};
 use crate::results::{
-    Captured, DetectorVerdict, FlowResult, LinkResult, RtoSample, RunResult, TimeoutRecord, Truth,
+    Captured, DetectorVerdict, Endpoint, FlowResult, LinkResult, RtoSample, RunResult,
+    TimeoutRecord, Truth,
 };
 use crate::trace::Tracer;
 use rand::Rng;
@@ -524,9 +525,7 @@ impl World {
                         retx: p.retx,
                     },
                 );
-                self.capture(f, p);
             }
-            PacketKind::Syn => self.capture(f, p),
             PacketKind::Ack => {
                 if let FlowState::Tcp(t) = &mut self.flows[f].state {
                     if p.ack < t.last_ack_sent {
@@ -542,16 +541,25 @@ impl World {
                     t.last_ack_sent = p.ack;
                 }
             }
-            PacketKind::SynAck | PacketKind::Datagram => {}
+            PacketKind::Syn | PacketKind::SynAck | PacketKind::Datagram => {}
         }
+        self.capture(f, p, true);
         Ok(())
     }
 
-    fn capture(&mut self, f: usize, p: &Packet) {
+    /// Records `p` for pcap files as seen now by the endpoint of flow `f` that sends it
+    /// (`sending`) or receives it.
+    fn capture(&mut self, f: usize, p: &Packet, sending: bool) {
         if let Some(c) = &mut self.captures {
+            let at = if p.kind.is_forward() == sending {
+                Endpoint::Sender
+            } else {
+                Endpoint::Receiver
+            };
             c[f].push(Captured {
                 time: self.now,
                 packet: *p,
+                at,
             });
         }
     }
@@ -746,6 +754,7 @@ impl World {
     /// A packet reached the end of its route.
     fn deliver(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
         let f = p.flow.index();
+        self.capture(f, p, false);
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let flow = &mut self.flows[f];
@@ -778,12 +787,6 @@ impl World {
                     });
                 }
                 self.tracer.on_ack(now, p.flow, p, &info);
-                if let Some(c) = &mut self.captures {
-                    c[f].push(Captured {
-                        time: now,
-                        packet: *p,
-                    });
-                }
             }
             (FlowState::Cbr(_), PacketKind::Datagram) => flow.result.delivered += 1,
             _ => {}
