@@ -392,12 +392,12 @@ fn freezes_behave_as_their_switches_say_in_spikelab_and_in_patched_ns2() {
     let cases = cases();
     let ns2 = on_two_threads(&cases, |i, c| run_ns2(&ns, c, i));
     let ours = on_two_threads(&cases, |_, c| run_spikelab(c));
-    println!("| agent | CBR | freezes | switches (at/wire/arrivals) | ns-2.35 time s, rtx, RTOs | spikelab time s, rtx, RTOs |");
-    println!("|---|---|---|---|---|---|");
+    println!("| agent | CBR | freezes | switches (at/wire/arrivals) | ns-2.35 time s, rtx, RTOs | spikelab time s, rtx, RTOs | drops in freeze, at thaw (ns-2 / spikelab) |");
+    println!("|---|---|---|---|---|---|---|");
     for ((c, n), s) in cases.iter().zip(&ns2).zip(&ours) {
         let freezes: Vec<String> = c.freezes.iter().map(|(a, d)| format!("{a}+{d}")).collect();
         println!(
-            "| {:?} | {} | {} | {} | {:.3}, {}, {} | {:.3}, {}, {} |",
+            "| {:?} | {} | {} | {} | {:.3}, {}, {} | {:.3}, {}, {} | {}, {} / {}, {} |",
             c.agent,
             if c.cbr { "yes" } else { "no" },
             if freezes.is_empty() {
@@ -411,7 +411,11 @@ fn freezes_behave_as_their_switches_say_in_spikelab_and_in_patched_ns2() {
             n.timeouts,
             s.completion_s,
             s.retransmissions,
-            s.timeouts
+            s.timeouts,
+            n.drops_in_freeze,
+            n.drops_at_thaw,
+            s.drops_in_freeze,
+            s.drops_at_thaw
         );
     }
     for ((c, n), s) in cases.iter().zip(&ns2).zip(&ours) {
