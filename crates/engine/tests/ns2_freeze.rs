@@ -125,8 +125,13 @@ fn ns2_switches(mode: FreezeMode) -> [&'static str; 3] {
     ]
 }
 
+/// Where the ns-2 traces go while they are read (removed at the end).
+fn trace_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("spikelab-ns2-freeze-{}", std::process::id()))
+}
+
 fn run_ns2(ns: &Path, c: &Case, tag: usize) -> Obs {
-    let dir = std::env::temp_dir().join(format!("spikelab-ns2-freeze-{}", std::process::id()));
+    let dir = trace_dir();
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join(format!("case{tag}.tr"));
     let schedule: Vec<String> = c
@@ -391,6 +396,7 @@ fn freezes_behave_as_their_switches_say_in_spikelab_and_in_patched_ns2() {
     let Some(ns) = patched_ns2() else { return };
     let cases = cases();
     let ns2 = on_two_threads(&cases, |i, c| run_ns2(&ns, c, i));
+    std::fs::remove_dir_all(trace_dir()).ok();
     let ours = on_two_threads(&cases, |_, c| run_spikelab(c));
     println!("| agent | CBR | freezes | switches (at/wire/arrivals) | ns-2.35 time s, rtx, RTOs | spikelab time s, rtx, RTOs | drops in freeze, at thaw (ns-2 / spikelab) |");
     println!("|---|---|---|---|---|---|---|");
