@@ -895,16 +895,25 @@ impl World {
         for d in [Dir::Forward, Dir::Reverse] {
             let i = dir_index(d);
             let dir = &mut self.links[l].dirs[i];
-            match control {
-                LinkControl::Suspend(ds) if ds.includes(d) => dir.suspend(now),
+            let thaw_drops = match control {
+                LinkControl::Suspend(ds, mode) if ds.includes(d) => {
+                    dir.suspend(now, mode);
+                    Vec::new()
+                }
                 LinkControl::Resume(ds) if ds.includes(d) => dir.resume(now),
-                LinkControl::SetRate(ds, rate) if ds.includes(d) => dir.set_rate(now, rate),
+                LinkControl::SetRate(ds, rate) if ds.includes(d) => {
+                    dir.set_rate(now, rate);
+                    Vec::new()
+                }
                 _ => continue,
+            };
+            for p in &thaw_drops {
+                self.note_drop(l, p);
             }
             self.sync_link(l, i);
         }
-        let start = matches!(control, LinkControl::Suspend(_));
-        if matches!(control, LinkControl::Suspend(_) | LinkControl::Resume(_)) {
+        let start = matches!(control, LinkControl::Suspend(..));
+        if matches!(control, LinkControl::Suspend(..) | LinkControl::Resume(_)) {
             self.tracer.record(
                 now,
                 FlowId(0),

@@ -29,6 +29,7 @@ fn spiky(seed_dependent_start: bool) -> SimConfig {
         first: None,
         stationary: true,
         at: Vec::new(),
+        ..HiccupConfig::default()
     }));
     let mut a = bulk("a", tcp(RecoveryKind::NewRenoSack, 40), 300_000);
     a.kind = match a.kind {

@@ -536,6 +536,9 @@ mod tests {
             first: None,
             at: vec![],
             dirs: spikelab_net::spike::Dirs::Forward,
+            freeze_at: Default::default(),
+            wire: Default::default(),
+            arrivals: Default::default(),
         };
         let o = outages_from_schedule(&periodic, at(151.0));
         let starts: Vec<f64> = o.iter().map(|o| o.start.as_secs_f64()).collect();

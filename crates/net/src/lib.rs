@@ -10,6 +10,7 @@
 //! * [`service`]: how a packet occupies the transmitter: serialisation at the link rate,
 //!   a WCDMA bearer with RLC retransmissions, or Mahimahi delivery-trace replay.
 //! * [`delay`]: extra one-way delay replayed from a `(time, delay)` trace.
+//! * [`freeze`]: the switches of how a hiccup or outage freezes a link.
 //! * [`spike`]: schedules of hiccups, outages and bandwidth changes producing
 //!   [`LinkControl`]s.
 //! * [`distribution`]: the random durations those schedules draw.
@@ -21,6 +22,7 @@
 pub mod config;
 pub mod delay;
 pub mod distribution;
+pub mod freeze;
 pub mod link;
 pub mod middlebox;
 pub mod queue;
@@ -31,6 +33,7 @@ pub mod trace;
 pub use config::{DirOverride, LinkConfig, LinkDirConfig};
 pub use delay::DelayTrace;
 pub use distribution::Distribution;
+pub use freeze::{FreezeMode, FreezePoint, FrozenArrivals, FrozenWire};
 pub use link::{LinkCounters, LinkDir, PacketBytes};
 pub use middlebox::{Mb, MbEvent, MbEventKind, MbOutput, Middlebox, MiddleboxConfig};
 pub use queue::{AdaptiveRedConfig, DropTailConfig, Queue, QueueConfig, QueueLimit, RedConfig};

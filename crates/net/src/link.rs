@@ -10,15 +10,18 @@
 //!   pipe is a FIFO whose arrival times never decrease (a packet whose own delay would
 //!   let it overtake the one before waits for it), as on a real wire.
 //! * [`LinkDir::suspend`] models the hiccup of gprs-eifel.md 4 and the outages of
-//!   peak-hopper-rto.md Scenario C: everything *after* the queue stops where it is (the
-//!   transmission in progress and the packets propagating are held, not dropped) while
-//!   arrivals keep queueing and may overflow. On [`LinkDir::resume`] every held
-//!   deadline moves later by exactly the suspension's length. Packets that had already
-//!   reached the far end before the suspension (due at or before it) are not held back.
+//!   peak-hopper-rto.md Scenario C. By default ([`FreezeMode::default`]) everything
+//!   *after* the queue stops where it is (the transmission in progress and the packets
+//!   propagating are held, not dropped) while arrivals keep queueing and may overflow.
+//!   On [`LinkDir::resume`] every held deadline moves later by exactly the suspension's
+//!   length. Packets that had already reached the far end before the suspension (due at
+//!   or before it) are not held back. The other readings (frozen in front of the queue,
+//!   the wire not held, arrivals dropped) are the switches of [`crate::freeze`].
 //! * Time only moves forward: every call takes `now`, which must never decrease.
 
 use crate::config::LinkDirConfig;
 use crate::delay::DelayTrace;
+use crate::freeze::{FreezeMode, FrozenArrivals};
 use crate::queue::Queue;
 use crate::service::{Departure, Service};
 use spikelab_core::{BitRate, Dur, Packet, SimRng, Time};
@@ -88,6 +91,12 @@ pub struct LinkDir {
     pipe: VecDeque<InFlight>,
     pipe_bytes: PacketBytes,
     suspended_at: Option<Time>,
+    /// How the current (or last) suspension freezes the link.
+    freeze: FreezeMode,
+    /// Arrivals held in front of the queue by a [`crate::freeze::FreezePoint::BeforeQueue`]
+    /// freeze, in order.
+    gate: VecDeque<Packet>,
+    gate_bytes: PacketBytes,
     clock: Time,
     offered: PacketBytes,
     dropped: PacketBytes,
@@ -109,6 +118,9 @@ impl LinkDir {
             pipe: VecDeque::new(),
             pipe_bytes: PacketBytes::default(),
             suspended_at: None,
+            freeze: FreezeMode::default(),
+            gate: VecDeque::new(),
+            gate_bytes: PacketBytes::default(),
             clock: Time::ZERO,
             offered: PacketBytes::default(),
             dropped: PacketBytes::default(),
@@ -118,7 +130,8 @@ impl LinkDir {
     }
 
     /// A packet arrives at the link's input. Returns the packet dropped by the queue, if
-    /// any (the arriving one, or with drop-from-front the head of the queue).
+    /// any (the arriving one, or with drop-from-front the head of the queue), or by a
+    /// freeze that drops arrivals.
     ///
     /// Work due at or before `now` (transmissions ending) is done first, so the queue
     /// sees the arrival in its true state whatever order the engine polls in.
@@ -126,7 +139,15 @@ impl LinkDir {
         self.tick(now);
         self.advance(now);
         self.offered.add(&pkt);
-        let dropped = self.queue.enqueue(now, pkt, &mut self.rng);
+        let dropped = match self.frozen_arrival() {
+            Some(FrozenArrivals::Dropped) => Some(pkt),
+            Some(FrozenArrivals::Queued) => {
+                self.gate_bytes.add(&pkt);
+                self.gate.push_back(pkt);
+                None
+            }
+            None => self.queue.enqueue(now, pkt, &mut self.rng),
+        };
         if let Some(d) = &dropped {
             self.dropped.add(d);
         }
@@ -146,8 +167,9 @@ impl LinkDir {
     pub fn next_wakeup(&self) -> Option<Time> {
         let arrival = self.pipe.front().map(|f| f.at);
         match self.suspended_at {
-            Some(since) => arrival.filter(|&at| at <= since),
-            None => arrival.or_else(|| self.service.next_wakeup(&self.queue)),
+            Some(since) if self.freeze.holds_wire() => arrival.filter(|&at| at <= since),
+            Some(_) if self.freeze.stops_transmitter() => arrival,
+            _ => arrival.or_else(|| self.service.next_wakeup(&self.queue)),
         }
     }
 
@@ -157,7 +179,10 @@ impl LinkDir {
     pub fn poll(&mut self, now: Time, delivered: &mut Vec<Packet>, dropped: &mut Vec<Packet>) {
         self.tick(now);
         self.advance(now);
-        let horizon = self.suspended_at.map_or(now, |since| since.min(now));
+        let horizon = match self.suspended_at {
+            Some(since) if self.freeze.holds_wire() => since.min(now),
+            _ => now,
+        };
         // Look at the head in place and move it out once (packets are large).
         while self.pipe.front().is_some_and(|f| f.at <= horizon) {
             let Some(f) = self.pipe.pop_front() else {
@@ -176,30 +201,56 @@ impl LinkDir {
         self.check_invariant();
     }
 
-    /// Hiccup / outage: freezes everything after the queue (see the module docs).
-    /// Transmissions ending at or before `now` complete first. Suspending a suspended
-    /// link changes nothing.
-    pub fn suspend(&mut self, now: Time) {
+    /// Hiccup / outage: freezes the link as `mode` says (see the module docs and
+    /// [`crate::freeze`]). Transmissions ending at or before `now` complete first.
+    /// Suspending a suspended link changes nothing.
+    pub fn suspend(&mut self, now: Time, mode: FreezeMode) {
         self.tick(now);
         if self.suspended_at.is_none() {
             self.advance(now);
             self.suspended_at = Some(now);
+            self.freeze = mode;
         }
     }
 
-    /// Ends a suspension: every held deadline moves later by `now - suspend time`.
-    /// Resuming a running link changes nothing.
-    pub fn resume(&mut self, now: Time) {
+    /// Ends a suspension: every held deadline moves later by `now - suspend time`, then
+    /// arrivals held in front of the queue enter it in order; returns the packets the
+    /// queue dropped then. Resuming a running link changes nothing.
+    pub fn resume(&mut self, now: Time) -> Vec<Packet> {
         self.tick(now);
+        let mut dropped = Vec::new();
         let Some(since) = self.suspended_at.take() else {
-            return;
+            return dropped;
         };
         let d = now - since;
-        self.service.resume(since, now);
-        for f in self.pipe.iter_mut().filter(|f| f.at > since) {
-            f.at += d;
+        if self.freeze.stops_transmitter() {
+            self.service.resume(since, now);
+        }
+        if self.freeze.holds_wire() {
+            for f in self.pipe.iter_mut().filter(|f| f.at > since) {
+                f.at += d;
+            }
         }
         self.advance(now);
+        while let Some(pkt) = self.gate.pop_front() {
+            self.gate_bytes.sub(&pkt);
+            if let Some(lost) = self.queue.enqueue(now, pkt, &mut self.rng) {
+                self.dropped.add(&lost);
+                dropped.push(lost);
+            }
+            self.advance(now);
+        }
+        self.check_invariant();
+        dropped
+    }
+
+    /// What a freeze does to an arrival now: `None` when it enters the queue as usual.
+    fn frozen_arrival(&self) -> Option<FrozenArrivals> {
+        self.suspended_at?;
+        match (self.freeze.stops_transmitter(), self.freeze.arrivals) {
+            (true, FrozenArrivals::Queued) => None,
+            (_, a) => Some(a),
+        }
     }
 
     /// Is the link suspended?
@@ -216,9 +267,10 @@ impl LinkDir {
         self.queue.set_rate(rate);
     }
 
-    /// Every packet still inside this direction (queued, being sent, propagating), for
-    /// ground truth, in that order.
+    /// Every packet still inside this direction (held in front of the queue by a freeze,
+    /// queued, being sent, propagating), for ground truth, in that order.
     pub fn for_each_in_network(&self, mut f: impl FnMut(&Packet)) {
+        self.gate.iter().for_each(&mut f);
         self.queue.fifo().iter().for_each(&mut f);
         self.service.holding().into_iter().for_each(&mut f);
         self.pipe.iter().for_each(|x| f(&x.pkt));
@@ -257,12 +309,13 @@ impl LinkDir {
         }
         .plus(held)
         .plus(self.pipe_bytes)
+        .plus(self.gate_bytes)
     }
 
-    /// Runs the transmitter up to `now` unless suspended; finished packets enter the
-    /// propagation pipe.
+    /// Runs the transmitter up to `now` unless a freeze stops it; finished packets
+    /// enter the propagation pipe.
     fn advance(&mut self, now: Time) {
-        if self.suspended_at.is_some() {
+        if self.suspended_at.is_some() && self.freeze.stops_transmitter() {
             return;
         }
         let (pipe, pipe_bytes, latency) = (&mut self.pipe, &mut self.pipe_bytes, self.latency);

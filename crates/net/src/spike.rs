@@ -30,9 +30,12 @@
 //! 20-40 s") gives the defaults.
 //!
 //! A hiccup suspends *both* directions *after* the queue (gprs-eifel.md 4: "suspend data
-//! flow in both directions and after the queue"); see [`crate::LinkDir::suspend`].
+//! flow in both directions and after the queue"); see [`crate::LinkDir::suspend`]. The
+//! readings the papers leave open are the `freeze_at`, `wire` and `arrivals` switches of
+//! hiccups and outages ([`crate::freeze`]).
 
 use crate::distribution::Distribution;
+use crate::freeze::{FreezeMode, FreezePoint, FrozenArrivals, FrozenWire};
 use serde::{Deserialize, Serialize};
 use spikelab_core::{BitRate, Dur, SimRng, Time};
 
@@ -72,8 +75,8 @@ impl Dirs {
 /// What a schedule asks the engine to do to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LinkControl {
-    /// Call [`crate::LinkDir::suspend`] on these directions.
-    Suspend(Dirs),
+    /// Call [`crate::LinkDir::suspend`] on these directions, freezing them this way.
+    Suspend(Dirs, FreezeMode),
     /// Call [`crate::LinkDir::resume`] on these directions.
     Resume(Dirs),
     /// Call [`crate::LinkDir::set_rate`] on these directions.
@@ -129,6 +132,15 @@ pub struct HiccupConfig {
     /// is not used. Default: empty.
     #[serde(default)]
     pub at: Vec<SpikeAt>,
+    /// Where the freeze stops the link ([`crate::freeze`]). Default: after the queue.
+    #[serde(default)]
+    pub freeze_at: FreezePoint,
+    /// Packets propagating when a spike starts: held or delivered. Default: held.
+    #[serde(default)]
+    pub wire: FrozenWire,
+    /// Packets arriving during a spike: queued or dropped. Default: queued.
+    #[serde(default)]
+    pub arrivals: FrozenArrivals,
 }
 
 fn default_hiccup_interval() -> Distribution {
@@ -154,6 +166,9 @@ impl Default for HiccupConfig {
             first: None,
             stationary: false,
             at: Vec::new(),
+            freeze_at: FreezePoint::default(),
+            wire: FrozenWire::default(),
+            arrivals: FrozenArrivals::default(),
         }
     }
 }
@@ -179,6 +194,15 @@ pub struct OutageConfig {
     /// Which direction(s) go down. Default: forward.
     #[serde(default = "default_outage_dirs")]
     pub dirs: Dirs,
+    /// Where the freeze stops the link ([`crate::freeze`]). Default: after the queue.
+    #[serde(default)]
+    pub freeze_at: FreezePoint,
+    /// Packets propagating when an outage starts: held or delivered. Default: held.
+    #[serde(default)]
+    pub wire: FrozenWire,
+    /// Packets arriving during an outage: queued or dropped. Default: queued.
+    #[serde(default)]
+    pub arrivals: FrozenArrivals,
 }
 
 fn default_outage_dirs() -> Dirs {
@@ -433,6 +457,7 @@ enum Kind {
     Spikes {
         source: SpikeSource,
         dirs: Dirs,
+        mode: FreezeMode,
         pending_resume: Option<Time>,
     },
     Steps {
@@ -461,11 +486,21 @@ impl Schedule {
             SpikeConfig::Hiccup(h) => Kind::Spikes {
                 source: h.source()?,
                 dirs: Dirs::Both,
+                mode: FreezeMode {
+                    at: h.freeze_at,
+                    wire: h.wire,
+                    arrivals: h.arrivals,
+                },
                 pending_resume: None,
             },
             SpikeConfig::Outage(o) => Kind::Spikes {
                 source: o.source()?,
                 dirs: o.dirs,
+                mode: FreezeMode {
+                    at: o.freeze_at,
+                    wire: o.wire,
+                    arrivals: o.arrivals,
+                },
                 pending_resume: None,
             },
             SpikeConfig::BandwidthStep(s) => Kind::Steps {
@@ -499,6 +534,7 @@ impl Schedule {
             Kind::Spikes {
                 source,
                 dirs,
+                mode,
                 pending_resume,
             } => {
                 if let Some(end) = pending_resume.take() {
@@ -506,7 +542,7 @@ impl Schedule {
                 }
                 let (start, end) = source.next(rng)?;
                 *pending_resume = Some(end);
-                Some((start, LinkControl::Suspend(*dirs)))
+                Some((start, LinkControl::Suspend(*dirs, *mode)))
             }
             Kind::Steps { steps, next, dirs } => {
                 let (at, rate) = *steps.get(*next)?;
@@ -561,7 +597,7 @@ mod tests {
                 if t >= Time::ZERO + horizon {
                     break;
                 }
-                if t > Time::ZERO && matches!(c, LinkControl::Suspend(_)) {
+                if t > Time::ZERO && matches!(c, LinkControl::Suspend(..)) {
                     total += 1;
                 }
             }
@@ -606,9 +642,21 @@ mod tests {
             ..HiccupConfig::default()
         });
         let ev = events(&cfg, 4, 1);
-        assert_eq!(ev[0], (secs(20), LinkControl::Suspend(Dirs::Both)));
+        assert_eq!(
+            ev[0],
+            (
+                secs(20),
+                LinkControl::Suspend(Dirs::Both, FreezeMode::default())
+            )
+        );
         assert_eq!(ev[1], (secs(25), LinkControl::Resume(Dirs::Both)));
-        assert_eq!(ev[2], (secs(45), LinkControl::Suspend(Dirs::Both)));
+        assert_eq!(
+            ev[2],
+            (
+                secs(45),
+                LinkControl::Suspend(Dirs::Both, FreezeMode::default())
+            )
+        );
         assert_eq!(ev[3], (secs(50), LinkControl::Resume(Dirs::Both)));
     }
 
@@ -681,9 +729,21 @@ mod tests {
         )
         .unwrap();
         let ev = events(&cfg, 4, 1);
-        assert_eq!(ev[0], (secs(50), LinkControl::Suspend(Dirs::Forward)));
+        assert_eq!(
+            ev[0],
+            (
+                secs(50),
+                LinkControl::Suspend(Dirs::Forward, FreezeMode::default())
+            )
+        );
         assert_eq!(ev[1], (secs(52), LinkControl::Resume(Dirs::Forward)));
-        assert_eq!(ev[2], (secs(100), LinkControl::Suspend(Dirs::Forward)));
+        assert_eq!(
+            ev[2],
+            (
+                secs(100),
+                LinkControl::Suspend(Dirs::Forward, FreezeMode::default())
+            )
+        );
     }
 
     #[test]
@@ -694,6 +754,9 @@ mod tests {
             first: None,
             at: vec![],
             dirs: Dirs::Forward,
+            freeze_at: FreezePoint::default(),
+            wire: FrozenWire::default(),
+            arrivals: FrozenArrivals::default(),
         });
         assert_eq!(
             Schedule::new(&cfg).err(),

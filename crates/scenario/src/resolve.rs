@@ -17,7 +17,9 @@ use spikelab_engine::{
     DropRule, DropTarget, FlowKind, FlowSpec, Hop, MiddleboxSpec, SimConfig, StartTime, Workload,
 };
 use spikelab_net::spike::SpikeConfig;
-use spikelab_net::{Dir, Distribution, LinkConfig, QueueConfig, QueueLimit, Schedule};
+use spikelab_net::{
+    Dir, Distribution, FreezePoint, FrozenWire, LinkConfig, QueueConfig, QueueLimit, Schedule,
+};
 use spikelab_tcp::TcpConfig;
 use std::collections::BTreeMap;
 
@@ -232,6 +234,17 @@ fn check_spike(s: &SpikeConfig, path: &FieldPath) -> Check {
     if let SpikeConfig::Hiccup(h) = s {
         check_distribution(&h.interval, &path.key("interval"))?;
         check_distribution(&h.duration, &path.key("duration"))?;
+    }
+    let freeze = match s {
+        SpikeConfig::Hiccup(h) => Some((h.freeze_at, h.wire)),
+        SpikeConfig::Outage(o) => Some((o.freeze_at, o.wire)),
+        _ => None,
+    };
+    if let Some((FreezePoint::BeforeQueue, FrozenWire::Delivered)) = freeze {
+        return fail(
+            path.key("wire"),
+            "`wire` applies only with freeze_at = \"after-queue\": in front of the queue the wire keeps running",
+        );
     }
     Ok(())
 }

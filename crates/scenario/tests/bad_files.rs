@@ -229,6 +229,20 @@ fn overlapping_explicit_spikes() {
 }
 
 #[test]
+fn a_freeze_in_front_of_the_queue_cannot_choose_what_happens_on_the_wire() {
+    let spikes =
+        "\n[[link.spikes]]\nkind = \"hiccup\"\nfreeze_at = \"before-queue\"\nwire = \"delivered\"";
+    let m = error_after("latency = \"10ms\"", &format!("latency = \"10ms\"{spikes}"));
+    assert_has(&m, &["field `link[0].spikes[0].wire`: `wire` applies only"]);
+    let typo = "\n[[link.spikes]]\nkind = \"outage\"\nperiod = \"5s\"\nduration = \"1s\"\narrivals = \"lost\"";
+    let m = error_after("latency = \"10ms\"", &format!("latency = \"10ms\"{typo}"));
+    assert_has(
+        &m,
+        &["bad.toml:8:1: field `link[0].spikes[0]`: unknown variant `lost`, expected `queued` or `dropped`"],
+    );
+}
+
+#[test]
 fn mss_out_of_range() {
     let m = error_after("route = [\"l\"]", "route = [\"l\"]\ntcp = { mss = 70000 }");
     assert_has(

@@ -2,6 +2,7 @@
 //! operation sequences.
 
 use super::*;
+use crate::freeze::{FreezePoint, FrozenWire};
 use crate::queue::{DropTailConfig, QueueConfig, QueueLimit};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -36,6 +37,8 @@ pub(crate) fn link(c: &LinkDirConfig) -> LinkDir {
 pub(crate) enum Input {
     Send(Packet),
     Suspend,
+    /// A suspension with other switches than the default.
+    Freeze(FreezeMode),
     Resume,
     Rate(BitRate),
 }
@@ -74,8 +77,9 @@ pub(crate) fn drive(l: &mut LinkDir, inputs: &[(Time, Input)]) -> Outcome {
         next_input += 1;
         match input {
             Input::Send(p) => out.queue_drops.extend(l.enqueue(now, p).map(|d| d.uid)),
-            Input::Suspend => l.suspend(now),
-            Input::Resume => l.resume(now),
+            Input::Suspend => l.suspend(now, FreezeMode::default()),
+            Input::Freeze(mode) => l.suspend(now, mode),
+            Input::Resume => out.queue_drops.extend(l.resume(now).iter().map(|d| d.uid)),
             Input::Rate(r) => l.set_rate(now, r),
         }
     }
@@ -150,12 +154,95 @@ fn arrivals_during_a_hiccup_queue_and_overflow_a_small_drop_tail_queue() {
     assert_eq!(k.in_network.packets, 0);
 }
 
+/// The burst of `a_hiccup_delays_every_packet...` with a 3 s freeze at 120 ms under
+/// `mode`: (undisturbed run, frozen run).
+fn burst_frozen_at_120ms(mode: FreezeMode, limit: u64) -> (Outcome, Outcome) {
+    let c = cfg(1_000_000, Dur::from_millis(100), limit);
+    let base = drive(&mut link(&c), &burst(20, Time::ZERO));
+    let mut inputs = burst(20, Time::ZERO);
+    inputs.push((ms(120), Input::Freeze(mode)));
+    inputs.push((ms(3120), Input::Resume));
+    (base, drive(&mut link(&c), &inputs))
+}
+
+#[test]
+fn a_freeze_that_delivers_the_wire_holds_only_the_packet_being_sent_and_the_queue() {
+    // Packets 2..13 were propagating at 120 ms: on time. 14 was being sent, 15..19 queued.
+    let mode = FreezeMode {
+        wire: FrozenWire::Delivered,
+        ..FreezeMode::default()
+    };
+    let (base, frozen) = burst_frozen_at_120ms(mode, 50);
+    assert_eq!(frozen.delivered.len(), 20);
+    for (b, f) in base.delivered.iter().zip(&frozen.delivered) {
+        let shift = if b.0 >= 14 {
+            Dur::from_secs(3)
+        } else {
+            Dur::ZERO
+        };
+        assert_eq!(f.1, b.1 + shift, "packet {}", b.0);
+    }
+}
+
+#[test]
+fn a_freeze_in_front_of_the_queue_lets_the_link_drain() {
+    // Everything was already inside the link at 120 ms: nothing is held.
+    let mode = FreezeMode {
+        at: FreezePoint::BeforeQueue,
+        ..FreezeMode::default()
+    };
+    let (base, frozen) = burst_frozen_at_120ms(mode, 50);
+    assert_eq!(frozen.delivered, base.delivered);
+}
+
+#[test]
+fn arrivals_at_a_freeze_in_front_of_the_queue_wait_and_overflow_it_on_thaw() {
+    // Queue of 5: packets 0..9 arrive during the freeze and wait in front of the queue
+    // (none dropped during it); at the thaw 0 starts, 1..5 fill the queue, 6..9 drop.
+    let c = cfg(1_000_000, Dur::from_millis(100), 5);
+    let mode = FreezeMode {
+        at: FreezePoint::BeforeQueue,
+        ..FreezeMode::default()
+    };
+    let mut inputs = vec![(ms(0), Input::Freeze(mode))];
+    inputs.extend((0..10).map(|uid| (ms(10 + uid), Input::Send(data(uid, 1000)))));
+    inputs.push((ms(1000), Input::Resume));
+    let mut l = link(&c);
+    let out = drive(&mut l, &inputs);
+    assert_eq!(out.queue_drops, vec![6, 7, 8, 9]);
+    let first_arrival = ms(1000) + Dur::from_micros(8320) + Dur::from_millis(100);
+    assert_eq!(out.delivered[0], (0, first_arrival));
+    assert_eq!(out.delivered.len(), 6);
+    assert_eq!(l.counters().in_network.packets, 0);
+}
+
+#[test]
+fn a_freeze_that_drops_arrivals_keeps_what_was_inside() {
+    let c = cfg(1_000_000, Dur::from_millis(100), 50);
+    for at in [FreezePoint::AfterQueue, FreezePoint::BeforeQueue] {
+        let mode = FreezeMode {
+            at,
+            arrivals: FrozenArrivals::Dropped,
+            ..FreezeMode::default()
+        };
+        let mut inputs = burst(3, Time::ZERO);
+        inputs.push((ms(1), Input::Freeze(mode)));
+        inputs.extend((3..6).map(|uid| (ms(10 + uid), Input::Send(data(uid, 1000)))));
+        inputs.push((ms(1000), Input::Resume));
+        inputs.push((ms(1000), Input::Send(data(6, 1000))));
+        let out = drive(&mut link(&c), &inputs);
+        assert_eq!(out.queue_drops, vec![3, 4, 5], "{at:?}");
+        let uids: Vec<u64> = out.delivered.iter().map(|d| d.0).collect();
+        assert_eq!(uids, vec![0, 1, 2, 6], "{at:?}");
+    }
+}
+
 #[test]
 fn a_suspended_link_reports_no_wakeup_and_holds_its_packets() {
     let c = cfg(1_000_000, Dur::from_millis(100), 5);
     let mut l = link(&c);
     l.enqueue(Time::ZERO, data(0, 1000));
-    l.suspend(ms(1));
+    l.suspend(ms(1), FreezeMode::default());
     assert!(l.is_suspended());
     assert_eq!(l.next_wakeup(), None);
     let mut seen = Vec::new();
@@ -213,15 +300,25 @@ fn a_delay_trace_adds_its_delay_but_never_lets_a_packet_overtake_the_one_before(
 #[derive(Clone, Debug)]
 pub(crate) enum Op {
     Send { payload: u32 },
-    Suspend,
+    Suspend(FreezeMode),
     Resume,
     Rate(u64),
+}
+
+fn freeze_mode() -> impl Strategy<Value = FreezeMode> {
+    let at = prop_oneof![
+        Just(FreezePoint::AfterQueue),
+        Just(FreezePoint::BeforeQueue)
+    ];
+    let wire = prop_oneof![Just(FrozenWire::Held), Just(FrozenWire::Delivered)];
+    let arrivals = prop_oneof![Just(FrozenArrivals::Queued), Just(FrozenArrivals::Dropped)];
+    (at, wire, arrivals).prop_map(|(at, wire, arrivals)| FreezeMode { at, wire, arrivals })
 }
 
 pub(crate) fn op() -> impl Strategy<Value = (u64, Op)> {
     let op = prop_oneof![
         6 => (0u32..1460).prop_map(|payload| Op::Send { payload }),
-        1 => Just(Op::Suspend),
+        1 => freeze_mode().prop_map(Op::Suspend),
         1 => Just(Op::Resume),
         1 => (10_000u64..5_000_000).prop_map(Op::Rate),
     ];
@@ -261,8 +358,10 @@ pub(crate) fn check_ops(l: &mut LinkDir, ops: &[(u64, Op)]) -> Result<(), TestCa
             Op::Send { payload } => {
                 l.enqueue(now, data(uid as u64, *payload));
             }
-            Op::Suspend => l.suspend(now),
-            Op::Resume => l.resume(now),
+            Op::Suspend(mode) => l.suspend(now, *mode),
+            Op::Resume => {
+                l.resume(now);
+            }
             Op::Rate(r) => l.set_rate(now, BitRate(*r)),
         }
         check_counters(l)?;
