@@ -554,11 +554,21 @@ impl Forwarder {
         let now = self.mclock;
         for d in [Dir::Forward, Dir::Reverse] {
             let dir = &mut self.links[l].dirs[dir_index(d)];
-            match control {
-                LinkControl::Suspend(ds) if ds.includes(d) => dir.suspend(now),
+            let thaw_drops = match control {
+                LinkControl::Suspend(ds, mode) if ds.includes(d) => {
+                    dir.suspend(now, mode);
+                    Vec::new()
+                }
                 LinkControl::Resume(ds) if ds.includes(d) => dir.resume(now),
-                LinkControl::SetRate(ds, rate) if ds.includes(d) => dir.set_rate(now, rate),
-                _ => {}
+                LinkControl::SetRate(ds, rate) if ds.includes(d) => {
+                    dir.set_rate(now, rate);
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            };
+            // Packets a before-queue freeze held, dropped at the thaw, as the engine does.
+            for p in &thaw_drops {
+                self.forget(p);
             }
         }
         self.next_control(l, s);
