@@ -448,3 +448,35 @@ fn the_min_rto_increase_adaptation_arms_the_timer_with_at_least_two_seconds() {
         "{armed:?}"
     );
 }
+
+// ----- counting: per expiry and per episode ------------------------------------------
+
+#[test]
+fn a_spikes_backed_off_expiries_count_once_per_episode_and_each_per_expiry() {
+    // Two 12 s spikes: the 1 s-floored timer expires several times in each (1, 2, 4 s
+    // back-offs), but each spike is one timeout episode, as the papers count them.
+    let mut l = link("gprs", 30_000, 300, 100);
+    l.spikes.push(spikelab_net::SpikeConfig::Hiccup(
+        spikelab_net::spike::HiccupConfig {
+            at: vec![
+                spikelab_net::spike::SpikeAt {
+                    start: Dur::from_secs(3),
+                    duration: Dur::from_secs(12),
+                },
+                spikelab_net::spike::SpikeAt {
+                    start: Dur::from_secs(40),
+                    duration: Dur::from_secs(12),
+                },
+            ],
+            ..spikelab_net::spike::HiccupConfig::default()
+        },
+    ));
+    let r = spikelab_engine::run(&sim(vec![l], vec![bulk("f", gprs_reno(), 150_000)]), 1).unwrap();
+    let f = &r.flows[0];
+    assert!(f.timeouts >= 4, "{} expiries", f.timeouts);
+    assert_eq!(f.timeouts, f.spurious_timeouts + f.genuine_timeouts);
+    assert_eq!(f.timeout_episodes, 2);
+    assert_eq!(f.spurious_timeout_episodes, 2);
+    let starts = r.timeouts.iter().filter(|t| t.starts_episode()).count();
+    assert_eq!(starts, 2);
+}
