@@ -4,7 +4,7 @@
 //! |------|-------------|---------|
 //! | `runs.csv` | repetition and flow | `rep, seed, flow, kind, start_s,` then every [`METRICS`] column |
 //! | `summary.csv` | flow name and metric | `flow, metric, n, mean, std, ci95, min, p5, median, p95, max` |
-//! | `timeouts.csv` | retransmission timeout | `rep, flow, time_s, seq, rto_s, last_rtt_s, backoff, truth, spurious, in_fast_recovery, fast, verdicts` |
+//! | `timeouts.csv` | retransmission timeout (expiry) | `rep, flow, episode, time_s, seq, rto_s, last_rtt_s, backoff, truth, spurious, in_fast_recovery, fast, verdicts` |
 //! | `detectors.csv` | spurious-timeout detector | `detector, decided, true_positives, false_positives, true_negatives, false_negatives, undecided, ack_lost_called_spurious, precision, recall, mean_delay_s` |
 //! | `links.csv` | repetition, link and direction | `rep, link, dir, offered, delivered, dropped, in_network` |
 //! | `meta.json` | run | version, scenario path, `--set` overrides, seeds, per-repetition engine counters, resolved configuration |
@@ -163,6 +163,18 @@ pub const METRICS: &[Metric] = &[
     Metric {
         name: "genuine_timeouts",
         value: |f| Value::Int(f.genuine_timeouts),
+    },
+    Metric {
+        name: "timeout_episodes",
+        value: |f| Value::Int(f.timeout_episodes),
+    },
+    Metric {
+        name: "spurious_timeout_episodes",
+        value: |f| Value::Int(f.spurious_timeout_episodes),
+    },
+    Metric {
+        name: "genuine_timeout_episodes",
+        value: |f| Value::Int(f.genuine_timeout_episodes),
     },
     Metric {
         name: "delivered",
@@ -366,6 +378,7 @@ fn write_timeouts(w: &mut Csv, sim: &SimConfig, outcomes: &[RepOutcome]) -> std:
     w.row(&[
         "rep",
         "flow",
+        "episode",
         "time_s",
         "seq",
         "rto_s",
@@ -378,9 +391,14 @@ fn write_timeouts(w: &mut Csv, sim: &SimConfig, outcomes: &[RepOutcome]) -> std:
         "verdicts",
     ])?;
     for o in outcomes {
+        // Per flow, the number (1, 2, ...) of the episode each expiry belongs to.
+        let mut episode = vec![0u64; sim.flows.len()];
         for t in &o.timeouts {
+            let e = &mut episode[t.flow as usize];
+            *e += t.starts_episode() as u64;
             w.field_u64(o.rep as u64)?;
             w.field_str(&sim.flows[t.flow as usize].name)?;
+            w.field_u64(*e)?;
             w.field_dur(t.time.saturating_since(spikelab_core::Time::ZERO))?;
             w.field_u64(t.seq)?;
             w.field_dur(t.rto)?;

@@ -321,6 +321,15 @@ fn detectors_csv_scores_every_detector_against_the_truth() {
     assert_eq!(row("eifel")[1..6], ["2", "2", "0", "0", "0"]);
     assert_eq!(row("ack-timing")[1..6], ["2", "0", "0", "0", "2"]);
     let timeouts = std::fs::read_to_string(tmp.path().join("o/timeouts.csv")).unwrap();
+    // One spike per repetition: one episode, numbered 1 in each.
+    assert!(
+        timeouts.starts_with("rep,flow,episode,time_s,"),
+        "{timeouts}"
+    );
+    assert!(timeouts
+        .lines()
+        .skip(1)
+        .all(|l| l.split(',').nth(2) == Some("1")));
     assert!(
         timeouts.contains("eifel*:spurious;ack-timing:genuine"),
         "{timeouts}"

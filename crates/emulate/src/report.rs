@@ -90,6 +90,10 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
     let data: Vec<&TimeoutRecord> = records.iter().collect();
     let spurious = data.iter().filter(|r| r.truth.is_spurious()).count() as u64;
     let syn_timeouts = i.sender.timeouts.iter().filter(|t| !t.established).count() as u64;
+    // An episode is a series of backed-off expiries, classed by its first (as the engine).
+    // The kernel reports icsk_backoff after the expiry, so an episode's first reads 1.
+    let episodes: Vec<&&TimeoutRecord> = data.iter().filter(|r| r.backoff <= 1).collect();
+    let spurious_episodes = episodes.iter().filter(|r| r.truth.is_spurious()).count() as u64;
     let r = FlowResult {
         name: i.name.to_owned(),
         start: i.start,
@@ -103,6 +107,9 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         timeouts: data.len() as u64,
         spurious_timeouts: spurious,
         genuine_timeouts: data.len() as u64 - spurious,
+        timeout_episodes: episodes.len() as u64,
+        spurious_timeout_episodes: spurious_episodes,
+        genuine_timeout_episodes: episodes.len() as u64 - spurious_episodes,
         syn_timeouts,
         spurious_responses: c("TcpExt.TCPSpuriousRTOs") + c("TcpExt.TCPLossUndo"),
         delivered: i.counts.delivered,

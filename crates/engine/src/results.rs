@@ -70,6 +70,17 @@ pub struct TimeoutRecord {
     pub verdicts: Vec<DetectorVerdict>,
 }
 
+impl TimeoutRecord {
+    /// The first expiry of a timeout episode: the series of backed-off expiries with
+    /// no new data acknowledged in between (one delay spike's timeouts). The papers
+    /// count such a series as one timeout: eifel-response.md Table 1's 4.68 "spurious
+    /// RTOs" in 138 s is one per spike at one spike every 30 s, while a 3-15 s spike
+    /// fires a 1 s timer several times.
+    pub fn starts_episode(&self) -> bool {
+        self.backoff == 0
+    }
+}
+
 /// Metrics of one flow in one run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowResult {
@@ -87,9 +98,16 @@ pub struct FlowResult {
     /// Retransmitted segments that reached a receiver which already had every byte.
     pub unnecessary_retransmissions: u64,
     pub fast_retransmits: u64,
+    /// Retransmission timeouts counted per expiry of the timer.
     pub timeouts: u64,
     pub spurious_timeouts: u64,
     pub genuine_timeouts: u64,
+    /// Timeouts counted per episode ([`TimeoutRecord::starts_episode`]); an episode is
+    /// spurious or genuine as its first expiry is (the one Eifel judges by its
+    /// retransmission's timestamp, eifel-response.md II.B).
+    pub timeout_episodes: u64,
+    pub spurious_timeout_episodes: u64,
+    pub genuine_timeout_episodes: u64,
     /// Retransmissions of the SYN.
     pub syn_timeouts: u64,
     /// Spurious-timeout responses the sender applied.

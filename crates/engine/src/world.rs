@@ -845,6 +845,14 @@ impl World {
         } else {
             r.genuine_timeouts += 1;
         }
+        if rec.starts_episode() {
+            r.timeout_episodes += 1;
+            if truth.is_spurious() {
+                r.spurious_timeout_episodes += 1;
+            } else {
+                r.genuine_timeout_episodes += 1;
+            }
+        }
         self.tracer.record(
             self.now,
             fid,

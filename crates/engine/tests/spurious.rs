@@ -10,7 +10,7 @@ use spikelab_core::{Dur, Time};
 use spikelab_engine::*;
 use spikelab_tcp::recovery::PipeRule;
 use spikelab_tcp::response::{Restore, RtoAdapt};
-use spikelab_tcp::rto::RtoConfig;
+use spikelab_tcp::rto::{BackoffReset, RtoConfig};
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
 use spikelab_tcp::{EchoRule, RecoveryKind, TcpConfig};
 
@@ -428,23 +428,127 @@ fn detectors_side_by_side_are_scored_against_the_truth() {
     assert!(eifel.mean_delay_s() > 2.0 && eifel.mean_delay_s() < 4.0);
 }
 
-#[test]
-fn the_min_rto_increase_adaptation_arms_the_timer_with_at_least_two_seconds() {
-    let mut tcp = eifel(Restore::Option1);
-    tcp.spurious.response.rto_adapt = RtoAdapt::MinRtoIncrease;
-    let r = gprs_spike(tcp);
-    let (_, detected) = timeout_and_verdict(&r);
-    let armed: Vec<Dur> = r
-        .trace
+/// (time, armed RTO, back-off count) of every timer change from `from` on.
+fn armed_from(r: &RunResult, from: Time) -> Vec<(Time, Dur, u32)> {
+    r.trace
         .iter()
-        .filter(|t| t.time >= detected)
+        .filter(|t| t.time >= from)
         .filter_map(|t| match t.event {
-            TraceEvent::Rto { rto, .. } => Some(rto),
+            TraceEvent::Rto { rto, backoff } => Some((t.time, rto, backoff)),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// eifel-response.md's path (2 Mbit/s, 150 ms, 75-packet queue) with one 12 s spike at
+/// 5 s under a 3 MB FACK transfer with Eifel: the RTO decays back towards 1 s after it.
+fn broadband_spike(rto_adapt: RtoAdapt) -> RunResult {
+    let l = with_hiccup(link("bn", 2_000_000, 150, 74), 5.0, 12.0);
+    let mut tcp = TcpConfig {
+        timestamps: true,
+        receiver_window: 150_000,
+        recovery: RecoveryKind::Fack,
+        ..TcpConfig::ns2_2002()
+    };
+    tcp.spurious.driver = Some(DetectorKind::Eifel);
+    tcp.spurious.response.restore = Restore::Option1;
+    tcp.spurious.response.rto_adapt = rto_adapt;
+    spikelab_engine::run(&sim(vec![l], vec![bulk("f", tcp, 3_000_000)]), 1).unwrap()
+}
+
+#[test]
+fn the_min_rto_increase_adds_a_second_per_spurious_expiry_and_changes_the_run() {
+    let r = broadband_spike(RtoAdapt::MinRtoIncrease);
+    let (_, detected) = timeout_and_verdict(&r);
+    // Table 4 note a: 1 s + 1 s per spurious timeout; every expiry of the spike is one.
+    let expiries = r.timeouts.len() as u64;
+    assert!(expiries >= 2, "{expiries}");
+    assert_eq!(r.flows[0].spurious_timeouts, expiries);
+    let floor = Dur::from_secs(1 + expiries);
+    let armed = armed_from(&r, detected);
     assert!(
-        !armed.is_empty() && armed.iter().all(|d| *d >= Dur::from_secs(2)),
+        !armed.is_empty() && armed.iter().all(|a| a.1 >= floor),
         "{armed:?}"
     );
+    // Without the adaptation the timer falls below that floor once the RTT settles.
+    let std = broadband_spike(RtoAdapt::None);
+    assert!(armed_from(&std, detected).iter().any(|a| a.1 < floor));
+}
+
+// ----- back-off reset: ns-2's newack() against RFC 6298 -------------------------------
+
+fn with_backoff_reset(mut tcp: TcpConfig, rule: BackoffReset) -> TcpConfig {
+    match &mut tcp.rto {
+        RtoConfig::Rfc6298(c) => c.backoff_reset = rule,
+        other => panic!("not an RFC 6298 timer: {other:?}"),
+    }
+    tcp
+}
+
+#[test]
+fn ns2_keeps_the_backoff_until_the_timed_segment_is_acked_and_rfc6298_clears_it_at_once() {
+    // The 5 s spike at 3 s backs the timer off; the spike ends at 8 s and ACKs of the
+    // delayed flight return. With every timestamp sample clearing it (RFC 6298,
+    // ns-2's ts_resetRTO_), the first of them collapses the back-off; ns-2's default
+    // keeps it until the first segment sent after the timeout is acknowledged.
+    assert_eq!(
+        match TcpConfig::ns2_2002().rto {
+            RtoConfig::Rfc6298(c) => c.backoff_reset,
+            _ => unreachable!(),
+        },
+        BackoffReset::KarnTimedAck
+    );
+    let end = Time::from_secs_f64(8.0);
+    let any = gprs_spike(with_backoff_reset(
+        gprs_reno(),
+        BackoffReset::AnyTimestampSample,
+    ));
+    let karn = gprs_spike(gprs_reno());
+    let first_ack = |r: &RunResult| {
+        r.trace
+            .iter()
+            .find(|t| t.time >= end && matches!(t.event, TraceEvent::RttSample { .. }))
+            .map(|t| t.time)
+            .expect("an RTT sample after the spike")
+    };
+    let at = |r: &RunResult, t: Time| armed_from(r, Time::ZERO).into_iter().rfind(|a| a.0 <= t);
+    let (ta, tk) = (first_ack(&any), first_ack(&karn));
+    assert_eq!(ta, tk, "same run up to the first ACK after the spike");
+    assert_eq!(at(&any, ta).map(|a| a.2), Some(0));
+    let held = at(&karn, tk).expect("timer armed").2;
+    assert!(held >= 1, "back-off {held} at the first ACK");
+    // ...and it does end once the timed segment's ACK arrives.
+    assert!(armed_from(&karn, tk).iter().any(|a| a.2 == 0));
+}
+
+// ----- counting: per expiry and per episode ------------------------------------------
+
+#[test]
+fn a_spikes_backed_off_expiries_count_once_per_episode_and_each_per_expiry() {
+    // Two 12 s spikes: the 1 s-floored timer expires several times in each (1, 2, 4 s
+    // back-offs), but each spike is one timeout episode, as the papers count them.
+    let mut l = link("gprs", 30_000, 300, 100);
+    l.spikes.push(spikelab_net::SpikeConfig::Hiccup(
+        spikelab_net::spike::HiccupConfig {
+            at: vec![
+                spikelab_net::spike::SpikeAt {
+                    start: Dur::from_secs(3),
+                    duration: Dur::from_secs(12),
+                },
+                spikelab_net::spike::SpikeAt {
+                    start: Dur::from_secs(40),
+                    duration: Dur::from_secs(12),
+                },
+            ],
+            ..spikelab_net::spike::HiccupConfig::default()
+        },
+    ));
+    let r = spikelab_engine::run(&sim(vec![l], vec![bulk("f", gprs_reno(), 150_000)]), 1).unwrap();
+    let f = &r.flows[0];
+    assert!(f.timeouts >= 4, "{} expiries", f.timeouts);
+    assert_eq!(f.timeouts, f.spurious_timeouts + f.genuine_timeouts);
+    assert_eq!(f.timeout_episodes, 2);
+    assert_eq!(f.spurious_timeout_episodes, 2);
+    let starts = r.timeouts.iter().filter(|t| t.starts_episode()).count();
+    assert_eq!(starts, 2);
 }

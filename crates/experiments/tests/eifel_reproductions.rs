@@ -122,10 +122,14 @@ fn eifel_response_writes_tables_1_to_4_with_the_issues_columns_beside_the_paper(
         "segments_sent",
         "spurious_rtos",
         "genuine_rtos",
+        "spurious_expiries",
+        "genuine_expiries",
         "time_s_ci95",
         "segments_sent_ci95",
         "spurious_rtos_ci95",
         "genuine_rtos_ci95",
+        "spurious_expiries_ci95",
+        "genuine_expiries_ci95",
         "reps",
     ];
     for (n, cells) in [(1, 2), (2, 6), (3, 4), (4, 4)] {
@@ -133,6 +137,11 @@ fn eifel_response_writes_tables_1_to_4_with_the_issues_columns_beside_the_paper(
         assert_eq!(header, want, "table{n}");
         assert_eq!(t.len(), cells, "table{n}");
         assert!(dir.join(format!("table{n}.md")).exists());
+        // The paper's RTO columns count episodes; each has at least one expiry.
+        for row in &t {
+            assert!(num(row, "spurious_rtos") <= num(row, "spurious_expiries"));
+            assert!(num(row, "genuine_rtos") <= num(row, "genuine_expiries"));
+        }
     }
     let (_, t1) = rows(&dir.join("table1.csv"));
     assert_eq!(

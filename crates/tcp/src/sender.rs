@@ -217,7 +217,8 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
     /// The RTO the timer would be armed with now (estimator plus adaptations).
     pub fn current_rto(&self) -> Dur {
-        self.adapt.apply(self.rto.rto(), self.rto.max_rto())
+        self.adapt
+            .apply(self.rto.rto(), self.rto.backoff_count(), self.rto.max_rto())
     }
     /// Numbers (0, 1, ... in order of occurrence) of the data timeouts that turned out
     /// to be fast timeouts.
@@ -536,6 +537,12 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
             self.stats.rtt_samples += 1;
         }
+        // With timestamps the timed segment gives no sample of its own, but its ACK is
+        // what ends the back-off in ns-2 (see rto::rfc6298::BackoffReset).
+        if self.cfg.timestamps && self.timing.is_some_and(|t| ack >= t.end) {
+            self.timing = None;
+            self.rto.on_timed_segment_acked();
+        }
         self.advance_phase(now, ack, newly, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
         // restart it so that it expires after the current RTO.
@@ -775,15 +782,20 @@ impl<E: RtoEstimator> TcpSender<E> {
         p.seq = start;
         p.len = (end - start) as u32;
         p.retx = retx;
+        // Karn (RFC 6298 section 3): one new segment at a time is timed, with or without
+        // timestamps (ns-2 tcp.cc output(): rtt_active_, rtt_seq_).
+        let timed = !retx && self.timing.is_none();
+        if timed {
+            self.timing = Some(Timing { end, sent_at: now });
+        }
         if self.cfg.timestamps {
             p.ts = Some(Timestamps {
                 val: self.cfg.ts_clock(now),
                 ecr: self.ts_recent,
             });
             p.timed = true;
-        } else if !retx && self.timing.is_none() {
-            self.timing = Some(Timing { end, sent_at: now });
-            p.timed = true;
+        } else {
+            p.timed = timed;
         }
         self.stats.data_segments_sent += 1;
         self.stats.retransmissions += retx as u64;
@@ -799,7 +811,9 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     fn arm_timer(&mut self, now: Time) {
         // The estimator's RTO with any kept spurious-timeout adaptation on top.
-        self.armed_rto = self.adapt.apply(self.rto.rto(), self.rto.max_rto());
+        self.armed_rto =
+            self.adapt
+                .apply(self.rto.rto(), self.rto.backoff_count(), self.rto.max_rto());
         self.timer = Some(now + self.armed_rto);
     }
 

@@ -3,7 +3,7 @@
 use spikelab_engine::FlowResult;
 
 /// Every metric name an experiment file may use.
-pub const NAMES: [&str; 12] = [
+pub const NAMES: [&str; 15] = [
     "download_time_s",
     "throughput_kbps",
     "goodput",
@@ -14,6 +14,9 @@ pub const NAMES: [&str; 12] = [
     "timeouts",
     "spurious_timeouts",
     "genuine_timeouts",
+    "timeout_episodes",
+    "spurious_timeout_episodes",
+    "genuine_timeout_episodes",
     "spurious_responses",
     "completed",
 ];
@@ -33,6 +36,9 @@ pub fn value(name: &str, f: &FlowResult) -> f64 {
         "timeouts" => n(f.timeouts),
         "spurious_timeouts" => n(f.spurious_timeouts),
         "genuine_timeouts" => n(f.genuine_timeouts),
+        "timeout_episodes" => n(f.timeout_episodes),
+        "spurious_timeout_episodes" => n(f.spurious_timeout_episodes),
+        "genuine_timeout_episodes" => n(f.genuine_timeout_episodes),
         "spurious_responses" => n(f.spurious_responses),
         "completed" => n(f.completed.is_some() as u64),
         _ => f64::NAN,
@@ -64,6 +70,16 @@ mod tests {
         let v = all(&f);
         assert!(v[0].is_nan());
         assert!(v[index("goodput").unwrap()].is_nan());
+        let spike = FlowResult {
+            timeouts: 3,
+            timeout_episodes: 1,
+            spurious_timeout_episodes: 1,
+            ..f.clone()
+        };
+        assert_eq!(value("timeouts", &spike), 3.0);
+        assert_eq!(value("timeout_episodes", &spike), 1.0);
+        assert_eq!(value("spurious_timeout_episodes", &spike), 1.0);
+        assert_eq!(value("genuine_timeout_episodes", &spike), 0.0);
         let done = FlowResult {
             completed: Some(Time::from_secs_f64(2.0)),
             bytes: 1000,

@@ -32,7 +32,7 @@ pub mod rfc6298;
 
 pub use linux::{Linux, LinuxConfig};
 pub use peak_hopper::{PeakHopper, PeakHopperConfig};
-pub use rfc6298::{InitMode, MinRtoMode, Rfc6298, Rfc6298Config};
+pub use rfc6298::{BackoffReset, InitMode, MinRtoMode, Rfc6298, Rfc6298Config};
 
 use serde::{Deserialize, Serialize};
 use spikelab_core::{Dur, Time};
@@ -59,6 +59,10 @@ pub trait RtoEstimator {
     fn on_syn_sample(&mut self, rtt: Dur);
     /// A valid RTT sample (Karn's rule already applied by the sender). Clears back-off.
     fn on_rtt_sample(&mut self, sample: &RttSample);
+    /// The ACK of the segment timed by Karn's rule arrived (RFC 6298 section 3; ns-2's
+    /// `rtt_active_ && seqno >= rtt_seq_`), after any sample it gave. Estimators whose
+    /// back-off does not wait for it ignore it.
+    fn on_timed_segment_acked(&mut self) {}
     /// The retransmission timer expired: back off (RFC 6298 (5.5)).
     fn on_timeout(&mut self);
     /// A spurious-timeout response decided to adapt the timer (eifel-response.md III.C
@@ -115,13 +119,16 @@ impl Default for RtoConfig {
 
 impl RtoConfig {
     /// The RFC 2988 timer as ns-2 ran it in 2002 (NS2-DEFAULTS.md): `tcpTick_` G = 10 ms,
-    /// `rtxcur_init_` 6 s, `minrto_` 1 s, `maxrto_` 100000 s, i.e. no maximum.
+    /// `rtxcur_init_` 6 s, `minrto_` 1 s, `maxrto_` 100000 s, i.e. no maximum; back-off
+    /// cleared only by the Karn-timed segment's ACK (tcp.cc `newack()`; `ts_resetRTO_`
+    /// did not exist before 2003 and is off by default since).
     pub fn ns2_2002() -> Self {
         RtoConfig::Rfc6298(Rfc6298Config {
             initial_rto: Dur::from_secs(6),
             min_rto: Dur::from_secs(1),
             max_rto: None,
             granularity: Dur::from_millis(10),
+            backoff_reset: BackoffReset::KarnTimedAck,
             ..Rfc6298Config::default()
         })
     }
@@ -182,6 +189,9 @@ impl RtoEstimator for Rto {
     }
     fn on_timeout(&mut self) {
         dispatch!(self, e => e.on_timeout())
+    }
+    fn on_timed_segment_acked(&mut self) {
+        dispatch!(self, e => e.on_timed_segment_acked())
     }
     fn on_spurious_timeout_reseed(&mut self, rtt: Dur, rule: ReseedRule) {
         dispatch!(self, e => e.on_spurious_timeout_reseed(rtt, rule))
@@ -292,7 +302,7 @@ mod tests {
     #[test]
     fn ns2_profile_can_be_written_with_units_and_none() {
         let text = "kind = \"rfc6298\"\ninitial_rto = \"6s\"\nmax_rto = \"none\"\n\
-                    granularity = \"10ms\"";
+                    granularity = \"10ms\"\nbackoff_reset = \"karn-timed-ack\"";
         assert_eq!(parse(text).unwrap(), RtoConfig::ns2_2002());
     }
 
@@ -360,6 +370,8 @@ mod tests {
             ts: bool,
         },
         Timeout,
+        /// The Karn-timed segment's ACK.
+        TimedAck,
         Reseed {
             rtt_ms: u64,
         },
@@ -371,6 +383,7 @@ mod tests {
                 |(rtt_ms, gap_ms, flight, ts)| Op::Sample { rtt_ms, gap_ms, flight, ts }
             ),
             3 => Just(Op::Timeout),
+            1 => Just(Op::TimedAck),
             1 => (1u64..8000).prop_map(|rtt_ms| Op::Reseed { rtt_ms }),
         ]
     }
@@ -402,6 +415,12 @@ mod tests {
             RtoConfig::PeakHopper(c) => (plus_2g(c.granularity), c.max_rto),
             RtoConfig::Linux(c) => (c.rto_min, c.rto_max),
         }
+    }
+
+    /// Whether an RTT sample ends the back-off by itself (not so for a timestamp
+    /// sample under ns-2's Karn-timed-ACK rule).
+    fn sample_clears_backoff(cfg: &RtoConfig, ts: bool) -> bool {
+        !matches!(cfg, RtoConfig::Rfc6298(c) if ts && c.backoff_reset == BackoffReset::KarnTimedAck)
     }
 
     fn syn_is_used(cfg: &RtoConfig) -> bool {
@@ -443,9 +462,18 @@ mod tests {
                             now += Dur::from_millis(gap_ms);
                             let rtt = Dur::from_millis(rtt_ms);
                             let s = RttSample { now, rtt, flight_segments: flight, from_timestamps: ts };
+                            let n = rto.backoff_count();
                             rto.on_rtt_sample(&s);
                             last = Some(rtt);
-                            prop_assert_eq!(rto.backoff_count(), 0);
+                            let kept = if sample_clears_backoff(&cfg, ts) { 0 } else { n };
+                            prop_assert_eq!(rto.backoff_count(), kept);
+                        }
+                        Op::TimedAck => {
+                            // Only RFC 6298's back-off waits for it; others ignore it.
+                            let n = rto.backoff_count();
+                            rto.on_timed_segment_acked();
+                            let left = if matches!(cfg, RtoConfig::Rfc6298(_)) { 0 } else { n };
+                            prop_assert_eq!(rto.backoff_count(), left);
                         }
                         Op::Timeout => {
                             let (before, n) = (rto.rto(), rto.backoff_count());

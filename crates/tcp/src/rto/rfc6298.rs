@@ -34,6 +34,18 @@
 //! RFC 4015's SRTT_prev includes the 2*G that its step (0) adds, so the re-seeded SRTT
 //! is max(SRTT + 2*G, R), not max(SRTT, R).
 //!
+//! Back-off reset ([`BackoffReset`]): RFC 6298 section 5 (note after (5.7)) collapses
+//! the backed-off RTO when a new measurement recomputes it, which with timestamps is any
+//! ACK of new data ([`BackoffReset::AnyTimestampSample`]). ns-2 does not: in tcp.cc
+//! `TcpAgent::newack()` a timestamp ACK calls `rtt_update()` (new SRTT, RTTVAR), but
+//! `t_backoff_ = 1` runs only when the one Karn-timed segment is acknowledged
+//! (`rtt_active_ && tcph->seqno() >= rtt_seq_`), unless `ts_resetRTO_` is set
+//! ([`BackoffReset::KarnTimedAck`]). `ts_resetRTO_` ("From Andrei Gurtov"; ns-default.tcl:
+//! false, "Added 2003/07/24") is the reset gprs-eifel.md 5 says its authors
+//! instrumented. The sender reports the timed segment's ACK through
+//! [`RtoEstimator::on_timed_segment_acked`]; without timestamps the only samples are the
+//! timed segment's, and both rules coincide.
+//!
 //! Not modelled here: RFC 6298 (5.7) (after a SYN timeout the RTO is re-initialised to
 //! 3 s when data transmission begins) needs to know when the handshake completes, which
 //! is the sender's business; and the optional clearing of SRTT/RTTVAR after repeated
@@ -70,6 +82,24 @@ pub struct Rfc6298Config {
     /// Whether the handshake's RTT sample (RTT_SYN) is a measurement. Default true (RFC
     /// 6298 (2.2) "the first RTT measurement"; peak-hopper-rto.md III.C).
     pub use_syn_sample: bool,
+    /// Which measurement clears the back-off (see the module docs). Default
+    /// `any-timestamp-sample` (RFC 6298); the ns-2 2002 profile uses `karn-timed-ack`.
+    pub backoff_reset: BackoffReset,
+}
+
+/// Which RTT measurement ends the exponential back-off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackoffReset {
+    /// Every valid sample, a timestamp echo on any ACK of new data included (RFC 6298
+    /// section 5, note after (5.7); ns-2 with `ts_resetRTO_` set).
+    #[default]
+    #[serde(alias = "any_timestamp_sample")]
+    AnyTimestampSample,
+    /// Only the ACK of the Karn-timed segment (ns-2 tcp.cc `TcpAgent::newack()`:
+    /// `t_backoff_ = 1` under `rtt_active_ && tcph->seqno() >= rtt_seq_`).
+    #[serde(alias = "karn_timed_ack")]
+    KarnTimedAck,
 }
 
 impl Default for Rfc6298Config {
@@ -82,6 +112,7 @@ impl Default for Rfc6298Config {
             min_rto_mode: MinRtoMode::Standard,
             init_mode: InitMode::Standard,
             use_syn_sample: true,
+            backoff_reset: BackoffReset::AnyTimestampSample,
         }
     }
 }
@@ -171,8 +202,9 @@ impl Rfc6298 {
         }
     }
 
-    /// Folds a measurement `r` into the estimator and collapses any back-off.
-    fn measure(&mut self, r: Dur, is_data: bool) {
+    /// Folds a measurement `r` into the estimator and, unless it is a timestamp sample
+    /// under [`BackoffReset::KarnTimedAck`], collapses any back-off.
+    fn measure(&mut self, r: Dur, is_data: bool, from_timestamps: bool) {
         let reinit = is_data && !self.data_sampled && self.cfg.init_mode == InitMode::Modified;
         self.est = Some(match self.est {
             _ if reinit => modified_init(r),
@@ -182,8 +214,11 @@ impl Rfc6298 {
         self.data_sampled |= is_data;
         self.last_sample = Some(r);
         // RFC 6298 section 5 (note after (5.7)): a new measurement recomputes RTO,
-        // "collapsing" it after exponential back-off.
-        self.backoff = 0;
+        // "collapsing" it after exponential back-off. ns-2's newack() updates the
+        // estimate from a timestamp but keeps t_backoff_ (see BackoffReset).
+        if !(from_timestamps && self.cfg.backoff_reset == BackoffReset::KarnTimedAck) {
+            self.backoff = 0;
+        }
     }
 }
 
@@ -246,12 +281,18 @@ fn reseed(saved: Option<Smoothed>, r: Dur) -> Smoothed {
 impl RtoEstimator for Rfc6298 {
     fn on_syn_sample(&mut self, rtt: Dur) {
         if self.cfg.use_syn_sample {
-            self.measure(rtt, false);
+            self.measure(rtt, false, false);
         }
     }
 
     fn on_rtt_sample(&mut self, sample: &RttSample) {
-        self.measure(sample.rtt, true);
+        self.measure(sample.rtt, true, sample.from_timestamps);
+    }
+
+    fn on_timed_segment_acked(&mut self) {
+        // ns-2 tcp.cc newack(): `if (rtt_active_ && tcph->seqno() >= rtt_seq_)
+        // { t_backoff_ = 1; ... }`, whatever ts_resetRTO_ says.
+        self.backoff = 0;
     }
 
     fn on_timeout(&mut self) {
@@ -408,6 +449,68 @@ mod tests {
         e.on_rtt_sample(&sample(ms(400)));
         assert_eq!(e.backoff_count(), 0);
         assert_eq!(e.rto(), ms(1000));
+    }
+
+    fn ts_sample(rtt: Dur) -> RttSample {
+        RttSample {
+            from_timestamps: true,
+            ..sample(rtt)
+        }
+    }
+    fn with_reset(rule: BackoffReset) -> Rfc6298 {
+        Rfc6298::new(Rfc6298Config {
+            backoff_reset: rule,
+            ..cfg(ms(10), ms(100), None)
+        })
+    }
+
+    #[test]
+    fn any_timestamp_sample_clears_the_backoff_on_the_first_ack_after_a_timeout() {
+        // RFC 6298 / ns-2 with ts_resetRTO_: R=400 -> RTO 1200; three timeouts -> 9600;
+        // a timestamp sample R=400 -> RTO 1000, back-off gone.
+        let mut e = with_reset(BackoffReset::AnyTimestampSample);
+        e.on_rtt_sample(&ts_sample(ms(400)));
+        (0..3).for_each(|_| e.on_timeout());
+        assert_eq!(e.rto(), ms(9600));
+        e.on_rtt_sample(&ts_sample(ms(400)));
+        assert_eq!((e.backoff_count(), e.rto()), (0, ms(1000)));
+    }
+
+    #[test]
+    fn karn_timed_ack_keeps_the_backoff_until_the_timed_segment_is_acked() {
+        // ns-2 newack(): the timestamp sample updates SRTT/RTTVAR (RTO base 1000) but
+        // t_backoff_ stays 8 until the Karn-timed segment's ACK.
+        let mut e = with_reset(BackoffReset::KarnTimedAck);
+        e.on_rtt_sample(&ts_sample(ms(400)));
+        (0..3).for_each(|_| e.on_timeout());
+        e.on_rtt_sample(&ts_sample(ms(400)));
+        e.on_rtt_sample(&ts_sample(ms(400)));
+        assert_eq!(e.backoff_count(), 3);
+        // Second update: RTTVAR = 3/4*150 = 112.5, RTO = 400 + 450 = 850, times 8.
+        assert_eq!(e.rto(), ms(6800));
+        e.on_timed_segment_acked();
+        assert_eq!((e.backoff_count(), e.rto()), (0, ms(850)));
+    }
+
+    #[test]
+    fn without_timestamps_both_reset_rules_clear_on_the_timed_sample() {
+        for rule in [BackoffReset::AnyTimestampSample, BackoffReset::KarnTimedAck] {
+            let mut e = with_reset(rule);
+            e.on_rtt_sample(&sample(ms(400)));
+            e.on_timeout();
+            e.on_rtt_sample(&sample(ms(400)));
+            assert_eq!(e.backoff_count(), 0, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn backoff_reset_reads_from_scenario_names() {
+        let c: Rfc6298Config = toml::from_str("backoff_reset = \"karn-timed-ack\"").unwrap();
+        assert_eq!(c.backoff_reset, BackoffReset::KarnTimedAck);
+        assert_eq!(
+            Rfc6298Config::default().backoff_reset,
+            BackoffReset::AnyTimestampSample
+        );
     }
 
     #[test]
