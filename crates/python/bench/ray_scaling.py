@@ -40,8 +40,9 @@ def main():
     ap.add_argument("--reps", type=int, default=100)
     a = ap.parse_args()
     s = spikelab.Scenario.from_toml(ROOT / "scenarios" / "gprs-eifel.toml")
-    run = lambda **kw: spikelab.sweep(s, GRID, reps=a.reps, seed=1, table="summary",
-                                      progress=False, **kw)
+    def run(reps=a.reps, **kw):
+        return spikelab.sweep(s, GRID, reps=reps, seed=1, table="summary", progress=False, **kw)
+
     results = {}
     for jobs in (1, 2):
         t, df = timed(lambda: run(backend="local", jobs=jobs))

@@ -1,10 +1,10 @@
 //! Running repetitions with the GIL released, and their outcomes as tables.
 //!
 //! Repetitions run on a rayon pool in a helper thread while the calling thread waits
-//! with the GIL released; it wakes whenever a repetition ends to report progress and
-//! to check for signals (Ctrl-C), which only the main thread can see. On an interrupt
-//! no new repetition starts, the running ones finish, and `KeyboardInterrupt` is
-//! raised: nothing half-done is returned.
+//! with the GIL released; it wakes when the work is done, and every [`TICK`] between,
+//! to report progress and to check for signals (Ctrl-C), which only the main thread
+//! can see. On an interrupt no new repetition starts, the running ones finish, and
+//! `KeyboardInterrupt` is raised: nothing half-done is returned.
 
 use crate::scenario::NativeScenario;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -14,17 +14,19 @@ use rayon::prelude::*;
 use spikelab_core::RngStreams;
 use spikelab_engine::SimConfig;
 use spikelab_results::{Column, Columns, RepOutcome, RunInfo};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// What the worker thread tells the waiting thread.
-#[derive(Debug, PartialEq)]
-enum Note {
-    /// One repetition ended.
-    Rep,
-    /// Every repetition ended (or was skipped after an interrupt).
-    Done,
+/// How often the waiting thread reports progress and checks for Ctrl-C.
+const TICK: Duration = Duration::from_millis(100);
+
+/// What the worker threads share with the waiting thread.
+struct Shared {
+    /// Set on an interrupt: start no more repetitions.
+    cancel: AtomicBool,
+    /// Repetitions ended so far.
+    ended: AtomicUsize,
 }
 
 /// Runs repetitions `start..end` of `scenario` from base `seed` on `jobs` threads
@@ -46,17 +48,20 @@ pub fn run_reps(
         .num_threads(jobs.max(1))
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start the worker threads: {e}")))?;
-    let cancel_flag = AtomicBool::new(false);
-    let (cancel, pool) = (&cancel_flag, &pool);
-    let (tx, rx) = mpsc::channel();
+    let shared = &Shared {
+        cancel: AtomicBool::new(false),
+        ended: AtomicUsize::new(0),
+    };
+    let pool = &pool;
+    let (done_tx, done_rx) = mpsc::channel::<()>();
     let results = std::thread::scope(|scope| -> PyResult<_> {
-        // The worker owns the sender: if it panics, the channel closes and `wait` ends.
+        // The worker owns the sender: when it ends, even by a panic, `wait` wakes up.
         let worker = scope.spawn(move || {
-            let out = pool.install(|| run_range(sim, seed, start..end, cancel, &tx));
-            let _ = tx.send(Note::Done);
+            let out = pool.install(|| run_range(sim, seed, start..end, shared));
+            drop(done_tx);
             out
         });
-        let interrupted = wait(py, rx, cancel, progress.as_ref());
+        let interrupted = wait(py, done_rx, shared, progress.as_ref());
         let results = worker
             .join()
             .map_err(|_| PyRuntimeError::new_err("a simulation thread panicked"))?;
@@ -76,59 +81,51 @@ fn run_range(
     sim: &SimConfig,
     seed: u64,
     reps: std::ops::Range<u32>,
-    cancel: &AtomicBool,
-    tx: &mpsc::Sender<Note>,
+    shared: &Shared,
 ) -> Vec<Option<Result<RepOutcome, String>>> {
     reps.into_par_iter()
         .map(|rep| {
-            if cancel.load(Ordering::Relaxed) {
+            if shared.cancel.load(Ordering::Relaxed) {
                 return None;
             }
             let seed = RngStreams::repetition_seed(seed, rep as u64);
             let r = spikelab_engine::run(sim, seed)
                 .map(|r| RepOutcome::from_result(rep, seed, r))
                 .map_err(|e| format!("repetition {rep} (seed {seed}): {e}"));
-            let _ = tx.send(Note::Rep);
+            shared.ended.fetch_add(1, Ordering::Relaxed);
             Some(r)
         })
         .collect()
 }
 
-/// Waits, GIL released, for the worker's notes; reports progress and checks signals
-/// after each. Returns the interrupt, if one came.
+/// Waits, GIL released, until the worker closes `done`; every [`TICK`] and at the end
+/// reports progress and checks signals. Returns the interrupt, if one came.
 fn wait(
     py: Python<'_>,
-    mut rx: mpsc::Receiver<Note>,
-    cancel: &AtomicBool,
+    mut done: mpsc::Receiver<()>,
+    shared: &Shared,
     progress: Option<&Bound<'_, PyAny>>,
 ) -> Option<PyErr> {
     let mut interrupted = None;
+    let mut reported = 0;
     loop {
-        let (note, back) =
-            py.allow_threads(move || (rx.recv_timeout(Duration::from_millis(200)), rx));
-        rx = back;
-        let mut ended = 0;
-        // A vanished worker (it panicked) is done too; `run_reps` reports the panic.
-        let mut done = note == Err(mpsc::RecvTimeoutError::Disconnected);
-        for n in note.into_iter().chain(rx.try_iter()) {
-            match n {
-                Note::Rep => ended += 1,
-                Note::Done => done = true,
-            }
-        }
-        if let (Some(p), true) = (progress, ended > 0) {
-            if let Err(e) = p.call1((ended,)) {
+        let (r, back) = py.allow_threads(move || (done.recv_timeout(TICK), done));
+        done = back;
+        let finished = r == Err(mpsc::RecvTimeoutError::Disconnected);
+        let ended = shared.ended.load(Ordering::Relaxed);
+        if let (Some(p), true) = (progress, ended > reported) {
+            if let Err(e) = p.call1((ended - reported,)) {
                 interrupted.get_or_insert(e);
-                cancel.store(true, Ordering::Relaxed);
             }
+            reported = ended;
         }
         if interrupted.is_none() {
-            if let Err(e) = py.check_signals() {
-                cancel.store(true, Ordering::Relaxed);
-                interrupted = Some(e);
-            }
+            interrupted = py.check_signals().err();
         }
-        if done {
+        if interrupted.is_some() {
+            shared.cancel.store(true, Ordering::Relaxed);
+        }
+        if finished {
             return interrupted;
         }
     }
