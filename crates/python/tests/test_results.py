@@ -81,3 +81,10 @@ def test_an_unknown_table_says_which_exist(scenario_path):
     r = spikelab.Scenario.from_toml(scenario_path("quickstart")).run(reps=1, progress=False)
     with pytest.raises(ValueError, match="runs, summary"):
         r.table("nope")
+
+
+def test_a_progress_bar_counts_every_repetition(scenario_path, capsys):
+    s = spikelab.Scenario.from_toml(scenario_path("gprs-eifel"))
+    s.run(reps=30, seed=1, jobs=2, progress=True)
+    err = capsys.readouterr().err
+    assert "30/30" in err, err
