@@ -26,3 +26,40 @@ fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+
+# ---- Python package (crates/python) ------------------------------------------------
+# Builds the wheel with maturin, installs it into a venv of pinned test tools under
+# target/pyenv (ignored, kept between runs so the tools install once), and into a fresh
+# venv of its own, whose only other packages are the wheel's declared dependencies
+# (from a wheelhouse under target/pywheels, downloaded once), to prove it installs
+# alone; then runs pytest against the CLI binary `cargo test` built. pytest exit 5
+# ("no tests collected") fails too: the Python tests must exist and run.
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -m venv --help >/dev/null 2>&1; then
+  echo "SKIPPED: python3 with venv not found: the Python package is not tested" >&2
+else
+  PYENV=target/pyenv
+  PY_PINS="maturin==1.16.0 pytest==9.2.0 numpy==2.4.6 pandas==3.1.1 tqdm==4.70.1 ray==2.60.0"
+  [ -x "$PYENV/bin/python" ] || python3 -m venv "$PYENV"
+  "$PYENV/bin/pip" install -q --disable-pip-version-check $PY_PINS
+  [ -d target/pywheels ] || "$PYENV/bin/pip" download -q --disable-pip-version-check \
+    -d target/pywheels numpy==2.4.6 pandas==3.1.1 tqdm==4.70.1
+  rm -rf target/wheels
+  "$PYENV/bin/maturin" build --release --locked -q -m crates/python/Cargo.toml -o target/wheels
+  wheel=$(ls target/wheels/spikelab-*.whl)
+  "$PYENV/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+  fresh=$(mktemp -d)
+  python3 -m venv "$fresh/venv"
+  "$fresh/venv/bin/pip" install -q --disable-pip-version-check --no-index \
+    --find-links target/pywheels "$wheel"
+  "$fresh/venv/bin/python" -c "import spikelab; r = spikelab.Scenario.from_toml('scenarios/quickstart.toml').run(reps=2, progress=False); assert len(r.runs) == 2 and len(r.summary) > 0; print('fresh venv: spikelab', spikelab.__version__, 'installs and runs')"
+  rm -rf "$fresh"
+  set +e
+  SPIKELAB_BIN=target/debug/spikelab "$PYENV/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests
+  rc=$?
+  set -e
+  if [ "$rc" = 5 ]; then
+    echo "pytest collected no tests in crates/python/tests" >&2
+    exit 1
+  fi
+  [ "$rc" = 0 ] || exit "$rc"
+fi

@@ -1,5 +1,6 @@
 //! Command-line arguments (clap derive).
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -84,7 +85,7 @@ pub struct RunArgs {
     /// Write pcap files of every repetition and flow, captured at the sender
     /// (pcap/rep<r>-<flow>.pcap), at the receiver (pcap/receiver/rep<r>-<flow>.pcap),
     /// or both; plain --pcap means both.
-    #[arg(long, value_enum, value_name = "SIDE", num_args = 0..=1, default_missing_value = "both")]
+    #[arg(long, value_parser = pcap_sides(), value_name = "SIDE", num_args = 0..=1, default_missing_value = "both")]
     pub pcap: Option<PcapSides>,
     /// Write trace/rep<r>.csv for every repetition (for `spikelab plot`).
     #[arg(long)]
@@ -100,24 +101,12 @@ pub struct RunArgs {
     pub set: Vec<String>,
 }
 
-/// Where `spikelab run --pcap` captures each flow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PcapSides {
-    /// At the sender: what it sends, and ACKs as they arrive.
-    Sender,
-    /// At the receiver, after the path: where Wireshark can tell spurious
-    /// retransmissions (data arriving already acknowledged).
-    Receiver,
-    /// Both, one file each.
-    Both,
-}
+pub use spikelab_results::PcapSides;
 
-impl PcapSides {
-    /// Does this selection include the sender's (`true`) or the receiver's capture?
-    pub fn includes(self, sender: bool) -> bool {
-        self == PcapSides::Both || (self == PcapSides::Sender) == sender
-    }
+/// `--pcap SIDE`: one of [`PcapSides::NAMES`].
+fn pcap_sides() -> impl clap::builder::TypedValueParser<Value = PcapSides> {
+    clap::builder::PossibleValuesParser::new(PcapSides::NAMES)
+        .map(|s| PcapSides::from_name(&s).expect("a possible value"))
 }
 
 /// `spikelab plot`.

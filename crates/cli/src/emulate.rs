@@ -106,7 +106,7 @@ fn outcome(r: &spikelab_emulate::report::RepReport) -> RepOutcome {
     RepOutcome {
         rep: r.rep,
         seed: r.seed,
-        end_s: r.end_s,
+        end: spikelab_core::Time((r.end_s * 1e9).round() as u64),
         events: r.lateness.packets,
         data_packets_delivered: r.flows.iter().map(|f| f.delivered).sum(),
         flows: r.flows.clone(),

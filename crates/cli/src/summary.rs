@@ -6,8 +6,9 @@
 //! spurious and genuine, the retransmissions and the goodput (finished runs only; see
 //! `FlowResult::goodput`). `-` marks a mean over no values.
 
-use crate::outputs::{group_by_base, RepOutcome};
+use crate::outputs::RepOutcome;
 use spikelab_engine::FlowResult;
+use spikelab_results::tables::group_by_base;
 use std::fmt::Write as _;
 
 /// At most this many rows; the rest are in `summary.csv`.
@@ -86,7 +87,7 @@ mod tests {
         RepOutcome {
             rep,
             seed: 0,
-            end_s: 0.0,
+            end: spikelab_core::Time::ZERO,
             events: 0,
             data_packets_delivered: 0,
             flows,

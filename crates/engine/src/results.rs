@@ -1,11 +1,15 @@
 //! What a run produces: per-flow metrics, every retransmission timeout with its ground
 //! truth, and per-link counters.
+//!
+//! The per-repetition results serialise (serde) so a repetition run in another process,
+//! e.g. a Ray worker of the Python package, can be summarised exactly as a local one.
 
+use serde::{Deserialize, Serialize};
 use spikelab_core::{Dur, Packet, Time};
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
 /// What really happened to the segment a retransmission timer fired for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Truth {
     /// A transmission of the segment was still in the network: only delayed.
     SpuriousDataDelayed,
@@ -36,7 +40,7 @@ impl Truth {
 }
 
 /// One detector's verdict on a timeout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DetectorVerdict {
     pub detector: DetectorKind,
     pub verdict: Verdict,
@@ -48,7 +52,7 @@ pub struct DetectorVerdict {
 
 /// One retransmission timeout of an established connection (SYN timeouts are counted
 /// in [`FlowResult::syn_timeouts`] only).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimeoutRecord {
     pub time: Time,
     pub flow: u32,
@@ -82,7 +86,7 @@ impl TimeoutRecord {
 }
 
 /// Metrics of one flow in one run.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlowResult {
     pub name: String,
     pub start: Time,
@@ -122,7 +126,7 @@ pub struct FlowResult {
 
 /// One RTO computation: the RTT sample and the RTO that resulted from it
 /// (peak-hopper-rto.md IV.C's P_j = RTO_j / RTT_j).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RtoSample {
     pub time: Time,
     pub rtt: Dur,

@@ -65,7 +65,7 @@ impl DetectorKind {
 }
 
 /// A detector's conclusion about an episode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
     Spurious,
     Genuine,
