@@ -23,6 +23,26 @@ pub enum Command {
     Bench(BenchArgs),
     /// Reproduce the papers' experiments and write a report beside them.
     Reproduce(ReproduceArgs),
+    /// Write a scenario as another simulator's script.
+    #[command(subcommand)]
+    Export(ExportCommand),
+}
+
+/// `spikelab export`.
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// One repetition as an ns-2.35 Tcl script, DIR/run.tcl (2002 defaults set
+    /// explicitly); keys ns-2 cannot express are refused with exit 2.
+    Ns2 {
+        /// The scenario file (TOML).
+        scenario: PathBuf,
+        /// Repetition to export (its seed places the drops).
+        #[arg(long, default_value_t = 0)]
+        rep: u32,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// `spikelab reproduce`.
