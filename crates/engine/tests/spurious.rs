@@ -79,10 +79,11 @@ fn fig3_eifel_detects_on_the_first_ack_and_retransmits_nothing_after_it() {
         .any(|t| matches!(t.event, TraceEvent::Send { retx: true, .. }));
     assert!(!late_retx, "no retransmission after the detection");
     assert_eq!((f.retransmissions, f.fast_retransmits), (1, 0), "{f:?}");
-    // Slow start continues: ssthresh is restored to its initial (infinite) value.
+    // Slow start continues: ssthresh is restored to its initial value, ns-2's
+    // window_ of 20 packets (TcpAgent::reset(): ssthresh_ = window_).
     let after = cwnd_at(&r, detected);
-    assert!(
-        after.1 > 1 << 40,
+    assert_eq!(
+        after.1, 20_000,
         "ssthresh restored, slow start continues: {after:?}"
     );
 }
@@ -110,26 +111,26 @@ fn cwnd_at(r: &RunResult, at: Time) -> (u64, u64) {
 
 #[test]
 fn each_restoration_option_leaves_ssthresh_and_cwnd_at_its_formula() {
-    // Before the timeout cwnd_old = 6000 and ssthresh_old is the initial (infinite)
-    // value; one timeout; the detecting ACK acknowledges 1000 bytes and leaves
+    // Before the timeout cwnd_old = 6000 and ssthresh_old is the initial value, ns-2's
+    // window_ of 20 packets (TcpAgent::reset(): ssthresh_ = window_); one timeout; the detecting ACK acknowledges 1000 bytes and leaves
     // FlightSize = snd_max 10000 - snd_una 5000 = 5000 (from the Fig. 3 trace).
-    let inf = u64::MAX / 2;
+    let initial = 20_000;
     let cases = [
-        (Restore::Option1, (6000, inf)),
+        (Restore::Option1, (6000, initial)),
         (Restore::Option2, (3000, 3000)),
         (Restore::Option3, (1000, 3000)),
         (Restore::Option4, (6000, 6000)),
-        (Restore::EifelOriginal, (6000, inf)),
+        (Restore::EifelOriginal, (6000, initial)),
         // RFC 4015: cwnd = FlightSize + min(bytes_acked, IW) = 5000 + 1000,
         // ssthresh = pipe_prev = max(FlightSize_old, ssthresh_old).
-        (Restore::Rfc4015, (6000, inf)),
+        (Restore::Rfc4015, (6000, initial)),
     ];
     for (restore, want) in cases {
         let r = gprs_spike(eifel(restore));
         let (timeout, detected) = timeout_and_verdict(&r);
         assert_eq!(
             cwnd_at(&r, Time(timeout.0 - 1)),
-            (6000, inf),
+            (6000, initial),
             "{restore:?}: state before the timeout"
         );
         assert_eq!(cwnd_at(&r, detected), want, "{restore:?}");

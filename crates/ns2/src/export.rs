@@ -27,7 +27,7 @@ use spikelab_net::service::ServiceConfig;
 use spikelab_net::spike::{Dirs, SpikeConfig};
 use spikelab_net::Dir;
 use spikelab_tcp::recovery::PipeRule;
-use spikelab_tcp::rto::{InitMode, MinRtoMode, RtoConfig};
+use spikelab_tcp::rto::{InitMode, MinRtoMode, Ns2RtoConfig, RtoConfig};
 use spikelab_tcp::spurious::DetectorKind;
 use spikelab_tcp::window::SsthreshRule;
 use spikelab_tcp::{EchoRule, RecoveryKind, TcpConfig, TimeoutRetransmit};
@@ -480,11 +480,85 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             "ns-2's DelAck sink acknowledges every second packet",
         );
     }
+    let all = spikelab_tcp::Ns2Switches::all();
+    let switches = [
+        (
+            "ssthresh_starts_at_window",
+            tcp.ns2.ssthresh_starts_at_window,
+            all.ssthresh_starts_at_window,
+        ),
+        (
+            "delayed_syn_ack",
+            tcp.ns2.delayed_syn_ack,
+            all.delayed_syn_ack,
+        ),
+        ("header_sizes", tcp.ns2.header_sizes, all.header_sizes),
+        (
+            "restart_timer_on_fast_retransmit",
+            tcp.ns2.restart_timer_on_fast_retransmit,
+            all.restart_timer_on_fast_retransmit,
+        ),
+        (
+            "careful_after_fast_retransmit",
+            tcp.ns2.careful_after_fast_retransmit,
+            all.careful_after_fast_retransmit,
+        ),
+        (
+            "inflate_without_fast_retransmit",
+            tcp.ns2.inflate_without_fast_retransmit,
+            all.inflate_without_fast_retransmit,
+        ),
+        (
+            "grow_on_recovery_exit",
+            tcp.ns2.grow_on_recovery_exit,
+            all.grow_on_recovery_exit,
+        ),
+        (
+            "cwnd_increase_in_packets",
+            tcp.ns2.cwnd_increase_in_packets,
+            all.cwnd_increase_in_packets,
+        ),
+        (
+            "newreno_2002_partial_ack",
+            tcp.ns2.newreno_2002_partial_ack,
+            all.newreno_2002_partial_ack,
+        ),
+        (
+            "limited_transmit_in_go_back_n",
+            tcp.ns2.limited_transmit_in_go_back_n,
+            all.limited_transmit_in_go_back_n,
+        ),
+    ];
+    if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
+        return refuse(
+            format!("flow[{f}].tcp.ns2.{name} = {on}"),
+            "the 2002 agents always behave this way",
+        );
+    }
     if tcp.dsack {
         return refuse(key("dsack = true"), "the 2002 agents do not use D-SACK");
     }
     let rto = match &tcp.rto {
-        RtoConfig::Rfc6298(c) => c,
+        RtoConfig::Ns2(c) => c.clone(),
+        RtoConfig::Rfc6298(c) => {
+            if c.min_rto_mode != MinRtoMode::Standard {
+                return refuse(key("rto.min_rto_mode"), "ns-2's minrto_ is a fixed floor");
+            }
+            if c.init_mode != InitMode::Standard {
+                return refuse(
+                    key("rto.init_mode"),
+                    "ns-2 initialises from its first sample (rtt_update)",
+                );
+            }
+            // The RFC arithmetic is exported as ns-2's timer with the same constants.
+            Ns2RtoConfig {
+                tick: c.granularity,
+                initial_rto: c.initial_rto,
+                min_rto: c.min_rto,
+                max_rto: c.max_rto,
+                reset_backoff_on_any_sample: false,
+            }
+        }
         RtoConfig::PeakHopper(_) => {
             return refuse(
                 key("rto.kind = peak-hopper"),
@@ -495,15 +569,6 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             return refuse(key("rto.kind = linux"), "ns-2.35 has no Linux timer")
         }
     };
-    if rto.min_rto_mode != MinRtoMode::Standard {
-        return refuse(key("rto.min_rto_mode"), "ns-2's minrto_ is a fixed floor");
-    }
-    if rto.init_mode != InitMode::Standard {
-        return refuse(
-            key("rto.init_mode"),
-            "ns-2 initialises from its first sample (rtt_update)",
-        );
-    }
     let sp = &tcp.spurious;
     if !sp.observe.is_empty() {
         return refuse(
@@ -532,7 +597,7 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
         ("numdupacks_", tcp.dupack_threshold.to_string()),
         ("timestamps_", b(tcp.timestamps)),
         ("syn_", b(tcp.handshake)),
-        ("tcpTick_", format!("{}", rto.granularity.as_secs_f64())),
+        ("tcpTick_", format!("{}", rto.tick.as_secs_f64())),
         ("minrto_", format!("{}", rto.min_rto.as_secs_f64())),
         (
             "maxrto_",
@@ -540,6 +605,7 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
                 .map_or("100000".into(), |m| format!("{}", m.as_secs_f64())),
         ),
         ("rtxcur_init_", format!("{}", rto.initial_rto.as_secs_f64())),
+        ("ts_resetRTO_", b(rto.reset_backoff_on_any_sample)),
         ("frto_enabled_", frto.to_string()),
         ("sfrto_enabled_", sfrto.to_string()),
     ])
