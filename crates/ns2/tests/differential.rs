@@ -13,7 +13,28 @@ use spikelab_ns2::cases::{run_case, suite};
 use spikelab_ns2::ns2run::ns_available;
 
 /// Cases that match ns-2.35 today (by `Case::name`); a change that breaks one fails.
-const MATCHING: &[&str] = &[];
+const MATCHING: &[&str] = &[
+    "30k/300ms reno bTD q10 w20 None 300p",
+    "30k/300ms new-reno bTD q10 w20 None 300p",
+    "30k/300ms fack bTD q10 w20 None 300p",
+    "2M/150ms new-reno BTD q75 w150 None 5000p",
+    "2M/150ms reno BTD q75 w150 None 5000p",
+    "2M/150ms reno bTD q75 w20 One 400p",
+    "30k/300ms reno BtD q100 w20 Burst 120p",
+    "2M/150ms reno btD q10 w150 Burst 400p",
+    "30k/300ms reno BTd q10 w8 EveryOther 120p",
+    "2M/150ms reno bTd q100 w8 EveryOther 400p",
+    "30k/300ms new-reno BTD q100 w8 One 120p",
+    "2M/150ms new-reno bTD q10 w150 One 400p",
+    "30k/300ms new-reno BtD q10 w20 Burst 120p",
+    "2M/150ms new-reno btD q100 w8 Burst 400p",
+    "2M/150ms new-reno bTd q75 w20 EveryOther 400p",
+    "30k/300ms new-reno Btd q100 w20 Retransmission 120p",
+    "30k/300ms reno-sack BTD q10 w8 One 120p",
+    "2M/150ms reno-sack bTD q100 w8 One 400p",
+    "2M/150ms reno-sack btd q100 w8 Retransmission 400p",
+    "2M/150ms fack bTd q100 w8 EveryOther 400p",
+];
 
 #[test]
 fn the_ns2_2002_profile_agrees_with_ns2() {
