@@ -16,6 +16,7 @@ use spikelab_ns2::ns2run::ns_available;
 const MATCHING: &[&str] = &[
     "30k/300ms reno bTD q10 w20 None 300p",
     "30k/300ms new-reno bTD q10 w20 None 300p",
+    "30k/300ms reno-sack bTD q10 w20 None 300p",
     "30k/300ms fack bTD q10 w20 None 300p",
     "2M/150ms new-reno BTD q75 w150 None 5000p",
     "2M/150ms reno BTD q75 w150 None 5000p",
@@ -32,6 +33,8 @@ const MATCHING: &[&str] = &[
     "30k/300ms new-reno Btd q100 w20 Retransmission 120p",
     "30k/300ms reno-sack BTD q10 w8 One 120p",
     "2M/150ms reno-sack bTD q100 w8 One 400p",
+    "2M/150ms reno-sack btD q75 w20 Burst 400p",
+    "30k/300ms reno-sack Btd q10 w20 Retransmission 120p",
     "2M/150ms reno-sack btd q100 w8 Retransmission 400p",
     "2M/150ms fack bTd q100 w8 EveryOther 400p",
 ];
