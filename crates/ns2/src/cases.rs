@@ -20,6 +20,9 @@ pub enum Path {
     /// links; 1000 packets here to keep the suite short (the issue's 5000-packet row is
     /// a separate case).
     Dumbbell,
+    /// eifel-response.md Fig. 1b: 300 kbit/s, 100 ms, the data direction dropping to
+    /// 4 kbit/s at 10 s (Fig. 1b drops to 10 kbit/s; 4 kbit/s makes one packet outlast the 1 s minimum RTO): a deterministic delay for the F-RTO comparison (item 5).
+    BandwidthDrop,
 }
 
 /// Deterministic losses of data segments on the flow's first link.
@@ -53,6 +56,9 @@ pub struct Case {
     pub drops: Drops,
     /// Segments transferred.
     pub segments: u64,
+    /// `spurious.driver`: "frto" or "sack-frto" (ns-2's `frto_enabled_` /
+    /// `sfrto_enabled_`), or none.
+    pub frto: Option<&'static str>,
 }
 
 impl Case {
@@ -61,6 +67,7 @@ impl Case {
         let path = match self.path {
             Path::Gprs => "30k/300ms",
             Path::Dumbbell => "2M/150ms",
+            Path::BandwidthDrop => "300k->4k",
         };
         let flags = format!(
             "{}{}{}",
@@ -68,8 +75,9 @@ impl Case {
             if self.timestamps { "T" } else { "t" },
             if self.delack { "D" } else { "d" }
         );
+        let frto = self.frto.map_or(String::new(), |f| format!(" {f}"));
         format!(
-            "{path} {} {flags} q{} w{} {:?} {}p",
+            "{path} {}{frto} {flags} q{} w{} {:?} {}p",
             self.agent, self.queue, self.window, self.drops, self.segments
         )
     }
@@ -98,12 +106,23 @@ impl Case {
                 );
                 "\"pair\""
             }
+            Path::BandwidthDrop => {
+                let _ = writeln!(
+                    s,
+                    "[[link]]\nname = \"path\"\nrate = \"300kbit/s\"\nlatency = \"100ms\"\nqueue = {queue}\n\
+                     [[link.spikes]]\nkind = \"bandwidth-step\"\nto = \"4kbit/s\"\nat = \"10s\"\ndirs = \"forward\"\n"
+                );
+                "[\"path\"]"
+            }
         };
+        let spurious = self.frto.map_or(String::new(), |f| {
+            format!(", spurious = {{ driver = \"{f}\" }}")
+        });
         let _ = writeln!(
             s,
             "[[flow]]\nname = \"tcp\"\nroute = {route}\nprofile = \"ns2-2002\"\n\
              tcp = {{ recovery = \"{}\", careful_fast_retransmit = {}, timestamps = {}, \
-             delayed_ack = {{ enabled = {} }}, receiver_window = {} }}\n\
+             delayed_ack = {{ enabled = {} }}, receiver_window = {}{spurious} }}\n\
              workload = {{ kind = \"bulk\", bytes = {} }}\n",
             self.agent,
             self.bugfix,
@@ -113,7 +132,7 @@ impl Case {
             self.segments * 1000
         );
         let first_link = match self.path {
-            Path::Gprs => "path",
+            Path::Gprs | Path::BandwidthDrop => "path",
             Path::Dumbbell => "access-src-0",
         };
         let drop = |from: u64, to: u64, which: &str| {
@@ -157,6 +176,7 @@ pub fn suite() -> Vec<Case> {
             window: 20,
             drops: Drops::None,
             segments: 300,
+            frto: None,
         });
     }
     for agent in ["new-reno", "reno"] {
@@ -170,6 +190,7 @@ pub fn suite() -> Vec<Case> {
             window: 150,
             drops: Drops::None,
             segments: 5000,
+            frto: None,
         });
     }
     // The covering sample: per agent, every drop pattern on both paths, with the flags,
@@ -187,6 +208,7 @@ pub fn suite() -> Vec<Case> {
                 let bits = k;
                 k += 1;
                 let (queue, window, segments) = match path {
+                    Path::BandwidthDrop => unreachable!("not in the drop sample"),
                     Path::Gprs => ([3, 10, 100][bits % 3], [8, 20][d % 2], 120),
                     Path::Dumbbell => ([10, 75, 100][bits % 3], [20, 150, 8][(bits / 2) % 3], 400),
                 };
@@ -200,9 +222,32 @@ pub fn suite() -> Vec<Case> {
                     window,
                     drops: pattern,
                     segments,
+                    frto: None,
                 });
             }
         }
+    }
+    // F-RTO (item 5): ns-2.35's own F-RTO and SACK-F-RTO against spikelab's, and the
+    // plain agents, on the rate drop that delays the ACK clock deterministically.
+    for (agent, frto) in [
+        ("reno", None),
+        ("reno", Some("frto")),
+        ("new-reno", Some("frto")),
+        ("reno-sack", None),
+        ("reno-sack", Some("sack-frto")),
+    ] {
+        cases.push(Case {
+            path: Path::BandwidthDrop,
+            agent,
+            bugfix: true,
+            timestamps: true,
+            delack: true,
+            queue: 10,
+            window: 8,
+            drops: Drops::None,
+            segments: 400,
+            frto,
+        });
     }
     cases
 }

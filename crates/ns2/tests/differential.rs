@@ -37,6 +37,8 @@ const MATCHING: &[&str] = &[
     "30k/300ms reno-sack Btd q10 w20 Retransmission 120p",
     "2M/150ms reno-sack btd q100 w8 Retransmission 400p",
     "2M/150ms fack bTd q100 w8 EveryOther 400p",
+    "300k->4k reno BTD q10 w8 None 400p",
+    "300k->4k reno-sack BTD q10 w8 None 400p",
 ];
 
 #[test]
