@@ -229,12 +229,15 @@ pub fn suite() -> Vec<Case> {
     }
     // F-RTO (item 5): ns-2.35's own F-RTO and SACK-F-RTO against spikelab's, and the
     // plain agents, on the rate drop that delays the ACK clock deterministically.
-    for (agent, frto) in [
-        ("reno", None),
-        ("reno", Some("frto")),
-        ("new-reno", Some("frto")),
-        ("reno-sack", None),
-        ("reno-sack", Some("sack-frto")),
+    for (agent, frto, window) in [
+        ("reno", None, 8),
+        ("reno", Some("frto"), 8),
+        ("new-reno", Some("frto"), 8),
+        ("reno-sack", None, 8),
+        ("reno-sack", Some("sack-frto"), 8),
+        // A window with room for F-RTO's two new segments, so that it probes.
+        ("reno", Some("frto"), 20),
+        ("reno-sack", Some("sack-frto"), 20),
     ] {
         cases.push(Case {
             path: Path::BandwidthDrop,
@@ -243,7 +246,7 @@ pub fn suite() -> Vec<Case> {
             timestamps: true,
             delack: true,
             queue: 10,
-            window: 8,
+            window,
             drops: Drops::None,
             segments: 400,
             frto,

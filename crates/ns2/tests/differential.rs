@@ -38,7 +38,10 @@ const MATCHING: &[&str] = &[
     "2M/150ms reno-sack btd q100 w8 Retransmission 400p",
     "2M/150ms fack bTd q100 w8 EveryOther 400p",
     "300k->4k reno BTD q10 w8 None 400p",
+    "300k->4k reno frto BTD q10 w8 None 400p",
+    "300k->4k new-reno frto BTD q10 w8 None 400p",
     "300k->4k reno-sack BTD q10 w8 None 400p",
+    "300k->4k reno-sack sack-frto BTD q10 w8 None 400p",
 ];
 
 #[test]

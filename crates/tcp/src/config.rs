@@ -135,6 +135,10 @@ pub struct Ns2Switches {
     /// also when that packet is a go-back-N retransmission after a timeout (RFC 3042
     /// sends only new data).
     pub limited_transmit_in_go_back_n: bool,
+    /// `TcpAgent::recv_newack_helper()`: F-RTO falls back to conventional recovery at
+    /// the first new ACK unless `recover_ + 1 < highest_ack_ + wnd_`, i.e. unless the
+    /// advertised window has room for two new segments (RFC 5682 step 2b needs one).
+    pub frto_needs_room_for_two: bool,
 }
 
 impl Ns2Switches {
@@ -151,6 +155,7 @@ impl Ns2Switches {
             cwnd_increase_in_packets: true,
             newreno_2002_partial_ack: true,
             limited_transmit_in_go_back_n: true,
+            frto_needs_room_for_two: true,
         }
     }
 }

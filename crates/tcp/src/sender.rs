@@ -336,7 +336,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             segs: &self.w.segs,
             srtt: self.rto.srtt(),
             can_send_new: self.w.snd_max < self.app_end
-                && self.w.snd_max + self.w.mss <= window_end,
+                && self.w.snd_max + self.frto_room() <= window_end,
         };
         self.watch.on_ack(&view)
     }
@@ -866,6 +866,16 @@ impl<E: RtoEstimator> TcpSender<E> {
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.timer.is_none() {
             self.arm_timer(now);
+        }
+    }
+
+    /// Window room F-RTO needs beyond snd_max to probe with new data: one segment
+    /// (RFC 5682 step 2b), or two in ns-2 (see `Ns2Switches::frto_needs_room_for_two`).
+    fn frto_room(&self) -> u64 {
+        if self.cfg.ns2.frto_needs_room_for_two {
+            2 * self.w.mss
+        } else {
+            self.w.mss
         }
     }
 
