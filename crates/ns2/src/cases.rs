@@ -6,7 +6,9 @@
 //! Covering rule: every agent meets every path, both values of bugFix, timestamps and
 //! delayed ACK, and every drop pattern; queues (3, 10, 75, 100 packets) and windows (8,
 //! 20, 150 packets) vary along the list. The full cross product (4 x 2 x 2 x 2 x 4 x 3 x
-//! 5 x 2 = 3840 runs) would take far longer than the suite's 3-minute budget.
+//! 5 x 2 = 3840 runs) would take far longer than the suite's 3-minute budget. The last
+//! seven cases are the F-RTO target: a rate drop that delays the ACK clock into a
+//! spurious timeout, with ns-2's and spikelab's F-RTO and SACK-F-RTO.
 
 use crate::compare::{compare, CaseError, FlowDiff};
 use std::fmt::Write as _;
