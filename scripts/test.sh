@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check and test of spikelab: formatting, clippy with warnings as errors,
-# and the whole workspace's tests. tshark (Wireshark's CLI) is installed when missing
-# and this machine can (root with apt), because one test checks our pcap files with it.
+# and the whole workspace's tests. tshark (Wireshark's CLI) and ns2 (ns-2.35) are
+# installed when missing and this machine can (root with apt): one test checks our pcap
+# files with tshark, the differential suite compares the ns2-2002 profile with ns-2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -14,6 +15,11 @@ if ! command -v tshark >/dev/null 2>&1; then
   else
     echo "tshark not found and cannot be installed here: the pcap cross-check will skip" >&2
   fi
+fi
+if ! command -v ns >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing ns2 for the differential suite" >&2
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2 >/dev/null || echo "ns2 install failed: the ns-2 suite will skip" >&2
 fi
 
 # The emulator's tests (crates/emulate) create network namespaces with iproute2's `ip`.

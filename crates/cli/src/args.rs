@@ -28,6 +28,9 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Run real Linux TCP (namespaces, TUN) through the scenario's path in real time (root).
     Emulate(spikelab_emulate::EmulateArgs),
+    /// Write a scenario as another simulator's script.
+    #[command(subcommand)]
+    Export(ExportCommand),
 }
 
 /// The most threads `--jobs` accepts: far above any machine this runs on, far below
@@ -42,6 +45,22 @@ pub struct ValidateArgs {
     /// Override a value as `run` does (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+}
+/// `spikelab export`.
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// One repetition as an ns-2.35 Tcl script, DIR/run.tcl (2002 defaults set
+    /// explicitly); keys ns-2 cannot express are refused with exit 2.
+    Ns2 {
+        /// The scenario file (TOML).
+        scenario: PathBuf,
+        /// Repetition to export (its seed places the drops).
+        #[arg(long, default_value_t = 0)]
+        rep: u32,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
 }
 
 /// `spikelab reproduce`.

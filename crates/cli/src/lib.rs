@@ -47,10 +47,30 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Reproduce(a) => reproduce::reproduce_command(&a),
         Command::Validate(a) => validate::validate_command(&a),
         Command::Emulate(a) => emulate::emulate_command(&a),
+        Command::Export(args::ExportCommand::Ns2 { scenario, rep, out }) => {
+            export_ns2(&scenario, rep, &out)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => f.report(),
+    }
+}
+
+/// `spikelab export ns2`: see [`spikelab_ns2::export::export_command`].
+fn export_ns2(
+    scenario: &std::path::Path,
+    rep: u32,
+    out: &std::path::Path,
+) -> Result<(), exit::Failure> {
+    use spikelab_ns2::export::CommandError;
+    match spikelab_ns2::export::export_command(scenario, rep, out) {
+        Ok(file) => {
+            eprintln!("wrote {}", file.display());
+            Ok(())
+        }
+        Err(CommandError::Usage(e)) => Err(exit::Failure::usage(anyhow::anyhow!(e))),
+        Err(CommandError::Io(e)) => Err(exit::Failure::from(anyhow::anyhow!(e))),
     }
 }
 

@@ -22,6 +22,18 @@ pub const TS_OPTION: u32 = 10;
 /// bytes (RFC 2018 section 3); ns-2's `maxSackBlocks_` is 3 too.
 pub const MAX_SACK_BLOCKS: usize = 3;
 
+/// How a packet's size on the wire is counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WireModel {
+    /// Real headers: IPv4 + TCP/UDP + options padded to 4 bytes.
+    #[default]
+    Standard,
+    /// ns-2's one-way TCP agents (`TcpAgent::headersize()`, `TcpSink::ack()`, the
+    /// Sacker's `ch->size() += sack_index * 8`): data = payload + 40 (+ 10 with
+    /// timestamps), SYN 40, ACK 40 + 8 per SACK block.
+    Ns2OneWay,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
     /// A TCP segment carrying payload (sender to receiver).
@@ -115,6 +127,8 @@ pub struct Packet {
     pub hop: u16,
     /// When the endpoint handed the packet to the network.
     pub sent_at: Time,
+    /// How [`Packet::wire_bytes`] counts headers.
+    pub wire_model: WireModel,
     /// Cached [`Packet::wire_bytes`], set by [`Packet::seal`]; 0 until then.
     wire: u32,
 }
@@ -136,6 +150,7 @@ impl Packet {
             timed: false,
             hop: 0,
             sent_at,
+            wire_model: WireModel::Standard,
             wire: 0,
         }
     }
@@ -182,9 +197,15 @@ impl Packet {
         if self.wire != 0 {
             return self.wire;
         }
-        match self.kind {
-            PacketKind::Datagram => IP_HEADER + UDP_HEADER + self.len,
-            _ => IP_HEADER + TCP_HEADER + self.tcp_option_bytes() + self.len,
+        let base = IP_HEADER + TCP_HEADER;
+        match (self.kind, self.wire_model) {
+            (PacketKind::Datagram, _) => IP_HEADER + UDP_HEADER + self.len,
+            (_, WireModel::Standard) => base + self.tcp_option_bytes() + self.len,
+            (PacketKind::Data, WireModel::Ns2OneWay) => {
+                base + if self.ts.is_some() { TS_OPTION } else { 0 } + self.len
+            }
+            (PacketKind::Syn, WireModel::Ns2OneWay) => base,
+            (_, WireModel::Ns2OneWay) => base + 8 * self.sack.len() as u32,
         }
     }
 }
@@ -230,6 +251,24 @@ mod tests {
         let before = p.wire_bytes();
         p.seal();
         assert_eq!(p.wire_bytes(), before);
+    }
+
+    #[test]
+    fn ns2_wire_model_counts_ns2s_header_bytes() {
+        let mut p = data(1000);
+        p.wire_model = WireModel::Ns2OneWay;
+        assert_eq!(p.wire_bytes(), 1040);
+        p.ts = Some(Timestamps { val: 1, ecr: 0 });
+        assert_eq!(p.wire_bytes(), 1050, "ts_option_size_ 10, no padding");
+        let mut a = Packet::new(1, FlowId(0), PacketKind::Ack, Time::ZERO);
+        a.wire_model = WireModel::Ns2OneWay;
+        a.ts = Some(Timestamps { val: 1, ecr: 0 });
+        a.sack.push(0, 1000);
+        assert_eq!(
+            a.wire_bytes(),
+            48,
+            "40 + 8 per SACK block, no timestamp bytes"
+        );
     }
 
     #[test]

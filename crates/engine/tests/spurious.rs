@@ -79,10 +79,11 @@ fn fig3_eifel_detects_on_the_first_ack_and_retransmits_nothing_after_it() {
         .any(|t| matches!(t.event, TraceEvent::Send { retx: true, .. }));
     assert!(!late_retx, "no retransmission after the detection");
     assert_eq!((f.retransmissions, f.fast_retransmits), (1, 0), "{f:?}");
-    // Slow start continues: ssthresh is restored to its initial (infinite) value.
+    // Slow start continues: ssthresh is restored to its initial value, ns-2's
+    // window_ of 20 packets (TcpAgent::reset(): ssthresh_ = window_).
     let after = cwnd_at(&r, detected);
-    assert!(
-        after.1 > 1 << 40,
+    assert_eq!(
+        after.1, 20_000,
         "ssthresh restored, slow start continues: {after:?}"
     );
 }
@@ -110,26 +111,26 @@ fn cwnd_at(r: &RunResult, at: Time) -> (u64, u64) {
 
 #[test]
 fn each_restoration_option_leaves_ssthresh_and_cwnd_at_its_formula() {
-    // Before the timeout cwnd_old = 6000 and ssthresh_old is the initial (infinite)
-    // value; one timeout; the detecting ACK acknowledges 1000 bytes and leaves
+    // Before the timeout cwnd_old = 6000 and ssthresh_old is the initial value, ns-2's
+    // window_ of 20 packets (TcpAgent::reset(): ssthresh_ = window_); one timeout; the detecting ACK acknowledges 1000 bytes and leaves
     // FlightSize = snd_max 10000 - snd_una 5000 = 5000 (from the Fig. 3 trace).
-    let inf = u64::MAX / 2;
+    let initial = 20_000;
     let cases = [
-        (Restore::Option1, (6000, inf)),
+        (Restore::Option1, (6000, initial)),
         (Restore::Option2, (3000, 3000)),
         (Restore::Option3, (1000, 3000)),
         (Restore::Option4, (6000, 6000)),
-        (Restore::EifelOriginal, (6000, inf)),
+        (Restore::EifelOriginal, (6000, initial)),
         // RFC 4015: cwnd = FlightSize + min(bytes_acked, IW) = 5000 + 1000,
         // ssthresh = pipe_prev = max(FlightSize_old, ssthresh_old).
-        (Restore::Rfc4015, (6000, inf)),
+        (Restore::Rfc4015, (6000, initial)),
     ];
     for (restore, want) in cases {
         let r = gprs_spike(eifel(restore));
         let (timeout, detected) = timeout_and_verdict(&r);
         assert_eq!(
             cwnd_at(&r, Time(timeout.0 - 1)),
-            (6000, inf),
+            (6000, initial),
             "{restore:?}: state before the timeout"
         );
         assert_eq!(cwnd_at(&r, detected), want, "{restore:?}");
@@ -477,10 +478,15 @@ fn the_min_rto_increase_adds_a_second_per_spurious_expiry_and_changes_the_run() 
 
 // ----- back-off reset: ns-2's newack() against RFC 6298 -------------------------------
 
+/// The back-off reset `rule` on either timer that has one: RFC 6298's `backoff_reset`,
+/// or ns-2's own timer, whose `ts_resetRTO_` is the any-timestamp-sample rule.
 fn with_backoff_reset(mut tcp: TcpConfig, rule: BackoffReset) -> TcpConfig {
     match &mut tcp.rto {
         RtoConfig::Rfc6298(c) => c.backoff_reset = rule,
-        other => panic!("not an RFC 6298 timer: {other:?}"),
+        RtoConfig::Ns2(c) => {
+            c.reset_backoff_on_any_sample = rule == BackoffReset::AnyTimestampSample
+        }
+        other => panic!("not a timer with a back-off reset rule: {other:?}"),
     }
     tcp
 }
@@ -491,13 +497,11 @@ fn ns2_keeps_the_backoff_until_the_timed_segment_is_acked_and_rfc6298_clears_it_
     // delayed flight return. With every timestamp sample clearing it (RFC 6298,
     // ns-2's ts_resetRTO_), the first of them collapses the back-off; ns-2's default
     // keeps it until the first segment sent after the timeout is acknowledged.
-    assert_eq!(
-        match TcpConfig::ns2_2002().rto {
-            RtoConfig::Rfc6298(c) => c.backoff_reset,
-            _ => unreachable!(),
-        },
-        BackoffReset::KarnTimedAck
-    );
+    // The ns2-2002 profile runs ns-2's own timer with ts_resetRTO_ off (its default).
+    match TcpConfig::ns2_2002().rto {
+        RtoConfig::Ns2(c) => assert!(!c.reset_backoff_on_any_sample),
+        other => panic!("ns2-2002 should run ns-2's timer, not {other:?}"),
+    }
     let end = Time::from_secs_f64(8.0);
     let any = gprs_spike(with_backoff_reset(
         gprs_reno(),

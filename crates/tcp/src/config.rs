@@ -86,6 +86,80 @@ impl Default for DelayedAck {
     }
 }
 
+/// Behaviours of ns-2's 2002 one-way agents and sinks that no RFC describes, each a
+/// named switch cited to the ns-2.35 function it follows (`tcp/tcp.cc`,
+/// `tcp/tcp-reno.cc`, `tcp/tcp-sink.cc`). All off by default (the `modern` profile);
+/// [`TcpConfig::ns2_2002`] turns them on. Found by the differential suite against
+/// ns-2.35 (`spikelab-ns2`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Ns2Switches {
+    /// `TcpAgent::reset()`: `ssthresh_ = window_`, so slow start ends at the
+    /// advertised window instead of at the first loss.
+    pub ssthresh_starts_at_window: bool,
+    /// `DelAckSink::recv()` before `SYN_immediate_ack_` (added 2010/02/02): the SYN,
+    /// ns-2's packet 0, is an in-order packet whose ACK waits for the delayed-ACK
+    /// timer, so the handshake's RTT includes the timer.
+    pub delayed_syn_ack: bool,
+    /// Wire sizes of `TcpAgent::output()` / `headersize()` and `TcpSink::ack()`: a data
+    /// packet is payload + `tcpip_base_hdr_size_` 40 (+ `ts_option_size_` 10 with
+    /// timestamps, no padding), the SYN 40, an ACK 40 + 8 per SACK block.
+    pub header_sizes: bool,
+    /// `RenoTcpAgent::dupack_action()` and `Sack1TcpAgent`'s: `reset_rtx_timer(1, 0)`
+    /// restarts the retransmission timer at a fast retransmit.
+    pub restart_timer_on_fast_retransmit: bool,
+    /// `dupack_action()` with `bugFix_`: `recover_` is set to `maxseq_` by every fast
+    /// retransmit as well as by a timeout, so no new fast retransmit starts until the
+    /// ACKs pass the highest segment sent before the last one.
+    pub careful_after_fast_retransmit: bool,
+    /// `RenoTcpAgent::recv()` with `exitFastRetrans_` false (the behaviour before
+    /// 2003/07/28): the window is inflated by one packet per duplicate ACK from the
+    /// DupThresh-th on (`dupwnd_`) even when `bugFix_` suppressed the fast retransmit.
+    pub inflate_without_fast_retransmit: bool,
+    /// `RenoTcpAgent::recv()` / `NewRenoTcpAgent::recv()`: the ACK that ends fast
+    /// recovery also runs `opencwnd()`, so cwnd leaves recovery at ssthresh plus one
+    /// congestion-avoidance step (Reno and NewReno only: `Sack1TcpAgent::recv()` calls
+    /// just `newack()` there).
+    pub grow_on_recovery_exit: bool,
+    /// `opencwnd()`: ns-2 keeps cwnd_ as a real number of packets and adds 1/cwnd_ per
+    /// ACK in congestion avoidance; spikelab's integer bytes then round the step to the
+    /// nearest byte instead of truncating MSS*MSS/cwnd.
+    pub cwnd_increase_in_packets: bool,
+    /// `NewRenoTcpAgent::partialnewack()` with 2002's `partial_window_deflation_` 0
+    /// and `exit_recovery_fix_` 0: a partial ACK removes the whole inflation (window =
+    /// ssthresh, then one more per duplicate ACK) and leaving recovery keeps cwnd at
+    /// ssthresh instead of RFC 6582's min(ssthresh, FlightSize + SMSS).
+    pub newreno_2002_partial_ack: bool,
+    /// `TcpAgent::send_one()` (`singledup_`): the first two duplicate ACKs each release
+    /// the packet at `t_seqno_` while `t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`,
+    /// also when that packet is a go-back-N retransmission after a timeout (RFC 3042
+    /// sends only new data).
+    pub limited_transmit_in_go_back_n: bool,
+    /// `TcpAgent::recv_newack_helper()`: F-RTO falls back to conventional recovery at
+    /// the first new ACK unless `recover_ + 1 < highest_ack_ + wnd_`, i.e. unless the
+    /// advertised window has room for two new segments (RFC 5682 step 2b needs one).
+    pub frto_needs_room_for_two: bool,
+}
+
+impl Ns2Switches {
+    /// Every switch on: ns-2's agents as they ran in 2002.
+    pub fn all() -> Ns2Switches {
+        Ns2Switches {
+            ssthresh_starts_at_window: true,
+            delayed_syn_ack: true,
+            header_sizes: true,
+            restart_timer_on_fast_retransmit: true,
+            careful_after_fast_retransmit: true,
+            inflate_without_fast_retransmit: true,
+            grow_on_recovery_exit: true,
+            cwnd_increase_in_packets: true,
+            newreno_2002_partial_ack: true,
+            limited_transmit_in_go_back_n: true,
+            frto_needs_room_for_two: true,
+        }
+    }
+}
+
 /// Everything a flow's endpoints need to know. Scenario files write it as a table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -133,6 +207,8 @@ pub struct TcpConfig {
     pub rto: RtoConfig,
     /// Spurious-timeout detection and response. Default: none (a conventional sender).
     pub spurious: SpuriousConfig,
+    /// ns-2 behaviours (see [`Ns2Switches`]). Default: all off.
+    pub ns2: Ns2Switches,
 }
 
 impl Default for TcpConfig {
@@ -158,6 +234,7 @@ impl Default for TcpConfig {
             handshake: false,
             rto: RtoConfig::default(),
             spurious: SpuriousConfig::default(),
+            ns2: Ns2Switches::default(),
         }
     }
 }
@@ -169,7 +246,9 @@ impl TcpConfig {
     /// recovery, ssthresh halved from min(cwnd, window) on every loss (`slowdown()`), careful fast retransmit on (`bugFix_`), Limited
     /// Transmit on (`singledup_`), delayed ACK every 2nd segment with a 100 ms timer, 3
     /// SACK blocks, the pre-2003 echo rule (newest TSval), SYN exchange on (`syn_`), and
-    /// the 2002 timer (G = 10 ms, min 1 s, initial 6 s, no maximum).
+    /// the 2002 timer in ns-2's own tick arithmetic (tcpTick_ 10 ms, min 1 s, initial
+    /// 6 s, no maximum; [`crate::rto::Ns2Rto`]), timestamps at the clock's resolution
+    /// and every behaviour of [`Ns2Switches`].
     ///
     /// Differences that remain: ns-2 counts sequence numbers in packets; spikelab in bytes.
     pub fn ns2_2002() -> TcpConfig {
@@ -186,14 +265,16 @@ impl TcpConfig {
             limited_transmit: true,
             dupack_threshold: 3,
             timestamps: false,
-            timestamp_tick: Dur::from_millis(1),
+            // ns-2 stamps packets with the simulator clock (a double).
+            timestamp_tick: Dur::from_nanos(1),
             echo_rule: EchoRule::Latest,
             delayed_ack: DelayedAck::default(),
             max_sack_blocks: 3,
             dsack: false,
             handshake: true,
-            rto: RtoConfig::ns2_2002(),
+            rto: RtoConfig::Ns2(crate::rto::Ns2RtoConfig::default()),
             spurious: SpuriousConfig::default(),
+            ns2: Ns2Switches::all(),
         }
     }
 

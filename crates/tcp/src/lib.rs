@@ -20,6 +20,6 @@ pub mod sender;
 pub mod spurious;
 pub mod window;
 
-pub use config::{DelayedAck, EchoRule, RecoveryKind, TcpConfig, TimeoutRetransmit};
+pub use config::{DelayedAck, EchoRule, Ns2Switches, RecoveryKind, TcpConfig, TimeoutRetransmit};
 pub use receiver::TcpReceiver;
 pub use sender::{AckInfo, Phase, SenderStats, TcpSender};

@@ -45,6 +45,8 @@ pub struct TcpReceiver {
     delack_deadline: Option<Time>,
     ts_recent: u64,
     last_ack_sent: u64,
+    /// A SYN-ACK held by the delayed-ACK timer (ns-2's `delayed_syn_ack`).
+    syn_ack_pending: bool,
     stats: ReceiverStats,
 }
 
@@ -62,6 +64,7 @@ impl TcpReceiver {
             delack_deadline: None,
             ts_recent: 0,
             last_ack_sent: 0,
+            syn_ack_pending: false,
             stats: ReceiverStats::default(),
         }
     }
@@ -93,6 +96,13 @@ impl TcpReceiver {
     /// The delayed-ACK timer fired: send the pending ACK.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         if self.delack_deadline.is_some_and(|d| d <= now) {
+            if std::mem::take(&mut self.syn_ack_pending) {
+                self.delack_deadline = None;
+                let mut p = self.ack_packet(now, PacketKind::SynAck);
+                p.sack = SackBlocks::new();
+                out.push(p);
+                return;
+            }
             self.send_ack(now, out);
         }
     }
@@ -101,6 +111,14 @@ impl TcpReceiver {
     pub fn on_syn(&mut self, now: Time, syn: &Packet, out: &mut Vec<Packet>) {
         if let Some(ts) = syn.ts {
             self.ts_recent = ts.val;
+        }
+        if self.cfg.ns2.delayed_syn_ack && self.cfg.delayed_ack.enabled {
+            // ns-2 DelAckSink::recv() before SYN_immediate_ack_: packet 0 is delayed
+            // like any in-order packet.
+            self.syn_ack_pending = true;
+            self.delack_deadline
+                .get_or_insert(now + self.cfg.delayed_ack.timeout);
+            return;
         }
         let mut p = self.ack_packet(now, PacketKind::SynAck);
         p.sack = SackBlocks::new();
@@ -233,6 +251,9 @@ impl TcpReceiver {
 
     fn ack_packet(&self, now: Time, kind: PacketKind) -> Packet {
         let mut p = Packet::new(0, self.flow, kind, now);
+        if self.cfg.ns2.header_sizes {
+            p.wire_model = spikelab_core::WireModel::Ns2OneWay;
+        }
         p.ack = self.rcv_nxt;
         p.rwnd = self.cfg.receiver_window.min(u32::MAX as u64) as u32;
         if self.cfg.timestamps {
@@ -315,6 +336,25 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].ack, 2000);
         assert_eq!(r.next_deadline(), None);
+    }
+
+    #[test]
+    fn ns2_delays_the_syn_ack_like_an_in_order_packet() {
+        let c = TcpConfig {
+            mss: 1000,
+            ..TcpConfig::ns2_2002()
+        };
+        let mut r = TcpReceiver::new(FlowId(0), &c);
+        let mut out = Vec::new();
+        r.on_syn(
+            t(0),
+            &Packet::new(0, FlowId(0), PacketKind::Syn, Time::ZERO),
+            &mut out,
+        );
+        assert!(out.is_empty());
+        r.on_timer(t(100), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].kind, PacketKind::SynAck);
     }
 
     #[test]

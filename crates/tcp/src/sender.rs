@@ -126,10 +126,16 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// A sender with nothing to send yet; call [`Self::on_start`] to open the connection.
     pub fn new(flow: FlowId, cfg: &TcpConfig, rto: E) -> Self {
         let mss = cfg.mss as u64;
+        // ns-2 TcpAgent::reset(): ssthresh_ = window_.
+        let ssthresh = if cfg.ns2.ssthresh_starts_at_window {
+            cfg.initial_ssthresh.min(cfg.receiver_window)
+        } else {
+            cfg.initial_ssthresh
+        };
         let mut w = Window::new(
             mss,
             cfg.initial_window as u64 * mss,
-            cfg.initial_ssthresh,
+            ssthresh,
             cfg.dupack_threshold,
         );
         w.ssthresh_rule = cfg.ssthresh_rule;
@@ -138,7 +144,11 @@ impl<E: RtoEstimator> TcpSender<E> {
             flow,
             cfg: cfg.clone(),
             w,
-            recovery: Recovery::new(cfg.recovery, cfg.sack_pipe),
+            recovery: Recovery::with_ns2_newreno(
+                cfg.recovery,
+                cfg.sack_pipe,
+                cfg.ns2.newreno_2002_partial_ack,
+            ),
             phase: Phase::Open,
             armed_rto: rto.rto(),
             rto,
@@ -276,7 +286,11 @@ impl<E: RtoEstimator> TcpSender<E> {
             ..AckInfo::default()
         };
         if pkt.ack > self.w.snd_una {
-            info.rtt_sample = self.take_rtt_sample(now, pkt);
+            let (sample, timed) = self.take_rtt_sample(now, pkt);
+            info.rtt_sample = sample;
+            if timed {
+                self.rto.on_timed_segment_acked();
+            }
             info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
         } else if self.is_duplicate(pkt) {
             info.duplicate = true;
@@ -323,7 +337,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             segs: &self.w.segs,
             srtt: self.rto.srtt(),
             can_send_new: self.w.snd_max < self.app_end
-                && self.w.snd_max + self.w.mss <= window_end,
+                && self.w.snd_max + self.frto_room() <= window_end,
         };
         self.watch.on_ack(&view)
     }
@@ -452,6 +466,7 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     fn send_syn(&mut self, now: Time, retransmitted: bool, out: &mut Vec<Packet>) {
         let mut p = Packet::new(0, self.flow, PacketKind::Syn, now);
+        p.wire_model = self.wire_model();
         p.retx = retransmitted;
         if self.cfg.timestamps {
             p.ts = Some(Timestamps {
@@ -500,15 +515,22 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// RTT from the echoed timestamp (RFC 7323 section 4.1: only ACKs of new data), or
-    /// from the one timed segment (RFC 6298 section 3, Karn's rule).
-    fn take_rtt_sample(&mut self, now: Time, pkt: &Packet) -> Option<Dur> {
-        if self.cfg.timestamps {
-            let sent = self.cfg.ts_time(pkt.ts?.ecr)?;
-            return (sent <= now).then(|| now - sent);
+    /// from the one timed segment (RFC 6298 section 3, Karn's rule). The Karn-timed
+    /// segment is tracked with timestamps too: when this ACK covers it, the estimator
+    /// hears [`RtoEstimator::on_timed_segment_acked`] (ns-2's back-off reset).
+    fn take_rtt_sample(&mut self, now: Time, pkt: &Packet) -> (Option<Dur>, bool) {
+        let timed = self.timing.filter(|t| pkt.ack >= t.end);
+        if timed.is_some() {
+            self.timing = None;
         }
-        let t = self.timing.filter(|t| pkt.ack >= t.end)?;
-        self.timing = None;
-        Some(now - t.sent_at)
+        if self.cfg.timestamps {
+            let sample = pkt
+                .ts
+                .and_then(|ts| self.cfg.ts_time(ts.ecr))
+                .and_then(|sent| (sent <= now).then(|| now - sent));
+            return (sample, timed.is_some());
+        }
+        (timed.map(|t| now - t.sent_at), timed.is_some())
     }
 
     fn on_new_ack(
@@ -537,12 +559,6 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
             self.stats.rtt_samples += 1;
         }
-        // With timestamps the timed segment gives no sample of its own, but its ACK is
-        // what ends the back-off in ns-2 (see rto::rfc6298::BackoffReset).
-        if self.cfg.timestamps && self.timing.is_some_and(|t| ack >= t.end) {
-            self.timing = None;
-            self.rto.on_timed_segment_acked();
-        }
         self.advance_phase(now, ack, newly, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
         // restart it so that it expires after the current RTO.
@@ -556,9 +572,15 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     fn advance_phase(&mut self, now: Time, ack: u64, newly: u64, out: &mut Vec<Packet>) {
         match self.phase {
-            Phase::Recovery { point } if ack >= point => self.exit_recovery(),
+            Phase::Recovery { point } if ack >= point => {
+                self.exit_recovery();
+                self.grow_on_exit(newly);
+            }
             Phase::Recovery { .. } => match self.recovery.on_partial_ack(&mut self.w, newly) {
-                PartialAck::Exit => self.exit_recovery(),
+                PartialAck::Exit => {
+                    self.exit_recovery();
+                    self.grow_on_exit(newly);
+                }
                 PartialAck::Stay(Some(i)) => self.retransmit(now, i, out),
                 PartialAck::Stay(None) => {}
             },
@@ -569,6 +591,18 @@ impl<E: RtoEstimator> TcpSender<E> {
                 }
             }
             Phase::Open => self.grow_cwnd(newly),
+        }
+    }
+
+    /// ns-2's Reno and NewReno `recv()` run `recv_newack_helper()` -> `opencwnd()` on
+    /// the ACK that ends fast recovery; `Sack1TcpAgent::recv()` calls only `newack()`.
+    fn grow_on_exit(&mut self, newly: u64) {
+        let reno_like = matches!(
+            self.cfg.recovery,
+            RecoveryKind::Reno | RecoveryKind::NewReno
+        );
+        if self.cfg.ns2.grow_on_recovery_exit && reno_like {
+            self.grow_cwnd(newly);
         }
     }
 
@@ -583,6 +617,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         let w = &mut self.w;
         if w.cwnd < w.ssthresh {
             w.cwnd += newly.min(w.mss);
+        } else if self.cfg.ns2.cwnd_increase_in_packets {
+            // ns-2 opencwnd(): cwnd_ += 1 / cwnd_ in packets, to the nearest byte.
+            let c = w.cwnd as f64 / w.mss as f64;
+            w.cwnd = ((c + 1.0 / c) * w.mss as f64).round() as u64;
         } else {
             w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
         }
@@ -615,8 +653,16 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         self.w.segs.clear_episode_marks();
         self.stats.fast_retransmits += 1;
+        if self.cfg.ns2.careful_after_fast_retransmit {
+            // ns-2 dupack_action(): recover_ = maxseq_ at every fast retransmit.
+            self.timeout_recover = Some(self.w.snd_max);
+        }
         if let Some(i) = self.recovery.on_enter(&mut self.w) {
             self.retransmit(now, i, out);
+        }
+        if self.cfg.ns2.restart_timer_on_fast_retransmit {
+            // ns-2 dupack_action(): reset_rtx_timer(1, 0) -> set_rtx_timer().
+            self.arm_timer(now);
         }
     }
 
@@ -721,10 +767,25 @@ impl<E: RtoEstimator> TcpSender<E> {
         let Some(end) = self.next_segment_end() else {
             return false;
         };
-        let limited = if self.cfg.limited_transmit && self.w.snd_nxt == self.w.snd_max {
+        let new_data = self.w.snd_nxt == self.w.snd_max;
+        let lt_here = new_data || self.cfg.ns2.limited_transmit_in_go_back_n;
+        let limited = if self.cfg.limited_transmit && lt_here {
             self.dupacks.min(2) as u64 * self.w.mss
         } else {
             0
+        };
+        // ns-2 RenoTcpAgent::recv() with exitFastRetrans_ false: window() =
+        // cwnd_ + dupwnd_, dupwnd_ = dupacks_ from the DupThresh-th duplicate on, even
+        // when bugFix_ suppressed the fast retransmit.
+        let limited = if self.cfg.ns2.inflate_without_fast_retransmit
+            && self.dupacks >= self.w.dupthresh
+            && matches!(
+                self.cfg.recovery,
+                RecoveryKind::Reno | RecoveryKind::NewReno
+            ) {
+            self.dupacks as u64 * self.w.mss
+        } else {
+            limited
         };
         end <= self.w.snd_una + self.w.cwnd + limited
     }
@@ -779,13 +840,13 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     fn emit(&mut self, now: Time, start: u64, end: u64, retx: bool, out: &mut Vec<Packet>) {
         let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
+        p.wire_model = self.wire_model();
         p.seq = start;
         p.len = (end - start) as u32;
         p.retx = retx;
-        // Karn (RFC 6298 section 3): one new segment at a time is timed, with or without
-        // timestamps (ns-2 tcp.cc output(): rtt_active_, rtt_seq_).
-        let timed = !retx && self.timing.is_none();
-        if timed {
+        // Karn (RFC 6298 section 3): time one new segment per flight.
+        let starts_timing = !retx && self.timing.is_none();
+        if starts_timing {
             self.timing = Some(Timing { end, sent_at: now });
         }
         if self.cfg.timestamps {
@@ -794,8 +855,8 @@ impl<E: RtoEstimator> TcpSender<E> {
                 ecr: self.ts_recent,
             });
             p.timed = true;
-        } else {
-            p.timed = timed;
+        } else if starts_timing {
+            p.timed = true;
         }
         self.stats.data_segments_sent += 1;
         self.stats.retransmissions += retx as u64;
@@ -806,6 +867,24 @@ impl<E: RtoEstimator> TcpSender<E> {
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.timer.is_none() {
             self.arm_timer(now);
+        }
+    }
+
+    /// Window room F-RTO needs beyond snd_max to probe with new data: one segment
+    /// (RFC 5682 step 2b), or two in ns-2 (see `Ns2Switches::frto_needs_room_for_two`).
+    fn frto_room(&self) -> u64 {
+        if self.cfg.ns2.frto_needs_room_for_two {
+            2 * self.w.mss
+        } else {
+            self.w.mss
+        }
+    }
+
+    fn wire_model(&self) -> spikelab_core::WireModel {
+        if self.cfg.ns2.header_sizes {
+            spikelab_core::WireModel::Ns2OneWay
+        } else {
+            spikelab_core::WireModel::Standard
         }
     }
 
@@ -979,6 +1058,61 @@ mod tests {
         assert_eq!(s.window().ssthresh, 4000); // min(cwnd 8000, rwnd) / 2
         s.on_timer(ms(3000), &mut out);
         assert_eq!(s.window().ssthresh, 2000); // cwnd is 1 segment now: floor of 2
+    }
+
+    fn ns2_sender(window: u64) -> (TcpSender<Rto>, Vec<Packet>) {
+        let cfg = TcpConfig {
+            handshake: false,
+            receiver_window: window * 1000,
+            initial_window: 4,
+            ..TcpConfig::ns2_2002()
+        };
+        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), 40_000, &mut out);
+        (s, out)
+    }
+
+    fn ns2_ack(n: u64) -> Packet {
+        let mut p = ack(n);
+        p.rwnd = 20_000;
+        p
+    }
+
+    #[test]
+    fn ns2_ssthresh_starts_at_the_advertised_window() {
+        let (s, _) = ns2_sender(20);
+        assert_eq!(s.window().ssthresh, 20_000);
+    }
+
+    #[test]
+    fn ns2_limited_transmit_also_releases_go_back_n_retransmissions() {
+        let (mut s, mut out) = ns2_sender(20);
+        s.on_timer(ms(6000), &mut out); // cwnd 1, go back to segment 0
+        out.clear();
+        s.on_ack(ms(6100), &ns2_ack(0), &mut out); // a duplicate: send_one()
+        assert_eq!(
+            out.iter().map(|p| (p.seq, p.retx)).collect::<Vec<_>>(),
+            vec![(1000, true)]
+        );
+    }
+
+    #[test]
+    fn ns2_fast_retransmit_restarts_the_timer_and_sets_the_careful_point() {
+        let (mut s, mut out) = ns2_sender(20);
+        for t in [100, 101, 102] {
+            s.on_ack(ms(t), &ns2_ack(0), &mut out);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.next_deadline(), Some(ms(102) + s.armed_rto()));
+        // A partial ACK ends Reno's recovery; three more duplicates below the point
+        // set at the fast retransmit start nothing (bugFix_).
+        s.on_ack(ms(200), &ns2_ack(1000), &mut out);
+        for t in [201, 202, 203] {
+            s.on_ack(ms(t), &ns2_ack(1000), &mut out);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
     }
 
     #[test]

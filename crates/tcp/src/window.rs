@@ -72,8 +72,12 @@ impl Window {
         let base = match self.ssthresh_rule {
             // RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 * SMSS).
             SsthreshRule::Rfc5681 => self.flight_size(),
-            // ns-2 slowdown(): half of min(cwnd, advertised window).
-            SsthreshRule::Ns2 => self.cwnd.min(self.rwnd),
+            // ns-2 slowdown() with precisionReduce_ false (2002): ssthresh_ =
+            // (int)(window() / 2), window() = min((int)cwnd_, window_) in whole packets.
+            SsthreshRule::Ns2 => {
+                let packets = self.cwnd.min(self.rwnd) / self.mss;
+                return ((packets / 2) * self.mss).max(2 * self.mss);
+            }
         };
         (base / 2).max(2 * self.mss)
     }

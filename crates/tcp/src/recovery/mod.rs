@@ -67,9 +67,17 @@ pub enum Recovery {
 impl Recovery {
     /// Builds the algorithm named in the configuration.
     pub fn new(kind: RecoveryKind, pipe: PipeRule) -> Recovery {
+        Self::with_ns2_newreno(kind, pipe, false)
+    }
+
+    /// As [`Recovery::new`]; `ns2_newreno` selects ns-2's 2002 NewReno partial-ACK
+    /// rules (see [`crate::config::Ns2Switches::newreno_2002_partial_ack`]).
+    pub fn with_ns2_newreno(kind: RecoveryKind, pipe: PipeRule, ns2_newreno: bool) -> Recovery {
         match kind {
             RecoveryKind::Reno => Recovery::Reno(Reno),
-            RecoveryKind::NewReno => Recovery::NewReno(NewReno),
+            RecoveryKind::NewReno => Recovery::NewReno(NewReno {
+                ns2_2002: ns2_newreno,
+            }),
             RecoveryKind::RenoSack => Recovery::Sack(Sack::new(false, pipe)),
             RecoveryKind::NewRenoSack => Recovery::Sack(Sack::new(true, pipe)),
             RecoveryKind::Fack => Recovery::Fack(Fack),

@@ -7,7 +7,11 @@ use crate::window::Window;
 
 /// NewReno recovers k losses of one window in about k round trips without a timeout.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct NewReno;
+pub struct NewReno {
+    /// ns-2's 2002 partial-ACK and exit rules (`NewRenoTcpAgent::partialnewack()`
+    /// with `partial_window_deflation_` 0, `exit_recovery_fix_` 0).
+    pub ns2_2002: bool,
+}
 
 impl LossRecovery for NewReno {
     fn should_enter(&self, w: &Window, dupacks: u32) -> bool {
@@ -25,6 +29,12 @@ impl LossRecovery for NewReno {
         Reno.on_dupack(w)
     }
     fn on_partial_ack(&mut self, w: &mut Window, acked: u64) -> PartialAck {
+        if self.ns2_2002 {
+            // ns-2 recv(): `if (partial_window_deflation_ == 0) dupwnd_ = 0;` then
+            // partialnewack_helper() retransmits last_ack_ + 1.
+            w.cwnd = w.ssthresh;
+            return PartialAck::Stay((!w.segs.is_empty()).then_some(0));
+        }
         // RFC 6582 3.2 step 5: retransmit the first unacknowledged segment; deflate cwnd
         // by the amount acknowledged, then add back SMSS if at least SMSS was acked.
         w.cwnd = w.cwnd.saturating_sub(acked).max(w.mss);
@@ -34,6 +44,11 @@ impl LossRecovery for NewReno {
         PartialAck::Stay((!w.segs.is_empty()).then_some(0))
     }
     fn on_exit(&mut self, w: &mut Window) {
+        if self.ns2_2002 {
+            // ns-2 recv() on an ACK >= recover_: dupwnd_ = 0, cwnd_ stays at halfwin.
+            w.cwnd = w.ssthresh;
+            return;
+        }
         // RFC 6582 3.2 step 4 option (1): cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
         w.cwnd = w.ssthresh.min(w.flight_size().max(w.mss) + w.mss);
     }
@@ -50,7 +65,7 @@ mod tests {
     #[test]
     fn partial_ack_retransmits_first_unacked_and_deflates() {
         let mut w = window_with(10);
-        let mut r = NewReno;
+        let mut r = NewReno::default();
         r.on_enter(&mut w); // ssthresh 5000, cwnd 8000
         for _ in 0..4 {
             r.on_dupack(&mut w); // cwnd 12000
@@ -65,7 +80,7 @@ mod tests {
     #[test]
     fn partial_ack_of_less_than_a_segment_adds_nothing_back() {
         let mut w = window_with(10);
-        let mut r = NewReno;
+        let mut r = NewReno::default();
         r.on_enter(&mut w);
         r.on_partial_ack(&mut w, 500);
         assert_eq!(w.cwnd, 7500);
@@ -74,7 +89,7 @@ mod tests {
     #[test]
     fn full_ack_sets_cwnd_to_min_of_ssthresh_and_flight_plus_one() {
         let mut w = window_with(10);
-        let mut r = NewReno;
+        let mut r = NewReno::default();
         r.on_enter(&mut w);
         // Everything acknowledged but one segment still in flight beyond recover.
         w.snd_una = 9000;

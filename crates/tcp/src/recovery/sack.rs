@@ -37,6 +37,8 @@ pub struct Sack {
     rule: PipeRule,
     /// The Ns2Sack1 pipe in bytes (unused with RFC 6675, which recomputes it).
     pipe: u64,
+    /// The fast retransmission about to go out is not counted in the Ns2Sack1 pipe.
+    uncounted_fast_retransmit: bool,
 }
 
 impl Sack {
@@ -46,6 +48,7 @@ impl Sack {
             retransmit_on_partial_ack,
             rule,
             pipe: 0,
+            uncounted_fast_retransmit: false,
         }
     }
 
@@ -71,6 +74,9 @@ impl LossRecovery for Sack {
     fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
         // Fall and Floyd: pipe = outstanding - DupThresh segments (before halving).
         self.pipe = w.flight_size().saturating_sub(w.dupthresh as u64 * w.mss);
+        // ns-2 Sack1TcpAgent::dupack_action(): the fast retransmission goes out by
+        // output() directly, without the pipe_++ of send_much().
+        self.uncounted_fast_retransmit = self.rule == PipeRule::Ns2Sack1;
         // RFC 6675 (4.2): ssthresh = cwnd = FlightSize / 2 (floored at 2*SMSS by RFC 5681
         // equation (4)); (4.3): retransmit the segment at HighACK + 1.
         w.ssthresh = w.halved_ssthresh();
@@ -83,6 +89,9 @@ impl LossRecovery for Sack {
         self.pipe = self.pipe.saturating_sub(w.mss);
     }
     fn on_sent(&mut self, w: &Window) {
+        if std::mem::take(&mut self.uncounted_fast_retransmit) {
+            return;
+        }
         self.pipe += w.mss;
     }
     fn on_partial_ack(&mut self, w: &mut Window, _acked: u64) -> PartialAck {
@@ -166,7 +175,8 @@ mod tests {
         after_losses_of_first_two(&mut w);
         let mut s = Sack::new(false, PipeRule::Ns2Sack1);
         s.on_enter(&mut w); // pipe = 8 - 3 = 5 segments; cwnd 4 segments
-        s.on_sent(&w); // the fast retransmission: 6
+        s.on_sent(&w); // the fast retransmission, not counted (ns-2 dupack_action())
+        s.on_sent(&w); // a later transmission: 6
         s.on_dupack(&mut w); // 5
         assert_eq!(s.pipe(&w), 5000);
         // RFC 6675 would count only the retransmission and segments 6, 7: 3000.

@@ -27,10 +27,12 @@
 //! section 5, note after (5.7); Karn's algorithm).
 
 pub mod linux;
+pub mod ns2;
 pub mod peak_hopper;
 pub mod rfc6298;
 
 pub use linux::{Linux, LinuxConfig};
+pub use ns2::{Ns2Rto, Ns2RtoConfig};
 pub use peak_hopper::{PeakHopper, PeakHopperConfig};
 pub use rfc6298::{BackoffReset, InitMode, MinRtoMode, Rfc6298, Rfc6298Config};
 
@@ -59,9 +61,10 @@ pub trait RtoEstimator {
     fn on_syn_sample(&mut self, rtt: Dur);
     /// A valid RTT sample (Karn's rule already applied by the sender). Clears back-off.
     fn on_rtt_sample(&mut self, sample: &RttSample);
-    /// The ACK of the segment timed by Karn's rule arrived (RFC 6298 section 3; ns-2's
-    /// `rtt_active_ && seqno >= rtt_seq_`), after any sample it gave. Estimators whose
-    /// back-off does not wait for it ignore it.
+    /// The ACK just sampled covers the one segment the sender timed by Karn's rule
+    /// (ns-2's `rtt_active_` / `rtt_seq_`), with or without timestamps. Only ns-2's
+    /// timer acts on it (its back-off reset in `newack()`); the others already cleared
+    /// their back-off on the sample.
     fn on_timed_segment_acked(&mut self) {}
     /// The retransmission timer expired: back off (RFC 6298 (5.5)).
     fn on_timeout(&mut self);
@@ -107,6 +110,8 @@ pub enum RtoConfig {
     PeakHopper(PeakHopperConfig),
     /// The Linux kernel's estimator.
     Linux(LinuxConfig),
+    /// ns-2's own timer in its integer tick arithmetic (`tcp.cc` rtt_update/rtt_timeout).
+    Ns2(Ns2RtoConfig),
 }
 
 impl Default for RtoConfig {
@@ -156,6 +161,8 @@ pub enum Rto {
     PeakHopper(PeakHopper),
     /// See [`Linux`].
     Linux(Linux),
+    /// See [`Ns2Rto`].
+    Ns2(Ns2Rto),
 }
 
 impl Rto {
@@ -165,6 +172,7 @@ impl Rto {
             RtoConfig::Rfc6298(c) => Rto::Rfc6298(Rfc6298::new(c.clone())),
             RtoConfig::PeakHopper(c) => Rto::PeakHopper(PeakHopper::new(c.clone())),
             RtoConfig::Linux(c) => Rto::Linux(Linux::new(c.clone())),
+            RtoConfig::Ns2(c) => Rto::Ns2(Ns2Rto::new(c.clone())),
         }
     }
 }
@@ -176,6 +184,7 @@ macro_rules! dispatch {
             Rto::Rfc6298($e) => $call,
             Rto::PeakHopper($e) => $call,
             Rto::Linux($e) => $call,
+            Rto::Ns2($e) => $call,
         }
     };
 }
@@ -187,11 +196,11 @@ impl RtoEstimator for Rto {
     fn on_rtt_sample(&mut self, sample: &RttSample) {
         dispatch!(self, e => e.on_rtt_sample(sample))
     }
-    fn on_timeout(&mut self) {
-        dispatch!(self, e => e.on_timeout())
-    }
     fn on_timed_segment_acked(&mut self) {
         dispatch!(self, e => e.on_timed_segment_acked())
+    }
+    fn on_timeout(&mut self) {
+        dispatch!(self, e => e.on_timeout())
     }
     fn on_spurious_timeout_reseed(&mut self, rtt: Dur, rule: ReseedRule) {
         dispatch!(self, e => e.on_spurious_timeout_reseed(rtt, rule))
@@ -414,6 +423,7 @@ mod tests {
             },
             RtoConfig::PeakHopper(c) => (plus_2g(c.granularity), c.max_rto),
             RtoConfig::Linux(c) => (c.rto_min, c.rto_max),
+            RtoConfig::Ns2(c) => (c.min_rto, c.max_rto),
         }
     }
 
@@ -428,6 +438,7 @@ mod tests {
             RtoConfig::Rfc6298(c) => c.use_syn_sample,
             RtoConfig::PeakHopper(c) => c.use_syn_sample,
             RtoConfig::Linux(c) => c.use_syn_sample,
+            RtoConfig::Ns2(_) => true,
         }
     }
 
