@@ -229,12 +229,17 @@ fn queue(q: &QueueConfig, p: &FieldPath) -> Check {
     }
 }
 
-/// RED's thresholds are average queue lengths in packets with min < max (p_b divides by
-/// max_thresh - min_thresh, Floyd & Jacobson 1993 section 4).
+/// A RED threshold: an average queue length in packets.
+fn threshold(p: &FieldPath, x: f64) -> Check {
+    let packets = |x: f64| (0.0..=MAX_PACKETS as f64).contains(&x);
+    real(p, x, packets, "between 0 and 1000000000 packets")
+}
+
+/// RED's thresholds with min < max (p_b divides by max_thresh - min_thresh, Floyd &
+/// Jacobson 1993 section 4).
 fn thresholds(p: &FieldPath, min: f64, max: f64) -> Check {
-    let at_least_0 = |x: f64| x >= 0.0;
-    real(&p.key("min_thresh"), min, at_least_0, "at least 0 packets")?;
-    real(&p.key("max_thresh"), max, at_least_0, "at least 0 packets")?;
+    threshold(&p.key("min_thresh"), min)?;
+    threshold(&p.key("max_thresh"), max)?;
     if min >= max {
         return fail(
             &p.key("min_thresh"),
@@ -280,12 +285,11 @@ fn adaptive_red(a: &AdaptiveRedConfig, p: &FieldPath) -> Check {
         |x| x > 0.0 && x <= 1.0,
         "in (0, 1]",
     )?;
-    let at_least_0 = |x: f64| x >= 0.0;
     if let Some(min) = a.min_thresh {
-        real(&p.key("min_thresh"), min, at_least_0, "at least 0 packets")?;
+        threshold(&p.key("min_thresh"), min)?;
     }
     if let Some(max) = a.max_thresh {
-        real(&p.key("max_thresh"), max, at_least_0, "at least 0 packets")?;
+        threshold(&p.key("max_thresh"), max)?;
     }
     if let (Some(min), Some(max)) = (a.min_thresh, a.max_thresh) {
         thresholds(p, min, max)?;

@@ -60,7 +60,10 @@ fn a_hiccup_of_zero_interval_and_duration_is_refused() {
     let m = hiccup(fixed0, fixed0);
     assert_has(
         &m,
-        &["field `link[0].spikes[0].interval`", "a cycle needs at least 0.001000s"],
+        &[
+            "field `link[0].spikes[0].interval`",
+            "a cycle needs at least 0.001000s",
+        ],
     );
     let uniform0 = "{ dist = \"uniform\", min = \"0s\", max = \"0s\" }";
     let m = hiccup(uniform0, uniform0);
