@@ -56,6 +56,9 @@ pub const MAX_PACKET_BYTES: u64 = 65_535;
 /// all levels of an oscillation): the papers' spikes last seconds, and a cycle of 0 s
 /// would keep simulated time from advancing.
 pub const MIN_CYCLE: Dur = Dur::from_millis(1);
+/// Shortest initial RTO and RTO ceiling: a timer that may expire every nanosecond
+/// turns each round trip into thousands of timeouts.
+pub const MIN_RTO_CEILING: Dur = Dur::from_millis(1);
 /// Largest TCP window: 2^30 bytes, the most window scaling can express (RFC 7323 2.3).
 pub const MAX_WINDOW: u64 = 1 << 30;
 
@@ -579,20 +582,30 @@ fn rto_range(
 ) -> Check {
     dur(&p.key(min_key), min)?;
     if let Some(max) = max {
-        positive(&p.key(max_key), max)?;
+        dur_in(&p.key(max_key), max, MIN_RTO_CEILING, MAX_DUR)?;
         ordered(&p.key(min_key), min, max, &format!(" (`{max_key}`)"))?;
     }
     Ok(())
 }
 
 fn rfc6298(c: &Rfc6298Config, p: &FieldPath) -> Check {
-    positive(&p.key("initial_rto"), c.initial_rto)?;
+    dur_in(
+        &p.key("initial_rto"),
+        c.initial_rto,
+        MIN_RTO_CEILING,
+        MAX_DUR,
+    )?;
     dur(&p.key("granularity"), c.granularity)?;
     rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
 }
 
 fn peak_hopper(c: &PeakHopperConfig, p: &FieldPath) -> Check {
-    positive(&p.key("initial_rto"), c.initial_rto)?;
+    dur_in(
+        &p.key("initial_rto"),
+        c.initial_rto,
+        MIN_RTO_CEILING,
+        MAX_DUR,
+    )?;
     int(
         &p.key("syn_rto_factor"),
         c.syn_rto_factor,
@@ -625,13 +638,18 @@ fn peak_hopper(c: &PeakHopperConfig, p: &FieldPath) -> Check {
     gain(&p.key("delta_gain"), c.delta_gain)?;
     dur(&p.key("granularity"), c.granularity)?;
     if let Some(max) = c.max_rto {
-        positive(&p.key("max_rto"), max)?;
+        dur_in(&p.key("max_rto"), max, MIN_RTO_CEILING, MAX_DUR)?;
     }
     Ok(())
 }
 
 fn linux(c: &LinuxConfig, p: &FieldPath) -> Check {
-    positive(&p.key("initial_rto"), c.initial_rto)?;
+    dur_in(
+        &p.key("initial_rto"),
+        c.initial_rto,
+        MIN_RTO_CEILING,
+        MAX_DUR,
+    )?;
     rto_range(p, ("rto_min", c.rto_min), ("rto_max", c.rto_max))
 }
 
