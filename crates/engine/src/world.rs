@@ -12,6 +12,7 @@ use crate::results::{
     TimeoutRecord, Truth,
 };
 use crate::trace::Tracer;
+use crate::watchdog::{Bark, Watchdog};
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
@@ -107,6 +108,7 @@ pub struct World {
     mb_out: MbOutput,
     /// (flow, time, spurious) verdicts reached by STD proxies.
     box_verdicts: Vec<(usize, Time, bool)>,
+    watchdog: Watchdog,
 }
 
 /// A middlebox placed at the first endpoint of `link`.
@@ -168,6 +170,7 @@ impl World {
             box_at: vec![None; cfg.links.len()],
             mb_out: MbOutput::new(),
             box_verdicts: Vec::new(),
+            watchdog: Watchdog::default(),
         };
         for (i, spec) in cfg.middleboxes.iter().enumerate() {
             let mb = Mb::new(&spec.config, streams.stream("middlebox", i as u64));
@@ -267,11 +270,22 @@ impl World {
         self.q.push(start, Event::FlowStart { flow: i as u32 });
     }
 
-    /// Runs to completion and returns the results, or the first broken invariant.
+    /// Ends the run with an error after `budget` events (a guard for tests and fuzzing;
+    /// by default a run has no budget, only the stall watchdog).
+    pub fn with_event_budget(mut self, budget: u64) -> World {
+        self.watchdog = Watchdog::new(Some(budget));
+        self
+    }
+
+    /// Runs to completion and returns the results, or the first broken invariant
+    /// (a stalled clock or an exhausted event budget included, see [`crate::watchdog`]).
     pub fn run(mut self) -> Result<RunResult, InvariantViolation> {
         while let Some((t, ev)) = self.q.pop() {
             if t > self.stop_at {
                 break;
+            }
+            if let Some(bark) = self.watchdog.on_event(t) {
+                return Err(self.bark(bark, ev));
             }
             self.now = t;
             self.handle(ev)?;
@@ -280,6 +294,43 @@ impl World {
             }
         }
         self.finish()
+    }
+
+    /// The error ending a run the watchdog stopped, naming the source of event `ev`.
+    fn bark(&self, bark: Bark, ev: Event) -> InvariantViolation {
+        let source = match ev {
+            Event::LinkControl { link, sched } => {
+                let name = &self.links[link as usize].name;
+                format!("spike schedule spikes[{sched}] of link `{name}`")
+            }
+            Event::LinkWake { link, dir, .. } => {
+                let d = if dir == 0 { "forward" } else { "reverse" };
+                format!(
+                    "the {d} direction of link `{}`",
+                    self.links[link as usize].name
+                )
+            }
+            Event::FlowStart { flow } | Event::Timer { flow, .. } => {
+                format!("flow `{}`", self.flows[flow as usize].result.name)
+            }
+            Event::MiddleboxWake { mb, .. } => {
+                let link = self.boxes[mb as usize].link;
+                format!("the middlebox on link `{}`", self.links[link].name)
+            }
+        };
+        let what = match bark {
+            Bark::Stalled { at } => format!(
+                "simulated time stopped advancing: {} events at {at}, the last from {source}",
+                crate::watchdog::STALL_EVENTS
+            ),
+            Bark::BudgetExhausted { budget } => {
+                format!("event budget of {budget} exhausted, the last event from {source}")
+            }
+        };
+        InvariantViolation {
+            time: self.now,
+            what,
+        }
     }
 
     fn has_tcp(&self) -> bool {

@@ -13,11 +13,13 @@
 //! 3. deserialisation into [`ScenarioFile`] with `serde_path_to_error`, which names the
 //!    field of a type error, unknown key, misspelt variant or bad unit;
 //! 4. resolution ([`resolve`]): the rules types cannot express (names that must exist,
-//!    positive rates, valid spike schedules, ...).
+//!    valid spike schedules, ...), after [`bounds`] has checked the range of every
+//!    number.
 //!
 //! Paths inside a scenario (for future trace files) are relative to the directory of the
 //! scenario file: see [`Scenario::resolve_path`].
 
+pub mod bounds;
 pub mod dotted;
 pub mod error;
 pub mod prepare;
@@ -147,14 +149,29 @@ pub struct FlowRecord<'s> {
 pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+    let bytes = std::fs::read(path).map_err(|e| ScenarioError {
         file: name.clone(),
         line: 0,
         col: 0,
         field: None,
         message: format!("cannot read the scenario: {e}"),
     })?;
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(&name, e))?;
     parse(&text, &name)
+}
+
+/// The located error for a file that is not UTF-8 text: the line and column of the
+/// first invalid byte.
+fn not_utf8(file_name: &str, e: std::string::FromUtf8Error) -> ScenarioError {
+    let at = e.utf8_error().valid_up_to();
+    let valid = std::str::from_utf8(&e.as_bytes()[..at]).unwrap_or_default();
+    Locator::new(file_name, valid, None).at_offset(
+        at,
+        format!(
+            "not UTF-8 text: byte 0x{:02x} cannot start a character (TOML files are UTF-8)",
+            e.as_bytes()[at]
+        ),
+    )
 }
 
 /// Checks the scenario `text`, read from the file named `file_name` (used in messages,
@@ -184,9 +201,12 @@ pub fn parse(text: &str, file_name: &str) -> Result<Scenario, ScenarioError> {
 /// traces), relative to the scenario file's folder; an error names the link and the
 /// trace file's own line.
 fn load_traces(sim: &mut SimConfig, file: &ScenarioFile, file_name: &str) -> Result<(), Invalid> {
-    let base = Path::new(file_name).parent().unwrap_or(Path::new("."));
+    // Absolute, so that an error names the file that was looked for whatever the
+    // working directory.
+    let dir = Path::new(file_name).parent().unwrap_or(Path::new(""));
+    let base = std::env::current_dir().map_or_else(|_| dir.to_path_buf(), |cwd| cwd.join(dir));
     for (i, link) in sim.links.iter_mut().enumerate() {
-        spikelab_net::load_link_traces(link, base).map_err(|e| {
+        spikelab_net::load_link_traces(link, &base).map_err(|e| {
             let path = if i < file.link.len() {
                 FieldPath::root("link").index(i)
             } else {

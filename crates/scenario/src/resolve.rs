@@ -12,14 +12,9 @@ use crate::schema::{
     DropEntry, Dumbbell, FlowEntry, FlowKindName, Route, RunSection, ScenarioFile, Topology,
     DEFAULT_CBR_PAYLOAD,
 };
-use spikelab_core::Dur;
-use spikelab_engine::{
-    DropRule, DropTarget, FlowKind, FlowSpec, Hop, MiddleboxSpec, SimConfig, StartTime, Workload,
-};
+use spikelab_engine::{DropRule, DropTarget, FlowKind, FlowSpec, Hop, MiddleboxSpec, SimConfig};
 use spikelab_net::spike::SpikeConfig;
-use spikelab_net::{
-    Dir, Distribution, FreezePoint, FrozenWire, LinkConfig, QueueConfig, QueueLimit, Schedule,
-};
+use spikelab_net::{Dir, FreezePoint, FrozenWire, LinkConfig, Schedule};
 use spikelab_tcp::TcpConfig;
 use std::collections::BTreeMap;
 
@@ -39,6 +34,7 @@ fn fail<T>(path: FieldPath, message: impl Into<String>) -> Result<T, Invalid> {
 /// Resolves and checks `file`. The result has tracing and pcap capture off.
 pub fn resolve(file: &ScenarioFile) -> Result<SimConfig, Invalid> {
     check_run(&file.run)?;
+    crate::bounds::check(file)?;
     let links = Links::build(file)?;
     let flows = resolve_flows(file, &links)?;
     let drops = file
@@ -97,12 +93,6 @@ fn check_run(run: &RunSection) -> Check {
             ),
         );
     }
-    if run.reps == 0 {
-        return fail(path.key("reps"), "must be at least 1 repetition");
-    }
-    if run.stop == Dur::ZERO {
-        return fail(path.key("stop"), "the stop time must be positive");
-    }
     Ok(())
 }
 
@@ -152,12 +142,6 @@ impl<'f> Links<'f> {
 
     fn add_dumbbell(&mut self, d: &'f Dumbbell) -> Check {
         let path = FieldPath::root("topology");
-        if d.pairs == 0 || d.pairs > MAX_COUNT {
-            return fail(
-                path.key("pairs"),
-                format!("must be between 1 and {MAX_COUNT}"),
-            );
-        }
         self.add(d.bottleneck.clone(), path.key("bottleneck"))?;
         for i in 0..d.pairs {
             for side in ["src", "dst"] {
@@ -191,50 +175,19 @@ fn access_name(d: &Dumbbell, side: &str, pair: u32) -> String {
     format!("{}-{side}-{pair}", d.access.name)
 }
 
+/// Rules of a link beyond the ranges of its numbers ([`crate::bounds`]): every spike
+/// schedule must be buildable (explicit spikes in order, outages complete).
 fn check_link(l: &LinkConfig, path: &FieldPath) -> Check {
-    if l.rate.0 == 0 {
-        return fail(path.key("rate"), "the rate must be positive");
-    }
-    check_queue(&l.queue, &path.key("queue"))?;
-    for (key, o) in [("forward", &l.forward), ("reverse", &l.reverse)] {
-        if o.rate.is_some_and(|r| r.0 == 0) {
-            return fail(path.key(key).key("rate"), "the rate must be positive");
-        }
-        if let Some(q) = &o.queue {
-            check_queue(q, &path.key(key).key("queue"))?;
-        }
-    }
     for (k, s) in l.spikes.iter().enumerate() {
-        check_spike(s, &path.key("spikes").index(k))?;
+        let path = path.key("spikes").index(k);
+        Schedule::new(s).map_err(|e| Invalid::new(path.clone(), e.to_string()))?;
+        check_freeze(s, &path)?;
     }
     Ok(())
 }
 
-fn check_queue(q: &QueueConfig, path: &FieldPath) -> Check {
-    let empty = "a queue limit of 0 drops every packet: allow at least 1";
-    if let QueueConfig::DropTail(d) = q {
-        let zero = match d.limit {
-            QueueLimit::Packets(n) => n == 0,
-            QueueLimit::Bytes(b) => b.0 == 0,
-        };
-        if zero {
-            return fail(path.key("limit"), empty);
-        }
-    }
-    if let QueueConfig::Red(r) = q {
-        if r.limit == 0 {
-            return fail(path.key("limit"), empty);
-        }
-    }
-    Ok(())
-}
-
-fn check_spike(s: &SpikeConfig, path: &FieldPath) -> Check {
-    Schedule::new(s).map_err(|e| Invalid::new(path.clone(), e.to_string()))?;
-    if let SpikeConfig::Hiccup(h) = s {
-        check_distribution(&h.interval, &path.key("interval"))?;
-        check_distribution(&h.duration, &path.key("duration"))?;
-    }
+/// A before-queue freeze leaves the wire running, so `wire` has nothing to hold.
+fn check_freeze(s: &SpikeConfig, path: &FieldPath) -> Check {
     let freeze = match s {
         SpikeConfig::Hiccup(h) => Some((h.freeze_at, h.wire)),
         SpikeConfig::Outage(o) => Some((o.freeze_at, o.wire)),
@@ -247,16 +200,6 @@ fn check_spike(s: &SpikeConfig, path: &FieldPath) -> Check {
         );
     }
     Ok(())
-}
-
-fn check_distribution(d: &Distribution, path: &FieldPath) -> Check {
-    match d {
-        Distribution::Uniform { min, max } if min > max => fail(
-            path.key("min"),
-            format!("min {min} is larger than max {max}"),
-        ),
-        _ => Ok(()),
-    }
 }
 
 // ----- flows ------------------------------------------------------------------------
@@ -326,20 +269,6 @@ fn check_flow(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
             "a flow name must be non-empty without `#` or `:` (replicas are named `name#i`)",
         );
     }
-    if e.count == 0 || e.count > MAX_COUNT {
-        return fail(
-            path.key("count"),
-            format!("must be between 1 and {MAX_COUNT}"),
-        );
-    }
-    if let StartTime::Uniform { min, max } = e.start {
-        if min > max {
-            return fail(
-                path.key("start").key("min"),
-                format!("min {min} is larger than max {max}"),
-            );
-        }
-    }
     match e.kind {
         FlowKindName::Tcp => tcp_kind(e, path),
         FlowKindName::Cbr => cbr_kind(e, path),
@@ -375,57 +304,18 @@ fn tcp_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
             "missing field `workload`: a TCP flow needs e.g. workload = { kind = \"bulk\", bytes = \"5MB\" }",
         );
     };
-    check_workload(&workload, &path.key("workload"))?;
     Ok(FlowKind::Tcp {
         tcp: Box::new(tcp),
         workload,
     })
 }
 
+/// Rules of a TCP configuration beyond the ranges of its numbers ([`crate::bounds`]).
 fn check_tcp(t: &TcpConfig, path: &FieldPath) -> Check {
-    if t.mss == 0 || t.mss > MAX_MSS {
-        return fail(
-            path.key("mss"),
-            format!("must be between 1 and {MAX_MSS} bytes"),
-        );
-    }
-    if t.initial_window == 0 {
-        return fail(path.key("initial_window"), "must be at least 1 segment");
-    }
-    if t.receiver_window < t.mss as u64 {
-        return fail(
-            path.key("receiver_window"),
-            format!("must hold at least one segment ({} bytes)", t.mss),
-        );
-    }
-    if t.dupack_threshold == 0 {
-        return fail(path.key("dupack_threshold"), "must be at least 1");
-    }
-    if t.delayed_ack.every == 0 {
-        return fail(path.key("delayed_ack").key("every"), "must be at least 1");
-    }
-    if t.timestamps && t.timestamp_tick == Dur::ZERO {
-        return fail(path.key("timestamp_tick"), "must be positive");
-    }
     if let Err(why) = t.spurious.validate(t.timestamps, t.sack_enabled()) {
         return fail(path.key("spurious"), why);
     }
     Ok(())
-}
-
-fn check_workload(w: &Workload, path: &FieldPath) -> Check {
-    match *w {
-        Workload::Bulk { bytes } if bytes.0 == 0 => {
-            fail(path.key("bytes"), "a bulk transfer needs at least 1 byte")
-        }
-        Workload::PingPong { packets: 0, .. } => {
-            fail(path.key("packets"), "must be at least 1 message")
-        }
-        Workload::PingPong { bytes, .. } if bytes.0 == 0 => {
-            fail(path.key("bytes"), "a message needs at least 1 byte")
-        }
-        _ => Ok(()),
-    }
 }
 
 fn cbr_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
@@ -441,16 +331,7 @@ fn cbr_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
             "missing field `rate`: a CBR flow needs a rate",
         );
     };
-    if rate.0 == 0 {
-        return fail(path.key("rate"), "the rate must be positive");
-    }
     let payload = e.payload.map_or(DEFAULT_CBR_PAYLOAD, |p| p.0);
-    if payload == 0 || payload > MAX_CBR_PAYLOAD {
-        return fail(
-            path.key("payload"),
-            format!("must be between 1 and {MAX_CBR_PAYLOAD} bytes"),
-        );
-    }
     Ok(FlowKind::Cbr {
         rate,
         payload_bytes: payload as u32,

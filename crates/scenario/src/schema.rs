@@ -55,8 +55,10 @@ pub struct RunSection {
     #[serde(default)]
     pub description: String,
     /// Base seed; repetition r runs with `RngStreams::repetition_seed(seed, r)`.
-    /// Default: 1.
-    #[serde(default = "default_seed")]
+    /// Any u64: TOML integers stop at 2^63-1, so larger seeds (such as the
+    /// per-repetition seeds in outputs) are written as strings, decimal
+    /// `"18446744073709551615"` or hex `"0xffffffffffffffff"`. Default: 1.
+    #[serde(default = "default_seed", with = "seed")]
     pub seed: u64,
     /// Number of repetitions, at least 1. Default: 1.
     #[serde(default = "default_reps")]
@@ -314,6 +316,50 @@ impl<'de> Visitor<'de> for RouteVisitor {
         }
         pair.map(Route::Pair)
             .ok_or_else(|| de::Error::missing_field("pair"))
+    }
+}
+
+/// A seed as a TOML integer or a decimal or `0x` hex string (for seeds above 2^63-1);
+/// written back as an integer when TOML can hold it, as a decimal string otherwise.
+mod seed {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
+        match i64::try_from(*seed) {
+            Ok(small) => s.serialize_i64(small),
+            Err(_) => s.serialize_str(&seed.to_string()),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        d.deserialize_any(SeedVisitor)
+    }
+
+    struct SeedVisitor;
+
+    impl<'de> Visitor<'de> for SeedVisitor {
+        type Value = u64;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a seed from 0 to 18446744073709551615 (an integer, or a string such as \"18446744073709551615\" or \"0xffffffffffffffff\")")
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+            let t = v.trim();
+            let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => t.parse(),
+            };
+            parsed.map_err(|_| E::invalid_value(de::Unexpected::Str(v), &self))
+        }
     }
 }
 

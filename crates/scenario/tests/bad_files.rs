@@ -128,7 +128,10 @@ fn duplicate_flow_names() {
 #[test]
 fn zero_repetitions() {
     let m = error_after("name = \"t\"", "name = \"t\"\nreps = 0");
-    assert_has(&m, &["bad.toml:3:1: field `run.reps`: must be at least 1"]);
+    assert_has(
+        &m,
+        &["bad.toml:3:1: field `run.reps`: 0 is out of range: must be between 1"],
+    );
 }
 
 #[test]
@@ -154,7 +157,7 @@ fn string_where_a_number_belongs() {
     let m = error_after("name = \"t\"", "name = \"t\"\nseed = \"one\"");
     assert_has(
         &m,
-        &["bad.toml:3:1: field `run.seed`: invalid type: string \"one\", expected u64"],
+        &["bad.toml:3:1: field `run.seed`: invalid value: string \"one\", expected a seed from 0 to 18446744073709551615"],
     );
 }
 
@@ -172,7 +175,7 @@ fn zero_count() {
     let m = error_after("route = [\"l\"]", "route = [\"l\"]\ncount = 0");
     assert_has(
         &m,
-        &["bad.toml:12:1: field `flow[0].count`: must be between 1"],
+        &["bad.toml:12:1: field `flow[0].count`: 0 is out of range: must be between 1"],
     );
 }
 
@@ -247,7 +250,7 @@ fn mss_out_of_range() {
     let m = error_after("route = [\"l\"]", "route = [\"l\"]\ntcp = { mss = 70000 }");
     assert_has(
         &m,
-        &["bad.toml:12:9: field `flow[0].tcp.mss`: must be between 1 and 65495"],
+        &["bad.toml:12:9: field `flow[0].tcp.mss`: 70000 is out of range: must be between 1 and 65495"],
     );
 }
 
@@ -256,7 +259,7 @@ fn zero_initial_window() {
     let m = error_after("route = [\"l\"]", "route = [\"l\"]\ntcp.initial_window = 0");
     assert_has(
         &m,
-        &["bad.toml:12:5: field `flow[0].tcp.initial_window`: must be at least 1"],
+        &["bad.toml:12:5: field `flow[0].tcp.initial_window`: 0 is out of range: must be between 1"],
     );
 }
 
@@ -270,7 +273,7 @@ fn a_tcp_flow_without_workload_or_bytes() {
     let m = error_after("bytes = \"10KB\"", "bytes = 0");
     assert_has(
         &m,
-        &["bad.toml:12:29: field `flow[0].workload.bytes`: a bulk transfer needs"],
+        &["bad.toml:12:29: field `flow[0].workload.bytes`: 0 is out of range: must be between 1"],
     );
 }
 

@@ -161,3 +161,41 @@ fn bandwidth_drop_causes_a_spurious_timeout_as_in_fig_1b() {
         "after the drop at 10 s"
     );
 }
+
+#[test]
+fn no_scenario_comment_says_a_feature_is_missing_that_exists() {
+    for entry in std::fs::read_dir(scenarios_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
+        for stale in ["not yet expressible", "does not load link traces"] {
+            assert!(!text.contains(stale), "{}: `{stale}`", path.display());
+        }
+    }
+}
+
+#[test]
+fn the_eifel_line_the_gprs_and_eifel_comments_suggest_loads() {
+    use spikelab_tcp::spurious::DetectorKind;
+    for (file, line) in [
+        ("gprs-eifel.toml", "spurious = { driver = \"eifel\" }"),
+        (
+            "eifel-response.toml",
+            "spurious = { driver = \"eifel\", response = { restore = \"option1\" } }",
+        ),
+    ] {
+        let path = scenarios_dir().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(&format!("`{line}`")),
+            "{file} suggests another line"
+        );
+        let edited = text.replacen("tcp = { ", &format!("tcp = {{ {line}, "), 1);
+        let s = spikelab_scenario::parse(&edited, &path.display().to_string())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (tcp, _) = tcp_of(s.sim(), 0);
+        assert_eq!(tcp.spurious.driver, Some(DetectorKind::Eifel), "{file}");
+    }
+}

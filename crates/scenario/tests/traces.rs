@@ -55,3 +55,16 @@ fn a_malformed_trace_names_its_own_line() {
     let e = load(tmp.path().join("s.toml")).unwrap_err().to_string();
     assert!(e.contains("line 3"), "{e}");
 }
+
+#[test]
+fn a_missing_trace_of_a_relative_scenario_names_the_absolute_path_looked_for() {
+    let text = SCENARIO.replace("delay_trace = \"owd.csv\"\n", "");
+    let e = spikelab_scenario::parse(&text, "no-such-dir/s.toml")
+        .unwrap_err()
+        .to_string();
+    let want = std::env::current_dir()
+        .unwrap()
+        .join("no-such-dir")
+        .join("cell.down");
+    assert!(e.contains(&want.display().to_string()), "{e}");
+}

@@ -57,8 +57,9 @@ pub struct RedConfig {
     /// `drop_front_`: forced and overflow drops take the head. Default: false.
     #[serde(default)]
     pub drop_front: bool,
-    /// Hard limit on packets waiting (see the queue module docs). Default: 50.
-    #[serde(default = "default_red_limit")]
+    /// Hard limit on packets waiting (see the queue module docs): `limit = 50` or, as
+    /// drop-tail writes it, `limit = { packets = 50 }`. Default: 50.
+    #[serde(default = "default_red_limit", deserialize_with = "packet_limit")]
     pub limit: u64,
     /// `mean_pktsize_`: bytes per packet for the idle decay rate. Default: 500 B.
     #[serde(default = "default_mean_pktsize")]
@@ -99,8 +100,9 @@ pub struct AdaptiveRedConfig {
     /// Forced and overflow drops take the head. Default: false.
     #[serde(default)]
     pub drop_front: bool,
-    /// Hard limit on packets waiting. Default: 50.
-    #[serde(default = "default_red_limit")]
+    /// Hard limit on packets waiting: `limit = 50` or `limit = { packets = 50 }`.
+    /// Default: 50.
+    #[serde(default = "default_red_limit", deserialize_with = "packet_limit")]
     pub limit: u64,
     /// Bytes per packet for C and the idle decay. Default: 500 B.
     #[serde(default = "default_mean_pktsize")]
@@ -124,6 +126,42 @@ fn yes() -> bool {
 }
 fn default_red_limit() -> u64 {
     50
+}
+
+/// RED's `limit` as a number of packets, or drop-tail's `{ packets = N }` form (RED
+/// counts packets, so `{ bytes = ... }` is refused with a hint).
+fn packet_limit<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    use serde::de::{self, MapAccess, Visitor};
+    struct Packets;
+    impl<'de> Visitor<'de> for Packets {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a number of packets or { packets = N }")
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<u64, E> {
+            Ok(n)
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<u64, E> {
+            u64::try_from(n)
+                .map_err(|_| E::custom(format!("{n} packets: the limit cannot be negative")))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
+            let mut limit = None;
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "packets" => limit = Some(map.next_value::<u64>()?),
+                    "bytes" => {
+                        return Err(de::Error::custom(
+                            "RED counts its limit in packets: write { packets = N }",
+                        ))
+                    }
+                    other => return Err(de::Error::unknown_field(other, &["packets"])),
+                }
+            }
+            limit.ok_or_else(|| de::Error::missing_field("packets"))
+        }
+    }
+    d.deserialize_any(Packets)
 }
 fn default_mean_pktsize() -> ByteSize {
     ByteSize(500)

@@ -247,3 +247,21 @@ fn adaptive_red_lowers_max_p_multiplicatively_below_the_target_band() {
     assert!((adapted_max_p(6.0, 3) - 0.1 * 0.9f64.powi(3)).abs() < 1e-12);
     assert!((adapted_max_p(10.0, 3) - 0.1).abs() < 1e-12);
 }
+
+#[test]
+fn the_red_limit_takes_a_number_or_the_drop_tail_packets_form() {
+    let q = |text: &str| toml::from_str::<super::super::QueueConfig>(text);
+    let limit = |text: &str| match q(text).unwrap() {
+        super::super::QueueConfig::Red(r) => r.limit,
+        super::super::QueueConfig::AdaptiveRed(a) => a.limit,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(limit("kind = \"red\"\nlimit = 7"), 7);
+    assert_eq!(limit("kind = \"red\"\nlimit = { packets = 1 }"), 1);
+    assert_eq!(limit("kind = \"adaptive-red\"\nlimit = { packets = 3 }"), 3);
+    let e = q("kind = \"red\"\nlimit = { bytes = \"10KB\" }").unwrap_err();
+    assert!(
+        e.to_string().contains("RED counts its limit in packets"),
+        "{e}"
+    );
+}

@@ -1,0 +1,738 @@
+//! Range checks of every numeric field of a scenario: each number a user can write is
+//! checked here against the range in which the model means something, and an absurd
+//! value is an [`Invalid`] naming its field, never a silent clamp.
+//!
+//! The rules, in general:
+//!
+//! * every duration is at most [`MAX_DUR`] (10^6 s, about 11.6 days): "99999999999h"
+//!   is an error, not 584 years;
+//! * rates are 1 bit/s to [`MAX_RATE`]; sizes and counts of bytes 1 to [`MAX_BYTES`];
+//! * counts (repetitions, flows, segments, thresholds) are at least 1;
+//! * probabilities lie in [0, 1], EWMA weights in their paper's interval, gains are
+//!   finite and positive; NaN and infinities are refused everywhere;
+//! * a minimum never exceeds its maximum (uniform distributions, `min_rto`/`max_rto`,
+//!   RED thresholds, a flow's start window);
+//! * a cycle of a spike schedule lasts at least [`MIN_CYCLE`], so that simulated time
+//!   advances (hiccups of interval and duration 0 or 1 ns, oscillations holding 0 s).
+//!
+//! `run.seed` is the one number without a range: every u64 is a seed.
+//!
+//! The test `every_numeric_field_of_the_reference_has_a_range_check` (tests/ranges.rs)
+//! sets every number of `scenarios/reference.toml` to absurd values in turn and fails if
+//! one is accepted, so a new numeric field needs its check here.
+
+use crate::error::{FieldPath, Invalid};
+use crate::resolve::{MAX_CBR_PAYLOAD, MAX_COUNT, MAX_MSS};
+use crate::schema::{DropEntry, FlowEntry, MiddleboxEntry, ScenarioFile, Topology};
+use spikelab_core::{BitRate, ByteSize, Dur};
+use spikelab_engine::{StartTime, Workload};
+use spikelab_net::middlebox::{DelayInjectionConfig, StdProxyConfig};
+use spikelab_net::spike::{
+    BandwidthOscillationConfig, HiccupConfig, IntervalFrom, OutageConfig, SpikeAt,
+};
+use spikelab_net::{
+    AdaptiveRedConfig, DirOverride, Distribution, LinkConfig, MiddleboxConfig, QueueConfig,
+    QueueLimit, RedConfig, ServiceConfig, SpikeConfig,
+};
+use spikelab_tcp::rto::{LinuxConfig, Ns2RtoConfig, PeakHopperConfig, Rfc6298Config, RtoConfig};
+use spikelab_tcp::TcpConfig;
+
+/// Longest duration anywhere in a scenario: 10^6 s.
+pub const MAX_DUR: Dur = Dur::from_secs(1_000_000);
+/// Fastest link or CBR rate: 1 Tbit/s.
+pub const MAX_RATE: u64 = 1_000_000_000_000;
+/// Largest byte count (transfer, message, byte-limited queue): 1 TB.
+pub const MAX_BYTES: u64 = 1_000_000_000_000;
+/// Largest packet count (queue limits, ping-pong messages): 10^9.
+pub const MAX_PACKETS: u64 = 1_000_000_000;
+/// Most repetitions of one scenario.
+pub const MAX_REPS: u32 = 1_000_000;
+/// Largest small threshold (duplicate ACKs, ACK every N, RLC retransmissions, ...).
+pub const MAX_THRESHOLD: u64 = 1000;
+/// Largest IP packet: bounds per-packet sizes (RED's mean packet, radio blocks,
+/// Mahimahi delivery opportunities).
+pub const MAX_PACKET_BYTES: u64 = 65_535;
+/// Shortest cycle of a spike schedule (quiet interval plus spike, a whole outage period,
+/// all levels of an oscillation): the papers' spikes last seconds, and a cycle of 0 s
+/// would keep simulated time from advancing.
+pub const MIN_CYCLE: Dur = Dur::from_millis(1);
+/// Shortest initial RTO and RTO ceiling: a timer that may expire every nanosecond
+/// turns each round trip into thousands of timeouts.
+pub const MIN_RTO_CEILING: Dur = Dur::from_millis(1);
+/// Largest TCP window: 2^30 bytes, the most window scaling can express (RFC 7323 2.3).
+pub const MAX_WINDOW: u64 = 1 << 30;
+
+type Check = Result<(), Invalid>;
+
+fn fail(path: &FieldPath, message: impl Into<String>) -> Check {
+    Err(Invalid::new(path.clone(), message))
+}
+
+/// `x` in `lo..=hi`, in `unit`.
+fn int(path: &FieldPath, x: u64, lo: u64, hi: u64, unit: &str) -> Check {
+    if (lo..=hi).contains(&x) {
+        return Ok(());
+    }
+    fail(
+        path,
+        format!("{x} is out of range: must be between {lo} and {hi}{unit}"),
+    )
+}
+
+fn rate(path: &FieldPath, r: BitRate) -> Check {
+    if r.0 == 0 {
+        return fail(path, "the rate must be positive");
+    }
+    int(path, r.0, 1, MAX_RATE, " bit/s")
+}
+
+fn bytes(path: &FieldPath, b: ByteSize, hi: u64) -> Check {
+    int(path, b.0, 1, hi, " bytes")
+}
+
+/// A duration in `lo..=hi`.
+fn dur_in(path: &FieldPath, d: Dur, lo: Dur, hi: Dur) -> Check {
+    if d > hi {
+        return fail(path, format!("{d} is longer than the {hi} allowed here"));
+    }
+    if d < lo {
+        return fail(path, format!("{d} is shorter than the {lo} needed here"));
+    }
+    Ok(())
+}
+
+/// Any duration up to [`MAX_DUR`].
+fn dur(path: &FieldPath, d: Dur) -> Check {
+    dur_in(path, d, Dur::ZERO, MAX_DUR)
+}
+
+/// A positive duration up to [`MAX_DUR`].
+fn positive(path: &FieldPath, d: Dur) -> Check {
+    dur_in(path, d, Dur(1), MAX_DUR)
+}
+
+/// A finite real for which `ok` holds; `range` says which in the message.
+fn real(path: &FieldPath, x: f64, ok: fn(f64) -> bool, range: &str) -> Check {
+    if x.is_finite() && ok(x) {
+        return Ok(());
+    }
+    fail(path, format!("{x} is out of range: must be {range}"))
+}
+
+fn probability(path: &FieldPath, x: f64) -> Check {
+    real(
+        path,
+        x,
+        |x| (0.0..=1.0).contains(&x),
+        "a probability in [0, 1]",
+    )
+}
+
+fn gain(path: &FieldPath, x: f64) -> Check {
+    real(path, x, |x| x > 0.0, "finite and positive")
+}
+
+/// `min <= max`, reported at `min`.
+fn ordered<T: PartialOrd + std::fmt::Display>(
+    path: &FieldPath,
+    min: T,
+    max: T,
+    what: &str,
+) -> Check {
+    if min > max {
+        return fail(path, format!("min {min} is larger than max {max}{what}"));
+    }
+    Ok(())
+}
+
+/// Checks every number in `file`.
+pub fn check(file: &ScenarioFile) -> Check {
+    let run = FieldPath::root("run");
+    int(
+        &run.key("reps"),
+        u64::from(file.run.reps),
+        1,
+        u64::from(MAX_REPS),
+        "",
+    )?;
+    positive(&run.key("stop"), file.run.stop)?;
+    for (i, l) in file.link.iter().enumerate() {
+        link(l, &FieldPath::root("link").index(i))?;
+    }
+    if let Some(Topology::Dumbbell(d)) = &file.topology {
+        let p = FieldPath::root("topology");
+        int(
+            &p.key("pairs"),
+            u64::from(d.pairs),
+            1,
+            u64::from(MAX_COUNT),
+            "",
+        )?;
+        link(&d.access, &p.key("access"))?;
+        link(&d.bottleneck, &p.key("bottleneck"))?;
+    }
+    for (i, f) in file.flow.iter().enumerate() {
+        flow(f, &FieldPath::root("flow").index(i), file.run.stop)?;
+    }
+    for (i, d) in file.drop.iter().enumerate() {
+        drop_rule(d, &FieldPath::root("drop").index(i))?;
+    }
+    for (i, m) in file.middlebox.iter().enumerate() {
+        middlebox(m, &FieldPath::root("middlebox").index(i))?;
+    }
+    Ok(())
+}
+
+// ----- links ------------------------------------------------------------------------
+
+fn link(l: &LinkConfig, p: &FieldPath) -> Check {
+    rate(&p.key("rate"), l.rate)?;
+    dur(&p.key("latency"), l.latency)?;
+    queue(&l.queue, &p.key("queue"))?;
+    service(&l.service, &p.key("service"))?;
+    direction(&l.forward, &p.key("forward"))?;
+    direction(&l.reverse, &p.key("reverse"))?;
+    for (k, s) in l.spikes.iter().enumerate() {
+        spike(s, &p.key("spikes").index(k))?;
+    }
+    Ok(())
+}
+
+fn direction(o: &DirOverride, p: &FieldPath) -> Check {
+    if let Some(r) = o.rate {
+        rate(&p.key("rate"), r)?;
+    }
+    if let Some(d) = o.latency {
+        dur(&p.key("latency"), d)?;
+    }
+    if let Some(q) = &o.queue {
+        queue(q, &p.key("queue"))?;
+    }
+    if let Some(s) = &o.service {
+        service(s, &p.key("service"))?;
+    }
+    Ok(())
+}
+
+fn queue_limit(p: &FieldPath, n: u64, hi: u64, unit: &str) -> Check {
+    if n == 0 {
+        return fail(p, "a queue limit of 0 drops every packet: allow at least 1");
+    }
+    int(p, n, 1, hi, unit)
+}
+
+fn queue(q: &QueueConfig, p: &FieldPath) -> Check {
+    match q {
+        QueueConfig::DropTail(d) => match d.limit {
+            QueueLimit::Packets(n) => queue_limit(&p.key("limit"), n, MAX_PACKETS, " packets"),
+            QueueLimit::Bytes(b) => queue_limit(&p.key("limit"), b.0, MAX_BYTES, " bytes"),
+        },
+        QueueConfig::Red(r) => red(r, p),
+        QueueConfig::AdaptiveRed(a) => adaptive_red(a, p),
+    }
+}
+
+/// A RED threshold: an average queue length in packets.
+fn threshold(p: &FieldPath, x: f64) -> Check {
+    let packets = |x: f64| (0.0..=MAX_PACKETS as f64).contains(&x);
+    real(p, x, packets, "between 0 and 1000000000 packets")
+}
+
+/// RED's thresholds with min < max (p_b divides by max_thresh - min_thresh, Floyd &
+/// Jacobson 1993 section 4).
+fn thresholds(p: &FieldPath, min: f64, max: f64) -> Check {
+    threshold(&p.key("min_thresh"), min)?;
+    threshold(&p.key("max_thresh"), max)?;
+    if min >= max {
+        return fail(
+            &p.key("min_thresh"),
+            format!("min_thresh {min} must be below max_thresh {max}"),
+        );
+    }
+    Ok(())
+}
+
+/// The EWMA weight w_q of the average queue, in (0, 1].
+fn q_weight(p: &FieldPath, w: f64) -> Check {
+    real(p, w, |w| w > 0.0 && w <= 1.0, "in (0, 1]")
+}
+
+fn red(r: &RedConfig, p: &FieldPath) -> Check {
+    thresholds(p, r.min_thresh, r.max_thresh)?;
+    q_weight(&p.key("q_weight"), r.q_weight)?;
+    // max_p = 1 / linterm is a probability.
+    real(
+        &p.key("linterm"),
+        r.linterm,
+        |x| x >= 1.0,
+        "at least 1 (max_p = 1/linterm)",
+    )?;
+    queue_limit(&p.key("limit"), r.limit, MAX_PACKETS, " packets")?;
+    bytes(&p.key("mean_pktsize"), r.mean_pktsize, MAX_PACKET_BYTES)
+}
+
+fn adaptive_red(a: &AdaptiveRedConfig, p: &FieldPath) -> Check {
+    positive(&p.key("target_delay"), a.target_delay)?;
+    positive(&p.key("interval"), a.interval)?;
+    // Floyd, Gummadi & Shenker 2001, Fig. 2: max_p += alpha, max_p *= beta.
+    real(
+        &p.key("alpha"),
+        a.alpha,
+        |x| x > 0.0 && x <= 1.0,
+        "in (0, 1]",
+    )?;
+    real(&p.key("beta"), a.beta, |x| x > 0.0 && x < 1.0, "in (0, 1)")?;
+    real(
+        &p.key("initial_max_p"),
+        a.initial_max_p,
+        |x| x > 0.0 && x <= 1.0,
+        "in (0, 1]",
+    )?;
+    if let Some(min) = a.min_thresh {
+        threshold(&p.key("min_thresh"), min)?;
+    }
+    if let Some(max) = a.max_thresh {
+        threshold(&p.key("max_thresh"), max)?;
+    }
+    if let (Some(min), Some(max)) = (a.min_thresh, a.max_thresh) {
+        thresholds(p, min, max)?;
+    }
+    if let Some(w) = a.q_weight {
+        q_weight(&p.key("q_weight"), w)?;
+    }
+    queue_limit(&p.key("limit"), a.limit, MAX_PACKETS, " packets")?;
+    bytes(&p.key("mean_pktsize"), a.mean_pktsize, MAX_PACKET_BYTES)
+}
+
+fn service(s: &ServiceConfig, p: &FieldPath) -> Check {
+    match s {
+        ServiceConfig::Rate => Ok(()),
+        ServiceConfig::Wcdma(w) => {
+            bytes(&p.key("block_bytes"), w.block_bytes, MAX_PACKET_BYTES)?;
+            probability(&p.key("bler"), w.bler)?;
+            dur(&p.key("retx_delay"), w.retx_delay)?;
+            int(
+                &p.key("max_retx"),
+                u64::from(w.max_retx),
+                0,
+                MAX_THRESHOLD,
+                "",
+            )
+        }
+        ServiceConfig::Mahimahi(m) => int(
+            &p.key("opportunity_bytes"),
+            u64::from(m.opportunity_bytes),
+            1,
+            MAX_PACKET_BYTES,
+            " bytes",
+        ),
+    }
+}
+
+// ----- spikes -----------------------------------------------------------------------
+
+fn spike(s: &SpikeConfig, p: &FieldPath) -> Check {
+    match s {
+        SpikeConfig::Hiccup(h) => hiccup(h, p),
+        SpikeConfig::Outage(o) => outage(o, p),
+        SpikeConfig::BandwidthStep(b) => {
+            if let Some(r) = b.from {
+                rate(&p.key("from"), r)?;
+            }
+            rate(&p.key("to"), b.to)?;
+            dur(&p.key("at"), b.at)
+        }
+        SpikeConfig::BandwidthOscillation(o) => oscillation(o, p),
+    }
+}
+
+fn distribution(d: &Distribution, p: &FieldPath) -> Check {
+    match *d {
+        Distribution::Fixed { value } => dur(&p.key("value"), value),
+        Distribution::Uniform { min, max } => {
+            dur(&p.key("min"), min)?;
+            dur(&p.key("max"), max)?;
+            ordered(&p.key("min"), min, max, "")
+        }
+        Distribution::Exponential { mean } => dur(&p.key("mean"), mean),
+    }
+}
+
+/// The shortest value a cycle can take from `d`: the minimum of fixed and uniform
+/// durations, the mean of an exponential one (whose minimum is 0 for any mean).
+fn floor(d: &Distribution) -> Dur {
+    match *d {
+        Distribution::Fixed { value } => value,
+        Distribution::Uniform { min, .. } => min,
+        Distribution::Exponential { mean } => mean,
+    }
+}
+
+fn cycle(p: &FieldPath, shortest: Dur, what: &str) -> Check {
+    if shortest < MIN_CYCLE {
+        return fail(
+            p,
+            format!(
+                "{what} can be as short as {shortest}: a cycle needs at least {MIN_CYCLE} \
+                 so that simulated time advances"
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn listed(at: &[SpikeAt], p: &FieldPath) -> Check {
+    for (k, s) in at.iter().enumerate() {
+        dur(&p.index(k).key("start"), s.start)?;
+        positive(&p.index(k).key("duration"), s.duration)?;
+    }
+    Ok(())
+}
+
+fn hiccup(h: &HiccupConfig, p: &FieldPath) -> Check {
+    distribution(&h.interval, &p.key("interval"))?;
+    distribution(&h.duration, &p.key("duration"))?;
+    let (gap, len) = (floor(&h.interval), floor(&h.duration));
+    // A spike follows the previous one's end after `gap`, or its start after
+    // max(gap, len) (spikes never overlap), see spikelab_net::spike.
+    let shortest = match h.interval_from {
+        IntervalFrom::End => gap + len,
+        IntervalFrom::Start => gap.max(len),
+    };
+    cycle(
+        &p.key("interval"),
+        shortest,
+        "a hiccup cycle (interval and duration)",
+    )?;
+    if let Some(first) = h.first {
+        dur(&p.key("first"), first)?;
+    }
+    listed(&h.at, &p.key("at"))
+}
+
+fn outage(o: &OutageConfig, p: &FieldPath) -> Check {
+    if let Some(period) = o.period {
+        dur(&p.key("period"), period)?;
+        cycle(&p.key("period"), period, "an outage period")?;
+    }
+    if let Some(d) = o.duration {
+        positive(&p.key("duration"), d)?;
+        if let Some(period) = o.period.filter(|period| d > *period) {
+            return fail(
+                &p.key("duration"),
+                format!("an outage of {d} cannot recur every {period}: it would never end"),
+            );
+        }
+    }
+    if let Some(first) = o.first {
+        dur(&p.key("first"), first)?;
+    }
+    listed(&o.at, &p.key("at"))
+}
+
+fn oscillation(o: &BandwidthOscillationConfig, p: &FieldPath) -> Check {
+    let mut shortest = Dur::ZERO;
+    for (k, level) in o.levels.iter().enumerate() {
+        let q = p.key("levels").index(k);
+        rate(&q.key("rate"), level.rate)?;
+        distribution(&level.hold, &q.key("hold"))?;
+        shortest += floor(&level.hold);
+    }
+    if !o.levels.is_empty() {
+        cycle(
+            &p.key("levels"),
+            shortest,
+            "a cycle through the levels (their holds)",
+        )?;
+    }
+    dur(&p.key("start"), o.start)
+}
+
+// ----- flows ------------------------------------------------------------------------
+
+fn flow(e: &FlowEntry, p: &FieldPath, stop: Dur) -> Check {
+    int(
+        &p.key("count"),
+        u64::from(e.count),
+        1,
+        u64::from(MAX_COUNT),
+        "",
+    )?;
+    let after_stop = |t: Dur| {
+        format!("{t} is not before the run's stop time {stop}: the flow would never start")
+    };
+    let earliest = match e.start {
+        StartTime::At(t) if t >= stop => return fail(&p.key("start"), after_stop(t)),
+        StartTime::At(t) => t,
+        StartTime::Uniform { min, max } => {
+            ordered(&p.key("start").key("min"), min, max, "")?;
+            if max > stop {
+                return fail(&p.key("start").key("max"), after_stop(max));
+            }
+            min
+        }
+    };
+    if let Some(tcp) = &e.tcp {
+        tcp_config(tcp, &p.key("tcp"))?;
+    }
+    if let Some(w) = &e.workload {
+        workload(w, &p.key("workload"))?;
+    }
+    if let Some(r) = e.rate {
+        rate(&p.key("rate"), r)?;
+    }
+    if let Some(b) = e.payload {
+        bytes(&p.key("payload"), b, MAX_CBR_PAYLOAD)?;
+    }
+    if let Some(s) = e.stop {
+        dur_in(&p.key("stop"), s, earliest + Dur(1), MAX_DUR)?;
+    }
+    Ok(())
+}
+
+fn workload(w: &Workload, p: &FieldPath) -> Check {
+    match *w {
+        Workload::Bulk { bytes: b } => bytes(&p.key("bytes"), b, MAX_BYTES),
+        Workload::PingPong { packets, bytes: b } => {
+            int(&p.key("packets"), packets, 1, MAX_PACKETS, " messages")?;
+            bytes(&p.key("bytes"), b, MAX_BYTES)
+        }
+    }
+}
+
+fn tcp_config(t: &TcpConfig, p: &FieldPath) -> Check {
+    let mss = u64::from(t.mss);
+    int(&p.key("mss"), mss, 1, u64::from(MAX_MSS), " bytes")?;
+    int(
+        &p.key("initial_window"),
+        u64::from(t.initial_window),
+        1,
+        1_000_000,
+        " segments",
+    )?;
+    int(
+        &p.key("receiver_window"),
+        t.receiver_window,
+        mss,
+        MAX_WINDOW,
+        " bytes (one segment to 2^30)",
+    )?;
+    // RFC 5681 (4): ssthresh never goes below 2 SMSS; "arbitrarily high" is the default.
+    int(
+        &p.key("initial_ssthresh"),
+        t.initial_ssthresh,
+        2 * mss,
+        u64::MAX,
+        " bytes (2 MSS up)",
+    )?;
+    int(
+        &p.key("dupack_threshold"),
+        u64::from(t.dupack_threshold),
+        1,
+        MAX_THRESHOLD,
+        "",
+    )?;
+    // RFC 7323 5.4: a timestamp clock ticks between once per 1 ms and once per 1 s.
+    dur_in(
+        &p.key("timestamp_tick"),
+        t.timestamp_tick,
+        Dur(1),
+        Dur::from_secs(1),
+    )?;
+    let da = p.key("delayed_ack");
+    int(
+        &da.key("every"),
+        u64::from(t.delayed_ack.every),
+        1,
+        MAX_THRESHOLD,
+        " segments",
+    )?;
+    // RFC 5681 4.2: the delay "MUST be less than 0.5 seconds".
+    dur_in(
+        &da.key("timeout"),
+        t.delayed_ack.timeout,
+        Dur::ZERO,
+        Dur::from_millis(500) - Dur(1),
+    )?;
+    // RFC 2018 3: at most 4 SACK blocks fit the options; a SACK sender needs one.
+    let least = u64::from(t.sack_enabled());
+    int(
+        &p.key("max_sack_blocks"),
+        u64::from(t.max_sack_blocks),
+        least,
+        4,
+        " blocks",
+    )?;
+    rto(&t.rto, &p.key("rto"))
+}
+
+fn rto(r: &RtoConfig, p: &FieldPath) -> Check {
+    match r {
+        RtoConfig::Rfc6298(c) => rfc6298(c, p),
+        RtoConfig::PeakHopper(c) => peak_hopper(c, p),
+        RtoConfig::Linux(c) => linux(c, p),
+        RtoConfig::Ns2(c) => ns2(c, p),
+    }
+}
+
+/// ns-2's timer counts in ticks (`tcpTick_`), so a tick must be positive and the RTOs
+/// must be reachable in whole ticks.
+fn ns2(c: &Ns2RtoConfig, p: &FieldPath) -> Check {
+    dur_in(
+        &p.key("tick"),
+        c.tick,
+        Dur::from_micros(1),
+        Dur::from_secs(10),
+    )?;
+    dur_in(
+        &p.key("initial_rto"),
+        c.initial_rto,
+        MIN_RTO_CEILING,
+        MAX_DUR,
+    )?;
+    rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
+}
+
+/// A ceiling `max` (if any) at or above the floor `min`.
+fn rto_range(
+    p: &FieldPath,
+    (min_key, min): (&str, Dur),
+    (max_key, max): (&str, Option<Dur>),
+) -> Check {
+    dur(&p.key(min_key), min)?;
+    if let Some(max) = max {
+        dur_in(&p.key(max_key), max, MIN_RTO_CEILING, MAX_DUR)?;
+        ordered(&p.key(min_key), min, max, &format!(" (`{max_key}`)"))?;
+    }
+    Ok(())
+}
+
+fn rfc6298(c: &Rfc6298Config, p: &FieldPath) -> Check {
+    dur_in(
+        &p.key("initial_rto"),
+        c.initial_rto,
+        MIN_RTO_CEILING,
+        MAX_DUR,
+    )?;
+    dur(&p.key("granularity"), c.granularity)?;
+    rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
+}
+
+fn peak_hopper(c: &PeakHopperConfig, p: &FieldPath) -> Check {
+    dur_in(
+        &p.key("initial_rto"),
+        c.initial_rto,
+        MIN_RTO_CEILING,
+        MAX_DUR,
+    )?;
+    int(
+        &p.key("syn_rto_factor"),
+        c.syn_rto_factor,
+        1,
+        MAX_THRESHOLD,
+        "",
+    )?;
+    real(
+        &p.key("b_init"),
+        c.b_init,
+        |x| x >= 0.0,
+        "finite and at least 0",
+    )?;
+    // The decay 1 - 1/(F s) of Step 4 lies in [0, 1) only for F >= 1.
+    let fader = |x: f64| x >= 1.0;
+    real(
+        &p.key("fader_timestamps"),
+        c.fader_timestamps,
+        fader,
+        "at least 1",
+    )?;
+    real(
+        &p.key("fader_no_timestamps"),
+        c.fader_no_timestamps,
+        fader,
+        "at least 1",
+    )?;
+    gain(&p.key("b_max_timestamps"), c.b_max_timestamps)?;
+    gain(&p.key("b_max_no_timestamps"), c.b_max_no_timestamps)?;
+    gain(&p.key("delta_gain"), c.delta_gain)?;
+    dur(&p.key("granularity"), c.granularity)?;
+    if let Some(max) = c.max_rto {
+        dur_in(&p.key("max_rto"), max, MIN_RTO_CEILING, MAX_DUR)?;
+    }
+    Ok(())
+}
+
+fn linux(c: &LinuxConfig, p: &FieldPath) -> Check {
+    dur_in(
+        &p.key("initial_rto"),
+        c.initial_rto,
+        MIN_RTO_CEILING,
+        MAX_DUR,
+    )?;
+    rto_range(p, ("rto_min", c.rto_min), ("rto_max", c.rto_max))
+}
+
+// ----- drops and middleboxes --------------------------------------------------------
+
+fn drop_rule(d: &DropEntry, p: &FieldPath) -> Check {
+    dur(&p.key("after"), d.after)?;
+    if let Some(u) = d.until {
+        dur(&p.key("until"), u)?;
+    }
+    Ok(())
+}
+
+fn middlebox(m: &MiddleboxEntry, p: &FieldPath) -> Check {
+    let p = p.key("config");
+    match &m.config {
+        MiddleboxConfig::StdProxy(c) => std_proxy(c, &p),
+        MiddleboxConfig::DelayInjection(c) => delay_injection(c, &p),
+    }
+}
+
+fn std_proxy(c: &StdProxyConfig, p: &FieldPath) -> Check {
+    int(
+        &p.key("dup_ack_thresh"),
+        u64::from(c.dup_ack_thresh),
+        1,
+        MAX_THRESHOLD,
+        "",
+    )?;
+    gain(&p.key("gain"), c.gain)?;
+    gain(&p.key("s"), c.s)?;
+    // std-proxy.md III.C: beta = 1 - alpha, both weights of a moving average.
+    probability(&p.key("alpha_n"), c.alpha_n)?;
+    probability(&p.key("alpha_s"), c.alpha_s)?;
+    gain(&p.key("x_th_factor"), c.x_th_factor)?;
+    real(
+        &p.key("wrtt_gain"),
+        c.wrtt_gain,
+        |x| x > 0.0 && x <= 1.0,
+        "in (0, 1]",
+    )?;
+    if let Some(w) = c.wrtt {
+        positive(&p.key("wrtt"), w)?;
+    }
+    Ok(())
+}
+
+fn delay_injection(c: &DelayInjectionConfig, p: &FieldPath) -> Check {
+    dur(&p.key("d0"), c.d0)?;
+    int(&p.key("n"), u64::from(c.n), 1, MAX_PACKETS, "")?;
+    if let Some(x) = c.p {
+        real(
+            &p.key("p"),
+            x,
+            |x| x > 0.0 && x <= 1.0,
+            "a probability in (0, 1]",
+        )?;
+    }
+    int(
+        &p.key("select_every"),
+        u64::from(c.select_every),
+        1,
+        MAX_PACKETS,
+        "",
+    )?;
+    probability(&p.key("select_p"), c.select_p)
+}
