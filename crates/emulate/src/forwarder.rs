@@ -16,6 +16,7 @@ use crate::truth::{classify, RangeSet, RetxTruth};
 use crate::wire::{self, FlowSeq, Side};
 use spikelab_core::{FlowId, Packet, RngStreams, SimRng, Time};
 use spikelab_engine::{DropRule, Hop, LinkResult, SimConfig};
+use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
@@ -135,13 +136,6 @@ pub struct Forwarder {
     /// TUN writes that failed.
     pub write_errors: u64,
     pub box_counts: BoxCounts,
-}
-
-fn dir_index(d: Dir) -> usize {
-    match d {
-        Dir::Forward => 0,
-        Dir::Reverse => 1,
-    }
 }
 
 fn flip(d: Dir) -> Dir {
@@ -610,7 +604,7 @@ fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) ->
     let dir = |d: Dir| {
         LinkDir::new(
             &cfg.dir(d),
-            streams.stream("link", 2 * i as u64 + dir_index(d) as u64),
+            spikelab_net::streams::link_dir_rng(streams, i, d),
         )
     };
     let spikes = cfg
@@ -619,7 +613,7 @@ fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) ->
         .enumerate()
         .map(|(k, s)| SpikeRun {
             schedule: Schedule::new(s).expect("spike schedules are validated when loaded"),
-            rng: streams.stream("spike", (i as u64) << 16 | k as u64),
+            rng: spikelab_net::streams::spike_rng(streams, i, k),
             pending: None,
         })
         .collect();

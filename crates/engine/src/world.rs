@@ -16,6 +16,7 @@ use crate::watchdog::{Bark, Watchdog};
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
+use spikelab_net::streams::dir_index;
 use spikelab_net::{
     Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, MiddleboxConfig, Schedule,
 };
@@ -116,13 +117,6 @@ struct BoxState {
     link: usize,
     mb: Mb,
     slot: TimerSlot,
-}
-
-fn dir_index(dir: Dir) -> usize {
-    match dir {
-        Dir::Forward => 0,
-        Dir::Reverse => 1,
-    }
 }
 
 fn flip(dir: Dir) -> Dir {
@@ -1099,7 +1093,7 @@ fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) ->
     let dir = |d: Dir| {
         LinkDir::new(
             &cfg.dir(d),
-            streams.stream("link", 2 * i as u64 + dir_index(d) as u64),
+            spikelab_net::streams::link_dir_rng(streams, i, d),
         )
     };
     let spikes = cfg
@@ -1109,7 +1103,7 @@ fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) ->
         .map(|(k, s)| SpikeRun {
             schedule: Schedule::new(s)
                 .expect("spike schedules are validated when the scenario is loaded"),
-            rng: streams.stream("spike", (i as u64) << 16 | k as u64),
+            rng: spikelab_net::streams::spike_rng(streams, i, k),
             pending: None,
         })
         .collect();

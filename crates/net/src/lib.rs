@@ -28,6 +28,7 @@ pub mod middlebox;
 pub mod queue;
 pub mod service;
 pub mod spike;
+pub mod streams;
 pub mod trace;
 
 pub use config::{DirOverride, LinkConfig, LinkDirConfig};

@@ -584,13 +584,13 @@ fn ns2(c: &Ns2RtoConfig, p: &FieldPath) -> Check {
         Dur::from_micros(1),
         Dur::from_secs(10),
     )?;
-    dur_in(
-        &p.key("initial_rto"),
-        c.initial_rto,
-        MIN_RTO_CEILING,
-        MAX_DUR,
-    )?;
+    initial_rto(p, c.initial_rto)?;
     rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
+}
+
+/// Every estimator's RTO before its first sample: at least the smallest ceiling.
+fn initial_rto(p: &FieldPath, rto: Dur) -> Check {
+    dur_in(&p.key("initial_rto"), rto, MIN_RTO_CEILING, MAX_DUR)
 }
 
 /// A ceiling `max` (if any) at or above the floor `min`.
@@ -608,23 +608,13 @@ fn rto_range(
 }
 
 fn rfc6298(c: &Rfc6298Config, p: &FieldPath) -> Check {
-    dur_in(
-        &p.key("initial_rto"),
-        c.initial_rto,
-        MIN_RTO_CEILING,
-        MAX_DUR,
-    )?;
+    initial_rto(p, c.initial_rto)?;
     dur(&p.key("granularity"), c.granularity)?;
     rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
 }
 
 fn peak_hopper(c: &PeakHopperConfig, p: &FieldPath) -> Check {
-    dur_in(
-        &p.key("initial_rto"),
-        c.initial_rto,
-        MIN_RTO_CEILING,
-        MAX_DUR,
-    )?;
+    initial_rto(p, c.initial_rto)?;
     int(
         &p.key("syn_rto_factor"),
         c.syn_rto_factor,
@@ -663,12 +653,7 @@ fn peak_hopper(c: &PeakHopperConfig, p: &FieldPath) -> Check {
 }
 
 fn linux(c: &LinuxConfig, p: &FieldPath) -> Check {
-    dur_in(
-        &p.key("initial_rto"),
-        c.initial_rto,
-        MIN_RTO_CEILING,
-        MAX_DUR,
-    )?;
+    initial_rto(p, c.initial_rto)?;
     rto_range(p, ("rto_min", c.rto_min), ("rto_max", c.rto_max))
 }
 
