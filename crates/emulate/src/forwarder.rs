@@ -14,8 +14,8 @@
 
 use crate::truth::{classify, RangeSet, RetxTruth};
 use crate::wire::{self, FlowSeq, Side};
-use spikelab_core::{FlowId, Packet, RngStreams, SimRng, Time};
-use spikelab_engine::{DropRule, Hop, LinkResult, SimConfig};
+use spikelab_core::{FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
+use spikelab_engine::{DropRule, FlowKind, Hop, LinkResult, SimConfig};
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
 use std::collections::{HashMap, HashSet};
@@ -93,6 +93,8 @@ struct FlowRt {
     counts: FlowCounts,
     /// Keep raw bytes after delivery: a box on the route may emit copies later.
     keep_raw: bool,
+    /// A CBR flow: UDP datagrams from the sender, nothing modelled back.
+    datagrams: bool,
     /// (sender-side, receiver-side) captures.
     capture: Option<(Vec<Captured>, Vec<Captured>)>,
 }
@@ -182,6 +184,7 @@ impl Forwarder {
             .zip(fds)
             .map(|(f, &fds)| FlowRt {
                 keep_raw: f.route.iter().any(|h| box_at[h.link].is_some()),
+                datagrams: matches!(f.kind, FlowKind::Cbr { .. }),
                 route: f.route.clone(),
                 fds,
                 seq: FlowSeq::default(),
@@ -270,22 +273,19 @@ impl Forwarder {
     pub fn on_tun_packet(&mut self, f: usize, side: Side, bytes: &[u8], at: Time) {
         self.mclock = self.mclock.max(at);
         let now = self.mclock;
-        let Some(seg) = wire::parse(bytes) else {
+        let Some((mut p, box_eligible)) = self.model(f, side, bytes, now) else {
             self.ignored += 1;
             return;
         };
-        let Some(m) = self.flows[f].seq.model(&seg, side, FlowId(f as u32), now) else {
-            self.ignored += 1;
-            return;
-        };
-        let mut p = m.pkt;
         p.uid = self.next_uid;
         self.next_uid += 1;
-        if !m.box_eligible {
+        if !box_eligible {
             self.bypass.insert(p.uid);
         }
         self.capture(f, side, now, bytes);
-        if side == Side::Sender && p.len > 0 {
+        if p.kind == PacketKind::Datagram {
+            self.flows[f].counts.data_segments_sent += 1;
+        } else if side == Side::Sender && p.len > 0 {
             self.note_data_sent(f, &mut p);
         }
         self.raw.insert(
@@ -297,6 +297,22 @@ impl Forwarder {
             },
         );
         self.forward(p, now);
+    }
+
+    /// The model packet for raw `bytes` from flow `f`'s `side`, and whether a box may
+    /// see it. A CBR flow carries its sender's UDP datagrams only (the engine's CBR
+    /// sink sends nothing back), which every box on the route sees as the engine's do.
+    fn model(&mut self, f: usize, side: Side, bytes: &[u8], now: Time) -> Option<(Packet, bool)> {
+        let id = FlowId(f as u32);
+        if self.flows[f].datagrams {
+            return (side == Side::Sender)
+                .then(|| wire::datagram(bytes, id, now))
+                .flatten()
+                .map(|p| (p, true));
+        }
+        let seg = wire::parse(bytes)?;
+        let m = self.flows[f].seq.model(&seg, side, id, now)?;
+        Some((m.pkt, m.box_eligible))
     }
 
     fn capture(&mut self, f: usize, side: Side, time: Time, bytes: &[u8]) {
@@ -514,7 +530,9 @@ impl Forwarder {
         } else {
             (flow.fds.sender, Side::Sender)
         };
-        if p.kind.is_forward() && p.len > 0 {
+        if p.kind == PacketKind::Datagram {
+            flow.counts.delivered += 1;
+        } else if p.kind.is_forward() && p.len > 0 {
             flow.delivered_bytes.insert(p.seq, p.end_seq());
             flow.counts.delivered += 1;
         }

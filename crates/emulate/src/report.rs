@@ -77,6 +77,8 @@ pub struct FlowInputs<'a> {
     pub start: Time,
     pub bytes: u64,
     pub mss: u64,
+    /// Segments the workload needs at least (the engine's `min_segments`).
+    pub min_segments: u64,
     pub counts: &'a FlowCounts,
     pub sender: &'a SenderReport,
     pub settings: &'a KernelSettings,
@@ -100,7 +102,7 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         completed: i.sender.completed.map(Time),
         bytes: i.bytes,
         data_segments_sent: i.counts.data_segments_sent,
-        min_segments: i.bytes.div_ceil(i.mss.max(1)),
+        min_segments: i.min_segments,
         retransmissions: i.counts.retransmissions,
         unnecessary_retransmissions: i.counts.unnecessary_retransmissions,
         fast_retransmits: c("TcpExt.TCPFastRetrans"),
@@ -117,6 +119,33 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         rto_samples: Vec::new(),
     };
     (r, records, unmatched)
+}
+
+/// A CBR flow's result, as the engine counts one: datagrams (and their payload bytes)
+/// that entered the path, and datagrams delivered to the sink.
+pub fn cbr_result(i: &FlowInputs) -> FlowResult {
+    FlowResult {
+        name: i.name.to_owned(),
+        start: i.start,
+        completed: None,
+        bytes: i.counts.data_segments_sent * i.mss,
+        data_segments_sent: i.counts.data_segments_sent,
+        min_segments: 0,
+        retransmissions: 0,
+        unnecessary_retransmissions: 0,
+        fast_retransmits: 0,
+        timeouts: 0,
+        spurious_timeouts: 0,
+        genuine_timeouts: 0,
+        timeout_episodes: 0,
+        spurious_timeout_episodes: 0,
+        genuine_timeout_episodes: 0,
+        syn_timeouts: 0,
+        spurious_responses: 0,
+        delivered: i.counts.delivered,
+        detectors: Vec::new(),
+        rto_samples: Vec::new(),
+    }
 }
 
 /// One record per data-phase kernel timeout; also the number left without a
@@ -281,6 +310,7 @@ mod tests {
             start: Time::ZERO,
             bytes: 1000,
             mss: 1000,
+            min_segments: 1,
             counts: &counts,
             sender: &sender,
             settings: &settings,

@@ -220,6 +220,103 @@ workload = { kind = "bulk", bytes = "200KB" }
     assert!(srtt_ms >= 200.0, "the kernel measured {srtt_ms} ms");
 }
 
+/// A 1 Mbit/s CBR flow for 3 s across a 2 Mbit/s link: nothing is lost, and the
+/// datagrams sent and delivered are the ones the engine counts on the same scenario.
+#[test]
+fn cbr_over_udp_sends_and_delivers_what_the_simulator_counts() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped("cbr_over_udp") {
+        return;
+    }
+    let toml = r#"
+[run]
+name = "cbr"
+stop = "4s"
+[[link]]
+name = "path"
+rate = "2Mbit/s"
+latency = "50ms"
+queue = { kind = "drop-tail", limit = { packets = 50 } }
+[[flow]]
+name = "cross"
+kind = "cbr"
+route = ["path"]
+rate = "1Mbit/s"
+payload = "1000B"
+stop = "3s"
+"#;
+    let p = plan_of(toml, &[]);
+    let sim = spikelab_engine::run(&p.sim, 1).unwrap();
+    let r = run(&p);
+    let (k, s) = (&r.flows[0], &sim.flows[0]);
+    eprintln!(
+        "kernel: sent {} delivered {} bytes {}; simulated: sent {} delivered {} bytes {}",
+        k.data_segments_sent, k.delivered, k.bytes, s.data_segments_sent, s.delivered, s.bytes
+    );
+    // 3 s / (1028 B * 8 / 1 Mbit/s) = 364.8 -> 365 datagrams in the engine.
+    assert_eq!(s.data_segments_sent, 365);
+    assert!(
+        k.data_segments_sent.abs_diff(s.data_segments_sent) <= 1,
+        "the kernel's source keeps the engine's spacing"
+    );
+    assert_eq!(
+        k.delivered, k.data_segments_sent,
+        "a 2 Mbit/s link loses none"
+    );
+    assert_eq!(k.bytes, 1000 * k.data_segments_sent);
+    assert_eq!(
+        r.kernel[0].bytes_received, k.bytes,
+        "the sink read every byte"
+    );
+    assert!(k.completed.is_none() && r.timeouts.is_empty());
+    assert!(r.end_s >= 3.9, "a CBR-only run lasts until its stop time");
+}
+
+/// Twenty 1000-byte messages, each written only when the previous one is acknowledged:
+/// the transfer takes at least twenty round trips, where a bulk write would take one.
+#[test]
+fn ping_pong_writes_each_message_after_the_previous_is_acknowledged() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped("ping_pong") {
+        return;
+    }
+    let toml = r#"
+[run]
+name = "pingpong"
+stop = "30s"
+[[link]]
+name = "path"
+rate = "10Mbit/s"
+latency = "40ms"
+queue = { kind = "drop-tail", limit = { packets = 100 } }
+[[flow]]
+name = "chat"
+route = ["path"]
+tcp = { mss = 1000, recovery = "reno-sack" }
+workload = { kind = "ping-pong", packets = 20, bytes = "1000B" }
+"#;
+    let p = plan_of(toml, &[]);
+    let sim = spikelab_engine::run(&p.sim, 1).unwrap();
+    let r = run(&p);
+    let (k, s) = (&r.flows[0], &sim.flows[0]);
+    let t = k.download_time().expect("the exchange completes");
+    let ts = s.download_time().unwrap();
+    eprintln!(
+        "kernel {t:.3} s, {} segments; simulated {ts:.3} s, {} segments",
+        k.data_segments_sent, s.data_segments_sent
+    );
+    assert_eq!(r.kernel[0].bytes_received, 20_000);
+    assert_eq!((k.bytes, k.min_segments), (20_000, 20));
+    assert_eq!(k.min_segments, s.min_segments);
+    assert!(k.data_segments_sent >= 20 && k.delivered >= 20);
+    // Handshake plus twenty message round trips of at least 80 ms each.
+    assert!(
+        t >= 21.0 * 0.080,
+        "{t} s: the messages did not wait for their ACKs"
+    );
+    assert!(t <= 20.0 * 0.5, "{t} s is far above twenty round trips");
+}
+
 #[test]
 fn a_bad_key_is_named_and_oracle_selection_is_refused() {
     let toml = r#"
