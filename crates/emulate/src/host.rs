@@ -203,6 +203,8 @@ pub struct SenderReport {
     pub undos: Vec<UndoObs>,
     pub final_info: TcpInfo,
     pub counters: BTreeMap<String, u64>,
+    /// The congestion-control module the kernel ran (read back from the socket).
+    pub congestion: String,
     pub error: Option<String>,
 }
 
@@ -625,6 +627,7 @@ fn poll(
         .map(|b| TcpInfo::parse(&b))
         .unwrap_or(prev);
     r.counters = kernel::read_counters().unwrap_or_default();
+    r.congestion = sys::congestion(fd).unwrap_or_default();
 }
 
 fn note_undos(last: &mut BTreeMap<String, u64>, now: u64, r: &mut SenderReport) {

@@ -69,9 +69,10 @@ pub struct EmulateArgs {
     /// (repeatable; overrides what the scenario implies).
     #[arg(long = "sysctl", value_name = "NAME=VALUE")]
     pub sysctl: Vec<String>,
-    /// Congestion control module of the senders.
-    #[arg(long, default_value = "reno")]
-    pub cc: String,
+    /// Congestion control module of every sender, overriding the flows'
+    /// `kernel.congestion` (default: the scenario's, else reno).
+    #[arg(long)]
+    pub cc: Option<String>,
     /// Repetitions run at once (each in its own namespaces). Check the lateness in
     /// meta.json before trusting parallel runs on a loaded machine.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
@@ -172,7 +173,7 @@ pub fn parse_sysctls(flags: &[String]) -> Result<BTreeMap<String, String>, EmuEr
 pub fn plan(
     s: &Scenario,
     sysctls: &BTreeMap<String, String>,
-    cc: &str,
+    cc: Option<&str>,
 ) -> Result<Plan, ScenarioError> {
     if let Some((path, why)) = unsupported(s) {
         return Err(locate(s, path, why));
@@ -188,7 +189,8 @@ pub fn plan(
         pcap: false,
         prefix: None,
     };
-    for f in &p.sim.flows {
+    let entries = kernel_entries(s);
+    for (f, entry) in p.sim.flows.iter().zip(entries) {
         let (app, k, mss) = match &f.kind {
             FlowKind::Tcp { tcp, workload } => {
                 let app = match *workload {
@@ -200,7 +202,7 @@ pub fn plan(
                 };
                 (
                     app,
-                    KernelSettings::from_tcp(tcp, sysctls, cc),
+                    KernelSettings::for_flow(tcp, entry, sysctls, cc),
                     tcp.mss as u64,
                 )
             }
@@ -215,7 +217,7 @@ pub fn plan(
                     stop: stop.map(|d| Duration::from_nanos(d.0)),
                 },
                 // The namespaces still get settings (a CBR flow has no TCP to apply them to).
-                KernelSettings::from_tcp(&Default::default(), sysctls, cc),
+                KernelSettings::for_flow(&Default::default(), None, sysctls, cc),
                 *payload_bytes as u64,
             ),
         };
@@ -225,6 +227,16 @@ pub fn plan(
         p.mss.push(mss);
     }
     Ok(p)
+}
+
+/// Each engine flow's `[flow.kernel]` table: entries in file order, each repeated for
+/// its `count` replicas (the order `spikelab_scenario` resolves flows in).
+fn kernel_entries(s: &Scenario) -> Vec<Option<&spikelab_scenario::KernelEntry>> {
+    s.file()
+        .flow
+        .iter()
+        .flat_map(|e| std::iter::repeat_n(e.kernel.as_ref(), e.count as usize))
+        .collect()
 }
 
 /// The engine's CBR spacing: one datagram's wire time (payload plus 28 bytes of
@@ -395,6 +407,7 @@ fn run_in(
             flow: plan.flow_names[i].clone(),
             settings: Some(plan.kernel[i].clone()),
             sysctls: h.sysctls.clone(),
+            congestion: sender.congestion.clone(),
             final_info: sender.final_info,
             sender_counters: sender.counters.clone(),
             receiver_counters: receiver_counters[i].clone(),

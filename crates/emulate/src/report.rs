@@ -62,6 +62,8 @@ pub struct FlowKernel {
     pub flow: String,
     pub settings: Option<KernelSettings>,
     pub sysctls: BTreeMap<String, String>,
+    /// The sender's congestion-control module as the kernel reports it.
+    pub congestion: String,
     pub final_info: TcpInfo,
     pub sender_counters: BTreeMap<String, u64>,
     pub receiver_counters: BTreeMap<String, u64>,

@@ -34,7 +34,7 @@ fn plan_of(toml: &str, sysctls: &[(&str, &str)]) -> Plan {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    plan(&s, &over, "reno").unwrap()
+    plan(&s, &over, None).unwrap()
 }
 
 fn run(p: &Plan) -> RepReport {
@@ -317,6 +317,50 @@ workload = { kind = "ping-pong", packets = 20, bytes = "1000B" }
     assert!(t <= 20.0 * 0.5, "{t} s is far above twenty round trips");
 }
 
+/// A flow's `[flow.kernel]` table reaches its socket and both namespaces, per flow:
+/// the second flow keeps the defaults.
+#[test]
+fn the_flows_kernel_table_sets_its_module_and_sysctls_per_flow() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped("the_flows_kernel_table") {
+        return;
+    }
+    let toml = r#"
+[run]
+name = "kernel"
+stop = "30s"
+[[link]]
+name = "path"
+rate = "20Mbit/s"
+latency = "10ms"
+queue = { kind = "drop-tail", limit = { packets = 100 } }
+[[flow]]
+name = "tuned"
+route = ["path"]
+workload = { kind = "bulk", bytes = "200KB" }
+kernel = { congestion = "cubic", rcvbuf = "300KB", tcp_recovery = 0, tcp_early_retrans = 0 }
+[[flow]]
+name = "plain"
+route = ["path"]
+workload = { kind = "bulk", bytes = "200KB" }
+"#;
+    let p = plan_of(toml, &[("tcp_sack", "0")]);
+    assert_eq!(p.kernel[0].rcvbuf, 300_000);
+    let r = run(&p);
+    let (tuned, plain) = (&r.kernel[0], &r.kernel[1]);
+    assert!(r.flows.iter().all(|f| f.completed.is_some()));
+    assert_eq!(tuned.congestion, "cubic");
+    assert_eq!(plain.congestion, "reno");
+    assert_eq!(tuned.sysctls["tcp_recovery"], "0");
+    assert_eq!(tuned.sysctls["tcp_early_retrans"], "0");
+    assert_ne!(
+        plain.sysctls["tcp_recovery"], "0",
+        "the kernel's default (RACK) stays"
+    );
+    // The command line's --sysctl reaches every flow.
+    assert!(r.kernel.iter().all(|k| k.sysctls["tcp_sack"] == "0"));
+}
+
 #[test]
 fn a_bad_key_is_named_and_oracle_selection_is_refused() {
     let toml = r#"
@@ -336,7 +380,7 @@ workload = { kind = "bulk", bytes = "2KB" }
     let path = dir.path().join("s.toml");
     std::fs::write(&path, toml).unwrap();
     let s = spikelab_scenario::load(&path).unwrap();
-    let e = plan(&s, &BTreeMap::new(), "reno").unwrap_err().to_string();
+    let e = plan(&s, &BTreeMap::new(), None).unwrap_err().to_string();
     assert!(e.contains("middlebox[0].config.select"), "{e}");
     assert!(e.contains(":8:"), "located at the line: {e}");
 }
