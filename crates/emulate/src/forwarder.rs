@@ -46,6 +46,18 @@ pub struct FlowCounts {
     pub retx: Vec<RetxRecord>,
 }
 
+/// Forward packets' passages through the path (recorded with
+/// [`Forwarder::record_transits`]): every packet read from the sender's device, and
+/// every one delivered at the far end, so the path can be replayed through the link
+/// model offline.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Transits {
+    /// (uid, IP packet bytes, when it was read).
+    pub arrivals: Vec<(u64, u32, Time)>,
+    /// (uid, when the model released it, when it was actually written out).
+    pub deliveries: Vec<(u64, Time, Time)>,
+}
+
 /// A raw packet as captured, for pcap files.
 #[derive(Clone, Debug)]
 pub struct Captured {
@@ -97,6 +109,8 @@ struct FlowRt {
     datagrams: bool,
     /// (sender-side, receiver-side) captures.
     capture: Option<(Vec<Captured>, Vec<Captured>)>,
+    /// Forward packets' passages, when recorded.
+    transits: Option<Transits>,
 }
 
 /// A raw packet waiting inside the model, with the numbers it was read with.
@@ -192,6 +206,7 @@ impl Forwarder {
                 delivered_bytes: RangeSet::default(),
                 counts: FlowCounts::default(),
                 capture: pcap.then(|| (Vec::new(), Vec::new())),
+                transits: None,
             })
             .collect();
         let mut fw = Forwarder {
@@ -220,6 +235,19 @@ impl Forwarder {
             }
         }
         fw
+    }
+
+    /// Records every forward packet's [`Transits`] from now on (for comparing the
+    /// emulated path with the link model offline).
+    pub fn record_transits(&mut self) {
+        for f in &mut self.flows {
+            f.transits = Some(Transits::default());
+        }
+    }
+
+    /// Takes flow `f`'s recorded transits.
+    pub fn take_transits(&mut self, f: usize) -> Transits {
+        self.flows[f].transits.take().unwrap_or_default()
     }
 
     /// Time since the origin on the monotonic clock.
@@ -283,6 +311,9 @@ impl Forwarder {
             self.bypass.insert(p.uid);
         }
         self.capture(f, side, now, bytes);
+        if let (Some(t), true) = (&mut self.flows[f].transits, p.kind.is_forward()) {
+            t.arrivals.push((p.uid, bytes.len() as u32, now));
+        }
         if p.kind == PacketKind::Datagram {
             self.flows[f].counts.data_segments_sent += 1;
         } else if side == Side::Sender && p.len > 0 {
@@ -542,6 +573,9 @@ impl Forwarder {
         let now = self.now();
         self.lateness_ns.push(now.0.saturating_sub(sched.0));
         self.capture(f, side, now, &bytes);
+        if let (Some(t), true) = (&mut self.flows[f].transits, p.kind.is_forward()) {
+            t.deliveries.push((p.uid, sched, now));
+        }
     }
 
     /// The bytes for `p`: the stored packet, rewritten if a box changed its numbers.

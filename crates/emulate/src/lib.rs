@@ -140,6 +140,9 @@ pub struct Plan {
     pub pcap: bool,
     /// Name prefix (default: a fresh one per repetition).
     pub prefix: Option<String>,
+    /// Record every forward packet's passage ([`forwarder::Transits`], in
+    /// [`RepReport::transits`]); for tests comparing the path with the link model.
+    pub record_transits: bool,
 }
 
 /// Parses `--sysctl NAME=VALUE` flags.
@@ -188,6 +191,7 @@ pub fn plan(
         sim,
         pcap: false,
         prefix: None,
+        record_transits: false,
     };
     let entries = kernel_entries(s);
     for (f, entry) in p.sim.flows.iter().zip(entries) {
@@ -342,10 +346,14 @@ fn run_in(
         .map(|(e, _)| e.done.clone())
         .collect();
     let (sim, mss, pcap) = (plan.sim.clone(), plan.mss.clone(), plan.pcap);
+    let record = plan.record_transits;
     let stop_at = Time::ZERO + plan.sim.stop_at;
     let fwd = std::thread::spawn(move || {
         let fifo = sys::make_timely();
         let mut fw = Forwarder::new(&sim, seed, origin, &fds, mss, pcap);
+        if record {
+            fw.record_transits();
+        }
         let r = forward_loop(&mut fw, &fds, &done, stop_at);
         (fw, fifo, r)
     });
@@ -415,6 +423,7 @@ fn run_in(
             timeouts_unmatched: unmatched,
             error: sender.error.clone(),
         });
+        out.transits.push(fw.take_transits(i));
         if let Some((s, r)) = fw.take_captures(i) {
             outputs::write_captures(dir, rep, &plan.flow_names[i], &s, &r)?;
         }

@@ -246,6 +246,8 @@ pub struct RepReport {
     pub write_errors: u64,
     pub sched_fifo: bool,
     pub prefix: String,
+    /// Per flow, each forward packet's passage (empty unless the plan records them).
+    pub transits: Vec<crate::forwarder::Transits>,
 }
 
 #[cfg(test)]
