@@ -12,7 +12,7 @@
 //! at the moment it was read. The only difference is that the loop may run late: the
 //! lateness of each packet written out (actual minus scheduled release) is recorded.
 
-use crate::truth::{classify, RangeSet, RetxTruth};
+use crate::truth::{ack_owed, classify, RangeSet, RetxTruth};
 use crate::wire::{self, FlowSeq, Side};
 use spikelab_core::{FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
 use spikelab_engine::{DropRule, FlowKind, Hop, LinkResult, SimConfig};
@@ -101,6 +101,8 @@ struct FlowRt {
     fds: FlowFds,
     seq: FlowSeq,
     sent_high: u64,
+    /// The highest ACK the receiver has sent (read from its device).
+    receiver_acked: u64,
     delivered_bytes: RangeSet,
     counts: FlowCounts,
     /// Keep raw bytes after delivery: a box on the route may emit copies later.
@@ -203,6 +205,7 @@ impl Forwarder {
                 fds,
                 seq: FlowSeq::default(),
                 sent_high: 0,
+                receiver_acked: 0,
                 delivered_bytes: RangeSet::default(),
                 counts: FlowCounts::default(),
                 capture: pcap.then(|| (Vec::new(), Vec::new())),
@@ -314,6 +317,10 @@ impl Forwarder {
         if let (Some(t), true) = (&mut self.flows[f].transits, p.kind.is_forward()) {
             t.arrivals.push((p.uid, bytes.len() as u32, now));
         }
+        if p.kind == PacketKind::Ack {
+            let flow = &mut self.flows[f];
+            flow.receiver_acked = flow.receiver_acked.max(p.ack);
+        }
         if p.kind == PacketKind::Datagram {
             self.flows[f].counts.data_segments_sent += 1;
         } else if side == Side::Sender && p.len > 0 {
@@ -372,7 +379,14 @@ impl Forwarder {
         p.retx = true;
         let (alive, ack_alive) = self.alive_copies(f, p.seq);
         let flow = &mut self.flows[f];
-        let truth = classify(p.seq, p.end_seq(), &flow.delivered_bytes, &alive, ack_alive);
+        let owed = ack_owed(p.seq, flow.receiver_acked, &flow.delivered_bytes);
+        let truth = classify(
+            p.seq,
+            p.end_seq(),
+            &flow.delivered_bytes,
+            &alive,
+            ack_alive || owed,
+        );
         flow.counts.retransmissions += 1;
         flow.counts.unnecessary_retransmissions += truth.unnecessary as u64;
         flow.counts.retx.push(RetxRecord {
