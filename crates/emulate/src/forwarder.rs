@@ -21,6 +21,9 @@ use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middleb
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+/// The smallest [`Forwarder::forget_departed`] threshold, packets.
+const MIN_RAW_LIMIT: usize = 256;
+
 /// One flow's two TUN descriptors: where its sender's and receiver's packets appear.
 #[derive(Clone, Copy, Debug)]
 pub struct FlowFds {
@@ -143,6 +146,11 @@ pub struct Forwarder {
     mss: Vec<u64>,
     raw: HashMap<u64, Raw>,
     bypass: HashSet<u64>,
+    /// When `raw` holds this many packets, those no longer inside the path are
+    /// forgotten ([`Forwarder::forget_departed`]).
+    raw_limit: usize,
+    /// The most raw packets held at once.
+    pub raw_peak: usize,
     next_uid: u64,
     mb_out: MbOutput,
     delivered: Vec<Packet>,
@@ -223,6 +231,8 @@ impl Forwarder {
             mss,
             raw: HashMap::new(),
             bypass: HashSet::new(),
+            raw_limit: MIN_RAW_LIMIT,
+            raw_peak: 0,
             next_uid: 0,
             mb_out: MbOutput::new(),
             delivered: Vec::new(),
@@ -334,6 +344,10 @@ impl Forwarder {
                 ack: p.ack,
             },
         );
+        self.raw_peak = self.raw_peak.max(self.raw.len());
+        if self.raw.len() >= self.raw_limit {
+            self.forget_departed();
+        }
         self.forward(p, now);
     }
 
@@ -599,6 +613,33 @@ impl Forwarder {
         }
         let (seq, ack) = self.flows[f].seq.wire_numbers(p)?;
         wire::rewrite(&r.bytes, seq, ack)
+    }
+
+    /// Keeps the raw bytes of the packets still inside the path only. A flow with a
+    /// middlebox on its route keeps its packets' bytes past delivery or loss, since a
+    /// box may emit a packet again later; but a box can only emit what it is handed or
+    /// holds (`Middlebox::for_each_held`, the list the engine's ground truth uses
+    /// too), so every packet neither in a link nor held by a box is gone for good.
+    /// Run when `raw` reaches `raw_limit`, which then doubles the survivors, so the
+    /// bytes held stay within twice the path's contents (and the work per packet is
+    /// constant on average).
+    fn forget_departed(&mut self) {
+        let mut live = HashSet::new();
+        for link in &self.links {
+            for dir in &link.dirs {
+                dir.for_each_in_network(&mut |p: &Packet| {
+                    live.insert(p.uid);
+                });
+            }
+        }
+        for b in &self.boxes {
+            b.mb.for_each_held(&mut |p: &Packet| {
+                live.insert(p.uid);
+            });
+        }
+        self.raw.retain(|uid, _| live.contains(uid));
+        self.bypass.retain(|uid| live.contains(uid));
+        self.raw_limit = (2 * self.raw.len()).max(MIN_RAW_LIMIT);
     }
 
     fn next_control(&mut self, l: usize, s: usize) {

@@ -386,6 +386,7 @@ fn run_in(
         box_counts: fw.box_counts.clone(),
         packets_ignored: fw.ignored,
         write_errors: fw.write_errors,
+        raw_peak: fw.raw_peak,
         sched_fifo: fifo,
         prefix: sb.prefix().to_owned(),
         ..RepReport::default()

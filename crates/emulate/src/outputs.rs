@@ -140,6 +140,7 @@ struct RepMeta<'a> {
     sched_fifo: bool,
     packets_ignored: u64,
     tun_write_errors: u64,
+    raw_packets_peak: usize,
     middlebox: &'a crate::forwarder::BoxCounts,
     flows: &'a [crate::report::FlowKernel],
 }
@@ -159,6 +160,7 @@ fn merge_meta(path: &Path, reps: &[RepReport], cc: Option<&str>) -> anyhow::Resu
             sched_fifo: r.sched_fifo,
             packets_ignored: r.packets_ignored,
             tun_write_errors: r.write_errors,
+            raw_packets_peak: r.raw_peak,
             middlebox: &r.box_counts,
             flows: &r.kernel,
         })

@@ -244,6 +244,8 @@ pub struct RepReport {
     pub box_counts: crate::forwarder::BoxCounts,
     pub packets_ignored: u64,
     pub write_errors: u64,
+    /// The most packets whose bytes the forwarder held at once.
+    pub raw_peak: usize,
     pub sched_fifo: bool,
     pub prefix: String,
     /// Per flow, each forward packet's passage (empty unless the plan records them).

@@ -189,6 +189,14 @@ workload = { kind = "bulk", bytes = "400KB" }
         b.buffered + b.discarded >= 1,
         "and absorbed go-back-N retransmissions"
     );
+    // Bytes of packets that left the path are forgotten: far fewer held than carried.
+    let carried = r.lateness.packets;
+    eprintln!(
+        "raw bytes of at most {} packets held, {carried} carried",
+        r.raw_peak
+    );
+    // (Kept for the whole run, they would number at least the packets carried.)
+    assert!(r.raw_peak < carried as usize * 3 / 4, "{} held", r.raw_peak);
 }
 
 #[test]
@@ -222,6 +230,7 @@ workload = { kind = "bulk", bytes = "200KB" }
     assert!(r.box_counts.delayed >= 100, "every data segment is delayed");
     // Without the box this path's RTT is at most 40 ms + a 16 kB queue at 10 Mbit/s.
     assert!(srtt_ms >= 200.0, "the kernel measured {srtt_ms} ms");
+    assert!(r.raw_peak <= 300, "{} packets' bytes held", r.raw_peak);
 }
 
 /// A 1 Mbit/s CBR flow for 3 s across a 2 Mbit/s link: nothing is lost, and the
