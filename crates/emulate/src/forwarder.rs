@@ -2,11 +2,13 @@
 //! driven by a monotonic clock instead of the engine's event queue, carrying the real
 //! packets that the namespaces' TUN devices hand it.
 //!
-//! It follows the engine's driving rules (`spikelab_engine` `world.rs`) step by step:
-//! the same random streams per link, spike schedule and box, so a seed gives the same
-//! spike times as `spikelab run`; the same source routing (forward packets cross the
-//! route in order, ACKs backwards); a box at a link's first endpoint sees packets just
-//! before they enter the link forward and just after they leave it in reverse; due
+//! It follows the engine's driving rules (`spikelab_engine` `world.rs`) step by step,
+//! building and routing with the engine's own functions ([`spikelab_engine::route`]):
+//! the same links and random streams per link, spike schedule and box, so a seed gives
+//! the same spike times as `spikelab run`; the same source routing (forward packets
+//! cross the route in order, ACKs backwards); a box at a link's first endpoint sees
+//! packets just before they enter the link forward and just after they leave it in
+//! reverse (`route::after_box`); due
 //! work is done in time order, each piece at its own scheduled time (so crates/net sees
 //! exactly the times the model asks for), and a packet read from a TUN device enters
 //! at the moment it was read. The only difference is that the loop may run late: the
@@ -15,6 +17,7 @@
 use crate::truth::{ack_owed, classify, RangeSet, RetxTruth};
 use crate::wire::{self, FlowSeq, Side};
 use spikelab_core::{FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
+use spikelab_engine::route::{self, AfterBox};
 use spikelab_engine::{DropRule, FlowKind, Hop, LinkResult, SimConfig};
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
@@ -164,13 +167,6 @@ pub struct Forwarder {
     pub box_counts: BoxCounts,
 }
 
-fn flip(d: Dir) -> Dir {
-    match d {
-        Dir::Forward => Dir::Reverse,
-        Dir::Reverse => Dir::Forward,
-    }
-}
-
 impl Forwarder {
     /// The forwarder for `cfg` with run seed `seed`; time zero is `origin`. `fds[i]`
     /// are flow i's devices; `mss[i]` its segment size (for `[[drop]]` rules).
@@ -189,17 +185,14 @@ impl Forwarder {
             .enumerate()
             .map(|(i, l)| build_link(l, i, &streams))
             .collect();
-        let mut box_at = vec![None; cfg.links.len()];
+        let box_at = route::box_placement(cfg.links.len(), &cfg.middleboxes);
         let boxes = cfg
             .middleboxes
             .iter()
             .enumerate()
-            .map(|(i, m)| {
-                box_at[m.link] = Some(i);
-                BoxRt {
-                    link: m.link,
-                    mb: Mb::new(&m.config, streams.stream("middlebox", i as u64)),
-                }
+            .map(|(i, m)| BoxRt {
+                link: m.link,
+                mb: Mb::new(&m.config, streams.stream("middlebox", i as u64)),
             })
             .collect();
         let flows = cfg
@@ -438,16 +431,11 @@ impl Forwarder {
     }
 
     fn next_hop(&self, p: &Packet) -> Option<(usize, Dir)> {
-        let route = &self.flows[p.flow.index()].route;
-        let h = p.hop as usize;
-        if p.kind.is_forward() {
-            route.get(h).map(|hop| (hop.link, hop.dir))
-        } else {
-            let n = route.len();
-            (h < n)
-                .then(|| route[n - 1 - h])
-                .map(|hop| (hop.link, flip(hop.dir)))
-        }
+        route::next_hop(
+            &self.flows[p.flow.index()].route,
+            p.kind.is_forward(),
+            p.hop,
+        )
     }
 
     /// Sends `p` on from where it is; `sched` is when the model releases it.
@@ -549,21 +537,17 @@ impl Forwarder {
     /// continue past it.
     fn leave_box(&mut self, b: usize, mut q: Packet, sched: Time) {
         let l = self.boxes[b].link;
-        let route = &self.flows[q.flow.index()].route;
-        let Some(k) = route.iter().position(|h| h.link == l) else {
-            return;
-        };
-        let (index, dir) = if q.kind.is_forward() {
-            (k, route[k].dir)
-        } else {
-            (route.len() - 1 - k, flip(route[k].dir))
-        };
-        if dir == Dir::Forward {
-            q.hop = index as u16;
-            self.enter_link(l, dir, q);
-        } else {
-            q.hop = index as u16 + 1;
-            self.forward(q, sched);
+        let r = &self.flows[q.flow.index()].route;
+        match route::after_box(r, l, q.kind.is_forward()) {
+            None => {}
+            Some(AfterBox::Enter(hop)) => {
+                q.hop = hop;
+                self.enter_link(l, Dir::Forward, q);
+            }
+            Some(AfterBox::Continue(hop)) => {
+                q.hop = hop;
+                self.forward(q, sched);
+            }
         }
     }
 
@@ -705,28 +689,21 @@ impl Forwarder {
     }
 }
 
-/// The engine's `build_link`: the same random stream names, so the same seed draws the
+/// The engine's `build_link`, from the same shared pieces ([`route::link_dirs`],
+/// [`route::spike_schedules`]): the same random streams, so the same seed draws the
 /// same RED drops and spike schedules as `spikelab run`.
 fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> LinkRt {
-    let dir = |d: Dir| {
-        LinkDir::new(
-            &cfg.dir(d),
-            spikelab_net::streams::link_dir_rng(streams, i, d),
-        )
-    };
-    let spikes = cfg
-        .spikes
-        .iter()
-        .enumerate()
-        .map(|(k, s)| SpikeRun {
-            schedule: Schedule::new(s).expect("spike schedules are validated when loaded"),
-            rng: spikelab_net::streams::spike_rng(streams, i, k),
+    let spikes = route::spike_schedules(cfg, i, streams)
+        .into_iter()
+        .map(|(schedule, rng)| SpikeRun {
+            schedule,
+            rng,
             pending: None,
         })
         .collect();
     LinkRt {
         name: cfg.name.clone(),
-        dirs: [dir(Dir::Forward), dir(Dir::Reverse)],
+        dirs: route::link_dirs(cfg, i, streams),
         spikes,
     }
 }
