@@ -707,3 +707,87 @@ fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) ->
         spikes,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use etherparse::PacketBuilder;
+    use spikelab_engine::Truth;
+
+    /// One 10 Mbit/s, 10 ms link; descriptors -1, so writes fail (and are counted)
+    /// while the model runs as usual.
+    fn forwarder() -> Forwarder {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.toml");
+        std::fs::write(
+            &path,
+            "[[link]]\nname = \"l\"\nrate = \"10Mbit/s\"\nlatency = \"10ms\"\n\
+             [[flow]]\nname = \"f\"\nroute = [\"l\"]\nworkload = { kind = \"bulk\", bytes = \"1MB\" }\n",
+        )
+        .unwrap();
+        let s = spikelab_scenario::load(&path).unwrap();
+        let fds = [FlowFds {
+            sender: -1,
+            receiver: -1,
+        }];
+        Forwarder::new(s.sim(), 1, Instant::now(), &fds, vec![1000], false)
+    }
+
+    fn packet(from_sender: bool, seq: u32, ack: u32, syn: bool, len: usize) -> Vec<u8> {
+        let (a, b) = ([10, 0, 0, 1], [10, 0, 0, 2]);
+        let (src, dst) = if from_sender { (a, b) } else { (b, a) };
+        let mut t = PacketBuilder::ipv4(src, dst, 64).tcp(1, 2, seq, 1000);
+        if syn {
+            t = t.syn();
+        }
+        let mut out = Vec::new();
+        t.ack(ack).write(&mut out, &vec![0u8; len]).unwrap();
+        out
+    }
+
+    /// Handshake at 0 ms and one 1000-byte segment at 1 ms, delivered by 100 ms.
+    fn one_segment_delivered(fw: &mut Forwarder) {
+        fw.on_tun_packet(0, Side::Sender, &packet(true, 100, 0, true, 0), Time(0));
+        fw.on_tun_packet(
+            0,
+            Side::Receiver,
+            &packet(false, 500, 101, true, 0),
+            Time(0),
+        );
+        fw.on_tun_packet(
+            0,
+            Side::Sender,
+            &packet(true, 101, 501, false, 1000),
+            Time(1_000_000),
+        );
+        fw.run_due(Time(100_000_000));
+        assert_eq!(fw.flow_counts(0).delivered, 1);
+    }
+
+    #[test]
+    fn a_retransmission_while_the_receiver_owes_its_ack_is_ack_delayed() {
+        let mut fw = forwarder();
+        one_segment_delivered(&mut fw);
+        // The receiver kernel has not acknowledged the segment yet (its delayed-ACK
+        // timer holds the ACK) when the sender's timer sends it again.
+        let retx = packet(true, 101, 501, false, 1000);
+        fw.on_tun_packet(0, Side::Sender, &retx, Time(200_000_000));
+        let r = fw.flow_counts(0).retx[0];
+        assert_eq!(r.truth.class, Truth::SpuriousAckDelayed);
+        assert!(r.truth.unnecessary);
+    }
+
+    #[test]
+    fn a_retransmission_after_the_receivers_ack_left_and_vanished_is_ack_lost() {
+        let mut fw = forwarder();
+        one_segment_delivered(&mut fw);
+        // The receiver's ACK of the segment is read, crosses the link and reaches the
+        // sender's side; nothing of it is left in the network.
+        let ack = packet(false, 501, 1101, false, 0);
+        fw.on_tun_packet(0, Side::Receiver, &ack, Time(101_000_000));
+        fw.run_due(Time(200_000_000));
+        let retx = packet(true, 101, 501, false, 1000);
+        fw.on_tun_packet(0, Side::Sender, &retx, Time(300_000_000));
+        assert_eq!(fw.flow_counts(0).retx[0].truth.class, Truth::GenuineAckLost);
+    }
+}
