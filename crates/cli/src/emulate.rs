@@ -29,7 +29,8 @@ fn emu_failure(e: EmuError) -> Failure {
 pub fn emulate_command(a: &EmulateArgs) -> Result<(), Failure> {
     let scenario = spikelab_scenario::load(&a.scenario).map_err(Failure::usage)?;
     let sysctls = spikelab_emulate::parse_sysctls(&a.sysctl).map_err(emu_failure)?;
-    let mut plan = spikelab_emulate::plan(&scenario, &sysctls, &a.cc).map_err(Failure::usage)?;
+    let mut plan =
+        spikelab_emulate::plan(&scenario, &sysctls, a.cc.as_deref()).map_err(Failure::usage)?;
     plan.pcap = a.pcap;
     spikelab_emulate::preflight().map_err(emu_failure)?;
     let seed = a.seed.unwrap_or(scenario.run().seed);
@@ -56,7 +57,7 @@ pub fn emulate_command(a: &EmulateArgs) -> Result<(), Failure> {
         .and_then(|reports| {
             let outcomes: Vec<RepOutcome> = reports.iter().map(outcome).collect();
             outputs::write_all(&stage, &scenario, &info, &outcomes)?;
-            spikelab_emulate::outputs::write_extras(&stage, &reports, &a.cc)?;
+            spikelab_emulate::outputs::write_extras(&stage, &reports, a.cc.as_deref())?;
             warn_if_late(&reports);
             Ok(())
         })

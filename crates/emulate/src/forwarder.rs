@@ -2,24 +2,30 @@
 //! driven by a monotonic clock instead of the engine's event queue, carrying the real
 //! packets that the namespaces' TUN devices hand it.
 //!
-//! It follows the engine's driving rules (`spikelab_engine` `world.rs`) step by step:
-//! the same random streams per link, spike schedule and box, so a seed gives the same
-//! spike times as `spikelab run`; the same source routing (forward packets cross the
-//! route in order, ACKs backwards); a box at a link's first endpoint sees packets just
-//! before they enter the link forward and just after they leave it in reverse; due
+//! It follows the engine's driving rules (`spikelab_engine` `world.rs`) step by step,
+//! building and routing with the engine's own functions ([`spikelab_engine::route`]):
+//! the same links and random streams per link, spike schedule and box, so a seed gives
+//! the same spike times as `spikelab run`; the same source routing (forward packets
+//! cross the route in order, ACKs backwards); a box at a link's first endpoint sees
+//! packets just before they enter the link forward and just after they leave it in
+//! reverse (`route::after_box`); due
 //! work is done in time order, each piece at its own scheduled time (so crates/net sees
 //! exactly the times the model asks for), and a packet read from a TUN device enters
 //! at the moment it was read. The only difference is that the loop may run late: the
 //! lateness of each packet written out (actual minus scheduled release) is recorded.
 
-use crate::truth::{classify, RangeSet, RetxTruth};
+use crate::truth::{ack_owed, classify, RangeSet, RetxTruth};
 use crate::wire::{self, FlowSeq, Side};
-use spikelab_core::{FlowId, Packet, RngStreams, SimRng, Time};
-use spikelab_engine::{DropRule, Hop, LinkResult, SimConfig};
+use spikelab_core::{FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
+use spikelab_engine::route::{self, AfterBox};
+use spikelab_engine::{DropRule, FlowKind, Hop, LinkResult, SimConfig};
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
+
+/// The smallest [`Forwarder::forget_departed`] threshold, packets.
+const MIN_RAW_LIMIT: usize = 256;
 
 /// One flow's two TUN descriptors: where its sender's and receiver's packets appear.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +50,18 @@ pub struct FlowCounts {
     pub unnecessary_retransmissions: u64,
     pub delivered: u64,
     pub retx: Vec<RetxRecord>,
+}
+
+/// Forward packets' passages through the path (recorded with
+/// [`Forwarder::record_transits`]): every packet read from the sender's device, and
+/// every one delivered at the far end, so the path can be replayed through the link
+/// model offline.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Transits {
+    /// (uid, IP packet bytes, when it was read).
+    pub arrivals: Vec<(u64, u32, Time)>,
+    /// (uid, when the model released it, when it was actually written out).
+    pub deliveries: Vec<(u64, Time, Time)>,
 }
 
 /// A raw packet as captured, for pcap files.
@@ -89,12 +107,18 @@ struct FlowRt {
     fds: FlowFds,
     seq: FlowSeq,
     sent_high: u64,
+    /// The highest ACK the receiver has sent (read from its device).
+    receiver_acked: u64,
     delivered_bytes: RangeSet,
     counts: FlowCounts,
     /// Keep raw bytes after delivery: a box on the route may emit copies later.
     keep_raw: bool,
+    /// A CBR flow: UDP datagrams from the sender, nothing modelled back.
+    datagrams: bool,
     /// (sender-side, receiver-side) captures.
     capture: Option<(Vec<Captured>, Vec<Captured>)>,
+    /// Forward packets' passages, when recorded.
+    transits: Option<Transits>,
 }
 
 /// A raw packet waiting inside the model, with the numbers it was read with.
@@ -125,6 +149,11 @@ pub struct Forwarder {
     mss: Vec<u64>,
     raw: HashMap<u64, Raw>,
     bypass: HashSet<u64>,
+    /// When `raw` holds this many packets, those no longer inside the path are
+    /// forgotten ([`Forwarder::forget_departed`]).
+    raw_limit: usize,
+    /// The most raw packets held at once.
+    pub raw_peak: usize,
     next_uid: u64,
     mb_out: MbOutput,
     delivered: Vec<Packet>,
@@ -136,13 +165,6 @@ pub struct Forwarder {
     /// TUN writes that failed.
     pub write_errors: u64,
     pub box_counts: BoxCounts,
-}
-
-fn flip(d: Dir) -> Dir {
-    match d {
-        Dir::Forward => Dir::Reverse,
-        Dir::Reverse => Dir::Forward,
-    }
 }
 
 impl Forwarder {
@@ -163,17 +185,14 @@ impl Forwarder {
             .enumerate()
             .map(|(i, l)| build_link(l, i, &streams))
             .collect();
-        let mut box_at = vec![None; cfg.links.len()];
+        let box_at = route::box_placement(cfg.links.len(), &cfg.middleboxes);
         let boxes = cfg
             .middleboxes
             .iter()
             .enumerate()
-            .map(|(i, m)| {
-                box_at[m.link] = Some(i);
-                BoxRt {
-                    link: m.link,
-                    mb: Mb::new(&m.config, streams.stream("middlebox", i as u64)),
-                }
+            .map(|(i, m)| BoxRt {
+                link: m.link,
+                mb: Mb::new(&m.config, streams.stream("middlebox", i as u64)),
             })
             .collect();
         let flows = cfg
@@ -182,13 +201,16 @@ impl Forwarder {
             .zip(fds)
             .map(|(f, &fds)| FlowRt {
                 keep_raw: f.route.iter().any(|h| box_at[h.link].is_some()),
+                datagrams: matches!(f.kind, FlowKind::Cbr { .. }),
                 route: f.route.clone(),
                 fds,
                 seq: FlowSeq::default(),
                 sent_high: 0,
+                receiver_acked: 0,
                 delivered_bytes: RangeSet::default(),
                 counts: FlowCounts::default(),
                 capture: pcap.then(|| (Vec::new(), Vec::new())),
+                transits: None,
             })
             .collect();
         let mut fw = Forwarder {
@@ -202,6 +224,8 @@ impl Forwarder {
             mss,
             raw: HashMap::new(),
             bypass: HashSet::new(),
+            raw_limit: MIN_RAW_LIMIT,
+            raw_peak: 0,
             next_uid: 0,
             mb_out: MbOutput::new(),
             delivered: Vec::new(),
@@ -217,6 +241,19 @@ impl Forwarder {
             }
         }
         fw
+    }
+
+    /// Records every forward packet's [`Transits`] from now on (for comparing the
+    /// emulated path with the link model offline).
+    pub fn record_transits(&mut self) {
+        for f in &mut self.flows {
+            f.transits = Some(Transits::default());
+        }
+    }
+
+    /// Takes flow `f`'s recorded transits.
+    pub fn take_transits(&mut self, f: usize) -> Transits {
+        self.flows[f].transits.take().unwrap_or_default()
     }
 
     /// Time since the origin on the monotonic clock.
@@ -270,22 +307,26 @@ impl Forwarder {
     pub fn on_tun_packet(&mut self, f: usize, side: Side, bytes: &[u8], at: Time) {
         self.mclock = self.mclock.max(at);
         let now = self.mclock;
-        let Some(seg) = wire::parse(bytes) else {
+        let Some((mut p, box_eligible)) = self.model(f, side, bytes, now) else {
             self.ignored += 1;
             return;
         };
-        let Some(m) = self.flows[f].seq.model(&seg, side, FlowId(f as u32), now) else {
-            self.ignored += 1;
-            return;
-        };
-        let mut p = m.pkt;
         p.uid = self.next_uid;
         self.next_uid += 1;
-        if !m.box_eligible {
+        if !box_eligible {
             self.bypass.insert(p.uid);
         }
         self.capture(f, side, now, bytes);
-        if side == Side::Sender && p.len > 0 {
+        if let (Some(t), true) = (&mut self.flows[f].transits, p.kind.is_forward()) {
+            t.arrivals.push((p.uid, bytes.len() as u32, now));
+        }
+        if p.kind == PacketKind::Ack {
+            let flow = &mut self.flows[f];
+            flow.receiver_acked = flow.receiver_acked.max(p.ack);
+        }
+        if p.kind == PacketKind::Datagram {
+            self.flows[f].counts.data_segments_sent += 1;
+        } else if side == Side::Sender && p.len > 0 {
             self.note_data_sent(f, &mut p);
         }
         self.raw.insert(
@@ -296,7 +337,27 @@ impl Forwarder {
                 ack: p.ack,
             },
         );
+        self.raw_peak = self.raw_peak.max(self.raw.len());
+        if self.raw.len() >= self.raw_limit {
+            self.forget_departed();
+        }
         self.forward(p, now);
+    }
+
+    /// The model packet for raw `bytes` from flow `f`'s `side`, and whether a box may
+    /// see it. A CBR flow carries its sender's UDP datagrams only (the engine's CBR
+    /// sink sends nothing back), which every box on the route sees as the engine's do.
+    fn model(&mut self, f: usize, side: Side, bytes: &[u8], now: Time) -> Option<(Packet, bool)> {
+        let id = FlowId(f as u32);
+        if self.flows[f].datagrams {
+            return (side == Side::Sender)
+                .then(|| wire::datagram(bytes, id, now))
+                .flatten()
+                .map(|p| (p, true));
+        }
+        let seg = wire::parse(bytes)?;
+        let m = self.flows[f].seq.model(&seg, side, id, now)?;
+        Some((m.pkt, m.box_eligible))
     }
 
     fn capture(&mut self, f: usize, side: Side, time: Time, bytes: &[u8]) {
@@ -325,7 +386,14 @@ impl Forwarder {
         p.retx = true;
         let (alive, ack_alive) = self.alive_copies(f, p.seq);
         let flow = &mut self.flows[f];
-        let truth = classify(p.seq, p.end_seq(), &flow.delivered_bytes, &alive, ack_alive);
+        let owed = ack_owed(p.seq, flow.receiver_acked, &flow.delivered_bytes);
+        let truth = classify(
+            p.seq,
+            p.end_seq(),
+            &flow.delivered_bytes,
+            &alive,
+            ack_alive || owed,
+        );
         flow.counts.retransmissions += 1;
         flow.counts.unnecessary_retransmissions += truth.unnecessary as u64;
         flow.counts.retx.push(RetxRecord {
@@ -363,16 +431,11 @@ impl Forwarder {
     }
 
     fn next_hop(&self, p: &Packet) -> Option<(usize, Dir)> {
-        let route = &self.flows[p.flow.index()].route;
-        let h = p.hop as usize;
-        if p.kind.is_forward() {
-            route.get(h).map(|hop| (hop.link, hop.dir))
-        } else {
-            let n = route.len();
-            (h < n)
-                .then(|| route[n - 1 - h])
-                .map(|hop| (hop.link, flip(hop.dir)))
-        }
+        route::next_hop(
+            &self.flows[p.flow.index()].route,
+            p.kind.is_forward(),
+            p.hop,
+        )
     }
 
     /// Sends `p` on from where it is; `sched` is when the model releases it.
@@ -474,21 +537,17 @@ impl Forwarder {
     /// continue past it.
     fn leave_box(&mut self, b: usize, mut q: Packet, sched: Time) {
         let l = self.boxes[b].link;
-        let route = &self.flows[q.flow.index()].route;
-        let Some(k) = route.iter().position(|h| h.link == l) else {
-            return;
-        };
-        let (index, dir) = if q.kind.is_forward() {
-            (k, route[k].dir)
-        } else {
-            (route.len() - 1 - k, flip(route[k].dir))
-        };
-        if dir == Dir::Forward {
-            q.hop = index as u16;
-            self.enter_link(l, dir, q);
-        } else {
-            q.hop = index as u16 + 1;
-            self.forward(q, sched);
+        let r = &self.flows[q.flow.index()].route;
+        match route::after_box(r, l, q.kind.is_forward()) {
+            None => {}
+            Some(AfterBox::Enter(hop)) => {
+                q.hop = hop;
+                self.enter_link(l, Dir::Forward, q);
+            }
+            Some(AfterBox::Continue(hop)) => {
+                q.hop = hop;
+                self.forward(q, sched);
+            }
         }
     }
 
@@ -514,7 +573,9 @@ impl Forwarder {
         } else {
             (flow.fds.sender, Side::Sender)
         };
-        if p.kind.is_forward() && p.len > 0 {
+        if p.kind == PacketKind::Datagram {
+            flow.counts.delivered += 1;
+        } else if p.kind.is_forward() && p.len > 0 {
             flow.delivered_bytes.insert(p.seq, p.end_seq());
             flow.counts.delivered += 1;
         }
@@ -524,6 +585,9 @@ impl Forwarder {
         let now = self.now();
         self.lateness_ns.push(now.0.saturating_sub(sched.0));
         self.capture(f, side, now, &bytes);
+        if let (Some(t), true) = (&mut self.flows[f].transits, p.kind.is_forward()) {
+            t.deliveries.push((p.uid, sched, now));
+        }
     }
 
     /// The bytes for `p`: the stored packet, rewritten if a box changed its numbers.
@@ -533,6 +597,33 @@ impl Forwarder {
         }
         let (seq, ack) = self.flows[f].seq.wire_numbers(p)?;
         wire::rewrite(&r.bytes, seq, ack)
+    }
+
+    /// Keeps the raw bytes of the packets still inside the path only. A flow with a
+    /// middlebox on its route keeps its packets' bytes past delivery or loss, since a
+    /// box may emit a packet again later; but a box can only emit what it is handed or
+    /// holds (`Middlebox::for_each_held`, the list the engine's ground truth uses
+    /// too), so every packet neither in a link nor held by a box is gone for good.
+    /// Run when `raw` reaches `raw_limit`, which then doubles the survivors, so the
+    /// bytes held stay within twice the path's contents (and the work per packet is
+    /// constant on average).
+    fn forget_departed(&mut self) {
+        let mut live = HashSet::new();
+        for link in &self.links {
+            for dir in &link.dirs {
+                dir.for_each_in_network(&mut |p: &Packet| {
+                    live.insert(p.uid);
+                });
+            }
+        }
+        for b in &self.boxes {
+            b.mb.for_each_held(&mut |p: &Packet| {
+                live.insert(p.uid);
+            });
+        }
+        self.raw.retain(|uid, _| live.contains(uid));
+        self.bypass.retain(|uid| live.contains(uid));
+        self.raw_limit = (2 * self.raw.len()).max(MIN_RAW_LIMIT);
     }
 
     fn next_control(&mut self, l: usize, s: usize) {
@@ -598,28 +689,105 @@ impl Forwarder {
     }
 }
 
-/// The engine's `build_link`: the same random stream names, so the same seed draws the
+/// The engine's `build_link`, from the same shared pieces ([`route::link_dirs`],
+/// [`route::spike_schedules`]): the same random streams, so the same seed draws the
 /// same RED drops and spike schedules as `spikelab run`.
 fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> LinkRt {
-    let dir = |d: Dir| {
-        LinkDir::new(
-            &cfg.dir(d),
-            spikelab_net::streams::link_dir_rng(streams, i, d),
-        )
-    };
-    let spikes = cfg
-        .spikes
-        .iter()
-        .enumerate()
-        .map(|(k, s)| SpikeRun {
-            schedule: Schedule::new(s).expect("spike schedules are validated when loaded"),
-            rng: spikelab_net::streams::spike_rng(streams, i, k),
+    let spikes = route::spike_schedules(cfg, i, streams)
+        .into_iter()
+        .map(|(schedule, rng)| SpikeRun {
+            schedule,
+            rng,
             pending: None,
         })
         .collect();
     LinkRt {
         name: cfg.name.clone(),
-        dirs: [dir(Dir::Forward), dir(Dir::Reverse)],
+        dirs: route::link_dirs(cfg, i, streams),
         spikes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use etherparse::PacketBuilder;
+    use spikelab_engine::Truth;
+
+    /// One 10 Mbit/s, 10 ms link; descriptors -1, so writes fail (and are counted)
+    /// while the model runs as usual.
+    fn forwarder() -> Forwarder {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.toml");
+        std::fs::write(
+            &path,
+            "[[link]]\nname = \"l\"\nrate = \"10Mbit/s\"\nlatency = \"10ms\"\n\
+             [[flow]]\nname = \"f\"\nroute = [\"l\"]\nworkload = { kind = \"bulk\", bytes = \"1MB\" }\n",
+        )
+        .unwrap();
+        let s = spikelab_scenario::load(&path).unwrap();
+        let fds = [FlowFds {
+            sender: -1,
+            receiver: -1,
+        }];
+        Forwarder::new(s.sim(), 1, Instant::now(), &fds, vec![1000], false)
+    }
+
+    fn packet(from_sender: bool, seq: u32, ack: u32, syn: bool, len: usize) -> Vec<u8> {
+        let (a, b) = ([10, 0, 0, 1], [10, 0, 0, 2]);
+        let (src, dst) = if from_sender { (a, b) } else { (b, a) };
+        let mut t = PacketBuilder::ipv4(src, dst, 64).tcp(1, 2, seq, 1000);
+        if syn {
+            t = t.syn();
+        }
+        let mut out = Vec::new();
+        t.ack(ack).write(&mut out, &vec![0u8; len]).unwrap();
+        out
+    }
+
+    /// Handshake at 0 ms and one 1000-byte segment at 1 ms, delivered by 100 ms.
+    fn one_segment_delivered(fw: &mut Forwarder) {
+        fw.on_tun_packet(0, Side::Sender, &packet(true, 100, 0, true, 0), Time(0));
+        fw.on_tun_packet(
+            0,
+            Side::Receiver,
+            &packet(false, 500, 101, true, 0),
+            Time(0),
+        );
+        fw.on_tun_packet(
+            0,
+            Side::Sender,
+            &packet(true, 101, 501, false, 1000),
+            Time(1_000_000),
+        );
+        fw.run_due(Time(100_000_000));
+        assert_eq!(fw.flow_counts(0).delivered, 1);
+    }
+
+    #[test]
+    fn a_retransmission_while_the_receiver_owes_its_ack_is_ack_delayed() {
+        let mut fw = forwarder();
+        one_segment_delivered(&mut fw);
+        // The receiver kernel has not acknowledged the segment yet (its delayed-ACK
+        // timer holds the ACK) when the sender's timer sends it again.
+        let retx = packet(true, 101, 501, false, 1000);
+        fw.on_tun_packet(0, Side::Sender, &retx, Time(200_000_000));
+        let r = fw.flow_counts(0).retx[0];
+        assert_eq!(r.truth.class, Truth::SpuriousAckDelayed);
+        assert!(r.truth.unnecessary);
+    }
+
+    #[test]
+    fn a_retransmission_after_the_receivers_ack_left_and_vanished_is_ack_lost() {
+        let mut fw = forwarder();
+        one_segment_delivered(&mut fw);
+        // The receiver's ACK of the segment is read, crosses the link and reaches the
+        // sender's side; nothing of it is left in the network.
+        let ack = packet(false, 501, 1101, false, 0);
+        fw.on_tun_packet(0, Side::Receiver, &ack, Time(101_000_000));
+        fw.run_due(Time(200_000_000));
+        let retx = packet(true, 101, 501, false, 1000);
+        fw.on_tun_packet(0, Side::Sender, &retx, Time(300_000_000));
+        assert_eq!(fw.flow_counts(0).retx[0].truth.class, Truth::GenuineAckLost);
     }
 }

@@ -14,7 +14,7 @@ use anyhow::Context;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -203,13 +203,110 @@ pub struct SenderReport {
     pub undos: Vec<UndoObs>,
     pub final_info: TcpInfo,
     pub counters: BTreeMap<String, u64>,
+    /// The congestion-control module the kernel ran (read back from the socket).
+    pub congestion: String,
     pub error: Option<String>,
+}
+
+/// What a flow's built-in application does: the engine's workloads
+/// (`spikelab_engine::Workload`, `FlowKind::Cbr`) on kernel sockets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum App {
+    /// Write `bytes` at once (TCP).
+    Bulk { bytes: u64 },
+    /// Write one message of `bytes`, the next only when everything written is
+    /// acknowledged, `messages` times (TCP, `TCP_NODELAY`).
+    PingPong { messages: u64, bytes: u64 },
+    /// One UDP datagram of `payload` bytes every `interval` from the start until `stop`
+    /// (or the end of the run).
+    Cbr {
+        payload: u32,
+        interval: Duration,
+        stop: Option<Duration>,
+    },
+}
+
+impl App {
+    /// Payload bytes the application writes (TCP); 0 for CBR, which has no end.
+    pub fn tcp_bytes(&self) -> u64 {
+        match *self {
+            App::Bulk { bytes } => bytes,
+            App::PingPong { messages, bytes } => messages * bytes,
+            App::Cbr { .. } => 0,
+        }
+    }
+
+    /// Segments of `mss` bytes the workload needs at least (the engine's count:
+    /// ping-pong's messages each start a segment).
+    pub fn min_segments(&self, mss: u64) -> u64 {
+        let mss = mss.max(1);
+        match *self {
+            App::Bulk { bytes } => bytes.div_ceil(mss),
+            App::PingPong { messages, bytes } => messages * bytes.div_ceil(mss),
+            App::Cbr { .. } => 0,
+        }
+    }
+
+    pub fn is_tcp(&self) -> bool {
+        !matches!(self, App::Cbr { .. })
+    }
+}
+
+/// A flow's sockets, created inside its namespaces.
+pub enum Sockets {
+    Tcp {
+        sender: TcpStream,
+        listener: TcpListener,
+    },
+    Udp {
+        sender: UdpSocket,
+        receiver: UdpSocket,
+    },
+}
+
+/// Creates flow `app`'s sockets: the sender's in `sender_ns`, the receiver's in
+/// `receiver_ns`.
+pub fn sockets_in(
+    sender_ns: &str,
+    receiver_ns: &str,
+    app: &App,
+    k: &KernelSettings,
+) -> anyhow::Result<Sockets> {
+    Ok(match app {
+        App::Cbr { .. } => Sockets::Udp {
+            sender: udp_in(sender_ns, None)?,
+            receiver: udp_in(receiver_ns, Some(PORT))?,
+        },
+        App::PingPong { .. } => {
+            let sender = sender_socket_in(sender_ns, k)?;
+            sender.set_nodelay(true)?;
+            Sockets::Tcp {
+                sender,
+                listener: listen_in(receiver_ns, k)?,
+            }
+        }
+        App::Bulk { .. } => Sockets::Tcp {
+            sender: sender_socket_in(sender_ns, k)?,
+            listener: listen_in(receiver_ns, k)?,
+        },
+    })
+}
+
+/// A UDP socket inside `ns`, bound to `port` (any port if `None`).
+fn udp_in(ns: &str, port: Option<u16>) -> anyhow::Result<UdpSocket> {
+    let s = sys::in_netns(ns, move || {
+        let s = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, port.unwrap_or(0)))?;
+        s.set_read_timeout(Some(Duration::from_millis(50)))?;
+        Ok(s)
+    })
+    .with_context(|| format!("UDP socket in {ns}"))?;
+    Ok(s)
 }
 
 /// One flow's running endpoints.
 pub struct Endpoints {
-    sender: Arc<TcpStream>,
-    listener: Arc<TcpListener>,
+    /// Every socket of the flow, shut down by [`Endpoints::stop`].
+    sockets: Vec<Arc<dyn AsRawFd + Send + Sync>>,
     accepted: Arc<Mutex<Option<Arc<TcpStream>>>>,
     pub done: Arc<AtomicBool>,
     abort: Arc<AtomicBool>,
@@ -223,7 +320,7 @@ pub struct FlowPlan {
     pub sender_ns: String,
     pub receiver_addr: Ipv4Addr,
     pub start: Duration,
-    pub bytes: u64,
+    pub app: App,
 }
 
 fn since(origin: Instant) -> u64 {
@@ -241,17 +338,12 @@ fn sleep_until(t: Instant, abort: &AtomicBool) -> bool {
 }
 
 impl Endpoints {
-    /// Starts the receiver (accept and read to the end) and the sender (connect at
-    /// `origin + start`, write `bytes`, poll TCP_INFO until everything is acknowledged).
-    pub fn start(
-        p: FlowPlan,
-        sender: TcpStream,
-        listener: TcpListener,
-        origin: Instant,
-    ) -> Endpoints {
-        let e = Endpoints {
-            sender: Arc::new(sender),
-            listener: Arc::new(listener),
+    /// Starts the flow's application: for TCP the receiver (accept and read to the
+    /// end) and the sender (connect at `origin + start`, write, poll TCP_INFO until
+    /// everything is acknowledged); for CBR the datagram sender and a counting sink.
+    pub fn start(p: FlowPlan, sockets: Sockets, origin: Instant) -> Endpoints {
+        let mut e = Endpoints {
+            sockets: Vec::new(),
             accepted: Arc::new(Mutex::new(None)),
             done: Arc::new(AtomicBool::new(false)),
             abort: Arc::new(AtomicBool::new(false)),
@@ -259,29 +351,45 @@ impl Endpoints {
             received: Arc::new(Mutex::new(0)),
             threads: Vec::new(),
         };
-        let (l, acc, rec) = (e.listener.clone(), e.accepted.clone(), e.received.clone());
+        match sockets {
+            Sockets::Tcp { sender, listener } => e.start_tcp(p, sender, listener, origin),
+            Sockets::Udp { sender, receiver } => e.start_cbr(p, sender, receiver, origin),
+        }
+        e
+    }
+
+    fn start_tcp(
+        &mut self,
+        p: FlowPlan,
+        sender: TcpStream,
+        listener: TcpListener,
+        origin: Instant,
+    ) {
+        let (sender, listener) = (Arc::new(sender), Arc::new(listener));
+        self.sockets = vec![sender.clone(), listener.clone()];
+        let (l, acc, rec) = (listener, self.accepted.clone(), self.received.clone());
         let receiver = std::thread::spawn(move || receive(&l, &acc, &rec));
         let written = Arc::new(AtomicBool::new(false));
         let start_at = origin + p.start;
         let (s, w, ab, rep) = (
-            e.sender.clone(),
+            sender.clone(),
             written.clone(),
-            e.abort.clone(),
-            e.report.clone(),
+            self.abort.clone(),
+            self.report.clone(),
         );
-        let (ra, bytes) = (p.receiver_addr, p.bytes);
+        let (ra, app) = (p.receiver_addr, p.app);
         let writer = std::thread::spawn(move || {
-            if let Err(err) = send(&s, ra, bytes, start_at, &ab, &w) {
+            if let Err(err) = send(&s, ra, app, start_at, &ab, &w) {
                 if !ab.load(Ordering::SeqCst) {
                     rep.lock().unwrap().error = Some(err.to_string());
                 }
             }
         });
         let (s, ab, rep, done) = (
-            e.sender.clone(),
-            e.abort.clone(),
-            e.report.clone(),
-            e.done.clone(),
+            sender,
+            self.abort.clone(),
+            self.report.clone(),
+            self.done.clone(),
         );
         let ns = p.sender_ns.clone();
         let poller = std::thread::spawn(move || {
@@ -291,21 +399,85 @@ impl Endpoints {
             }
             poll(&s, origin, start_at, &written, &ab, &done, &rep);
         });
-        let mut e = e;
-        e.threads = vec![receiver, writer, poller];
-        e
+        self.threads = vec![receiver, writer, poller];
+    }
+
+    fn start_cbr(&mut self, p: FlowPlan, sender: UdpSocket, receiver: UdpSocket, origin: Instant) {
+        let App::Cbr {
+            payload,
+            interval,
+            stop,
+        } = p.app
+        else {
+            unreachable!("UDP sockets are made for CBR flows only")
+        };
+        let (sender, receiver) = (Arc::new(sender), Arc::new(receiver));
+        self.sockets = vec![sender.clone(), receiver.clone()];
+        let (r, ab, rec) = (receiver, self.abort.clone(), self.received.clone());
+        let sink = std::thread::spawn(move || sink(&r, &ab, &rec));
+        let (ab, rep) = (self.abort.clone(), self.report.clone());
+        let to = std::net::SocketAddrV4::new(p.receiver_addr, PORT);
+        let (start, stop) = (origin + p.start, stop.map(|s| origin + s));
+        let source = std::thread::spawn(move || {
+            if let Err(err) = cbr(&sender, to, payload, interval, start, stop, &ab) {
+                if !ab.load(Ordering::SeqCst) {
+                    rep.lock().unwrap().error = Some(err.to_string());
+                }
+            }
+        });
+        self.threads = vec![sink, source];
     }
 
     /// Stops everything: shuts the sockets down (unblocking their threads) and joins.
     pub fn stop(mut self) {
         self.abort.store(true, Ordering::SeqCst);
-        sys::shutdown(self.sender.as_raw_fd());
-        sys::shutdown(self.listener.as_raw_fd());
+        for s in &self.sockets {
+            sys::shutdown(s.as_raw_fd());
+        }
         if let Some(a) = self.accepted.lock().unwrap().as_ref() {
             sys::shutdown(a.as_raw_fd());
         }
         for t in self.threads.drain(..) {
             let _ = t.join();
+        }
+    }
+}
+
+/// The engine's CBR source (`on_cbr_send`): a datagram at the start and then every
+/// `interval`, until `stop`. Sends are scheduled on the absolute grid, so a late
+/// wake-up does not shift the ones after it.
+fn cbr(
+    s: &UdpSocket,
+    to: std::net::SocketAddrV4,
+    payload: u32,
+    interval: Duration,
+    start: Instant,
+    stop: Option<Instant>,
+    abort: &AtomicBool,
+) -> std::io::Result<()> {
+    let buf = vec![0x5au8; payload as usize];
+    let mut next = start;
+    loop {
+        if !sleep_until(next, abort) || stop.is_some_and(|t| next >= t) {
+            return Ok(());
+        }
+        match s.send_to(&buf, to) {
+            // A full device queue drops the datagram, as a full NIC would.
+            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => {}
+            r => {
+                r?;
+            }
+        }
+        next += interval;
+    }
+}
+
+/// Counts the payload bytes of every datagram that arrives, until aborted.
+fn sink(s: &UdpSocket, abort: &AtomicBool, rec: &Mutex<u64>) {
+    let mut buf = vec![0u8; 1 << 16];
+    while !abort.load(Ordering::SeqCst) {
+        if let Ok(n) = s.recv(&mut buf) {
+            *rec.lock().unwrap() += n as u64;
         }
     }
 }
@@ -326,7 +498,7 @@ fn receive(l: &TcpListener, acc: &Mutex<Option<Arc<TcpStream>>>, rec: &Mutex<u64
 fn send(
     s: &TcpStream,
     ra: Ipv4Addr,
-    bytes: u64,
+    app: App,
     start_at: Instant,
     abort: &AtomicBool,
     written: &AtomicBool,
@@ -346,6 +518,23 @@ fn send(
     if r != 0 {
         return Err(std::io::Error::last_os_error());
     }
+    match app {
+        App::Bulk { bytes } => write_bytes(s, bytes)?,
+        App::PingPong { messages, bytes } => {
+            for m in 0..messages {
+                if m > 0 && !wait_all_acked(s, abort)? {
+                    return Ok(());
+                }
+                write_bytes(s, bytes)?;
+            }
+        }
+        App::Cbr { .. } => unreachable!("a TCP socket is made for TCP flows only"),
+    }
+    written.store(true, Ordering::SeqCst);
+    Ok(())
+}
+
+fn write_bytes(s: &TcpStream, bytes: u64) -> std::io::Result<()> {
     let chunk = vec![0x5au8; 1 << 16];
     let mut left = bytes;
     while left > 0 {
@@ -353,8 +542,23 @@ fn send(
         (&*s).write_all(&chunk[..n])?;
         left -= n as u64;
     }
-    written.store(true, Ordering::SeqCst);
     Ok(())
+}
+
+/// Ping-pong's rule (the engine's `maybe_write_next_message`: the next message when
+/// `all_acked()`): waits until the kernel has nothing unacknowledged or unsent,
+/// checking `TCP_INFO` every 100 us. `false` when aborted.
+fn wait_all_acked(s: &TcpStream, abort: &AtomicBool) -> std::io::Result<bool> {
+    loop {
+        let info = TcpInfo::parse(&sys::tcp_info(s.as_raw_fd())?);
+        if info.unacked == 0 && info.notsent_bytes == 0 {
+            return Ok(true);
+        }
+        if abort.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_micros(100));
+    }
 }
 
 /// Every millisecond: TCP_INFO (timeouts, completion); every 10 ms: the undo counters.
@@ -423,6 +627,7 @@ fn poll(
         .map(|b| TcpInfo::parse(&b))
         .unwrap_or(prev);
     r.counters = kernel::read_counters().unwrap_or_default();
+    r.congestion = sys::congestion(fd).unwrap_or_default();
 }
 
 fn note_undos(last: &mut BTreeMap<String, u64>, now: u64, r: &mut SenderReport) {

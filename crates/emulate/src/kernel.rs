@@ -7,7 +7,9 @@
 //! timestamps option, so `mss + 12` is asked for when timestamps are on), the
 //! receiver's window (`TCP_WINDOW_CLAMP` = `receiver_window`, with `SO_RCVBUF` large
 //! enough not to bind first) and the congestion control module (default `reno`, the
-//! family all of spikelab's senders belong to). Per namespace (both ends): sysctls
+//! family all of spikelab's senders belong to; a flow's `[flow.kernel]` table names
+//! another, and may set the receive buffer and any of the sysctls below, see
+//! [`KernelSettings::for_flow`]). Per namespace (both ends): sysctls
 //! `tcp_timestamps` (`timestamps`), `tcp_sack` (a SACK `recovery`), `tcp_dsack`
 //! (`dsack`), `tcp_frto` (2 when the spurious-timeout `driver` is F-RTO or SACK-F-RTO,
 //! else 0), and `tcp_recovery` / `tcp_early_retrans`, which have no model counterpart
@@ -15,6 +17,7 @@
 //! (the RTO estimator, delayed ACKs, initial window, ...) is the kernel's own; meta.json
 //! lists those keys as not applied.
 
+use spikelab_scenario::KernelEntry;
 use spikelab_tcp::spurious::DetectorKind;
 use spikelab_tcp::TcpConfig;
 use std::collections::BTreeMap;
@@ -40,6 +43,14 @@ pub const RECORDED: &[&str] = &[
     "tcp_thin_linear_timeouts",
     "tcp_autocorking",
 ];
+
+/// The congestion-control module when neither the scenario nor `--cc` names one: the
+/// Reno family all of spikelab's senders belong to.
+pub const DEFAULT_CC: &str = "reno";
+
+/// Bytes of the timestamps option with its padding (RFC 7323 3.2: 10 bytes, sent as
+/// 12 with two NOPs), which the kernel's `TCP_MAXSEG` counts.
+const TS_OPTION: u32 = 12;
 
 /// What one flow asks of the kernel.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -76,6 +87,56 @@ pub const NOT_APPLIED: &[&str] = &[
 ];
 
 impl KernelSettings {
+    /// A flow's settings, in order of precedence from lowest: what `tcp` implies, the
+    /// flow's `[flow.kernel]` table, then the command line's `--sysctl` and `--cc`.
+    pub fn for_flow(
+        tcp: &TcpConfig,
+        entry: Option<&KernelEntry>,
+        overrides: &BTreeMap<String, String>,
+        cc: Option<&str>,
+    ) -> Self {
+        let mut k = Self::from_tcp(tcp, &BTreeMap::new(), DEFAULT_CC);
+        if let Some(e) = entry {
+            k.apply(e);
+        }
+        for (name, v) in overrides {
+            k.set_sysctl(name, v);
+        }
+        if let Some(cc) = cc {
+            k.congestion = cc.to_owned();
+        }
+        k
+    }
+
+    /// Applies a `[flow.kernel]` table: its sysctls, receive buffer and module.
+    pub fn apply(&mut self, e: &KernelEntry) {
+        for (name, v, _) in e.sysctls() {
+            self.set_sysctl(name, &v.to_string());
+        }
+        if let Some(b) = e.rcvbuf {
+            self.rcvbuf = b.0.min(i32::MAX as u64 / 2) as u32;
+        }
+        if let Some(c) = &e.congestion {
+            self.congestion = c.clone();
+        }
+    }
+
+    /// Sets one net.ipv4 sysctl for both namespaces; turning timestamps on or off
+    /// moves the segment clamp with them, so payloads keep the model's `mss`.
+    pub fn set_sysctl(&mut self, name: &str, value: &str) {
+        let was = self.timestamps_on();
+        self.sysctls.insert(name.to_owned(), value.to_owned());
+        match (was, self.timestamps_on()) {
+            (false, true) => self.maxseg += TS_OPTION,
+            (true, false) => self.maxseg -= TS_OPTION,
+            _ => {}
+        }
+    }
+
+    fn timestamps_on(&self) -> bool {
+        self.sysctls.get("tcp_timestamps").is_some_and(|v| v != "0")
+    }
+
     /// The kernel settings for `tcp`, then `overrides` (sysctl -> value) and `cc`.
     pub fn from_tcp(tcp: &TcpConfig, overrides: &BTreeMap<String, String>, cc: &str) -> Self {
         let b = |v: bool| if v { "1" } else { "0" }.to_owned();
@@ -98,7 +159,7 @@ impl KernelSettings {
         let window = tcp.receiver_window.min(i32::MAX as u64 / 4) as u32;
         KernelSettings {
             sysctls,
-            maxseg: tcp.mss + if ts_on { 12 } else { 0 },
+            maxseg: tcp.mss + if ts_on { TS_OPTION } else { 0 },
             window_clamp: window,
             rcvbuf: (window * 4).max(4096),
             congestion: cc.to_owned(),
@@ -260,6 +321,39 @@ mod tests {
         let mut off = BTreeMap::new();
         off.insert("tcp_timestamps".to_owned(), "0".to_owned());
         assert_eq!(KernelSettings::from_tcp(&tcp, &off, "reno").maxseg, 1000);
+    }
+
+    #[test]
+    fn the_flows_kernel_table_overrides_tcp_and_the_command_line_overrides_both() {
+        let tcp = TcpConfig {
+            mss: 1000,
+            timestamps: false,
+            ..TcpConfig::default()
+        };
+        let e = KernelEntry {
+            congestion: Some("cubic".into()),
+            rcvbuf: Some(spikelab_core::ByteSize(300_000)),
+            tcp_timestamps: Some(1),
+            tcp_recovery: Some(0),
+            ..KernelEntry::default()
+        };
+        let k = KernelSettings::for_flow(&tcp, Some(&e), &BTreeMap::new(), None);
+        assert_eq!(
+            (k.congestion.as_str(), k.rcvbuf, k.maxseg),
+            ("cubic", 300_000, 1012)
+        );
+        assert_eq!(k.sysctls["tcp_timestamps"], "1");
+        assert_eq!(k.sysctls["tcp_recovery"], "0");
+        let mut cli = BTreeMap::new();
+        cli.insert("tcp_timestamps".to_owned(), "0".to_owned());
+        let k = KernelSettings::for_flow(&tcp, Some(&e), &cli, Some("reno"));
+        assert_eq!((k.congestion.as_str(), k.maxseg), ("reno", 1000));
+        let plain = KernelSettings::for_flow(&tcp, None, &BTreeMap::new(), None);
+        assert_eq!(
+            (plain.congestion.as_str(), plain.maxseg),
+            (DEFAULT_CC, 1000)
+        );
+        assert!(!plain.sysctls.contains_key("tcp_recovery"));
     }
 
     #[test]

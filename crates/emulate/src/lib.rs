@@ -29,7 +29,7 @@ pub mod wire;
 
 use anyhow::anyhow;
 use forwarder::{FlowFds, Forwarder};
-use host::{Endpoints, FlowHost, FlowPlan};
+use host::{App, Endpoints, FlowHost, FlowPlan};
 use kernel::KernelSettings;
 use rand::Rng;
 use report::{FlowInputs, FlowKernel, Lateness, RepReport};
@@ -39,7 +39,6 @@ use spikelab_engine::{FlowKind, SimConfig, StartTime, Workload};
 use spikelab_net::middlebox::Selection;
 use spikelab_net::MiddleboxConfig;
 use spikelab_scenario::error::{FieldPath, Invalid, Locator};
-use spikelab_scenario::schema::FlowKindName;
 use spikelab_scenario::{Scenario, ScenarioError};
 use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
@@ -70,9 +69,10 @@ pub struct EmulateArgs {
     /// (repeatable; overrides what the scenario implies).
     #[arg(long = "sysctl", value_name = "NAME=VALUE")]
     pub sysctl: Vec<String>,
-    /// Congestion control module of the senders.
-    #[arg(long, default_value = "reno")]
-    pub cc: String,
+    /// Congestion control module of every sender, overriding the flows'
+    /// `kernel.congestion` (default: the scenario's, else reno).
+    #[arg(long)]
+    pub cc: Option<String>,
     /// Repetitions run at once (each in its own namespaces). Check the lateness in
     /// meta.json before trusting parallel runs on a loaded machine.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
@@ -130,12 +130,19 @@ pub fn can_emulate() -> bool {
 pub struct Plan {
     pub sim: SimConfig,
     pub kernel: Vec<KernelSettings>,
+    /// Each flow's built-in application.
+    pub apps: Vec<App>,
+    /// Payload bytes each TCP flow writes (0 for CBR).
     pub bytes: Vec<u64>,
+    /// Each TCP flow's segment size; a CBR flow's datagram payload.
     pub mss: Vec<u64>,
     pub flow_names: Vec<String>,
     pub pcap: bool,
     /// Name prefix (default: a fresh one per repetition).
     pub prefix: Option<String>,
+    /// Record every forward packet's passage ([`forwarder::Transits`], in
+    /// [`RepReport::transits`]); for tests comparing the path with the link model.
+    pub record_transits: bool,
 }
 
 /// Parses `--sysctl NAME=VALUE` flags.
@@ -169,7 +176,7 @@ pub fn parse_sysctls(flags: &[String]) -> Result<BTreeMap<String, String>, EmuEr
 pub fn plan(
     s: &Scenario,
     sysctls: &BTreeMap<String, String>,
-    cc: &str,
+    cc: Option<&str>,
 ) -> Result<Plan, ScenarioError> {
     if let Some((path, why)) = unsupported(s) {
         return Err(locate(s, path, why));
@@ -177,46 +184,74 @@ pub fn plan(
     let sim = s.to_sim();
     let mut p = Plan {
         kernel: Vec::new(),
+        apps: Vec::new(),
         bytes: Vec::new(),
         mss: Vec::new(),
         flow_names: sim.flows.iter().map(|f| f.name.clone()).collect(),
         sim,
         pcap: false,
         prefix: None,
+        record_transits: false,
     };
-    for f in &p.sim.flows {
-        let FlowKind::Tcp {
-            tcp,
-            workload: Workload::Bulk { bytes },
-        } = &f.kind
-        else {
-            unreachable!("checked by unsupported()");
+    let entries = kernel_entries(s);
+    for (f, entry) in p.sim.flows.iter().zip(entries) {
+        let (app, k, mss) = match &f.kind {
+            FlowKind::Tcp { tcp, workload } => {
+                let app = match *workload {
+                    Workload::Bulk { bytes } => App::Bulk { bytes: bytes.0 },
+                    Workload::PingPong { packets, bytes } => App::PingPong {
+                        messages: packets,
+                        bytes: bytes.0,
+                    },
+                };
+                (
+                    app,
+                    KernelSettings::for_flow(tcp, entry, sysctls, cc),
+                    tcp.mss as u64,
+                )
+            }
+            FlowKind::Cbr {
+                rate,
+                payload_bytes,
+                stop,
+            } => (
+                App::Cbr {
+                    payload: *payload_bytes,
+                    interval: Duration::from_nanos(cbr_interval(*payload_bytes, *rate).0),
+                    stop: stop.map(|d| Duration::from_nanos(d.0)),
+                },
+                // The namespaces still get settings (a CBR flow has no TCP to apply them to).
+                KernelSettings::for_flow(&Default::default(), None, sysctls, cc),
+                *payload_bytes as u64,
+            ),
         };
-        p.kernel.push(KernelSettings::from_tcp(tcp, sysctls, cc));
-        p.bytes.push(bytes.0);
-        p.mss.push(tcp.mss as u64);
+        p.bytes.push(app.tcp_bytes());
+        p.apps.push(app);
+        p.kernel.push(k);
+        p.mss.push(mss);
     }
     Ok(p)
+}
+
+/// Each engine flow's `[flow.kernel]` table: entries in file order, each repeated for
+/// its `count` replicas (the order `spikelab_scenario` resolves flows in).
+fn kernel_entries(s: &Scenario) -> Vec<Option<&spikelab_scenario::KernelEntry>> {
+    s.file()
+        .flow
+        .iter()
+        .flat_map(|e| std::iter::repeat_n(e.kernel.as_ref(), e.count as usize))
+        .collect()
+}
+
+/// The engine's CBR spacing: one datagram's wire time (payload plus 28 bytes of
+/// IPv4/UDP header) at the flow's rate.
+fn cbr_interval(payload: u32, rate: spikelab_core::BitRate) -> spikelab_core::Dur {
+    spikelab_core::Dur::transmission(payload as u64 + 28, rate.0)
 }
 
 /// The first thing in `s` the emulator cannot do, as a file path and a reason.
 fn unsupported(s: &Scenario) -> Option<(FieldPath, String)> {
     let file = s.file();
-    for (i, f) in file.flow.iter().enumerate() {
-        let at = FieldPath::root("flow").index(i);
-        if f.kind == FlowKindName::Cbr {
-            return Some((
-                at.key("kind"),
-                "the emulator runs TCP flows only (CBR over UDP is not built)".into(),
-            ));
-        }
-        if matches!(f.workload, Some(Workload::PingPong { .. })) {
-            return Some((
-                at.key("workload").key("kind"),
-                "the emulator runs bulk transfers only (ping-pong is not built)".into(),
-            ));
-        }
-    }
     for (i, m) in file.middlebox.iter().enumerate() {
         if let MiddleboxConfig::DelayInjection(c) = &m.config {
             if c.select == Selection::Oracle {
@@ -281,11 +316,8 @@ fn run_in(
         hosts.push(host::setup_flow(sb, i, k)?);
     }
     let mut sockets = Vec::new();
-    for (h, k) in hosts.iter().zip(&plan.kernel) {
-        sockets.push((
-            host::sender_socket_in(&h.sender_ns, k)?,
-            host::listen_in(&h.receiver_ns, k)?,
-        ));
+    for ((h, k), app) in hosts.iter().zip(&plan.kernel).zip(&plan.apps) {
+        sockets.push(host::sockets_in(&h.sender_ns, &h.receiver_ns, app, k)?);
     }
     let streams = RngStreams::new(seed);
     let fds: Vec<FlowFds> = hosts
@@ -297,21 +329,31 @@ fn run_in(
         .collect();
     let origin = Instant::now();
     let mut endpoints = Vec::new();
-    for (i, ((s, l), h)) in sockets.into_iter().zip(&hosts).enumerate() {
+    for (i, (s, h)) in sockets.into_iter().zip(&hosts).enumerate() {
         let p = FlowPlan {
             sender_ns: h.sender_ns.clone(),
             receiver_addr: h.receiver_addr,
             start: start_of(plan.sim.flows[i].start, i, &streams),
-            bytes: plan.bytes[i],
+            app: plan.apps[i],
         };
-        endpoints.push(Endpoints::start(p, s, l, origin));
+        endpoints.push(Endpoints::start(p, s, origin));
     }
-    let done: Vec<_> = endpoints.iter().map(|e| e.done.clone()).collect();
+    // As the engine: the run ends when every TCP flow completed (CBR never does).
+    let done: Vec<_> = endpoints
+        .iter()
+        .zip(&plan.apps)
+        .filter(|(_, a)| a.is_tcp())
+        .map(|(e, _)| e.done.clone())
+        .collect();
     let (sim, mss, pcap) = (plan.sim.clone(), plan.mss.clone(), plan.pcap);
+    let record = plan.record_transits;
     let stop_at = Time::ZERO + plan.sim.stop_at;
     let fwd = std::thread::spawn(move || {
         let fifo = sys::make_timely();
         let mut fw = Forwarder::new(&sim, seed, origin, &fds, mss, pcap);
+        if record {
+            fw.record_transits();
+        }
         let r = forward_loop(&mut fw, &fds, &done, stop_at);
         (fw, fifo, r)
     });
@@ -344,6 +386,7 @@ fn run_in(
         box_counts: fw.box_counts.clone(),
         packets_ignored: fw.ignored,
         write_errors: fw.write_errors,
+        raw_peak: fw.raw_peak,
         sched_fifo: fifo,
         prefix: sb.prefix().to_owned(),
         ..RepReport::default()
@@ -358,17 +401,22 @@ fn run_in(
             start,
             bytes: plan.bytes[i],
             mss: plan.mss[i],
+            min_segments: plan.apps[i].min_segments(plan.mss[i]),
             counts: fw.flow_counts(i),
             sender: &sender,
             settings: &plan.kernel[i],
         };
-        let (r, t, unmatched) = report::flow_result(&inputs);
+        let (r, t, unmatched) = match plan.apps[i] {
+            App::Cbr { .. } => (report::cbr_result(&inputs), Vec::new(), 0),
+            _ => report::flow_result(&inputs),
+        };
         out.flows.push(r);
         out.timeouts.extend(t);
         out.kernel.push(FlowKernel {
             flow: plan.flow_names[i].clone(),
             settings: Some(plan.kernel[i].clone()),
             sysctls: h.sysctls.clone(),
+            congestion: sender.congestion.clone(),
             final_info: sender.final_info,
             sender_counters: sender.counters.clone(),
             receiver_counters: receiver_counters[i].clone(),
@@ -376,6 +424,7 @@ fn run_in(
             timeouts_unmatched: unmatched,
             error: sender.error.clone(),
         });
+        out.transits.push(fw.take_transits(i));
         if let Some((s, r)) = fw.take_captures(i) {
             outputs::write_captures(dir, rep, &plan.flow_names[i], &s, &r)?;
         }
@@ -424,11 +473,11 @@ fn forward_loop(
     loop {
         check_stop()?;
         let now = fw.now();
-        if now >= stop_at
-            || done
+        let all_done = !done.is_empty()
+            && done
                 .iter()
-                .all(|d| d.load(std::sync::atomic::Ordering::SeqCst))
-        {
+                .all(|d| d.load(std::sync::atomic::Ordering::SeqCst));
+        if now >= stop_at || all_done {
             return Ok(());
         }
         fw.run_due(now);

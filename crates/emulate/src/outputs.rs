@@ -70,7 +70,7 @@ fn write_pcap(path: &Path, packets: &[Captured]) -> std::io::Result<()> {
 
 /// Writes kernel.csv, the forwarder rows of summary.csv and meta.json's `emulation`
 /// section into `dir` (where the CLI's writers already wrote their files).
-pub fn write_extras(dir: &Path, reps: &[RepReport], cc: &str) -> anyhow::Result<()> {
+pub fn write_extras(dir: &Path, reps: &[RepReport], cc: Option<&str>) -> anyhow::Result<()> {
     write_kernel_csv(&dir.join("kernel.csv"), reps)?;
     append_lateness(&dir.join("summary.csv"), reps)?;
     merge_meta(&dir.join("meta.json"), reps, cc)
@@ -140,11 +140,12 @@ struct RepMeta<'a> {
     sched_fifo: bool,
     packets_ignored: u64,
     tun_write_errors: u64,
+    raw_packets_peak: usize,
     middlebox: &'a crate::forwarder::BoxCounts,
     flows: &'a [crate::report::FlowKernel],
 }
 
-fn merge_meta(path: &Path, reps: &[RepReport], cc: &str) -> anyhow::Result<()> {
+fn merge_meta(path: &Path, reps: &[RepReport], cc: Option<&str>) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut meta: serde_json::Value = serde_json::from_str(&text)?;
@@ -159,13 +160,15 @@ fn merge_meta(path: &Path, reps: &[RepReport], cc: &str) -> anyhow::Result<()> {
             sched_fifo: r.sched_fifo,
             packets_ignored: r.packets_ignored,
             tun_write_errors: r.write_errors,
+            raw_packets_peak: r.raw_peak,
             middlebox: &r.box_counts,
             flows: &r.kernel,
         })
         .collect();
     let emulation = serde_json::json!({
         "kernel_release": crate::kernel::kernel_release(),
-        "congestion_control": cc,
+        // `--cc` if given; each flow's module is in its `settings`.
+        "congestion_control_override": cc,
         "honest_p99_ms": HONEST_P99_MS,
         "not_applied_tcp_keys": crate::kernel::NOT_APPLIED,
         "repetitions": repetitions,

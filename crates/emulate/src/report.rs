@@ -62,6 +62,8 @@ pub struct FlowKernel {
     pub flow: String,
     pub settings: Option<KernelSettings>,
     pub sysctls: BTreeMap<String, String>,
+    /// The sender's congestion-control module as the kernel reports it.
+    pub congestion: String,
     pub final_info: TcpInfo,
     pub sender_counters: BTreeMap<String, u64>,
     pub receiver_counters: BTreeMap<String, u64>,
@@ -77,6 +79,8 @@ pub struct FlowInputs<'a> {
     pub start: Time,
     pub bytes: u64,
     pub mss: u64,
+    /// Segments the workload needs at least (the engine's `min_segments`).
+    pub min_segments: u64,
     pub counts: &'a FlowCounts,
     pub sender: &'a SenderReport,
     pub settings: &'a KernelSettings,
@@ -100,7 +104,7 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         completed: i.sender.completed.map(Time),
         bytes: i.bytes,
         data_segments_sent: i.counts.data_segments_sent,
-        min_segments: i.bytes.div_ceil(i.mss.max(1)),
+        min_segments: i.min_segments,
         retransmissions: i.counts.retransmissions,
         unnecessary_retransmissions: i.counts.unnecessary_retransmissions,
         fast_retransmits: c("TcpExt.TCPFastRetrans"),
@@ -117,6 +121,33 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         rto_samples: Vec::new(),
     };
     (r, records, unmatched)
+}
+
+/// A CBR flow's result, as the engine counts one: datagrams (and their payload bytes)
+/// that entered the path, and datagrams delivered to the sink.
+pub fn cbr_result(i: &FlowInputs) -> FlowResult {
+    FlowResult {
+        name: i.name.to_owned(),
+        start: i.start,
+        completed: None,
+        bytes: i.counts.data_segments_sent * i.mss,
+        data_segments_sent: i.counts.data_segments_sent,
+        min_segments: 0,
+        retransmissions: 0,
+        unnecessary_retransmissions: 0,
+        fast_retransmits: 0,
+        timeouts: 0,
+        spurious_timeouts: 0,
+        genuine_timeouts: 0,
+        timeout_episodes: 0,
+        spurious_timeout_episodes: 0,
+        genuine_timeout_episodes: 0,
+        syn_timeouts: 0,
+        spurious_responses: 0,
+        delivered: i.counts.delivered,
+        detectors: Vec::new(),
+        rto_samples: Vec::new(),
+    }
 }
 
 /// One record per data-phase kernel timeout; also the number left without a
@@ -213,8 +244,12 @@ pub struct RepReport {
     pub box_counts: crate::forwarder::BoxCounts,
     pub packets_ignored: u64,
     pub write_errors: u64,
+    /// The most packets whose bytes the forwarder held at once.
+    pub raw_peak: usize,
     pub sched_fifo: bool,
     pub prefix: String,
+    /// Per flow, each forward packet's passage (empty unless the plan records them).
+    pub transits: Vec<crate::forwarder::Transits>,
 }
 
 #[cfg(test)]
@@ -281,6 +316,7 @@ mod tests {
             start: Time::ZERO,
             bytes: 1000,
             mss: 1000,
+            min_segments: 1,
             counts: &counts,
             sender: &sender,
             settings: &settings,

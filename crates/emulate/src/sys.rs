@@ -191,6 +191,28 @@ pub fn set_congestion(fd: RawFd, name: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// The congestion-control module a socket runs (`TCP_CONGESTION` read back).
+pub fn congestion(fd: RawFd) -> io::Result<String> {
+    let mut buf = [0u8; 16];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: the kernel writes at most `len` bytes into `buf`.
+    check(
+        unsafe {
+            libc::getsockopt(
+                fd,
+                libc::IPPROTO_TCP,
+                libc::TCP_CONGESTION,
+                buf.as_mut_ptr().cast(),
+                &mut len,
+            )
+        },
+        "TCP_CONGESTION",
+    )?;
+    let name = &buf[..len as usize];
+    let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    Ok(String::from_utf8_lossy(&name[..end]).into_owned())
+}
+
 /// The raw `struct tcp_info` (include/uapi/linux/tcp.h); fields are read by offset in
 /// [`crate::kernel::TcpInfo`].
 pub fn tcp_info(fd: RawFd) -> io::Result<[u8; 256]> {

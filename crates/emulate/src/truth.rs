@@ -7,9 +7,16 @@
 //! queued or held in a spike"). Its first byte is also classified the way the engine
 //! classifies the segment at `snd_una` when a simulated timer fires
 //! (`spikelab_engine` `record_timeout`): an earlier copy alive -> data delayed; already
-//! delivered and an ACK covering it alive -> ACK delayed; delivered but no such ACK ->
-//! ACK lost; otherwise data lost. The kernel's timeouts take the class of the
-//! retransmission they sent ([`crate::report`]).
+//! delivered and an ACK covering it alive or still owed by the receiver -> ACK delayed;
+//! delivered but no such ACK -> ACK lost; otherwise data lost. The kernel's timeouts
+//! take the class of the retransmission they sent ([`crate::report`]).
+//!
+//! "Owed by the receiver" is the engine's `ack_pending()` (a delayed ACK held by the
+//! receiver's timer), seen from outside: the receiver kernel has every byte from the
+//! highest ACK it has sent up to and including the first byte of the retransmission,
+//! so an ACK covering it is due from its delayed-ACK timer (RFC 1122 4.2.3.2,
+//! `tcp_send_delayed_ack()`). An ACK it sent that was then dropped on a link does not
+//! count: the highest ACK sent already covers the byte.
 
 use spikelab_engine::Truth;
 use std::collections::BTreeMap;
@@ -61,9 +68,15 @@ pub struct RetxTruth {
     pub class: Truth,
 }
 
+/// Does the receiver owe an ACK covering byte `seq`: has it been handed every byte
+/// from `receiver_acked` (the highest ACK it sent) through `seq`?
+pub fn ack_owed(seq: u64, receiver_acked: u64, delivered: &RangeSet) -> bool {
+    receiver_acked <= seq && delivered.covers(receiver_acked, seq + 1)
+}
+
 /// Classifies a retransmission of `[seq, end)`: `delivered` holds what reached the
 /// receiver, `alive` the earlier copies still inside the network, and `ack_alive` says
-/// whether an ACK above `seq` is still on its way back.
+/// whether an ACK above `seq` is still on its way back or owed by the receiver.
 pub fn classify(
     seq: u64,
     end: u64,
@@ -134,6 +147,21 @@ mod tests {
         assert_eq!(t.class, Truth::SpuriousAckDelayed);
         let lost = classify(0, 1000, &set(&[(0, 1000)]), &RangeSet::default(), false);
         assert_eq!(lost.class, Truth::GenuineAckLost);
+    }
+
+    #[test]
+    fn a_receiver_that_has_the_bytes_beyond_its_last_ack_owes_one() {
+        let delivered = set(&[(0, 3000)]);
+        // Last ACK 1000: bytes 1000..3000 arrived since, an ACK covering 1000 is due.
+        assert!(ack_owed(1000, 1000, &delivered));
+        assert!(ack_owed(2000, 1000, &delivered));
+        // Its ACK of 3000 went out (and was lost on the way): nothing is owed.
+        assert!(!ack_owed(1000, 3000, &delivered));
+        // A hole below the byte: the receiver's ACK stops at the hole.
+        assert!(!ack_owed(2000, 1000, &set(&[(0, 1000), (1500, 3000)])));
+        let owed = ack_owed(1000, 1000, &delivered);
+        let t = classify(1000, 2000, &delivered, &RangeSet::default(), owed);
+        assert_eq!(t.class, Truth::SpuriousAckDelayed);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Real IPv4/TCP packets in and out of crates/net's packet model.
+//! Real IPv4/TCP packets (and CBR's UDP datagrams) in and out of crates/net's packet
+//! model.
 //!
 //! [`parse`] reads the fields the model carries from a raw packet (etherparse);
 //! [`FlowSeq`] maps the kernel's 32-bit sequence numbers, which start at a random ISN
@@ -63,6 +64,23 @@ pub fn parse(raw: &[u8]) -> Option<Segment> {
         }
     }
     Some(s)
+}
+
+/// The model packet for a raw IPv4/UDP datagram (CBR cross traffic): a
+/// [`PacketKind::Datagram`] of its payload length, sized as the real packet. `None` for
+/// anything that is not unfragmented IPv4/UDP.
+pub fn datagram(raw: &[u8], flow: FlowId, now: Time) -> Option<Packet> {
+    let ip = Ipv4HeaderSlice::from_slice(raw).ok()?;
+    if ip.protocol() != etherparse::IpNumber::UDP || ip.is_fragmenting_payload() {
+        return None;
+    }
+    let ip_len = ip.slice().len();
+    let total = (ip.total_len() as usize).min(raw.len());
+    let udp = etherparse::UdpHeaderSlice::from_slice(raw.get(ip_len..total)?).ok()?;
+    let mut p = Packet::new(0, flow, PacketKind::Datagram, now);
+    p.len = (udp.length() as u32).saturating_sub(8);
+    p.seal_as(total as u32);
+    Some(p)
 }
 
 /// Unwraps 32-bit offsets into a 64-bit byte space: each value is taken as the 64-bit
@@ -321,6 +339,23 @@ mod tests {
             .unwrap();
         assert!(!m.box_eligible);
         assert!(m.pkt.kind.is_forward());
+    }
+
+    #[test]
+    fn a_udp_datagram_becomes_a_model_datagram_of_its_payload() {
+        let mut raw = Vec::new();
+        PacketBuilder::ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .udp(40000, 5001)
+            .write(&mut raw, &[7u8; 210])
+            .unwrap();
+        let p = datagram(&raw, FlowId(3), Time::ZERO).unwrap();
+        assert_eq!(
+            (p.kind, p.len, p.flow),
+            (PacketKind::Datagram, 210, FlowId(3))
+        );
+        assert_eq!(p.wire_bytes(), 238);
+        assert!(datagram(&tcp_packet(1, 2, false, &[0; 10]), FlowId(0), Time::ZERO).is_none());
+        assert!(parse(&raw).is_none());
     }
 
     #[test]

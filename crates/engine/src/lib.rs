@@ -5,6 +5,7 @@
 //! * [`world`]: links, flows and the loop that drives them; ground truth for every
 //!   retransmission timeout; invariant checks on every run.
 //! * [`results`]: what a run produces.
+//! * [`route`]: source routing and link/middlebox placement, shared with the emulator.
 //! * [`watchdog`]: ends a run whose clock stops advancing (or that exceeds a budget).
 //!
 //! A run is a pure function of its [`SimConfig`] and seed: no wall clock, no hashing
@@ -13,6 +14,7 @@
 pub mod config;
 pub mod events;
 pub mod results;
+pub mod route;
 pub mod trace;
 pub mod watchdog;
 pub mod world;

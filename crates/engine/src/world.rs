@@ -11,6 +11,7 @@ use crate::results::{
     Captured, DetectorVerdict, Endpoint, FlowResult, LinkResult, RtoSample, RunResult,
     TimeoutRecord, Truth,
 };
+use crate::route::{self, AfterBox};
 use crate::trace::Tracer;
 use crate::watchdog::{Bark, Watchdog};
 use rand::Rng;
@@ -119,13 +120,6 @@ struct BoxState {
     slot: TimerSlot,
 }
 
-fn flip(dir: Dir) -> Dir {
-    match dir {
-        Dir::Forward => Dir::Reverse,
-        Dir::Reverse => Dir::Forward,
-    }
-}
-
 impl World {
     /// Builds the world for `cfg` with run seed `seed`.
     pub fn new(cfg: &SimConfig, seed: u64) -> World {
@@ -161,14 +155,13 @@ impl World {
                 .filter(|m| matches!(m.config, MiddleboxConfig::StdProxy(_)))
                 .map(|m| m.link)
                 .collect(),
-            box_at: vec![None; cfg.links.len()],
+            box_at: route::box_placement(cfg.links.len(), &cfg.middleboxes),
             mb_out: MbOutput::new(),
             box_verdicts: Vec::new(),
             watchdog: Watchdog::default(),
         };
         for (i, spec) in cfg.middleboxes.iter().enumerate() {
             let mb = Mb::new(&spec.config, streams.stream("middlebox", i as u64));
-            world.box_at[spec.link] = Some(i);
             world.boxes.push(BoxState {
                 link: spec.link,
                 mb,
@@ -611,16 +604,11 @@ impl World {
 
     /// The link and direction packet `p` crosses next.
     fn next_hop(&self, p: &Packet) -> Option<(usize, Dir)> {
-        let route = &self.flows[p.flow.index()].route;
-        let h = p.hop as usize;
-        if p.kind.is_forward() {
-            route.get(h).map(|hop| (hop.link, hop.dir))
-        } else {
-            let n = route.len();
-            (h < n)
-                .then(|| route[n - 1 - h])
-                .map(|hop| (hop.link, flip(hop.dir)))
-        }
+        route::next_hop(
+            &self.flows[p.flow.index()].route,
+            p.kind.is_forward(),
+            p.hop,
+        )
     }
 
     /// Puts `p` on its next link, or hands it to the endpoint at the route's end.
@@ -751,22 +739,18 @@ impl World {
     /// if it crosses it forward, on along its route if it just crossed it in reverse.
     fn leave_box(&mut self, b: usize, mut q: Packet) -> Result<(), InvariantViolation> {
         let l = self.boxes[b].link;
-        let route = &self.flows[q.flow.index()].route;
-        let Some(k) = route.iter().position(|h| h.link == l) else {
-            return Ok(());
-        };
-        let (index, dir) = if q.kind.is_forward() {
-            (k, route[k].dir)
-        } else {
-            (route.len() - 1 - k, flip(route[k].dir))
-        };
-        if dir == Dir::Forward {
-            q.hop = index as u16;
-            self.enter_link(l, dir, &q);
-            Ok(())
-        } else {
-            q.hop = index as u16 + 1;
-            self.forward(&q)
+        let r = &self.flows[q.flow.index()].route;
+        match route::after_box(r, l, q.kind.is_forward()) {
+            None => Ok(()),
+            Some(AfterBox::Enter(hop)) => {
+                q.hop = hop;
+                self.enter_link(l, Dir::Forward, &q);
+                Ok(())
+            }
+            Some(AfterBox::Continue(hop)) => {
+                q.hop = hop;
+                self.forward(&q)
+            }
         }
     }
 
@@ -1090,26 +1074,17 @@ fn attach_verdicts(flows: &[Flow], records: &mut [TimeoutRecord]) {
 }
 
 fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> LinkState {
-    let dir = |d: Dir| {
-        LinkDir::new(
-            &cfg.dir(d),
-            spikelab_net::streams::link_dir_rng(streams, i, d),
-        )
-    };
-    let spikes = cfg
-        .spikes
-        .iter()
-        .enumerate()
-        .map(|(k, s)| SpikeRun {
-            schedule: Schedule::new(s)
-                .expect("spike schedules are validated when the scenario is loaded"),
-            rng: spikelab_net::streams::spike_rng(streams, i, k),
+    let spikes = route::spike_schedules(cfg, i, streams)
+        .into_iter()
+        .map(|(schedule, rng)| SpikeRun {
+            schedule,
+            rng,
             pending: None,
         })
         .collect();
     LinkState {
         name: cfg.name.clone(),
-        dirs: [dir(Dir::Forward), dir(Dir::Reverse)],
+        dirs: route::link_dirs(cfg, i, streams),
         wake: [TimerSlot::default(); 2],
         spikes,
     }

@@ -23,7 +23,7 @@
 
 use crate::error::{FieldPath, Invalid};
 use crate::resolve::{MAX_CBR_PAYLOAD, MAX_COUNT, MAX_MSS};
-use crate::schema::{DropEntry, FlowEntry, MiddleboxEntry, ScenarioFile, Topology};
+use crate::schema::{DropEntry, FlowEntry, KernelEntry, MiddleboxEntry, ScenarioFile, Topology};
 use spikelab_core::{BitRate, ByteSize, Dur};
 use spikelab_engine::{StartTime, Workload};
 use spikelab_net::middlebox::{DelayInjectionConfig, StdProxyConfig};
@@ -486,6 +486,33 @@ fn flow(e: &FlowEntry, p: &FieldPath, stop: Dur) -> Check {
     }
     if let Some(s) = e.stop {
         dur_in(&p.key("stop"), s, earliest + Dur(1), MAX_DUR)?;
+    }
+    if let Some(k) = &e.kernel {
+        kernel(k, &p.key("kernel"))?;
+    }
+    Ok(())
+}
+
+/// `[flow.kernel]`: sysctls within the values the kernel accepts, a receive buffer
+/// the kernel's `int` holds (it doubles `SO_RCVBUF`), a module name that fits
+/// `TCP_CA_NAME_MAX` (16 bytes with its NUL).
+fn kernel(k: &KernelEntry, p: &FieldPath) -> Check {
+    for (name, v, max) in k.sysctls() {
+        int(&p.key(name), u64::from(v), 0, u64::from(max), "")?;
+    }
+    if let Some(b) = k.rcvbuf {
+        bytes(&p.key("rcvbuf"), b, i32::MAX as u64 / 2)?;
+    }
+    if let Some(c) = &k.congestion {
+        let ok = !c.is_empty()
+            && c.len() < 16
+            && c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+        if !ok {
+            return fail(
+                &p.key("congestion"),
+                format!("`{c}` is not a congestion-control module name (letters, digits, `_`, at most 15)"),
+            );
+        }
     }
     Ok(())
 }

@@ -29,7 +29,9 @@ pub mod schema;
 pub use dotted::set_path;
 pub use error::{FieldPath, Invalid, ScenarioError, Seg};
 pub use resolve::replica_name;
-pub use schema::{DropEntry, Dumbbell, FlowEntry, Profile, Route, RunSection, ScenarioFile};
+pub use schema::{
+    DropEntry, Dumbbell, FlowEntry, KernelEntry, Profile, Route, RunSection, ScenarioFile,
+};
 
 use error::Locator;
 use serde::Serialize;

@@ -323,6 +323,7 @@ fn cbr_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
         ("profile", e.profile.is_some()),
         ("tcp", e.tcp.is_some()),
         ("workload", e.workload.is_some()),
+        ("kernel", e.kernel.is_some()),
     ];
     refuse_keys(path, "CBR", &keys)?;
     let Some(rate) = e.rate else {

@@ -196,6 +196,61 @@ pub struct FlowEntry {
     /// CBR only: when the flow stops sending. Default: the end of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Dur>,
+    /// TCP only, `spikelab emulate` only (`run` ignores it): kernel settings beyond
+    /// what `tcp` implies. See [`KernelEntry`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<KernelEntry>,
+}
+
+/// `[flow.kernel]`: what `spikelab emulate` sets on a flow's real sockets and in its
+/// two network namespaces besides what the flow's `tcp` table implies (the emulator's
+/// docs list that mapping). Every key is optional; a sysctl given here overrides the
+/// value `tcp` implies, and `--sysctl` on the command line overrides both.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelEntry {
+    /// The sender's congestion-control module (`TCP_CONGESTION`), e.g. "reno" or
+    /// "cubic". Default: "reno" (or `--cc`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congestion: Option<String>,
+    /// The receiver's `SO_RCVBUF`. Default: 4 x `tcp.receiver_window`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcvbuf: Option<ByteSize>,
+    /// net.ipv4.tcp_timestamps, 0..=2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_timestamps: Option<u32>,
+    /// net.ipv4.tcp_sack, 0..=1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_sack: Option<u32>,
+    /// net.ipv4.tcp_dsack, 0..=1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_dsack: Option<u32>,
+    /// net.ipv4.tcp_frto, 0..=2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_frto: Option<u32>,
+    /// net.ipv4.tcp_recovery, a bit mask 0..=7 (1 = RACK loss detection).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_recovery: Option<u32>,
+    /// net.ipv4.tcp_early_retrans, 0..=4 (3 = tail loss probes, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_early_retrans: Option<u32>,
+}
+
+impl KernelEntry {
+    /// Each sysctl the entry sets, with its largest allowed value: (name, value, max).
+    pub fn sysctls(&self) -> Vec<(&'static str, u32, u32)> {
+        [
+            ("tcp_timestamps", self.tcp_timestamps, 2),
+            ("tcp_sack", self.tcp_sack, 1),
+            ("tcp_dsack", self.tcp_dsack, 1),
+            ("tcp_frto", self.tcp_frto, 2),
+            ("tcp_recovery", self.tcp_recovery, 7),
+            ("tcp_early_retrans", self.tcp_early_retrans, 4),
+        ]
+        .into_iter()
+        .filter_map(|(n, v, max)| v.map(|v| (n, v, max)))
+        .collect()
+    }
 }
 
 fn default_count() -> u32 {

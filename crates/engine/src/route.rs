@@ -1,0 +1,146 @@
+//! Source routing and the placement of links and middleboxes, as pure functions: the
+//! engine's event loop ([`crate::world`]) and the emulator's real-time forwarder
+//! (crates/emulate) both move packets with these, so a packet crosses the same links,
+//! in the same directions, past the same boxes in both.
+//!
+//! A flow's route lists the links its data crosses, in order; its ACKs (every packet
+//! of a kind that is not [`spikelab_core::PacketKind::is_forward`]) cross the same
+//! links backwards, each in the opposite direction. A packet's `hop` counts the links
+//! it has crossed. A middlebox sits at its link's first endpoint.
+
+use crate::config::{Hop, MiddleboxSpec};
+use spikelab_core::{RngStreams, SimRng};
+use spikelab_net::{Dir, LinkConfig, LinkDir, Schedule};
+
+/// The other direction.
+pub fn flip(dir: Dir) -> Dir {
+    match dir {
+        Dir::Forward => Dir::Reverse,
+        Dir::Reverse => Dir::Forward,
+    }
+}
+
+/// The link and direction a packet crosses next, having crossed `hop` links of
+/// `route` (`forward`: a data-direction packet); `None` at the route's end.
+pub fn next_hop(route: &[Hop], forward: bool, hop: u16) -> Option<(usize, Dir)> {
+    let h = hop as usize;
+    if forward {
+        route.get(h).map(|hop| (hop.link, hop.dir))
+    } else {
+        let n = route.len();
+        (h < n)
+            .then(|| route[n - 1 - h])
+            .map(|hop| (hop.link, flip(hop.dir)))
+    }
+}
+
+/// Where a packet goes on from the box at link `link`'s first endpoint: the box sees
+/// a packet just before it enters the link forward and just after it left it in
+/// reverse. `Enter(hop)`: into the link with that hop count; `Continue(hop)`: on
+/// along the route with that hop count. `None` if the route does not cross `link`.
+pub fn after_box(route: &[Hop], link: usize, forward: bool) -> Option<AfterBox> {
+    let k = route.iter().position(|h| h.link == link)?;
+    let (index, dir) = if forward {
+        (k, route[k].dir)
+    } else {
+        (route.len() - 1 - k, flip(route[k].dir))
+    };
+    Some(match dir {
+        Dir::Forward => AfterBox::Enter(index as u16),
+        Dir::Reverse => AfterBox::Continue(index as u16 + 1),
+    })
+}
+
+/// Where [`after_box`] sends a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AfterBox {
+    /// Into the box's link (forward), with this hop count.
+    Enter(u16),
+    /// On along the route past the box's link (just crossed in reverse).
+    Continue(u16),
+}
+
+/// For each of `links` links, the index of the middlebox at its first endpoint.
+pub fn box_placement(links: usize, boxes: &[MiddleboxSpec]) -> Vec<Option<usize>> {
+    let mut at = vec![None; links];
+    for (i, m) in boxes.iter().enumerate() {
+        at[m.link] = Some(i);
+    }
+    at
+}
+
+/// Link `i`'s two directions, forward then reverse, each with its own random stream.
+pub fn link_dirs(cfg: &LinkConfig, i: usize, streams: &RngStreams) -> [LinkDir; 2] {
+    let dir = |d: Dir| {
+        LinkDir::new(
+            &cfg.dir(d),
+            spikelab_net::streams::link_dir_rng(streams, i, d),
+        )
+    };
+    [dir(Dir::Forward), dir(Dir::Reverse)]
+}
+
+/// Link `i`'s spike schedules, each with its own random stream.
+pub fn spike_schedules(
+    cfg: &LinkConfig,
+    i: usize,
+    streams: &RngStreams,
+) -> Vec<(Schedule, SimRng)> {
+    cfg.spikes
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            (
+                Schedule::new(s)
+                    .expect("spike schedules are validated when the scenario is loaded"),
+                spikelab_net::streams::spike_rng(streams, i, k),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route() -> Vec<Hop> {
+        vec![
+            Hop {
+                link: 4,
+                dir: Dir::Forward,
+            },
+            Hop {
+                link: 7,
+                dir: Dir::Reverse,
+            },
+            Hop {
+                link: 2,
+                dir: Dir::Forward,
+            },
+        ]
+    }
+
+    #[test]
+    fn data_follows_the_route_and_acks_retrace_it_backwards() {
+        let r = route();
+        assert_eq!(next_hop(&r, true, 0), Some((4, Dir::Forward)));
+        assert_eq!(next_hop(&r, true, 1), Some((7, Dir::Reverse)));
+        assert_eq!(next_hop(&r, true, 3), None);
+        assert_eq!(next_hop(&r, false, 0), Some((2, Dir::Reverse)));
+        assert_eq!(next_hop(&r, false, 1), Some((7, Dir::Forward)));
+        assert_eq!(next_hop(&r, false, 3), None);
+    }
+
+    #[test]
+    fn a_box_sends_packets_into_its_link_forward_and_past_it_in_reverse() {
+        let r = route();
+        // Data reaching the box on link 4 enters link 4 as its first hop.
+        assert_eq!(after_box(&r, 4, true), Some(AfterBox::Enter(0)));
+        // ACKs cross link 4 last, in reverse: they continue past it.
+        assert_eq!(after_box(&r, 4, false), Some(AfterBox::Continue(3)));
+        // Data crosses link 7 in its reverse direction: past the box, on its way.
+        assert_eq!(after_box(&r, 7, true), Some(AfterBox::Continue(2)));
+        assert_eq!(after_box(&r, 7, false), Some(AfterBox::Enter(1)));
+        assert_eq!(after_box(&r, 9, true), None);
+    }
+}
