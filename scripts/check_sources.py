@@ -3,7 +3,7 @@
 
 Over every file git tracks (text files only):
   * no path outside the repository: `../shared/...`, `shared/papers`,
-    `shared/NS2-DEFAULTS.md`, `shared/DESIGN.md`;
+    `shared/DESIGN.md`, `NS2-DEFAULTS.md` (now docs/src/ns2-2002-defaults.md);
   * no paper named by a file name that only exists outside the repository
     (`gprs-eifel.md`, `eifel-response.md`, `peak-hopper-rto.md`, `std-proxy.md`,
     `delay-injection.md`): cite it by key, e.g. [Gurtov & Ludwig 2003];
@@ -23,7 +23,7 @@ BIBLIOGRAPHY = "docs/src/bibliography.md"
 # This checker and its tests spell out the patterns they look for.
 SELF = {"scripts/check_sources.py", "scripts/test_check_sources.py"}
 
-OUTSIDE = re.compile(r"\.\./shared/|\bshared/(?:papers|NS2-DEFAULTS\.md|DESIGN\.md)")
+OUTSIDE = re.compile(r"\.\./shared/|\bshared/(?:papers|DESIGN\.md)|(?:\bshared/)?\bNS2-DEFAULTS\.md")
 PAPER_FILES = ("gprs-eifel", "eifel-response", "peak-hopper-rto", "std-proxy", "delay-injection")
 PAPER_FILE = re.compile(r"(?<![\w/.-])(?:" + "|".join(PAPER_FILES) + r")\.md\b")
 RFC = re.compile(r"\bRFC ?(\d{3,4})\b")

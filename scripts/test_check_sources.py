@@ -29,10 +29,11 @@ class CheckSources(unittest.TestCase):
 
     def test_a_path_outside_the_repository_is_caught(self):
         self.assertEqual(
-            problems("see ../shared/papers/x\nprofile (shared/NS2-DEFAULTS.md)"),
+            problems("see ../shared/papers/x\nprofile (shared/NS2-DEFAULTS.md)\n(NS2-DEFAULTS.md)"),
             [
                 "f.rs:1: `../shared/` points outside the repository",
                 "f.rs:2: `shared/NS2-DEFAULTS.md` points outside the repository",
+                "f.rs:3: `NS2-DEFAULTS.md` points outside the repository",
             ],
         )
 

@@ -136,7 +136,7 @@ pub enum Profile {
     /// Today's standards: `TcpConfig::default()`. The default.
     #[default]
     Modern,
-    /// The ns-2.1b9a agents of 2002: `TcpConfig::ns2_2002()` (NS2-DEFAULTS.md).
+    /// The ns-2.1b9a agents of 2002: `TcpConfig::ns2_2002()` (docs/src/ns2-2002-defaults.md).
     Ns2_2002,
 }
 

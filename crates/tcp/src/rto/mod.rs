@@ -123,7 +123,7 @@ impl Default for RtoConfig {
 }
 
 impl RtoConfig {
-    /// The RFC 2988 timer as ns-2 ran it in 2002 (NS2-DEFAULTS.md): `tcpTick_` G = 10 ms,
+    /// The RFC 2988 timer as ns-2 ran it in 2002 (docs/src/ns2-2002-defaults.md): `tcpTick_` G = 10 ms,
     /// `rtxcur_init_` 6 s, `minrto_` 1 s, `maxrto_` 100000 s, i.e. no maximum; back-off
     /// cleared only by the Karn-timed segment's ACK (tcp.cc `newack()`; `ts_resetRTO_`
     /// did not exist before 2003 and is off by default since).

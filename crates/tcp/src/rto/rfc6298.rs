@@ -61,7 +61,7 @@ use spikelab_core::Dur;
 #[serde(default, deny_unknown_fields)]
 pub struct Rfc6298Config {
     /// RTO before any measurement. Default 1 s (RFC 6298 (2.1)); RFC 2988 (2.1) said
-    /// 3 s; ns-2 in 2002 used 6 s (NS2-DEFAULTS.md).
+    /// 3 s; ns-2 in 2002 used 6 s (docs/src/ns2-2002-defaults.md).
     pub initial_rto: Dur,
     /// Floor of every computed RTO in [`MinRtoMode::Standard`]. Default 1 s (RFC 6298
     /// (2.4)). Ignored in [`MinRtoMode::LastSamplePlus2g`].
