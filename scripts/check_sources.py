@@ -8,7 +8,10 @@ Over every file git tracks (text files only):
     (`gprs-eifel.md`, `eifel-response.md`, `peak-hopper-rto.md`, `std-proxy.md`,
     `delay-injection.md`): cite it by key, e.g. [Gurtov & Ludwig 2003];
   * every RFC named (`RFC 6298`, `RFC6298`) has an entry in docs/src/bibliography.md;
-  * every author-year key in square brackets ([Klein et al. 2004]) has an entry there.
+  * every author-year key in square brackets ([Klein et al. 2004]) has an entry there;
+  * in the README and the book's pages (Markdown), every repository path written in
+    backquotes (`crates/...`, `scenarios/...`) and every relative link of the README
+    names a file or folder the repository has.
 
 Usage: check_sources.py [REPO]. Prints one line per problem, `file:line: why`, and
 exits 1 if there is any. Python standard library only.
@@ -30,6 +33,8 @@ RFC = re.compile(r"\bRFC ?(\d{3,4})\b")
 KEY = re.compile(
     r"\[([A-Z][\w'\-]+(?: (?:&|and) [A-Z][\w'\-]+| et al\.)? \d{4}[a-z]?)\]"
 )
+REPO_PATH = re.compile(r"`((?:crates|scenarios|experiments|scripts|tools|docs|examples)/[^`\s]*)`")
+MD_LINK = re.compile(r"\]\(([^)\s]+)\)|^\[[^\]]+\]:\s*(\S+)", re.M)
 # A bibliography entry starts a line: `- <a id="..."></a>**[KEY]** ...`.
 ENTRY = re.compile(r"^\s*-\s+(?:<a id=\"[^\"]*\"></a>)?\*\*\[([^\]]+)\]\*\*", re.M)
 
@@ -83,6 +88,26 @@ def check_text(name, text, keys):
     return problems
 
 
+def check_paths(name, text, exists):
+    """Repository paths named in a Markdown file that do not exist (`exists(path)`)."""
+    problems = []
+    for n, line in enumerate(text.splitlines(), 1):
+        for m in REPO_PATH.finditer(line):
+            path = m.group(1).split("#")[0].rstrip(".,:;")
+            if any(c in path for c in "*<>{}"):
+                continue  # a pattern, not a path
+            if not exists(path):
+                problems.append(f"{name}:{n}: `{path}` is not in the repository")
+    if name == "README.md":
+        for n, line in enumerate(text.splitlines(), 1):
+            for m in MD_LINK.finditer(line):
+                link = (m.group(1) or m.group(2)).split("#")[0]
+                if link and "://" not in link and not link.startswith("mailto:"):
+                    if not exists(link):
+                        problems.append(f"{name}:{n}: link `{link}` is not in the repository")
+    return problems
+
+
 def check_repo(repo):
     bib = read_text(os.path.join(repo, BIBLIOGRAPHY))
     if bib is None:
@@ -95,6 +120,10 @@ def check_repo(repo):
         text = read_text(os.path.join(repo, name))
         if text is not None:
             problems.extend(check_text(name, text, keys))
+            if name == "README.md" or (name.startswith("docs/") and name.endswith(".md")):
+                problems.extend(
+                    check_paths(name, text, lambda p: os.path.exists(os.path.join(repo, p)))
+                )
     return problems
 
 
@@ -106,7 +135,10 @@ def main(argv):
     if problems:
         print(f"{len(problems)} problem(s) with references", file=sys.stderr)
         return 1
-    print("sources: no path outside the repository, every citation in the bibliography")
+    print(
+        "sources: no path outside the repository, every citation in the bibliography, "
+        "every path the README and the book name exists"
+    )
     return 0
 
 

@@ -52,6 +52,25 @@ class CheckSources(unittest.TestCase):
             ],
         )
 
+    def test_paths_the_docs_name_must_exist_but_patterns_are_skipped(self):
+        have = {"crates/tcp/src/rto/mod.rs", "docs/src/outputs.md"}
+        text = (
+            "see `crates/tcp/src/rto/mod.rs`, `crates/tcp/src/rto/gone.rs` and "
+            "`experiments/*.toml`, `docs/src/reproduction-<name>.md`"
+        )
+        self.assertEqual(
+            check_sources.check_paths("docs/src/x.md", text, have.__contains__),
+            ["docs/src/x.md:1: `crates/tcp/src/rto/gone.rs` is not in the repository"],
+        )
+        readme = "[book](docs/src/outputs.md#runs) [x](docs/src/nope.md)\n[k]: docs/src/gone.md"
+        self.assertEqual(
+            check_sources.check_paths("README.md", readme, have.__contains__),
+            [
+                "README.md:1: link `docs/src/nope.md` is not in the repository",
+                "README.md:2: link `docs/src/gone.md` is not in the repository",
+            ],
+        )
+
     def test_a_repository_without_a_bibliography_fails(self):
         self.assertEqual(
             check_sources.check_repo(tempfile.mkdtemp()),
