@@ -33,6 +33,27 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
 
+# ---- Documentation book (docs/) ---------------------------------------------------
+# mdBook is not packaged in Debian 12: installed once with cargo at a pinned version (only
+# the search feature, no server) into ~/.cargo/bin, which CI keeps between runs. The book
+# goes to target/book; scripts/check_links.py then checks every link of its HTML: each
+# relative link names a file of the book, each #anchor an id on its page, and nothing
+# points outside the book but http(s) URLs (not fetched).
+MDBOOK_VERSION=0.5.4
+if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
+  echo "installing mdbook $MDBOOK_VERSION" >&2
+  cargo install mdbook --locked --quiet --version "$MDBOOK_VERSION" --no-default-features --features search
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "SKIPPED: python3 not found: the book's links are not checked" >&2
+  mdbook build docs
+else
+  python3 -m unittest -q scripts/test_check_links.py scripts/test_check_sources.py
+  python3 scripts/check_sources.py
+  mdbook build docs
+  python3 scripts/check_links.py target/book
+fi
+
 # ---- Python package (crates/python) ------------------------------------------------
 # Builds the wheel with maturin, installs it into a venv of pinned test tools under
 # target/pyenv (ignored, kept between runs so the tools install once), and into a fresh

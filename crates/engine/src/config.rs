@@ -21,7 +21,7 @@ pub enum Workload {
     /// Write `bytes` at once and close: a bulk download.
     Bulk { bytes: spikelab_core::ByteSize },
     /// Write one message of `bytes`, the next only when the previous is acknowledged,
-    /// `packets` times (peak-hopper-rto.md Scenario A's interactive flows).
+    /// `packets` times ([Ekström & Ludwig 2004] Scenario A's interactive flows).
     PingPong {
         packets: u64,
         bytes: spikelab_core::ByteSize,
@@ -97,7 +97,7 @@ pub enum DropTarget {
 
 /// Deterministic loss: drop packets of `flow` when they enter `link` between `after`
 /// and `until` (the papers' "segments 9 to 15 are deliberately dropped",
-/// eifel-response.md Fig. 4; or lost ACKs, eifel-response.md II.B).
+/// [Ludwig & Gurtov 2005] Fig. 4; or lost ACKs, [Ludwig & Gurtov 2005] II.B).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DropRule {
     pub link: usize,
@@ -162,6 +162,6 @@ pub struct SimConfig {
     /// Record every packet at both endpoints of every flow for pcap files (passive:
     /// results are the same with and without).
     pub pcap: bool,
-    /// Record every RTO computation per flow (timer metrics, peak-hopper-rto.md IV.C).
+    /// Record every RTO computation per flow (timer metrics, [Ekström & Ludwig 2004] IV.C).
     pub record_rto: bool,
 }

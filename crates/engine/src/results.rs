@@ -65,10 +65,10 @@ pub struct TimeoutRecord {
     /// Timeouts of this segment before this one (0 for the first).
     pub backoff: u32,
     pub truth: Truth,
-    /// The timer fired during fast recovery (peak-hopper-rto.md IV.C leaves these out).
+    /// The timer fired during fast recovery ([Ekström & Ludwig 2004] IV.C leaves these out).
     pub in_fast_recovery: bool,
     /// A "fast timeout": the duplicate ACK that would have triggered fast retransmit
-    /// arrived after it (peak-hopper-rto.md VI).
+    /// arrived after it ([Ekström & Ludwig 2004] VI).
     pub fast: bool,
     /// Every enabled detector's verdict on the episode this timeout belongs to.
     pub verdicts: Vec<DetectorVerdict>,
@@ -77,7 +77,7 @@ pub struct TimeoutRecord {
 impl TimeoutRecord {
     /// The first expiry of a timeout episode: the series of backed-off expiries with
     /// no new data acknowledged in between (one delay spike's timeouts). The papers
-    /// count such a series as one timeout: eifel-response.md Table 1's 4.68 "spurious
+    /// count such a series as one timeout: [Ludwig & Gurtov 2005] Table 1's 4.68 "spurious
     /// RTOs" in 138 s is one per spike at one spike every 30 s, while a 3-15 s spike
     /// fires a 1 s timer several times.
     pub fn starts_episode(&self) -> bool {
@@ -108,7 +108,7 @@ pub struct FlowResult {
     pub genuine_timeouts: u64,
     /// Timeouts counted per episode ([`TimeoutRecord::starts_episode`]); an episode is
     /// spurious or genuine as its first expiry is (the one Eifel judges by its
-    /// retransmission's timestamp, eifel-response.md II.B).
+    /// retransmission's timestamp, [Ludwig & Gurtov 2005] II.B).
     pub timeout_episodes: u64,
     pub spurious_timeout_episodes: u64,
     pub genuine_timeout_episodes: u64,
@@ -125,7 +125,7 @@ pub struct FlowResult {
 }
 
 /// One RTO computation: the RTT sample and the RTO that resulted from it
-/// (peak-hopper-rto.md IV.C's P_j = RTO_j / RTT_j).
+/// ([Ekström & Ludwig 2004] IV.C's P_j = RTO_j / RTT_j).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RtoSample {
     pub time: Time,
@@ -144,7 +144,7 @@ impl FlowResult {
             .filter(|t| *t > 0.0)
             .map(|t| self.bytes as f64 * 8.0 / t)
     }
-    /// Goodput as the papers define it for a finished transfer (gprs-eifel.md 5, Table
+    /// Goodput as the papers define it for a finished transfer ([Gurtov & Ludwig 2003] 5, Table
     /// 3: "minimum segments / segments sent"): the segments the whole transfer needs at
     /// least over the data segments the sender handed to the network. At most 1, since
     /// a finished transfer sent every one of its segments at least once (ping-pong
@@ -224,7 +224,7 @@ pub struct DetectorScore {
     pub false_negatives: u64,
     /// Timeouts of flows running the detector that it never decided.
     pub undecided: u64,
-    /// Of the false positives, timeouts caused only by lost ACKs (eifel-response.md
+    /// Of the false positives, timeouts caused only by lost ACKs ([Ludwig & Gurtov 2005]
     /// II.B discusses why Eifel calls these spurious).
     pub ack_lost_called_spurious: u64,
     /// Sum of (verdict time - timeout time) over decided timeouts, in seconds.

@@ -11,7 +11,7 @@ use spikelab_tcp::spurious::{DetectorKind, Verdict};
 use spikelab_tcp::{RecoveryKind, TcpConfig};
 
 /// A server behind a fast wired link, a base station, and a 100 kbit/s cellular last
-/// hop that stops transmitting for 5 s at 10 s (std-proxy.md V in miniature, with its
+/// hop that stops transmitting for 5 s at 10 s ([Kim & Cho 2003] V in miniature, with its
 /// 8 KB receiver window, so queues stay short and the RTO small).
 fn cellular(with_proxy: bool) -> RunResult {
     let wired = link("wired", 10_000_000, 20, 1000);

@@ -35,14 +35,14 @@ impl Reproduction for FromFile {
     }
 }
 
-/// gprs-eifel.md.
+/// [Gurtov & Ludwig 2003].
 pub static GPRS_EIFEL: FromFile = FromFile {
     name: "gprs-eifel",
     title: "Evaluating the Eifel algorithm for TCP in a GPRS network",
     file: "gprs-eifel.toml",
 };
 
-/// eifel-response.md.
+/// [Ludwig & Gurtov 2005].
 pub static EIFEL_RESPONSE: FromFile = FromFile {
     name: "eifel-response",
     title: "Responding to spurious timeouts in TCP",

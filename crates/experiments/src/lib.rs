@@ -1,16 +1,16 @@
 //! spikelab-experiments: the papers' experiments as plain data.
 //!
-//! * [`delay_injection`]: the RTT-trace mode of delay-injection.md section IV: the
+//! * [`delay_injection`]: the RTT-trace mode of [Klein et al. 2004] section IV: the
 //!   paper's RTO equations (1)-(3) over a vector of RTT samples, with and without
 //!   FTFD / RTFD / RTRD injection, user traces, a synthetic GPRS-like ping trace, and
 //!   the data of the paper's Figs. 1-3.
 //!
-//! * [`std_proxy`]: std-proxy.md V (STD proxy vs. Eifel and F-RTO, Figs. 8 and 9).
+//! * [`std_proxy`]: [Kim & Cho 2003] V (STD proxy vs. Eifel and F-RTO, Figs. 8 and 9).
 //! * [`artifacts`]: CSV files, figures and confidence intervals the reproductions share.
-//! * [`timer_metrics`]: the retransmission-timer metrics of peak-hopper-rto.md IV.C
+//! * [`timer_metrics`]: the retransmission-timer metrics of [Ekström & Ludwig 2004] IV.C
 //!   (B_norm, W, W_95, P), fast timeouts, outages that caused a spurious timeout and the
 //!   RTO half-life after a spike, as pure functions over run results.
-//! * [`peak_hopper`]: the reproduction of peak-hopper-rto.md (Scenarios A-C and the
+//! * [`peak_hopper`]: the reproduction of [Ekström & Ludwig 2004] (Scenarios A-C and the
 //!   RFC 2988 problems of section II).
 //!
 //! * [`reproduction`]: the trait each paper's reproduction implements, and the registry

@@ -1,4 +1,4 @@
-//! The retransmission-timer metrics of peak-hopper-rto.md section IV.C, and the two
+//! The retransmission-timer metrics of [Ekström & Ludwig 2004] section IV.C, and the two
 //! metrics its section V.D adds for delay spikes, as pure functions over
 //! [`RunResult`]s.
 //!

@@ -9,8 +9,8 @@
 //! * Packets reach the far end in the order they left the transmitter: the propagation
 //!   pipe is a FIFO whose arrival times never decrease (a packet whose own delay would
 //!   let it overtake the one before waits for it), as on a real wire.
-//! * [`LinkDir::suspend`] models the hiccup of gprs-eifel.md 4 and the outages of
-//!   peak-hopper-rto.md Scenario C. By default ([`FreezeMode::default`]) everything
+//! * [`LinkDir::suspend`] models the hiccup of [Gurtov & Ludwig 2003] 4 and the outages of
+//!   [Ekström & Ludwig 2004] Scenario C. By default ([`FreezeMode::default`]) everything
 //!   *after* the queue stops where it is (the transmission in progress and the packets
 //!   propagating are held, not dropped) while arrivals keep queueing and may overflow.
 //!   On [`LinkDir::resume`] every held deadline moves later by exactly the suspension's

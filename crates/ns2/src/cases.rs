@@ -16,13 +16,13 @@ use std::fmt::Write as _;
 /// The papers' paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Path {
-    /// gprs-eifel.md: one 30 kbit/s link, 300 ms one way; 300 packets.
+    /// [Gurtov & Ludwig 2003]: one 30 kbit/s link, 300 ms one way; 300 packets.
     Gprs,
-    /// eifel-response.md: a 2 Mbit/s, 150 ms bottleneck between 100 Mbit/s, 1 ms access
+    /// [Ludwig & Gurtov 2005]: a 2 Mbit/s, 150 ms bottleneck between 100 Mbit/s, 1 ms access
     /// links; 1000 packets here to keep the suite short (the 5000-packet row is
     /// a separate case).
     Dumbbell,
-    /// eifel-response.md Fig. 1b: 300 kbit/s, 100 ms, the data direction dropping to
+    /// [Ludwig & Gurtov 2005] Fig. 1b: 300 kbit/s, 100 ms, the data direction dropping to
     /// 4 kbit/s at 10 s (Fig. 1b drops to 10 kbit/s; 4 kbit/s makes one packet outlast the 1 s minimum RTO): a deterministic delay for the F-RTO comparison (item 5).
     BandwidthDrop,
 }

@@ -77,7 +77,7 @@ pub struct TcpFlowInfo {
 
 /// Every ns-2 default of the one-way TCP agents and sinks that ns-2.35 changed after
 /// 2002, or that a later version added, set to the value that reproduces 2002's
-/// behaviour (NS2-DEFAULTS.md; `tcl/lib/ns-default.tcl` of ns-2.35 records each change).
+/// behaviour (docs/src/ns2-2002-defaults.md; `tcl/lib/ns-default.tcl` of ns-2.35 records each change).
 pub const DEFAULTS_2002: &[(&str, &str, &str)] = &[
     ("Agent/TCP", "minrto_", "1"),
     ("Agent/TCP", "maxrto_", "100000"),

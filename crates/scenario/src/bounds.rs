@@ -712,7 +712,7 @@ fn std_proxy(c: &StdProxyConfig, p: &FieldPath) -> Check {
     )?;
     gain(&p.key("gain"), c.gain)?;
     gain(&p.key("s"), c.s)?;
-    // std-proxy.md III.C: beta = 1 - alpha, both weights of a moving average.
+    // [Kim & Cho 2003] III.C: beta = 1 - alpha, both weights of a moving average.
     probability(&p.key("alpha_n"), c.alpha_n)?;
     probability(&p.key("alpha_s"), c.alpha_s)?;
     gain(&p.key("x_th_factor"), c.x_th_factor)?;

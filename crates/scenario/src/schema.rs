@@ -136,7 +136,7 @@ pub enum Profile {
     /// Today's standards: `TcpConfig::default()`. The default.
     #[default]
     Modern,
-    /// The ns-2.1b9a agents of 2002: `TcpConfig::ns2_2002()` (NS2-DEFAULTS.md).
+    /// The ns-2.1b9a agents of 2002: `TcpConfig::ns2_2002()` (docs/src/ns2-2002-defaults.md).
     Ns2_2002,
 }
 
@@ -261,7 +261,7 @@ fn default_count() -> u32 {
 pub const DEFAULT_CBR_PAYLOAD: u64 = 1000;
 
 /// `[[drop]]`: drop packets of one flow deterministically as they enter a link: data
-/// segments by number, or every ACK for a while (lost ACKs, eifel-response.md II.B).
+/// segments by number, or every ACK for a while (lost ACKs, [Ludwig & Gurtov 2005] II.B).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DropEntry {

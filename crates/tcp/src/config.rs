@@ -2,7 +2,7 @@
 //!
 //! Defaults follow today's standards (RFC 5681, 6298, 7323, 3042); the constructor
 //! [`TcpConfig::ns2_2002`] gives the settings the papers' simulator used (see
-//! `shared/NS2-DEFAULTS.md`), named and documented field by field.
+//! `docs/src/ns2-2002-defaults.md`), named and documented field by field.
 
 use crate::recovery::PipeRule;
 use crate::response::SpuriousConfig;
@@ -22,7 +22,7 @@ pub enum RecoveryKind {
     /// RFC 6675 / 3517 conservative SACK loss recovery with the pipe estimate.
     RenoSack,
     /// Reno-SACK that retransmits at least one segment on each partial ACK
-    /// (eifel-response.md III.A).
+    /// ([Ludwig & Gurtov 2005] III.A).
     NewRenoSack,
     /// Forward Acknowledgment (Mathis and Mahdavi 1996).
     Fack,
@@ -46,7 +46,7 @@ pub enum TimeoutRetransmit {
     #[default]
     GoBackN,
     /// Resend only the timed-out segment and continue from snd_nxt
-    /// (delay-injection.md IV: the paper's simulator "retransmits only the packet
+    /// ([Klein et al. 2004] IV: the paper's simulator "retransmits only the packet
     /// that timed out").
     SelectiveRepeat,
 }
@@ -181,7 +181,7 @@ pub struct TcpConfig {
     pub ssthresh_rule: SsthreshRule,
     /// Reno's careful fast retransmit ("bug fix", RFC 6582 section 4.1): no fast
     /// retransmit for duplicate ACKs below the point recorded at the last timeout.
-    /// Default: true. ns-2's `bugFix_`; gprs-eifel.md turns it off.
+    /// Default: true. ns-2's `bugFix_`; [Gurtov & Ludwig 2003] turns it off.
     pub careful_fast_retransmit: bool,
     /// What a timeout retransmits. Default: go-back-n.
     pub timeout_retransmit: TimeoutRetransmit,
@@ -240,7 +240,7 @@ impl Default for TcpConfig {
 }
 
 impl TcpConfig {
-    /// The one-way ns-2.1b9a agents of 2002 as `shared/NS2-DEFAULTS.md` reads them:
+    /// The one-way ns-2.1b9a agents of 2002 as docs/src/ns2-2002-defaults.md lists them:
     /// 1000-byte segments (`packetSize_`), initial window 2 (`windowInit_`), advertised
     /// window 20 segments (`window_`), the `sack1` agent's pipe estimate for SACK
     /// recovery, ssthresh halved from min(cwnd, window) on every loss (`slowdown()`), careful fast retransmit on (`bugFix_`), Limited

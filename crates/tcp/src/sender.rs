@@ -111,7 +111,7 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_timeouts: Vec<u64>,
 }
 
-/// A timeout whose following ACKs are watched: peak-hopper-rto.md VI calls it a "fast
+/// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
 /// timeout" when "the TCP sender receives the duplicate ACK that would have triggered
 /// a fast retransmit", i.e. DupThresh duplicate ACKs for the timed-out segment counting
 /// those that arrived before the timer fired.
@@ -375,7 +375,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// The driver found the timeout spurious: restore the congestion state, resume with
-    /// new data, adapt the timer (eifel-response.md III, RFC 4015 section 3.1).
+    /// new data, adapt the timer ([Ludwig & Gurtov 2005] III, RFC 4015 section 3.1).
     fn respond_spurious(&mut self, now: Time, timeouts: u32, info: &AckInfo) {
         let r = self.cfg.spurious.response;
         let inputs = RestoreInputs {
@@ -641,7 +641,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// Careful fast retransmit (the "bug fix", RFC 6582 section 4.1 and
-    /// eifel-response.md III.A): after a timeout, duplicate ACKs that do not
+    /// [Ludwig & Gurtov 2005] III.A): after a timeout, duplicate ACKs that do not
     /// acknowledge beyond snd_max-at-timeout may come from go-back-N duplicates.
     fn fast_retransmit_permitted(&self) -> bool {
         !self.cfg.careful_fast_retransmit || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)

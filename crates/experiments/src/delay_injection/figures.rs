@@ -1,4 +1,4 @@
-//! The data of delay-injection.md Figs. 1-3, as plain vectors for the reproduction code
+//! The data of [Klein et al. 2004] Figs. 1-3, as plain vectors for the reproduction code
 //! to plot.
 //!
 //! * Fig. 1, "RTT and RTO measurements without delay jitter": a window of 100

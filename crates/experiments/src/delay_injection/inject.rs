@@ -1,4 +1,4 @@
-//! Delay injection into a vector of RTT samples (delay-injection.md III and IV):
+//! Delay injection into a vector of RTT samples ([Klein et al. 2004] III and IV):
 //! "Let D\[k\] be artificial delay injected for measurement k. Then the new value of RTT
 //! ... is given by RTT_new\[k\] = RTT\[k\] + D\[k\]. The new timeout threshold value
 //! RTO_new\[k\] is calculated according to the same formulas in equations (1) to (3)".

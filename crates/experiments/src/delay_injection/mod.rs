@@ -1,4 +1,4 @@
-//! The RTT-trace mode of delay-injection.md (Klein, Leung, Parkinson, Samuel), section
+//! The RTT-trace mode of [Klein et al. 2004], section
 //! IV: "we provide some evidence that this methodology can indeed reduce the number of
 //! timeouts by applying the FTFD method to the vector of collected RTT measurements".
 //!

@@ -1,4 +1,4 @@
-//! The path of delay-injection.md IV's TCP simulation, built from a ping trace.
+//! The path of [Klein et al. 2004] IV's TCP simulation, built from a ping trace.
 //!
 //! The paper's TCP simulator ran over the path its GPRS ping trace measured (scaled by
 //! 1/5, footnote 3), whose trace is not public; we use the synthetic GPRS-like trace of
@@ -35,7 +35,7 @@ pub fn ping_delay_trace(rtts: &[f64]) -> DelayTrace {
 pub fn delay_trace_text(rtts: &[f64]) -> String {
     let mut t = 0u64;
     let mut out = String::from(
-        "# delay-injection.md IV path: the synthetic GPRS-like ping trace (scaled, ms) \
+        "# [Klein et al. 2004] IV path: the synthetic GPRS-like ping trace (scaled, ms) \
          replayed as a one-way delay; time,delay in seconds\n",
     );
     for &ms in rtts {

@@ -58,7 +58,7 @@ pub fn run_plan(ctx: &Context, plan: &Plan) -> anyhow::Result<Section> {
     blocks.push(Block::Text(findings(&results)));
     Ok(Section {
         name: "delay-injection".into(),
-        title: "delay-injection.md IV: delay jitter against spurious timeouts".into(),
+        title: "[Klein et al. 2004] IV: delay jitter against spurious timeouts".into(),
         blocks,
     })
 }

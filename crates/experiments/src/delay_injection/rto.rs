@@ -1,4 +1,4 @@
-//! Equations (1)-(3) of delay-injection.md section II, applied to a vector of RTT
+//! Equations (1)-(3) of [Klein et al. 2004] section II, applied to a vector of RTT
 //! samples, and the paper's notion of a timeout in a trace.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! The TCP sweep of delay-injection.md IV: timeouts against the jitter period N for
+//! The TCP sweep of [Klein et al. 2004] IV: timeouts against the jitter period N for
 //! D0 = 40, 60, 80, 100 ms and the three methods (Figs. 4-7), FTFD throughput against N
 //! (Fig. 8), and the same timeout sweep with blind packet selection and with FIFO
 //! holding, all as cells of [`super::tcp`].

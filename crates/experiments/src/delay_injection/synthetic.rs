@@ -1,5 +1,5 @@
 //! A synthetic GPRS-like ping trace, standing in for the measured trace of
-//! delay-injection.md section IV, which is not public.
+//! [Klein et al. 2004] section IV, which is not public.
 //!
 //! # What the paper reports, and the parameter each fact sets
 //!

@@ -1,4 +1,4 @@
-//! The TCP simulation of delay-injection.md IV (Figs. 4-8) as engine configurations:
+//! The TCP simulation of [Klein et al. 2004] IV (Figs. 4-8) as engine configurations:
 //! `scenarios/delay-injection.toml` with the path's delay trace attached (see
 //! [`super::path`]) and the injector's method, D0, N and packet selection varied.
 

@@ -1,4 +1,4 @@
-//! The reproduction of peak-hopper-rto.md (Ekström & Ludwig, "The Peak-Hopper: A New
+//! The reproduction of [Ekström & Ludwig 2004] ("The Peak-Hopper: A New
 //! End-to-End Retransmission Timer for Reliable Unicast Transport"): `spikelab
 //! reproduce peak-hopper`.
 //!
@@ -144,7 +144,7 @@ impl Reproduction for PeakHopperRto {
     }
 }
 
-const INTRO: &str = "peak-hopper-rto.md compares its Peak-Hopper RTO (PH-RTO, section III: \
+const INTRO: &str = "[Ekström & Ludwig 2004] compares its Peak-Hopper RTO (PH-RTO, section III: \
 F = 16 / 24, B_max = 0.5 / 1 with / without timestamps, B_INIT = 0.25, RTO_min = RTT_max + 2G) \
 with the RFC2988-RTO whose 1 s minimum is replaced by FreeBSD's RTT-Sample + 2G (II.A) and whose \
 initialisation is modified to 1.25 RTT_SEGMENT (V.A), G = 10 ms, in ns-2 with Limited Transmit, \

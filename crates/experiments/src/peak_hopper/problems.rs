@@ -1,4 +1,4 @@
-//! The three problems of the RFC2988-RTO in peak-hopper-rto.md section II, shown by
+//! The three problems of the RFC2988-RTO in [Ekström & Ludwig 2004] section II, shown by
 //! feeding RTT sequences straight into the estimators
 //! ([`RtoEstimator::on_rtt_sample`]), as the paper's Figs. 2 and 3 show them:
 //!

@@ -1,4 +1,4 @@
-//! Scenario A of peak-hopper-rto.md (IV.B.1, results V.A and V.B): N flows over a
+//! Scenario A of [Ekström & Ludwig 2004] (IV.B.1, results V.A and V.B): N flows over a
 //! 1.5 Mbit/s gentle-RED bottleneck, N/2 per timer, half bulk and half interactive;
 //! per run, B_norm, P, W and W_95 of each group (Figs. 13 and 14).
 

@@ -1,4 +1,4 @@
-//! Scenario B of peak-hopper-rto.md (IV.B.2, results V.C): one bulk flow for 400 s over a
+//! Scenario B of [Ekström & Ludwig 2004] (IV.B.2, results V.C): one bulk flow for 400 s over a
 //! WCDMA-like link; the proximity P with 95 % confidence intervals (Fig. 15) and the
 //! distribution of the P_j (Fig. 16) with its 95th percentiles.
 

@@ -1,4 +1,4 @@
-//! Scenario C of peak-hopper-rto.md (IV.B.3, results V.D): the WCDMA-like link's data
+//! Scenario C of [Ekström & Ludwig 2004] (IV.B.3, results V.D): the WCDMA-like link's data
 //! path goes down for d seconds every 50 s; the share of outages that caused a spurious
 //! timeout (Fig. 17), and the microscopic view of two 0.9 s outages at 20 s and 27 s
 //! (Fig. 18) with the RTO's peak and half-life after the second.

@@ -1,4 +1,4 @@
-//! The simulations of peak-hopper-rto.md Scenarios A-C as edits of the scenario files
+//! The simulations of [Ekström & Ludwig 2004] Scenarios A-C as edits of the scenario files
 //! `scenarios/peak-hopper-{a,b,c}.toml`, so every cell goes through the one scenario
 //! schema and the files stay the single place where each modelling choice is written and
 //! cited. A cell changes only what the paper varies: N, the timer, timestamps, the

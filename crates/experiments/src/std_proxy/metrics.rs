@@ -1,4 +1,4 @@
-//! What one run of std-proxy.md V contributes: throughput, goodput over the wireless
+//! What one run of [Kim & Cho 2003] V contributes: throughput, goodput over the wireless
 //! link, timeouts, and condition (3) for every timeout the STD proxy called spurious.
 //!
 //! * Throughput (V): "amount of data transmitted divided by time required to complete

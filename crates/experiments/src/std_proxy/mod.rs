@@ -1,4 +1,4 @@
-//! Reproduction of std-proxy.md (Kim and Cho, "Considering Spurious Timeout in Proxy
+//! Reproduction of [Kim & Cho 2003] ("Considering Spurious Timeout in Proxy
 //! for Improving TCP Performance in Wireless Networks") section V: throughput,
 //! throughput increase ratio and goodput of plain TCP Reno, Eifel, F-RTO and the STD
 //! proxy against the last-hop rate BW, for receiver windows of 8 KB (Fig. 8) and

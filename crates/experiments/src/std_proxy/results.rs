@@ -1,4 +1,4 @@
-//! std-proxy.md V's figures from the runs: per (window, scheme, BW) means with 95%
+//! [Kim & Cho 2003] V's figures from the runs: per (window, scheme, BW) means with 95%
 //! confidence half-widths, the CSV files, the figures (Figs. 8 and 9: throughput,
 //! throughput increase ratio, goodput), condition (3), and the report's section.
 
@@ -433,7 +433,7 @@ pub fn section(ctx: &Context, plan: &Plan, r: &Results) -> anyhow::Result<Sectio
     Ok(Section {
         name: "std-proxy".into(),
         title:
-            "std-proxy.md V: STD proxy vs. Eifel and F-RTO over a cellular hop with sudden delays"
+            "[Kim & Cho 2003] V: STD proxy vs. Eifel and F-RTO over a cellular hop with sudden delays"
                 .into(),
         blocks,
     })
@@ -444,7 +444,7 @@ fn setup_text(ctx: &Context, plan: &Plan) -> String {
         "Setup (scenarios/std-proxy.toml, every value cited there): a 10 MB download from a server \
          over a 10 Mbit/s, 20 ms wired path and a cellular last hop of rate BW ({} to {} kbit/s, {} \
          rates) and 300 ms one-way latency; the base station stops transmitting (both directions \
-         frozen after its queue) for U[3,15] s every U[20,40] s (gprs-eifel.md's hiccup, which V says it \
+         frozen after its queue) for U[3,15] s every U[20,40] s ([Gurtov & Ludwig 2003]'s hiccup, which V says it \
          follows); no congestion loss (1000-packet buffers). TCP Reno, MSS 1460, receiver window 8 KB \
          (8192 B) and 64 KB (65 535 B), ns-2 2002 timer (RTO min 1 s), delayed ACKs, no careful fast \
          retransmit (IV shows the spurious fast retransmissions it would suppress). Schemes: plain Reno; \

@@ -1,4 +1,4 @@
-//! The cells of std-proxy.md V's sweep, built from `scenarios/std-proxy.toml`: one
+//! The cells of [Kim & Cho 2003] V's sweep, built from `scenarios/std-proxy.toml`: one
 //! configuration per (receiver window, scheme, last-hop rate BW).
 
 use spikelab_core::{BitRate, ByteSize};

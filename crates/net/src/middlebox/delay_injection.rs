@@ -1,4 +1,4 @@
-//! The delay jitter algorithm of delay-injection.md (Klein, Leung, Parkinson, Samuel):
+//! The delay jitter algorithm of [Klein et al. 2004]:
 //! "inject additional random delay (by holding back a packet or acknowledgment
 //! somewhere along the round-trip path) so as to increase the variance of the RTT,
 //! without significantly increasing its average value" (section III).
@@ -110,7 +110,7 @@ pub enum InjectionOrder {
     Fifo,
 }
 
-/// Parameters of the delay injector (delay-injection.md section III). Every field may be
+/// Parameters of the delay injector ([Klein et al. 2004] section III). Every field may be
 /// omitted; defaults are the parameters of the paper's Figs. 2 and 3 (D0 = 100 ms,
 /// N = 3, FTFD), which also minimised the timeouts in Figs. 4-7.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

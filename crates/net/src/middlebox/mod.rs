@@ -2,10 +2,10 @@
 //! front of the wireless link), see every packet of every flow crossing that point in
 //! both directions, and decide what continues.
 //!
-//! * [`std_proxy`]: the STD proxy of std-proxy.md section III (spurious-timeout
+//! * [`std_proxy`]: the STD proxy of [Kim & Cho 2003] section III (spurious-timeout
 //!   detection at a PEP, buffering of go-back-N retransmissions, local retransmission,
 //!   duplicate-ACK removal).
-//! * [`delay_injection`]: the delay jitter algorithm of delay-injection.md section III
+//! * [`delay_injection`]: the delay jitter algorithm of [Klein et al. 2004] section III
 //!   (FTFD, RTFD, RTRD).
 //!
 //! # Hosting a box (what the engine does)
@@ -100,7 +100,7 @@ pub struct MbEvent {
 /// The decisions boxes report.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MbEventKind {
-    /// STD (std-proxy.md III.A): an unanticipated retransmission of `seq` revealed a
+    /// STD ([Kim & Cho 2003] III.A): an unanticipated retransmission of `seq` revealed a
     /// timeout at the sender. `repeat` is true for a further timeout of the same episode
     /// (a backed-off retransmission before the verdict).
     TimeoutDetected {
@@ -162,7 +162,7 @@ pub enum MbEventKind {
         /// The duplicate ACK's value.
         ack: u64,
     },
-    /// Delay injection (delay-injection.md III): the packet was delayed by `by`.
+    /// Delay injection ([Klein et al. 2004] III): the packet was delayed by `by`.
     Delayed {
         /// The injected delay D\[k\].
         by: Dur,
@@ -178,7 +178,7 @@ pub enum MbEventKind {
 /// table tagged by `kind`. Omitted fields take the defaults documented on each struct.
 ///
 /// ```toml
-/// kind = "std-proxy"       # std-proxy.md III; every field optional, paper defaults
+/// kind = "std-proxy"       # [Kim & Cho 2003] III; every field optional, paper defaults
 /// dup_ack_thresh = 3
 /// gain = 2.0               # G: T = G * average ACK inter-arrival time
 /// s = 20.0
@@ -190,7 +190,7 @@ pub enum MbEventKind {
 /// ```
 ///
 /// ```toml
-/// kind = "delay-injection" # delay-injection.md III; defaults: FTFD, 100 ms, N = 3
+/// kind = "delay-injection" # [Klein et al. 2004] III; defaults: FTFD, 100 ms, N = 3
 /// method = "ftfd"          # ftfd | rtfd | rtrd
 /// d0 = "100ms"
 /// n = 3                    # p = 1/N for rtfd / rtrd unless p = 0.25 is given
@@ -201,9 +201,9 @@ pub enum MbEventKind {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum MiddleboxConfig {
-    /// The STD proxy of std-proxy.md section III.
+    /// The STD proxy of [Kim & Cho 2003] section III.
     StdProxy(StdProxyConfig),
-    /// The delay jitter algorithm of delay-injection.md section III.
+    /// The delay jitter algorithm of [Klein et al. 2004] section III.
     DelayInjection(DelayInjectionConfig),
 }
 

@@ -3,7 +3,7 @@
 //! Follows ns-2's `DropTail::enque` (queue/drop-tail.cc): when the arrival would overflow
 //! the queue, either the arrival is dropped or, with `drop_front`, the arrival is
 //! appended and the head is dropped instead (Lakshman, Neidhardt & Ott 1996 showed
-//! drop-from-front shortens TCP's loss-detection time; peak-hopper-rto.md Scenario A
+//! drop-from-front shortens TCP's loss-detection time; [Ekström & Ludwig 2004] Scenario A
 //! uses it). See the parent module for what the limit counts.
 
 use super::PacketFifo;

@@ -1,6 +1,6 @@
 //! A WCDMA-like radio bearer with link-layer (RLC acknowledged-mode) retransmissions.
 //!
-//! peak-hopper-rto.md Scenario B uses "a model of a WCDMA link implemented in the ns-2
+//! [Ekström & Ludwig 2004] Scenario B uses "a model of a WCDMA link implemented in the ns-2
 //! simulator ... based on [PM01]" (Peisa & Meyer, "Analytical Model for TCP File
 //! Transfers over UMTS", 2001) at nominal bit rates of 64 and 384 kbit/s; "when
 //! calculating the transmission delay of an IP-packet, this model takes into account

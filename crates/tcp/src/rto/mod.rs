@@ -12,9 +12,9 @@
 //! The estimators, one per file:
 //!
 //! * [`rfc6298`]: RFC 6298 / RFC 2988 (SRTT, RTTVAR, K = 4, granularity G), with the two
-//!   variants peak-hopper-rto.md used for its "RFC2988-Timer": the FreeBSD-style minimum
+//!   variants [Ekström & Ludwig 2004] used for its "RFC2988-Timer": the FreeBSD-style minimum
 //!   (last sample + 2G, section II.A) and the modified initialisation (section V.A).
-//! * [`peak_hopper`]: the Peak-Hopper RTO (peak-hopper-rto.md section III).
+//! * [`peak_hopper`]: the Peak-Hopper RTO ([Ekström & Ludwig 2004] section III).
 //! * [`linux`]: the Linux kernel's estimator (`tcp_rtt_estimator`, `tcp_set_rto`).
 //!
 //! Shared rules live here, each in one place: exponential back-off (`backed_off`),
@@ -47,7 +47,7 @@ pub struct RttSample {
     /// The measured round-trip time.
     pub rtt: Dur,
     /// Segments outstanding when the ACK that produced the sample arrived, before it
-    /// was processed (Peak-Hopper's S with timestamps; peak-hopper-rto.md III.B).
+    /// was processed (Peak-Hopper's S with timestamps; [Ekström & Ludwig 2004] III.B).
     pub flight_segments: u32,
     /// Whether the sample came from the timestamps option (every ACK timed) or from
     /// timing one segment per flight.
@@ -68,7 +68,7 @@ pub trait RtoEstimator {
     fn on_timed_segment_acked(&mut self) {}
     /// The retransmission timer expired: back off (RFC 6298 (5.5)).
     fn on_timeout(&mut self);
-    /// A spurious-timeout response decided to adapt the timer (eifel-response.md III.C
+    /// A spurious-timeout response decided to adapt the timer ([Ludwig & Gurtov 2005] III.C
     /// option 1, RFC 4015 section 3.1): fires once, when the ACK that revealed the
     /// timeout as spurious brings `rtt`, the RTT of the delayed original transmission.
     /// The sender calls this *after* [`RtoEstimator::on_rtt_sample`] for that sample, so
@@ -90,7 +90,7 @@ pub trait RtoEstimator {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReseedRule {
-    /// eifel-response.md III.C option 1: "re-initialize SRTT and RTTVAR" from R as for a
+    /// [Ludwig & Gurtov 2005] III.C option 1: "re-initialize SRTT and RTTVAR" from R as for a
     /// first measurement (RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2).
     Reinit,
     /// RFC 4015 section 3.1: SRTT <- max(SRTT_prev, R), RTTVAR <- max(RTTVAR_prev, R/2)
@@ -104,9 +104,9 @@ pub enum ReseedRule {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum RtoConfig {
-    /// RFC 6298 / RFC 2988 and the variants of peak-hopper-rto.md II.A and V.A.
+    /// RFC 6298 / RFC 2988 and the variants of [Ekström & Ludwig 2004] II.A and V.A.
     Rfc6298(Rfc6298Config),
-    /// The Peak-Hopper RTO of peak-hopper-rto.md III.
+    /// The Peak-Hopper RTO of [Ekström & Ludwig 2004] III.
     PeakHopper(PeakHopperConfig),
     /// The Linux kernel's estimator.
     Linux(LinuxConfig),
@@ -123,7 +123,7 @@ impl Default for RtoConfig {
 }
 
 impl RtoConfig {
-    /// The RFC 2988 timer as ns-2 ran it in 2002 (NS2-DEFAULTS.md): `tcpTick_` G = 10 ms,
+    /// The RFC 2988 timer as ns-2 ran it in 2002 (docs/src/ns2-2002-defaults.md): `tcpTick_` G = 10 ms,
     /// `rtxcur_init_` 6 s, `minrto_` 1 s, `maxrto_` 100000 s, i.e. no maximum; back-off
     /// cleared only by the Karn-timed segment's ACK (tcp.cc `newack()`; `ts_resetRTO_`
     /// did not exist before 2003 and is off by default since).
@@ -138,7 +138,7 @@ impl RtoConfig {
         })
     }
 
-    /// The "RFC2988-Timer" that peak-hopper-rto.md compared against (sections II.A, IV.A,
+    /// The "RFC2988-Timer" that [Ekström & Ludwig 2004] compared against (sections II.A, IV.A,
     /// V.A): RFC 2988's 3 s initial RTO, G = 10 ms, the FreeBSD-style minimum and the
     /// modified initialisation.
     pub fn peak_hopper_paper_rfc2988() -> Self {

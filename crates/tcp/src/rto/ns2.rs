@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use spikelab_core::Dur;
 
 /// Parameters of ns-2's timer, named after the agent's Tcl variables. Every field may
-/// be omitted from a scenario file; the defaults are those of 2002 (NS2-DEFAULTS.md).
+/// be omitted from a scenario file; the defaults are those of 2002 (docs/src/ns2-2002-defaults.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Ns2RtoConfig {

@@ -1,4 +1,4 @@
-//! The Peak-Hopper RTO (PH-RTO) of Ekström and Ludwig, peak-hopper-rto.md section III.
+//! The Peak-Hopper RTO (PH-RTO) of Ekström and Ludwig, [Ekström & Ludwig 2004] section III.
 //!
 //! Per valid data sample RTT_sample, with RTT_previous the sample before it:
 //!
@@ -47,7 +47,7 @@ use serde::{Deserialize, Serialize};
 use spikelab_core::Dur;
 
 /// Parameters of the Peak-Hopper RTO. Every field may be omitted from a scenario file;
-/// the default, from peak-hopper-rto.md, is given on each.
+/// the default, from [Ekström & Ludwig 2004], is given on each.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PeakHopperConfig {

@@ -5,7 +5,7 @@
 //! beta = 1/4 and K = 4 are the RFC's fixed constants; each weighted average is rounded
 //! once, to the nearest nanosecond.
 //!
-//! Two variants from peak-hopper-rto.md, selected by [`MinRtoMode`] and [`InitMode`]:
+//! Two variants from [Ekström & Ludwig 2004], selected by [`MinRtoMode`] and [`InitMode`]:
 //!
 //! * **FreeBSD-style minimum** (II.A): the fixed 1 s floor of (2.4) is *replaced* by
 //!   "RTT-Sample + 2*G", where RTT-Sample is the latest valid sample. The paper says
@@ -21,7 +21,7 @@
 //!
 //! Handshake sample: RFC 6298 (2.2) initialises on "the first RTT measurement R". A SYN
 //! that was not retransmitted yields a valid measurement (Karn), and III.C of
-//! peak-hopper-rto.md describes the RFC2988-Timer setting RTO = 3*RTT_SYN, so by default
+//! [Ekström & Ludwig 2004] describes the RFC2988-Timer setting RTO = 3*RTT_SYN, so by default
 //! the handshake sample is the first measurement. [`Rfc6298Config::use_syn_sample`]
 //! turns that off (the first data sample then initialises).
 //!
@@ -41,7 +41,7 @@
 //! `t_backoff_ = 1` runs only when the one Karn-timed segment is acknowledged
 //! (`rtt_active_ && tcph->seqno() >= rtt_seq_`), unless `ts_resetRTO_` is set
 //! ([`BackoffReset::KarnTimedAck`]). `ts_resetRTO_` ("From Andrei Gurtov"; ns-default.tcl:
-//! false, "Added 2003/07/24") is the reset gprs-eifel.md 5 says its authors
+//! false, "Added 2003/07/24") is the reset [Gurtov & Ludwig 2003] 5 says its authors
 //! instrumented. The sender reports the timed segment's ACK through
 //! [`RtoEstimator::on_timed_segment_acked`]; without timestamps the only samples are the
 //! timed segment's, and both rules coincide.
@@ -61,7 +61,7 @@ use spikelab_core::Dur;
 #[serde(default, deny_unknown_fields)]
 pub struct Rfc6298Config {
     /// RTO before any measurement. Default 1 s (RFC 6298 (2.1)); RFC 2988 (2.1) said
-    /// 3 s; ns-2 in 2002 used 6 s (NS2-DEFAULTS.md).
+    /// 3 s; ns-2 in 2002 used 6 s (docs/src/ns2-2002-defaults.md).
     pub initial_rto: Dur,
     /// Floor of every computed RTO in [`MinRtoMode::Standard`]. Default 1 s (RFC 6298
     /// (2.4)). Ignored in [`MinRtoMode::LastSamplePlus2g`].
@@ -72,7 +72,7 @@ pub struct Rfc6298Config {
     pub max_rto: Option<Dur>,
     /// Clock granularity G in RTO = SRTT + max(G, K*RTTVAR). Default 1 ms: the tick of
     /// current Linux (HZ = 1000) and FreeBSD stacks; RFC 6298 section 4 only says finer
-    /// clocks (<= 100 ms) perform better. peak-hopper-rto.md and ns-2 used 10 ms.
+    /// clocks (<= 100 ms) perform better. [Ekström & Ludwig 2004] and ns-2 used 10 ms.
     pub granularity: Dur,
     /// How the floor of the RTO is found. Default [`MinRtoMode::Standard`].
     pub min_rto_mode: MinRtoMode,
@@ -80,7 +80,7 @@ pub struct Rfc6298Config {
     /// [`InitMode::Standard`].
     pub init_mode: InitMode,
     /// Whether the handshake's RTT sample (RTT_SYN) is a measurement. Default true (RFC
-    /// 6298 (2.2) "the first RTT measurement"; peak-hopper-rto.md III.C).
+    /// 6298 (2.2) "the first RTT measurement"; [Ekström & Ludwig 2004] III.C).
     pub use_syn_sample: bool,
     /// Which measurement clears the back-off (see the module docs). Default
     /// `any-timestamp-sample` (RFC 6298); the ns-2 2002 profile uses `karn-timed-ack`.
@@ -124,7 +124,7 @@ pub enum MinRtoMode {
     /// The fixed [`Rfc6298Config::min_rto`] (RFC 6298 (2.4)).
     #[default]
     Standard,
-    /// The latest valid RTT sample + 2*G (FreeBSD; peak-hopper-rto.md II.A).
+    /// The latest valid RTT sample + 2*G (FreeBSD; [Ekström & Ludwig 2004] II.A).
     #[serde(rename = "last_sample_plus_2g", alias = "last-sample-plus-2g")]
     LastSamplePlus2g,
 }
@@ -137,7 +137,7 @@ pub enum InitMode {
     #[default]
     Standard,
     /// The first data sample re-initialises SRTT <- R, RTTVAR <- R/16
-    /// (peak-hopper-rto.md V.A).
+    /// ([Ekström & Ludwig 2004] V.A).
     Modified,
 }
 
@@ -195,7 +195,7 @@ impl Rfc6298 {
         match self.cfg.min_rto_mode {
             // RFC 6298 (2.4): if RTO < 1 s, round it up to 1 s (configurable).
             MinRtoMode::Standard => self.cfg.min_rto,
-            // peak-hopper-rto.md II.A: minimum = RTT-Sample + 2*G (FreeBSD).
+            // [Ekström & Ludwig 2004] II.A: minimum = RTT-Sample + 2*G (FreeBSD).
             MinRtoMode::LastSamplePlus2g => self
                 .last_sample
                 .map_or(Dur::ZERO, |r| r + self.cfg.granularity * 2),
@@ -233,7 +233,7 @@ fn first_measurement(r: Dur) -> Smoothed {
     }
 }
 
-/// peak-hopper-rto.md V.A: SRTT <- RTT_SEGMENT, RTTVAR <- RTT_SEGMENT / 16.
+/// [Ekström & Ludwig 2004] V.A: SRTT <- RTT_SEGMENT, RTTVAR <- RTT_SEGMENT / 16.
 fn modified_init(r: Dur) -> Smoothed {
     Smoothed {
         srtt: r,
@@ -640,7 +640,7 @@ mod tests {
 
     #[test]
     fn reinit_reseed_forgets_the_saved_state() {
-        // eifel-response.md III.C option 1: R=60 re-initialises as a first measurement:
+        // [Ludwig & Gurtov 2005] III.C option 1: R=60 re-initialises as a first measurement:
         // SRTT=60, RTTVAR=30, RTO=max(60+120, 100)=180 (where RFC 4015 gave 320 above).
         let mut e = Rfc6298::new(cfg(ms(10), ms(100), Some(ms(60_000))));
         e.on_rtt_sample(&sample(ms(100)));

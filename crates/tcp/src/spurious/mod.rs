@@ -29,7 +29,7 @@ use spikelab_core::{Dur, Time};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DetectorKind {
-    /// Eifel detection with timestamps (RFC 3522; eifel-response.md II.B).
+    /// Eifel detection with timestamps (RFC 3522; [Ludwig & Gurtov 2005] II.B).
     Eifel,
     /// Basic F-RTO (RFC 5682 section 2).
     Frto,
@@ -37,9 +37,9 @@ pub enum DetectorKind {
     SackFrto,
     /// Late detection from D-SACK reports (RFC 3708).
     Dsack,
-    /// Allman and Paxson's ACK-timing heuristic (eifel-response.md II.C).
+    /// Allman and Paxson's ACK-timing heuristic ([Ludwig & Gurtov 2005] II.C).
     AckTiming,
-    /// The STD proxy in the network (std-proxy.md III.B); placed as a middlebox on a
+    /// The STD proxy in the network ([Kim & Cho 2003] III.B); placed as a middlebox on a
     /// link, never configured on a sender.
     StdProxy,
 }

@@ -1,5 +1,5 @@
 //! The average ACK inter-arrival time of one flow and the timer value T derived from it
-//! (std-proxy.md III.C).
+//! ([Kim & Cho 2003] III.C).
 //!
 //! "We define 2 different periods in which samples are taken": the "normal period
 //! without previous STD", whose samples go through the N-filter, and the "STD" period,

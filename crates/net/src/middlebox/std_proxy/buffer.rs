@@ -1,4 +1,4 @@
-//! The proxy's store of go-back-N retransmissions (std-proxy.md III.B): "DATAs with
+//! The proxy's store of go-back-N retransmissions ([Kim & Cho 2003] III.B): "DATAs with
 //! sequence number larger than acked_seq but less than sp_tout_max_seq_end are stored
 //! temporarily in PEP ... used for local retransmission upon the arrival of delayed
 //! duplicated ACK or removed later if received ACK acknowledges them."

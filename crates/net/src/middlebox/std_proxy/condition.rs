@@ -1,4 +1,4 @@
-//! Condition (3) of std-proxy.md section IV: when STD performs like the end-to-end
+//! Condition (3) of [Kim & Cho 2003] section IV: when STD performs like the end-to-end
 //! schemes.
 //!
 //! "If the sending rate of the TCP sender just after receiving a full ACK is larger

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use spikelab_core::Dur;
 
-/// Parameters of the STD proxy (std-proxy.md section III). Every field may be omitted
+/// Parameters of the STD proxy ([Kim & Cho 2003] section III). Every field may be omitted
 /// from a scenario file; the default is the paper's value, given on each.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -1,4 +1,4 @@
-//! The N-filter (equation (1)) and S-filter (equation (2)) of std-proxy.md III.C, and
+//! The N-filter (equation (1)) and S-filter (equation (2)) of [Kim & Cho 2003] III.C, and
 //! the one moving-average formula they and the wRTT estimate share.
 //!
 //! Averages are kept as integer nanoseconds ([`Dur`]); each filter step rounds once.
@@ -37,7 +37,7 @@ pub struct NFilter {
 }
 
 impl NFilter {
-    /// One step of equation (1) (std-proxy.md III.C):
+    /// One step of equation (1) ([Kim & Cho 2003] III.C):
     ///
     /// ```text
     /// x_av_new = x                             if x < x_av_old / S       (follower)
@@ -64,7 +64,7 @@ impl NFilter {
     }
 }
 
-/// One step of the S-filter, equation (2) (std-proxy.md III.C):
+/// One step of the S-filter, equation (2) ([Kim & Cho 2003] III.C):
 ///
 /// ```text
 /// x_av_new = alpha_S x_av_old + beta_S x   if x < x_av_old   (smoother)

@@ -1,4 +1,4 @@
-//! Per-flow state of the STD proxy and its state machine (std-proxy.md III.A-D).
+//! Per-flow state of the STD proxy and its state machine ([Kim & Cho 2003] III.A-D).
 //!
 //! ```text
 //!            unanticipated retransmission (III.A)
@@ -25,7 +25,7 @@ use super::StdProxyConfig;
 use crate::middlebox::{MbEventKind, MbOutput};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
 
-/// Where a flow is in the STD algorithm (std-proxy.md III).
+/// Where a flow is in the STD algorithm ([Kim & Cho 2003] III).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StdPhase {
     /// No timeout under way.

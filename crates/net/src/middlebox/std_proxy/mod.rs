@@ -1,4 +1,4 @@
-//! The STD proxy of std-proxy.md (Kim and Cho): a PEP at the border of the wireless
+//! The STD proxy of [Kim & Cho 2003]: a PEP at the border of the wireless
 //! network that detects spurious timeouts of the TCP sender and keeps their go-back-N
 //! retransmissions off the wireless link (section III).
 //!
@@ -92,7 +92,7 @@ use flow::{Flow, Io};
 use spikelab_core::{FlowId, Packet, Time};
 use std::collections::BTreeMap;
 
-/// The STD proxy (std-proxy.md section III); see the module docs.
+/// The STD proxy ([Kim & Cho 2003] section III); see the module docs.
 #[derive(Clone, Debug)]
 pub struct StdProxy {
     cfg: StdProxyConfig,

@@ -1,4 +1,4 @@
-//! wRTT, "the average round trip time from PEP to a Mobile Station" (std-proxy.md
+//! wRTT, "the average round trip time from PEP to a Mobile Station" ([Kim & Cho 2003]
 //! III.C), which sets the N-filter's limiter threshold X_th = 0.5 wRTT.
 //!
 //! The paper does not say how the PEP learns it. The proxy measures it itself, the way a
