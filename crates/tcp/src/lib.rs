@@ -8,9 +8,11 @@
 //! * [`recovery`]: loss recovery, one algorithm per file.
 //! * [`rto`]: retransmission-timer estimators, one per file.
 //! * [`spurious`]: spurious-timeout detectors, one per file, run side by side.
+//! * [`linux_profile`]: the `linux` profile and its sysctl-named switches.
 //! * [`response`]: what a sender does about a spurious timeout.
 
 pub mod config;
+pub mod linux_profile;
 pub mod receiver;
 pub mod recovery;
 pub mod response;
@@ -21,5 +23,6 @@ pub mod spurious;
 pub mod window;
 
 pub use config::{DelayedAck, EchoRule, Ns2Switches, RecoveryKind, TcpConfig, TimeoutRetransmit};
+pub use linux_profile::{CongestionControl, LinuxSysctls};
 pub use receiver::TcpReceiver;
 pub use sender::{AckInfo, Phase, SenderStats, TcpSender};

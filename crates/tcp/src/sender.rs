@@ -357,6 +357,11 @@ impl<E: RtoEstimator> TcpSender<E> {
             Step::Decided(Verdict::Spurious) => self.respond_spurious(now, timeouts, info),
             Step::Decided(Verdict::Genuine) => self.respond_genuine(),
         }
+        // A driver may stop probing without a verdict (Linux's F-RTO turns itself off
+        // and keeps its undo tests running; see `spurious::linux_undo`).
+        if self.frto_hold && !self.watch.driver_holds_retransmissions() {
+            self.release_frto_hold();
+        }
         if self.newreno_sack_until.is_some_and(|p| self.w.snd_una >= p) {
             self.newreno_sack_until = None;
             let always = self.cfg.recovery == RecoveryKind::NewRenoSack;
@@ -418,11 +423,15 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn respond_genuine(&mut self) {
         self.adapt.on_genuine();
         if self.frto_hold {
-            // RFC 5682 2.1 step 3a: cwnd <= 3*SMSS, slow start retransmitting.
-            self.frto_hold = false;
-            self.w.cwnd = self.w.cwnd.min(3 * self.w.mss);
-            self.w.snd_nxt = self.w.snd_una;
+            self.release_frto_hold();
         }
+    }
+
+    /// RFC 5682 2.1 step 3a: cwnd <= 3*SMSS, slow start retransmitting.
+    fn release_frto_hold(&mut self) {
+        self.frto_hold = false;
+        self.w.cwnd = self.w.cwnd.min(3 * self.w.mss);
+        self.w.snd_nxt = self.w.snd_una;
     }
 
     /// Tells the detectors that the timer fired and the first segment went out again.
