@@ -6,7 +6,8 @@ scripts/validate_kernel.py -- eifel-response.md's Table 1 path, ten freeze sched
 configurations (a) timestamps + F-RTO, (b) F-RTO only, (c) neither -- and writes one
 CSV row per (configuration, seed) with what the `linux` profile is held against:
 completion time, data segments sent, retransmitted segments, timeouts (and timeout
-episodes), and the sender namespace's undo counters.
+episodes), the sender namespace's undo counters, and the freeze schedule itself
+(start/duration seconds) so that `cargo test` rebuilds the same scenario.
 
 usage: sudo scripts/record_kernel_linux.py [--seeds 10] [--jobs 2] [--work DIR]
                                           [--bin PATH] [--out CSV]
@@ -24,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_kernel as vk  # noqa: E402
 
 FIELDS = [
-    "config", "seed", "kernel", "completion_s", "data_segments_sent", "retransmissions",
+    "config", "seed", "kernel", "freezes", "completion_s", "data_segments_sent", "retransmissions",
     "timeouts", "timeout_episodes", "spurious_timeouts", "TCPSpuriousRTOs", "TCPLossUndo",
     "TCPDSACKUndo", "TCPFastRetrans", "lateness_p99_ms",
 ]
@@ -43,6 +44,8 @@ def one(bin_, work, cfg, seed):
     late = json.load(open(os.path.join(emu, "meta.json")))["emulation"]["repetitions"][0]["lateness"]
     return {
         "config": cfg, "seed": seed, "kernel": platform.release(),
+        # The schedule itself, so that tests need not re-derive Python's random stream.
+        "freezes": " ".join(f"{s}/{d}" for s, d in vk.schedule(seed)),
         "completion_s": run["download_time_s"],
         "data_segments_sent": run["data_segments_sent"],
         "retransmissions": run["retransmissions"],
