@@ -13,6 +13,7 @@
 
 pub mod config;
 pub mod linux_profile;
+pub mod linux_reno;
 pub mod receiver;
 pub mod recovery;
 pub mod response;

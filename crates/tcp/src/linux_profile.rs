@@ -98,12 +98,14 @@ impl TcpConfig {
     /// retransmit before),
     /// delayed ACKs every second segment with the 40 ms minimum of `TCP_DELACK_MIN`,
     /// the undo of `tcp_process_loss` restoring as `tcp_undo_cwnd_reduction`, a
-    /// 1460-byte MSS and no TSO.
+    /// 1460-byte MSS, the three-way handshake, window growth counted in acknowledged
+    /// segments (`tcp_reno_cong_avoid`, [`crate::linux_reno`]) and no TSO.
     pub fn linux() -> TcpConfig {
         let sysctls = LinuxSysctls::default();
         let mut cfg = TcpConfig {
             mss: 1460,
             initial_window: 10,
+            handshake: true,
             ssthresh_rule: SsthreshRule::LinuxReno,
             careful_fast_retransmit: true,
             rto: RtoConfig::Linux(LinuxConfig::default()),

@@ -109,6 +109,8 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_watch: Option<FastTimeoutWatch>,
     /// Numbers (0, 1, ...) of the data timeouts that were fast timeouts.
     fast_timeouts: Vec<u64>,
+    /// Linux's congestion-avoidance credit (`profile = "linux"`).
+    linux_cc: crate::linux_reno::LinuxReno,
 }
 
 /// A timeout whose following ACKs are watched: peak-hopper-rto.md VI calls it a "fast
@@ -172,6 +174,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
+            linux_cc: Default::default(),
         }
     }
 
@@ -624,6 +627,15 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// above it.
     fn grow_cwnd(&mut self, newly: u64) {
         let w = &mut self.w;
+        if self.cfg.linux.is_some() {
+            // tcp_reno_cong_avoid (crate::linux_reno), in whole segments.
+            let acked = newly.div_ceil(w.mss);
+            let cwnd = self
+                .linux_cc
+                .on_ack(w.cwnd / w.mss, w.ssthresh / w.mss, acked);
+            w.cwnd = cwnd * w.mss;
+            return;
+        }
         if w.cwnd < w.ssthresh {
             w.cwnd += newly.min(w.mss);
         } else if self.cfg.ns2.cwnd_increase_in_packets {
@@ -661,6 +673,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             point: self.w.snd_max,
         };
         self.w.segs.clear_episode_marks();
+        self.linux_cc.on_reduction();
         self.stats.fast_retransmits += 1;
         if self.cfg.ns2.careful_after_fast_retransmit {
             // ns-2 dupack_action(): recover_ = maxseq_ at every fast retransmit.
@@ -699,6 +712,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         // RFC 5681 3.1: cwnd = loss window = 1 SMSS.
         self.w.cwnd = self.w.mss;
+        self.linux_cc.on_reduction();
         self.consecutive_timeouts += 1;
         self.stats.timeouts += 1;
         self.fast_watch = Some(FastTimeoutWatch {
