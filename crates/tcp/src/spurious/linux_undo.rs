@@ -192,15 +192,16 @@ impl SpuriousDetector for LinuxUndo {
         let repeat = matches!(self.state, State::Loss { .. }) && !t.first;
         if !repeat {
             self.undo_marker = t.snd_una;
-            self.undo_retrans = -1;
+            // tcp_init_undo (-1), then the timeout's own retransmission, which the
+            // sender announced through `on_retransmit` before this call (counted there
+            // for a repeated timeout, whose episode is already running).
+            self.undo_retrans = 1;
             self.retrans_stamp = t.retransmit_tsval.unwrap_or(0);
         }
         self.state = State::Loss {
             high_seq: t.snd_max,
             frto: self.frto_enabled,
         };
-        // The timeout's own retransmission (announced after it was sent).
-        self.on_retransmit(t.snd_una, t.retransmitted_end);
     }
 
     /// `tcp_retransmit_skb`: `if (tp->undo_retrans < 0) tp->undo_retrans = 0;
@@ -322,11 +323,31 @@ mod tests {
     }
 
     #[test]
+    fn each_retransmission_of_a_repeated_timeout_counts_once() {
+        let segs = table();
+        let mut d = fired(false);
+        let mut again = timeout(0, 10_000, Some(900));
+        again.first = false;
+        d.on_retransmit(0, 1000); // the sender announces the retransmission first
+        d.on_timeout(&again);
+        // Leave the Loss state without undo, then D-SACK both copies of segment 0.
+        assert_eq!(
+            d.on_ack(&ack(&segs, 0, 10_000, 10_000, None)),
+            Step::Pending
+        );
+        let mut a = ack(&segs, 10_000, 10_000, 10_000, None);
+        a.dsack = Some((0, 1000));
+        assert_eq!(d.on_ack(&a), Step::Pending);
+        assert_eq!(d.on_ack(&a), Step::Decided(Verdict::Spurious));
+    }
+
+    #[test]
     fn a_repeated_timeout_keeps_the_first_retransmissions_stamp() {
         let segs = table();
         let mut d = fired(false);
         let mut again = timeout(0, 10_000, Some(900));
         again.first = false;
+        d.on_retransmit(0, 1000);
         d.on_timeout(&again);
         let mut a = ack(&segs, 0, 10_000, 2000, None);
         // Before the repeat's stamp 900, but not before the first one's 500.
