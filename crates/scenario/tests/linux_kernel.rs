@@ -200,7 +200,7 @@ fn the_linux_profile_meets_the_kernel_goals() {
 /// The agreement measured when the data was recorded (docs/src/validation-linux.md),
 /// as floors: seeds of 30 meeting each goal. Raise them as mechanisms land.
 const FLOOR: Met4 = Met4 {
-    completion: 17,
+    completion: 28,
     retransmissions: 27,
     timeouts: 22,
     undos: 29,

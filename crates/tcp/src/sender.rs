@@ -284,8 +284,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         let timeouts = self.consecutive_timeouts;
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
+        let (dsack, newly_sacked) = self.apply_sack(pkt);
         let mut info = AckInfo {
-            dsack: self.apply_sack(pkt),
+            dsack,
             ..AckInfo::default()
         };
         if pkt.ack > self.w.snd_una {
@@ -295,7 +296,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                 self.rto.on_timed_segment_acked();
             }
             info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
-        } else if self.is_duplicate(pkt) {
+        } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
             self.on_duplicate_ack(now, out);
         }
@@ -508,16 +509,26 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     // ----- acknowledgments -------------------------------------------------------
 
-    /// Marks SACKed segments; returns whether the ACK carried a D-SACK block.
-    fn apply_sack(&mut self, pkt: &Packet) -> bool {
+    /// Marks SACKed segments; returns whether the ACK carried a D-SACK block, and the
+    /// bytes it SACKed for the first time.
+    fn apply_sack(&mut self, pkt: &Packet) -> (bool, u64) {
         let (dsack, blocks) = split_dsack(pkt);
+        let mut newly = 0;
         for &(s, e) in blocks {
             if e > pkt.ack {
-                self.w.segs.on_sack_block(s.max(pkt.ack), e);
+                newly += self.w.segs.on_sack_block(s.max(pkt.ack), e);
             }
         }
         self.stats.dsacks_received += dsack.is_some() as u64;
-        dsack.is_some()
+        (dsack.is_some(), newly)
+    }
+
+    /// The Linux host with SACK counts toward fast recovery only ACKs that SACK new
+    /// data (`tcp_time_to_recover` compares the SACKed segments with the reordering
+    /// degree; RFC 6675's DupAck likewise): a D-SACK alone, such as the report of a
+    /// timeout's duplicate retransmission, starts nothing.
+    fn counts_toward_recovery(&self, newly_sacked: u64) -> bool {
+        self.cfg.linux.is_none() || !self.cfg.sack_enabled() || newly_sacked > 0
     }
 
     /// RFC 5681 section 2: a duplicate ACK acknowledges nothing new, carries no data,
@@ -1134,6 +1145,34 @@ mod tests {
         s.on_ack(ms(200), &ns2_ack(1000), &mut out);
         for t in [201, 202, 203] {
             s.on_ack(ms(t), &ns2_ack(1000), &mut out);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+    }
+
+    #[test]
+    fn a_linux_host_does_not_count_dsack_only_acks_toward_fast_retransmit() {
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), 40_000, &mut out);
+        s.on_ack(ms(300), &ack(2000), &mut out);
+        let mut dsack = ack(2000);
+        dsack.sack.push(0, 1000); // below the cumulative ACK: a D-SACK
+        for t in [301, 302, 303] {
+            s.on_ack(ms(t), &dsack, &mut out);
+        }
+        assert_eq!(s.stats().fast_retransmits, 0);
+        // Three ACKs that SACK new data do start it.
+        for (t, e) in [(304, 4000), (305, 5000), (306, 6000)] {
+            let mut a = ack(2000);
+            a.sack.push(3000, e);
+            s.on_ack(ms(t), &a, &mut out);
         }
         assert_eq!(s.stats().fast_retransmits, 1);
     }
