@@ -21,6 +21,7 @@ pub mod rto;
 pub mod segments;
 pub mod sender;
 pub mod spurious;
+pub mod tlp;
 pub mod window;
 
 pub use config::{DelayedAck, EchoRule, Ns2Switches, RecoveryKind, TcpConfig, TimeoutRetransmit};

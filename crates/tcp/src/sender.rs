@@ -111,6 +111,10 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_timeouts: Vec<u64>,
     /// Linux's congestion-avoidance credit (`profile = "linux"`).
     linux_cc: crate::linux_reno::LinuxReno,
+    /// The timer is a Tail Loss Probe's, not the RTO ([`crate::tlp`]).
+    probe_armed: bool,
+    /// snd_max after a retransmitted probe, until acknowledged (`tlp_high_seq`).
+    tlp_high_seq: Option<u64>,
 }
 
 /// A timeout whose following ACKs are watched: peak-hopper-rto.md VI calls it a "fast
@@ -175,6 +179,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             fast_watch: None,
             fast_timeouts: Vec::new(),
             linux_cc: Default::default(),
+            probe_armed: false,
+            tlp_high_seq: None,
         }
     }
 
@@ -210,6 +216,10 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// When the retransmission timer fires, if armed.
     pub fn next_deadline(&self) -> Option<Time> {
         self.timer
+    }
+    /// The armed timer is a Tail Loss Probe's: its expiry is no timeout.
+    pub fn probe_armed(&self) -> bool {
+        self.probe_armed
     }
     /// Timeouts in a row without an acknowledgment of new data (the back-off count).
     pub fn consecutive_timeouts(&self) -> u32 {
@@ -302,6 +312,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.follow_driver(now, step, timeouts, &info, out);
         self.try_send(now, out);
+        if self.probe_armed && (self.phase != Phase::Open || self.frto_hold) {
+            self.rearm_rto_from_head(now);
+        }
         info
     }
 
@@ -472,7 +485,70 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.w.snd_una >= self.w.snd_max {
             return;
         }
+        if self.probe_armed {
+            self.on_probe_timeout(now, out);
+            return;
+        }
         self.on_retransmission_timeout(now, out);
+    }
+
+    // ----- tail loss probe (crate::tlp) -------------------------------------------
+
+    /// `tcp_early_retrans` 3 or 4 on a SACK connection of the `linux` profile.
+    fn tlp_enabled(&self) -> bool {
+        let on = |l: &crate::LinuxSysctls| matches!(l.tcp_early_retrans, 3 | 4);
+        self.cfg.linux.as_ref().is_some_and(on) && self.cfg.sack_enabled()
+    }
+
+    /// `tcp_schedule_loss_probe`: arms the probe instead of the RTO in the Open state;
+    /// returns whether it did.
+    fn schedule_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
+        let open = self.phase == Phase::Open && !self.frto_hold;
+        if !self.tlp_enabled() || !open || self.w.snd_una >= self.w.snd_max {
+            return false;
+        }
+        let Some(head) = self.w.segs.get(0) else {
+            return false;
+        };
+        let s = crate::tlp::ProbeSchedule {
+            now,
+            srtt: self.rto.srtt(),
+            packets_out: self.w.segs.len() as u64,
+            rto: self.current_rto(),
+            head_sent: head.last_sent,
+            advancing_rto,
+        };
+        self.timer = Some(crate::tlp::probe_deadline(&s));
+        self.probe_armed = true;
+        true
+    }
+
+    /// `tcp_send_loss_probe`: new data if the window admits it (whatever cwnd says),
+    /// else the last segment again; then the RTO from now.
+    fn on_probe_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.probe_armed = false;
+        let new_fits = self.w.snd_nxt == self.w.snd_max && self.next_segment_end().is_some();
+        let outstanding = self.tlp_high_seq.is_some_and(|h| self.w.snd_una < h);
+        match crate::tlp::choose_probe(new_fits, outstanding) {
+            crate::tlp::Probe::NewData => {
+                self.send_next(now, out);
+            }
+            crate::tlp::Probe::RetransmitLast => {
+                let last = self.w.segs.len() - 1;
+                self.retransmit(now, last, out);
+                self.tlp_high_seq = Some(self.w.snd_max);
+            }
+            crate::tlp::Probe::Nothing => {}
+        }
+        self.arm_timer(now);
+    }
+
+    /// `tcp_rearm_rto` with a probe pending outside the Open state: the RTO anchored
+    /// at the oldest outstanding segment's last transmission, at least 1 ms ahead.
+    fn rearm_rto_from_head(&mut self, now: Time) {
+        let head = self.w.segs.get(0).map_or(now, |s| s.last_sent);
+        self.arm_timer(now);
+        self.timer = Some((head + self.armed_rto).max(now + Dur::from_millis(1)));
     }
 
     // ----- handshake -------------------------------------------------------------
@@ -587,7 +663,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         // restart it so that it expires after the current RTO.
         if self.w.snd_una >= self.w.snd_max {
             self.timer = None;
-        } else {
+            self.probe_armed = false;
+        } else if !self.schedule_probe(now, true) {
             self.arm_timer(now);
         }
         newly
@@ -902,6 +979,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.timer.is_none() {
             self.arm_timer(now);
         }
+        // tcp_write_xmit: new data reschedules the loss probe.
+        if !retx {
+            self.schedule_probe(now, false);
+        }
     }
 
     /// Window room F-RTO needs beyond snd_max to probe with new data: one segment
@@ -923,6 +1004,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     fn arm_timer(&mut self, now: Time) {
+        self.probe_armed = false;
         // The estimator's RTO with any kept spurious-timeout adaptation on top.
         self.armed_rto =
             self.adapt
@@ -1175,6 +1257,33 @@ mod tests {
             s.on_ack(ms(t), &a, &mut out);
         }
         assert_eq!(s.stats().fast_retransmits, 1);
+    }
+
+    #[test]
+    fn a_linux_host_probes_the_tail_with_new_data_before_its_rto() {
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), 40_000, &mut out);
+        s.on_ack(ms(100), &ack(2000), &mut out); // an RTT sample of 100 ms
+        assert!(s.probe_armed());
+        let deadline = s.next_deadline().unwrap();
+        // PTO = 2 * SRTT + 2 ms after the new data sent at 100 ms (302 ms), but no
+        // later than the RTO of the oldest segment (sent at 0, RTO 3 * RTT = 300 ms).
+        assert_eq!(deadline, ms(300));
+        out.clear();
+        s.on_timer(deadline, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(!out[0].retx, "the probe is new data");
+        assert_eq!(s.stats().timeouts, 0);
+        assert!(!s.probe_armed());
+        assert_eq!(s.next_deadline(), Some(deadline + s.current_rto()));
     }
 
     #[test]
