@@ -622,12 +622,18 @@ impl<E: RtoEstimator> TcpSender<E> {
         if timed.is_some() {
             self.timing = None;
         }
+        let ts_sample = pkt
+            .ts
+            .filter(|_| self.cfg.timestamps)
+            .and_then(|ts| self.cfg.ts_time(ts.ecr))
+            .and_then(|sent| (sent <= now).then(|| now - sent));
+        if self.cfg.linux.is_some() {
+            // tcp_clean_rtx_queue / tcp_ack_update_rtt (crate::linux_rtt).
+            let s = crate::linux_rtt::rtt_sample(&self.w.segs, pkt.ack, now, ts_sample);
+            return (s, timed.is_some());
+        }
         if self.cfg.timestamps {
-            let sample = pkt
-                .ts
-                .and_then(|ts| self.cfg.ts_time(ts.ecr))
-                .and_then(|sent| (sent <= now).then(|| now - sent));
-            return (sample, timed.is_some());
+            return (ts_sample, timed.is_some());
         }
         (timed.map(|t| now - t.sent_at), timed.is_some())
     }
