@@ -141,27 +141,40 @@ fn compare(k: &KernelRun, f: &FlowResult) -> Met {
 
 /// Runs every recorded seed; prints the per-seed table of docs/src/validation-linux.md.
 fn run_all() -> Vec<Met> {
-    println!("| config | seed | sim s | kernel s | sim retx | kernel retx | sim RTOs | kernel RTOs | sim undos | kernel undos |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| config | seed | sim s | kernel s | diff | sim retx | kernel retx | sim RTOs | kernel RTOs | sim undos | kernel undos | goals missed |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     kernel_runs()
         .iter()
         .map(|k| {
             let f = simulate(k);
             let done = f.completed.map_or(f64::NAN, |t| t.as_secs_f64());
+            let met = compare(k, &f);
+            let missed: Vec<&str> = [
+                (met.completion, "time"),
+                (met.retransmissions, "retx"),
+                (met.timeouts, "RTOs"),
+                (met.undos, "undos"),
+            ]
+            .iter()
+            .filter(|(ok, _)| !ok)
+            .map(|(_, name)| *name)
+            .collect();
             println!(
-                "| ({}) | {} | {:.1} | {:.1} | {} | {} | {} | {} | {} | {} |",
+                "| ({}) | {} | {:.1} | {:.1} | {:+.1} % | {} | {} | {} | {} | {} | {} | {} |",
                 k.config,
                 k.seed,
                 done,
                 k.completion_s,
+                100.0 * (done - k.completion_s) / k.completion_s,
                 f.retransmissions,
                 k.retransmissions,
                 f.timeouts,
                 k.timeouts,
                 f.spurious_responses,
-                k.undos
+                k.undos,
+                if missed.is_empty() { "-".to_owned() } else { missed.join(", ") },
             );
-            compare(k, &f)
+            met
         })
         .collect()
 }
