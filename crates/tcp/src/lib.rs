@@ -15,6 +15,7 @@ pub mod config;
 pub mod linux_profile;
 pub mod linux_reno;
 pub mod linux_rtt;
+pub mod prr;
 pub mod receiver;
 pub mod recovery;
 pub mod response;

@@ -115,6 +115,8 @@ pub struct TcpSender<E: RtoEstimator> {
     probe_armed: bool,
     /// snd_max after a retransmitted probe, until acknowledged (`tlp_high_seq`).
     tlp_high_seq: Option<u64>,
+    /// The `linux` profile's fast-recovery window ([`crate::prr`]).
+    prr: crate::prr::Prr,
 }
 
 /// A timeout whose following ACKs are watched: peak-hopper-rto.md VI calls it a "fast
@@ -181,6 +183,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             linux_cc: Default::default(),
             probe_armed: false,
             tlp_high_seq: None,
+            prr: Default::default(),
         }
     }
 
@@ -311,6 +314,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.on_duplicate_ack(now, out);
         }
         self.follow_driver(now, step, timeouts, &info, out);
+        self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
         self.try_send(now, out);
         if self.probe_armed && (self.phase != Phase::Open || self.frto_hold) {
             self.rearm_rto_from_head(now);
@@ -762,7 +766,26 @@ impl<E: RtoEstimator> TcpSender<E> {
         !self.cfg.careful_fast_retransmit || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)
     }
 
+    /// `tcp_cwnd_reduction` (crate::prr) on every ACK of a `linux` fast recovery:
+    /// cwnd = pipe + sndcnt.
+    fn prr_on_ack(&mut self, delivered: u64, una_advanced: bool) {
+        if self.cfg.linux.is_none() || !matches!(self.phase, Phase::Recovery { .. }) {
+            return;
+        }
+        let mss = self.w.mss;
+        let pipe = self.w.pipe() / mss;
+        let newly = delivered.div_ceil(mss);
+        if let Some(c) = self
+            .prr
+            .on_ack(self.w.ssthresh / mss, pipe, newly, una_advanced)
+        {
+            self.w.cwnd = c.max(1) * mss;
+        }
+    }
+
     fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
+        // tcp_init_cwnd_reduction: prior_cwnd before the reduction.
+        self.prr = crate::prr::Prr::start(self.w.cwnd / self.w.mss);
         self.phase = Phase::Recovery {
             point: self.w.snd_max,
         };
@@ -980,6 +1003,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         out.push(p);
         if let Phase::Recovery { .. } = self.phase {
             self.recovery.on_sent(&self.w);
+            self.prr.on_sent();
         }
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.timer.is_none() {
