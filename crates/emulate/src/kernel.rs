@@ -142,7 +142,7 @@ impl KernelSettings {
         let b = |v: bool| if v { "1" } else { "0" }.to_owned();
         let frto = matches!(
             tcp.spurious.driver,
-            Some(DetectorKind::Frto | DetectorKind::SackFrto)
+            Some(DetectorKind::Frto | DetectorKind::SackFrto | DetectorKind::LinuxFrto)
         );
         let mut sysctls = BTreeMap::new();
         sysctls.insert("tcp_timestamps".to_owned(), b(tcp.timestamps));
@@ -152,6 +152,17 @@ impl KernelSettings {
             "tcp_frto".to_owned(),
             if frto { "2" } else { "0" }.to_owned(),
         );
+        // The `linux` profile names the kernel's own switches: pass them on as written.
+        if let Some(l) = &tcp.linux {
+            for (k, v) in [
+                ("tcp_timestamps", l.tcp_timestamps),
+                ("tcp_frto", l.tcp_frto),
+                ("tcp_recovery", l.tcp_recovery),
+                ("tcp_early_retrans", l.tcp_early_retrans),
+            ] {
+                sysctls.insert(k.to_owned(), v.to_string());
+            }
+        }
         for (k, v) in overrides {
             sysctls.insert(k.clone(), v.clone());
         }
@@ -354,6 +365,22 @@ mod tests {
             (DEFAULT_CC, 1000)
         );
         assert!(!plain.sysctls.contains_key("tcp_recovery"));
+    }
+
+    #[test]
+    fn the_linux_profile_passes_its_sysctls_to_the_kernel() {
+        let mut tcp = TcpConfig::linux();
+        tcp.linux = Some(spikelab_tcp::LinuxSysctls {
+            tcp_frto: 1,
+            tcp_recovery: 0,
+            tcp_early_retrans: 0,
+            ..Default::default()
+        });
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        assert_eq!(k.sysctls["tcp_frto"], "1");
+        assert_eq!(k.sysctls["tcp_recovery"], "0");
+        assert_eq!(k.sysctls["tcp_early_retrans"], "0");
+        assert_eq!(k.sysctls["tcp_timestamps"], "1");
     }
 
     #[test]

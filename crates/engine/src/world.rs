@@ -405,7 +405,11 @@ impl World {
         if !due {
             return;
         }
-        self.record_timeout(f);
+        // A Tail Loss Probe's timer (the `linux` profile) is no retransmission timeout.
+        let probe = matches!(&self.flows[f].state, FlowState::Tcp(t) if t.sender.probe_armed());
+        if !probe {
+            self.record_timeout(f);
+        }
         let mut out = std::mem::take(&mut self.out);
         if let FlowState::Tcp(t) = &mut self.flows[f].state {
             t.sender.on_timer(now, &mut out);

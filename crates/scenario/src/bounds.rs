@@ -35,7 +35,7 @@ use spikelab_net::{
     QueueLimit, RedConfig, ServiceConfig, SpikeConfig,
 };
 use spikelab_tcp::rto::{LinuxConfig, Ns2RtoConfig, PeakHopperConfig, Rfc6298Config, RtoConfig};
-use spikelab_tcp::TcpConfig;
+use spikelab_tcp::{CongestionControl, LinuxSysctls, TcpConfig};
 
 /// Longest duration anywhere in a scenario: 10^6 s.
 pub const MAX_DUR: Dur = Dur::from_secs(1_000_000);
@@ -590,7 +590,45 @@ fn tcp_config(t: &TcpConfig, p: &FieldPath) -> Check {
         4,
         " blocks",
     )?;
+    if let Some(l) = &t.linux {
+        linux_sysctls(l, &p.key("linux"))?;
+    }
     rto(&t.rto, &p.key("rto"))
+}
+
+/// The values each sysctl takes in the kernel (Documentation/networking/ip-sysctl.rst):
+/// booleans 0/1, `tcp_timestamps` and `tcp_frto` 0 to 2, `tcp_recovery` a mask of
+/// bits 1, 2, 4, `tcp_early_retrans` 0 to 4, `tcp_rmem` min <= default <= max.
+fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
+    let flags = [
+        ("tcp_timestamps", l.tcp_timestamps, 2),
+        ("tcp_sack", l.tcp_sack, 1),
+        ("tcp_dsack", l.tcp_dsack, 1),
+        ("tcp_frto", l.tcp_frto, 2),
+        ("tcp_recovery", l.tcp_recovery, 7),
+        ("tcp_early_retrans", l.tcp_early_retrans, 4),
+    ];
+    for (name, v, hi) in flags {
+        int(&p.key(name), u64::from(v), 0, hi, "")?;
+    }
+    let [min, default, max] = l.tcp_rmem;
+    let rmem = p.key("tcp_rmem");
+    int(&rmem.index(0), min, 1, default, " bytes (1 to the default)")?;
+    int(&rmem.index(1), default, min, max, " bytes (min to max)")?;
+    int(
+        &rmem.index(2),
+        max,
+        default,
+        MAX_WINDOW,
+        " bytes (default to 2^30)",
+    )?;
+    if l.tcp_congestion_control == CongestionControl::Cubic {
+        return fail(
+            &p.key("tcp_congestion_control"),
+            "`cubic` is not modelled yet: use \"reno\"",
+        );
+    }
+    Ok(())
 }
 
 fn rto(r: &RtoConfig, p: &FieldPath) -> Check {

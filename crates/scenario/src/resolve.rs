@@ -293,10 +293,14 @@ fn tcp_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
         ("stop", e.stop.is_some()),
     ];
     refuse_keys(path, "TCP", &keys)?;
-    let tcp = e
+    let mut tcp = e
         .tcp
         .clone()
         .unwrap_or_else(|| e.profile.unwrap_or_default().config());
+    // The `linux` profile's sysctls decide the fields they name.
+    if let Some(sysctls) = tcp.linux.clone() {
+        sysctls.apply(&mut tcp);
+    }
     check_tcp(&tcp, &path.key("tcp"))?;
     let Some(workload) = e.workload else {
         return fail(

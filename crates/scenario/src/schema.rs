@@ -138,6 +138,9 @@ pub enum Profile {
     Modern,
     /// The ns-2.1b9a agents of 2002: `TcpConfig::ns2_2002()` (docs/src/ns2-2002-defaults.md).
     Ns2_2002,
+    /// A Linux 6.x host: `TcpConfig::linux()`, with sysctl-named switches under
+    /// `tcp.linux` (docs/src/validation-linux.md).
+    Linux,
 }
 
 impl Profile {
@@ -146,6 +149,7 @@ impl Profile {
         match self {
             Profile::Modern => TcpConfig::default(),
             Profile::Ns2_2002 => TcpConfig::ns2_2002(),
+            Profile::Linux => TcpConfig::linux(),
         }
     }
 
@@ -176,7 +180,8 @@ pub struct FlowEntry {
     /// `"tcp"` or `"cbr"`. Default: `"tcp"`.
     #[serde(default)]
     pub kind: FlowKindName,
-    /// TCP only: the base of `tcp`, `"modern"` or `"ns2-2002"`. Default: `"modern"`.
+    /// TCP only: the base of `tcp`, `"modern"`, `"ns2-2002"` or `"linux"`. Default:
+    /// `"modern"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<Profile>,
     /// TCP only: a `TcpConfig` table; keys override the profile's (deep merge).

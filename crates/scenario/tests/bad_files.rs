@@ -166,7 +166,7 @@ fn unknown_profile() {
     let m = error_after("route = [\"l\"]", "route = [\"l\"]\nprofile = \"ns3\"");
     assert_has(
         &m,
-        &["bad.toml:12:1: field `flow[0].profile`: unknown variant `ns3`, expected `modern` or `ns2-2002`"],
+        &["bad.toml:12:1: field `flow[0].profile`: unknown variant `ns3`, expected one of `modern`, `ns2-2002`, `linux`"],
     );
 }
 

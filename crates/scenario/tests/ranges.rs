@@ -283,3 +283,35 @@ fn a_file_that_is_not_utf8_names_the_line_of_the_bad_byte() {
     let m = load(&path).unwrap_err().to_string();
     assert_has(&m, &["latin1.toml:11:9: not UTF-8 text: byte 0xe9"]);
 }
+
+// ----- the linux profile's sysctls -------------------------------------------------
+
+#[test]
+fn a_linux_sysctl_outside_the_kernels_range_is_refused_at_its_field() {
+    let m = replaced(
+        "tcp = { recovery = \"reno-sack\" }",
+        "profile = \"linux\"\ntcp = { linux = { tcp_frto = 3 } }",
+    );
+    assert_has(
+        &m,
+        &["bad.toml:14:", "tcp.linux.tcp_frto", "between 0 and 2"],
+    );
+}
+
+#[test]
+fn cubic_is_refused_until_it_is_modelled() {
+    let m = replaced(
+        "tcp = { recovery = \"reno-sack\" }",
+        "profile = \"linux\"\ntcp = { linux = { tcp_congestion_control = \"cubic\" } }",
+    );
+    assert_has(&m, &["tcp.linux.tcp_congestion_control", "not modelled"]);
+}
+
+#[test]
+fn tcp_rmem_must_be_ordered_min_default_max() {
+    let m = replaced(
+        "tcp = { recovery = \"reno-sack\" }",
+        "profile = \"linux\"\ntcp = { linux = { tcp_rmem = [4096, 8192, 6000] } }",
+    );
+    assert_has(&m, &["tcp.linux.tcp_rmem"]);
+}

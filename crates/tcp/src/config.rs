@@ -4,6 +4,7 @@
 //! [`TcpConfig::ns2_2002`] gives the settings the papers' simulator used (see
 //! `docs/src/ns2-2002-defaults.md`), named and documented field by field.
 
+use crate::linux_profile::LinuxSysctls;
 use crate::recovery::PipeRule;
 use crate::response::SpuriousConfig;
 use crate::rto::RtoConfig;
@@ -209,6 +210,11 @@ pub struct TcpConfig {
     pub spurious: SpuriousConfig,
     /// ns-2 behaviours (see [`Ns2Switches`]). Default: all off.
     pub ns2: Ns2Switches,
+    /// The Linux host's sysctls (`profile = "linux"`; see [`LinuxSysctls`]): when
+    /// present they decide `timestamps`, `recovery`, `dsack` and `spurious.driver`.
+    /// Default: absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linux: Option<LinuxSysctls>,
 }
 
 impl Default for TcpConfig {
@@ -235,6 +241,7 @@ impl Default for TcpConfig {
             rto: RtoConfig::default(),
             spurious: SpuriousConfig::default(),
             ns2: Ns2Switches::default(),
+            linux: None,
         }
     }
 }
@@ -275,6 +282,7 @@ impl TcpConfig {
             rto: RtoConfig::Ns2(crate::rto::Ns2RtoConfig::default()),
             spurious: SpuriousConfig::default(),
             ns2: Ns2Switches::all(),
+            linux: None,
         }
     }
 

@@ -8,9 +8,14 @@
 //! * [`recovery`]: loss recovery, one algorithm per file.
 //! * [`rto`]: retransmission-timer estimators, one per file.
 //! * [`spurious`]: spurious-timeout detectors, one per file, run side by side.
+//! * [`linux_profile`]: the `linux` profile and its sysctl-named switches.
 //! * [`response`]: what a sender does about a spurious timeout.
 
 pub mod config;
+pub mod linux_profile;
+pub mod linux_reno;
+pub mod linux_rtt;
+pub mod prr;
 pub mod receiver;
 pub mod recovery;
 pub mod response;
@@ -18,8 +23,10 @@ pub mod rto;
 pub mod segments;
 pub mod sender;
 pub mod spurious;
+pub mod tlp;
 pub mod window;
 
 pub use config::{DelayedAck, EchoRule, Ns2Switches, RecoveryKind, TcpConfig, TimeoutRetransmit};
+pub use linux_profile::{CongestionControl, LinuxSysctls};
 pub use receiver::TcpReceiver;
 pub use sender::{AckInfo, Phase, SenderStats, TcpSender};

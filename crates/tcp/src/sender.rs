@@ -109,6 +109,14 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_watch: Option<FastTimeoutWatch>,
     /// Numbers (0, 1, ...) of the data timeouts that were fast timeouts.
     fast_timeouts: Vec<u64>,
+    /// Linux's congestion-avoidance credit (`profile = "linux"`).
+    linux_cc: crate::linux_reno::LinuxReno,
+    /// The timer is a Tail Loss Probe's, not the RTO ([`crate::tlp`]).
+    probe_armed: bool,
+    /// snd_max after a retransmitted probe, until acknowledged (`tlp_high_seq`).
+    tlp_high_seq: Option<u64>,
+    /// The `linux` profile's fast-recovery window ([`crate::prr`]).
+    prr: crate::prr::Prr,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -172,6 +180,10 @@ impl<E: RtoEstimator> TcpSender<E> {
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
+            linux_cc: Default::default(),
+            probe_armed: false,
+            tlp_high_seq: None,
+            prr: Default::default(),
         }
     }
 
@@ -207,6 +219,10 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// When the retransmission timer fires, if armed.
     pub fn next_deadline(&self) -> Option<Time> {
         self.timer
+    }
+    /// The armed timer is a Tail Loss Probe's: its expiry is no timeout.
+    pub fn probe_armed(&self) -> bool {
+        self.probe_armed
     }
     /// Timeouts in a row without an acknowledgment of new data (the back-off count).
     pub fn consecutive_timeouts(&self) -> u32 {
@@ -281,8 +297,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         let timeouts = self.consecutive_timeouts;
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
+        let (dsack, newly_sacked) = self.apply_sack(pkt);
         let mut info = AckInfo {
-            dsack: self.apply_sack(pkt),
+            dsack,
             ..AckInfo::default()
         };
         if pkt.ack > self.w.snd_una {
@@ -292,12 +309,16 @@ impl<E: RtoEstimator> TcpSender<E> {
                 self.rto.on_timed_segment_acked();
             }
             info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
-        } else if self.is_duplicate(pkt) {
+        } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
             self.on_duplicate_ack(now, out);
         }
         self.follow_driver(now, step, timeouts, &info, out);
+        self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
         self.try_send(now, out);
+        if self.probe_armed && (self.phase != Phase::Open || self.frto_hold) {
+            self.rearm_rto_from_head(now);
+        }
         info
     }
 
@@ -356,6 +377,11 @@ impl<E: RtoEstimator> TcpSender<E> {
             Step::SendNew(n) => self.send_new_probe(now, n, out),
             Step::Decided(Verdict::Spurious) => self.respond_spurious(now, timeouts, info),
             Step::Decided(Verdict::Genuine) => self.respond_genuine(),
+        }
+        // A driver may stop probing without a verdict (Linux's F-RTO turns itself off
+        // and keeps its undo tests running; see `spurious::linux_undo`).
+        if self.frto_hold && !self.watch.driver_holds_retransmissions() {
+            self.release_frto_hold();
         }
         if self.newreno_sack_until.is_some_and(|p| self.w.snd_una >= p) {
             self.newreno_sack_until = None;
@@ -418,11 +444,15 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn respond_genuine(&mut self) {
         self.adapt.on_genuine();
         if self.frto_hold {
-            // RFC 5682 2.1 step 3a: cwnd <= 3*SMSS, slow start retransmitting.
-            self.frto_hold = false;
-            self.w.cwnd = self.w.cwnd.min(3 * self.w.mss);
-            self.w.snd_nxt = self.w.snd_una;
+            self.release_frto_hold();
         }
+    }
+
+    /// RFC 5682 2.1 step 3a: cwnd <= 3*SMSS, slow start retransmitting.
+    fn release_frto_hold(&mut self) {
+        self.frto_hold = false;
+        self.w.cwnd = self.w.cwnd.min(3 * self.w.mss);
+        self.w.snd_nxt = self.w.snd_una;
     }
 
     /// Tells the detectors that the timer fired and the first segment went out again.
@@ -459,7 +489,70 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.w.snd_una >= self.w.snd_max {
             return;
         }
+        if self.probe_armed {
+            self.on_probe_timeout(now, out);
+            return;
+        }
         self.on_retransmission_timeout(now, out);
+    }
+
+    // ----- tail loss probe (crate::tlp) -------------------------------------------
+
+    /// `tcp_early_retrans` 3 or 4 on a SACK connection of the `linux` profile.
+    fn tlp_enabled(&self) -> bool {
+        let on = |l: &crate::LinuxSysctls| matches!(l.tcp_early_retrans, 3 | 4);
+        self.cfg.linux.as_ref().is_some_and(on) && self.cfg.sack_enabled()
+    }
+
+    /// `tcp_schedule_loss_probe`: arms the probe instead of the RTO in the Open state;
+    /// returns whether it did.
+    fn schedule_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
+        let open = self.phase == Phase::Open && !self.frto_hold;
+        if !self.tlp_enabled() || !open || self.w.snd_una >= self.w.snd_max {
+            return false;
+        }
+        let Some(head) = self.w.segs.get(0) else {
+            return false;
+        };
+        let s = crate::tlp::ProbeSchedule {
+            now,
+            srtt: self.rto.srtt(),
+            packets_out: self.w.segs.len() as u64,
+            rto: self.current_rto(),
+            head_sent: head.last_sent,
+            advancing_rto,
+        };
+        self.timer = Some(crate::tlp::probe_deadline(&s));
+        self.probe_armed = true;
+        true
+    }
+
+    /// `tcp_send_loss_probe`: new data if the window admits it (whatever cwnd says),
+    /// else the last segment again; then the RTO from now.
+    fn on_probe_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.probe_armed = false;
+        let new_fits = self.w.snd_nxt == self.w.snd_max && self.next_segment_end().is_some();
+        let outstanding = self.tlp_high_seq.is_some_and(|h| self.w.snd_una < h);
+        match crate::tlp::choose_probe(new_fits, outstanding) {
+            crate::tlp::Probe::NewData => {
+                self.send_next(now, out);
+            }
+            crate::tlp::Probe::RetransmitLast => {
+                let last = self.w.segs.len() - 1;
+                self.retransmit(now, last, out);
+                self.tlp_high_seq = Some(self.w.snd_max);
+            }
+            crate::tlp::Probe::Nothing => {}
+        }
+        self.arm_timer(now);
+    }
+
+    /// `tcp_rearm_rto` with a probe pending outside the Open state: the RTO anchored
+    /// at the oldest outstanding segment's last transmission, at least 1 ms ahead.
+    fn rearm_rto_from_head(&mut self, now: Time) {
+        let head = self.w.segs.get(0).map_or(now, |s| s.last_sent);
+        self.arm_timer(now);
+        self.timer = Some((head + self.armed_rto).max(now + Dur::from_millis(1)));
     }
 
     // ----- handshake -------------------------------------------------------------
@@ -496,16 +589,26 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     // ----- acknowledgments -------------------------------------------------------
 
-    /// Marks SACKed segments; returns whether the ACK carried a D-SACK block.
-    fn apply_sack(&mut self, pkt: &Packet) -> bool {
+    /// Marks SACKed segments; returns whether the ACK carried a D-SACK block, and the
+    /// bytes it SACKed for the first time.
+    fn apply_sack(&mut self, pkt: &Packet) -> (bool, u64) {
         let (dsack, blocks) = split_dsack(pkt);
+        let mut newly = 0;
         for &(s, e) in blocks {
             if e > pkt.ack {
-                self.w.segs.on_sack_block(s.max(pkt.ack), e);
+                newly += self.w.segs.on_sack_block(s.max(pkt.ack), e);
             }
         }
         self.stats.dsacks_received += dsack.is_some() as u64;
-        dsack.is_some()
+        (dsack.is_some(), newly)
+    }
+
+    /// The Linux host with SACK counts toward fast recovery only ACKs that SACK new
+    /// data (`tcp_time_to_recover` compares the SACKed segments with the reordering
+    /// degree; RFC 6675's DupAck likewise): a D-SACK alone, such as the report of a
+    /// timeout's duplicate retransmission, starts nothing.
+    fn counts_toward_recovery(&self, newly_sacked: u64) -> bool {
+        self.cfg.linux.is_none() || !self.cfg.sack_enabled() || newly_sacked > 0
     }
 
     /// RFC 5681 section 2: a duplicate ACK acknowledges nothing new, carries no data,
@@ -523,12 +626,18 @@ impl<E: RtoEstimator> TcpSender<E> {
         if timed.is_some() {
             self.timing = None;
         }
+        let ts_sample = pkt
+            .ts
+            .filter(|_| self.cfg.timestamps)
+            .and_then(|ts| self.cfg.ts_time(ts.ecr))
+            .and_then(|sent| (sent <= now).then(|| now - sent));
+        if self.cfg.linux.is_some() {
+            // tcp_clean_rtx_queue / tcp_ack_update_rtt (crate::linux_rtt).
+            let s = crate::linux_rtt::rtt_sample(&self.w.segs, pkt.ack, now, ts_sample);
+            return (s, timed.is_some());
+        }
         if self.cfg.timestamps {
-            let sample = pkt
-                .ts
-                .and_then(|ts| self.cfg.ts_time(ts.ecr))
-                .and_then(|sent| (sent <= now).then(|| now - sent));
-            return (sample, timed.is_some());
+            return (ts_sample, timed.is_some());
         }
         (timed.map(|t| now - t.sent_at), timed.is_some())
     }
@@ -564,7 +673,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         // restart it so that it expires after the current RTO.
         if self.w.snd_una >= self.w.snd_max {
             self.timer = None;
-        } else {
+            self.probe_armed = false;
+        } else if !self.schedule_probe(now, true) {
             self.arm_timer(now);
         }
         newly
@@ -615,6 +725,15 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// above it.
     fn grow_cwnd(&mut self, newly: u64) {
         let w = &mut self.w;
+        if self.cfg.linux.is_some() {
+            // tcp_reno_cong_avoid (crate::linux_reno), in whole segments.
+            let acked = newly.div_ceil(w.mss);
+            let cwnd = self
+                .linux_cc
+                .on_ack(w.cwnd / w.mss, w.ssthresh / w.mss, acked);
+            w.cwnd = cwnd * w.mss;
+            return;
+        }
         if w.cwnd < w.ssthresh {
             w.cwnd += newly.min(w.mss);
         } else if self.cfg.ns2.cwnd_increase_in_packets {
@@ -647,11 +766,31 @@ impl<E: RtoEstimator> TcpSender<E> {
         !self.cfg.careful_fast_retransmit || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)
     }
 
+    /// `tcp_cwnd_reduction` (crate::prr) on every ACK of a `linux` fast recovery:
+    /// cwnd = pipe + sndcnt.
+    fn prr_on_ack(&mut self, delivered: u64, una_advanced: bool) {
+        if self.cfg.linux.is_none() || !matches!(self.phase, Phase::Recovery { .. }) {
+            return;
+        }
+        let mss = self.w.mss;
+        let pipe = self.w.pipe() / mss;
+        let newly = delivered.div_ceil(mss);
+        if let Some(c) = self
+            .prr
+            .on_ack(self.w.ssthresh / mss, pipe, newly, una_advanced)
+        {
+            self.w.cwnd = c.max(1) * mss;
+        }
+    }
+
     fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
+        // tcp_init_cwnd_reduction: prior_cwnd before the reduction.
+        self.prr = crate::prr::Prr::start(self.w.cwnd / self.w.mss);
         self.phase = Phase::Recovery {
             point: self.w.snd_max,
         };
         self.w.segs.clear_episode_marks();
+        self.linux_cc.on_reduction();
         self.stats.fast_retransmits += 1;
         if self.cfg.ns2.careful_after_fast_retransmit {
             // ns-2 dupack_action(): recover_ = maxseq_ at every fast retransmit.
@@ -690,6 +829,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         // RFC 5681 3.1: cwnd = loss window = 1 SMSS.
         self.w.cwnd = self.w.mss;
+        self.linux_cc.on_reduction();
         self.consecutive_timeouts += 1;
         self.stats.timeouts += 1;
         self.fast_watch = Some(FastTimeoutWatch {
@@ -863,10 +1003,15 @@ impl<E: RtoEstimator> TcpSender<E> {
         out.push(p);
         if let Phase::Recovery { .. } = self.phase {
             self.recovery.on_sent(&self.w);
+            self.prr.on_sent();
         }
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.timer.is_none() {
             self.arm_timer(now);
+        }
+        // tcp_write_xmit: new data reschedules the loss probe.
+        if !retx {
+            self.schedule_probe(now, false);
         }
     }
 
@@ -889,6 +1034,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     fn arm_timer(&mut self, now: Time) {
+        self.probe_armed = false;
         // The estimator's RTO with any kept spurious-timeout adaptation on top.
         self.armed_rto =
             self.adapt
@@ -1113,6 +1259,61 @@ mod tests {
             s.on_ack(ms(t), &ns2_ack(1000), &mut out);
         }
         assert_eq!(s.stats().fast_retransmits, 1);
+    }
+
+    #[test]
+    fn a_linux_host_does_not_count_dsack_only_acks_toward_fast_retransmit() {
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), 40_000, &mut out);
+        s.on_ack(ms(300), &ack(2000), &mut out);
+        let mut dsack = ack(2000);
+        dsack.sack.push(0, 1000); // below the cumulative ACK: a D-SACK
+        for t in [301, 302, 303] {
+            s.on_ack(ms(t), &dsack, &mut out);
+        }
+        assert_eq!(s.stats().fast_retransmits, 0);
+        // Three ACKs that SACK new data do start it.
+        for (t, e) in [(304, 4000), (305, 5000), (306, 6000)] {
+            let mut a = ack(2000);
+            a.sack.push(3000, e);
+            s.on_ack(ms(t), &a, &mut out);
+        }
+        assert_eq!(s.stats().fast_retransmits, 1);
+    }
+
+    #[test]
+    fn a_linux_host_probes_the_tail_with_new_data_before_its_rto() {
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), 40_000, &mut out);
+        s.on_ack(ms(100), &ack(2000), &mut out); // an RTT sample of 100 ms
+        assert!(s.probe_armed());
+        let deadline = s.next_deadline().unwrap();
+        // PTO = 2 * SRTT + 2 ms after the new data sent at 100 ms (302 ms), but no
+        // later than the RTO of the oldest segment (sent at 0, RTO 3 * RTT = 300 ms).
+        assert_eq!(deadline, ms(300));
+        out.clear();
+        s.on_timer(deadline, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(!out[0].retx, "the probe is new data");
+        assert_eq!(s.stats().timeouts, 0);
+        assert!(!s.probe_armed());
+        assert_eq!(s.next_deadline(), Some(deadline + s.current_rto()));
     }
 
     #[test]

@@ -18,6 +18,10 @@ pub enum SsthreshRule {
     /// same segment (cwnd = 1) leaves ssthresh at 2 segments (RFC 2581, which ns-2
     /// followed, has no "held constant" clause).
     Ns2,
+    /// The Linux kernel's `tcp_reno_ssthresh` (net/ipv4/tcp_cong.c): max(cwnd / 2, 2)
+    /// in whole segments, from cwnd rather than FlightSize; a repeated timeout holds it
+    /// (`tcp_enter_loss` reduces only on entering the Loss state).
+    LinuxReno,
 }
 
 /// Sequence space, congestion window and the outstanding-segment table.
@@ -78,6 +82,10 @@ impl Window {
                 let packets = self.cwnd.min(self.rwnd) / self.mss;
                 return ((packets / 2) * self.mss).max(2 * self.mss);
             }
+            // tcp_reno_ssthresh: max(tcp_snd_cwnd(tp) >> 1U, 2U), cwnd in segments.
+            SsthreshRule::LinuxReno => {
+                return ((self.cwnd / self.mss / 2) * self.mss).max(2 * self.mss);
+            }
         };
         (base / 2).max(2 * self.mss)
     }
@@ -98,5 +106,32 @@ impl Window {
             .take_while(|(_, s)| s.end <= high)
             .find(|(i, s)| !s.sacked && !s.rexmit_in_episode && pred(*i))
             .map(|(i, _)| i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(rule: SsthreshRule, cwnd: u64, flight: u64) -> Window {
+        let mut w = Window::new(1000, cwnd, u64::MAX, 3);
+        w.ssthresh_rule = rule;
+        w.snd_max = flight;
+        w
+    }
+
+    #[test]
+    fn linux_reno_halves_cwnd_in_whole_segments_not_the_flight() {
+        // cwnd 21.5 segments, 16 in flight: Linux 10 segments, RFC 5681 8.
+        let w = window(SsthreshRule::LinuxReno, 21_500, 16_000);
+        assert_eq!(w.halved_ssthresh(), 10_000);
+        let w = window(SsthreshRule::Rfc5681, 21_500, 16_000);
+        assert_eq!(w.halved_ssthresh(), 8_000);
+    }
+
+    #[test]
+    fn linux_reno_keeps_two_segments_at_least() {
+        let w = window(SsthreshRule::LinuxReno, 1000, 1000);
+        assert_eq!(w.halved_ssthresh(), 2000);
     }
 }

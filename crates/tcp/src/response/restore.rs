@@ -33,6 +33,12 @@ pub enum Restore {
     Rfc4015,
     /// Leave ssthresh and cwnd as the timeout set them.
     None,
+    /// The Linux kernel's `tcp_undo_cwnd_reduction` (net/ipv4/tcp_input.c) with Reno's
+    /// `tcp_reno_undo_cwnd`: cwnd = max(cwnd, prior_cwnd), ssthresh = max(ssthresh,
+    /// prior_ssthresh), where `tcp_enter_loss` saved prior_cwnd = cwnd and
+    /// prior_ssthresh = `tcp_current_ssthresh` = max(ssthresh, 3/4 cwnd) (in whole
+    /// segments, `(cwnd >> 1) + (cwnd >> 2)`).
+    LinuxUndo,
 }
 
 /// The congestion state saved when an episode's first timeout fired, before reducing.
@@ -79,6 +85,11 @@ pub fn restore(rule: Restore, old: Snapshot, i: RestoreInputs) -> (u64, u64) {
             i.flight_size + i.bytes_acked.min(i.initial_window),
         ),
         Restore::None => (i.ssthresh_now, i.cwnd_now),
+        Restore::LinuxUndo => {
+            let c = old.cwnd / i.mss;
+            let prior_ssthresh = old.ssthresh.max(((c >> 1) + (c >> 2)) * i.mss);
+            (i.ssthresh_now.max(prior_ssthresh), i.cwnd_now.max(old.cwnd))
+        }
     }
 }
 
@@ -114,6 +125,8 @@ mod tests {
             // pipe_prev; FlightSize 18000 + min(1000, 2000).
             (Restore::Rfc4015, (64_000, 19_000)),
             (Restore::None, (10_000, 2000)),
+            // max(10000, max(64000, 15 segments)); max(2000, 20000).
+            (Restore::LinuxUndo, (64_000, 20_000)),
         ];
         for (rule, want) in cases {
             assert_eq!(restore(rule, OLD, inputs(1)), want, "{rule:?}");

@@ -13,12 +13,14 @@ mod ack_timing;
 mod dsack;
 mod eifel;
 mod frto;
+pub mod linux_undo;
 mod watch;
 
 pub use ack_timing::AckTiming;
 pub use dsack::DsackDetector;
 pub use eifel::Eifel;
 pub use frto::Frto;
+pub use linux_undo::LinuxUndo;
 pub use watch::{EpisodeVerdict, Watchers};
 
 use crate::segments::SegmentTable;
@@ -39,6 +41,11 @@ pub enum DetectorKind {
     Dsack,
     /// Allman and Paxson's ACK-timing heuristic ([Ludwig & Gurtov 2005] II.C).
     AckTiming,
+    /// The Linux kernel's undo after a timeout, from timestamps and D-SACKs, without
+    /// F-RTO (`tcp_frto = 0`; see [`linux_undo`]).
+    LinuxUndo,
+    /// The Linux kernel's undo with its SACK-enhanced F-RTO (`tcp_frto` != 0).
+    LinuxFrto,
     /// The STD proxy in the network ([Kim & Cho 2003] III.B); placed as a middlebox on a
     /// link, never configured on a sender.
     StdProxy,
@@ -53,6 +60,8 @@ impl DetectorKind {
             DetectorKind::SackFrto => "sack-frto",
             DetectorKind::Dsack => "dsack",
             DetectorKind::AckTiming => "ack-timing",
+            DetectorKind::LinuxUndo => "linux-undo",
+            DetectorKind::LinuxFrto => "linux-frto",
             DetectorKind::StdProxy => "std-proxy",
         }
     }
@@ -60,7 +69,10 @@ impl DetectorKind {
     /// F-RTO decides by changing what the sender transmits after the timeout, so it
     /// can only run as the driver, never as a silent observer.
     pub fn must_drive(self) -> bool {
-        matches!(self, DetectorKind::Frto | DetectorKind::SackFrto)
+        matches!(
+            self,
+            DetectorKind::Frto | DetectorKind::SackFrto | DetectorKind::LinuxFrto
+        )
     }
 }
 
@@ -144,6 +156,7 @@ pub enum Detector {
     Frto(Frto),
     Dsack(DsackDetector),
     AckTiming(AckTiming),
+    Linux(LinuxUndo),
 }
 
 impl Detector {
@@ -156,6 +169,8 @@ impl Detector {
             DetectorKind::SackFrto => Detector::Frto(Frto::new(true)),
             DetectorKind::Dsack => Detector::Dsack(DsackDetector::default()),
             DetectorKind::AckTiming => Detector::AckTiming(AckTiming::default()),
+            DetectorKind::LinuxUndo => Detector::Linux(LinuxUndo::new(false)),
+            DetectorKind::LinuxFrto => Detector::Linux(LinuxUndo::new(true)),
             DetectorKind::StdProxy => return None,
         })
     }
@@ -166,6 +181,7 @@ impl Detector {
             Detector::Frto(d) => d,
             Detector::Dsack(d) => d,
             Detector::AckTiming(d) => d,
+            Detector::Linux(d) => d,
         }
     }
 
@@ -175,6 +191,7 @@ impl Detector {
             Detector::Frto(d) => d,
             Detector::Dsack(d) => d,
             Detector::AckTiming(d) => d,
+            Detector::Linux(d) => d,
         }
     }
 }

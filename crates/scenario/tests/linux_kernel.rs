@@ -1,0 +1,268 @@
+//! The `linux` profile held against the real kernel, without root: the kernel's
+//! per-seed results on the Table 1 freeze path (eifel-response.md IV.A, ten freeze
+//! schedules, configurations (a) timestamps + F-RTO, (b) F-RTO only, (c) neither)
+//! were recorded by `scripts/record_kernel_linux.py` through `spikelab emulate` and
+//! live in `tests/data/kernel-<uname -r>/table1-freezes.csv`. Each row is re-run here
+//! in the simulator with `profile = "linux"` and the same sysctls and freezes.
+//!
+//! The issue's goals per seed: completion within 5 %, retransmitted segments within
+//! 20 %, RTO count equal in >= 90 % of the runs, undo events equal. The profile does
+//! not meet them all yet (RACK and the Linux receiver are missing; see
+//! docs/src/validation-linux.md): `the_linux_profile_meets_the_kernel_goals` is
+//! ignored until it does, and the default test holds the agreement measured so far so
+//! that a change cannot lose it unnoticed.
+
+use spikelab_engine::FlowResult;
+use std::path::PathBuf;
+
+const KERNEL: &str = "6.18.44-fc-v445";
+
+/// One recorded kernel run.
+#[derive(Clone, Debug)]
+struct KernelRun {
+    config: char,
+    seed: u64,
+    /// (start, duration) seconds.
+    freezes: Vec<(f64, f64)>,
+    completion_s: f64,
+    retransmissions: u64,
+    timeouts: u64,
+    /// `TCPLossUndo` + `TCPDSACKUndo` (`TCPSpuriousRTOs` is counted in `TCPLossUndo`).
+    undos: u64,
+}
+
+fn kernel_runs() -> Vec<KernelRun> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/data/kernel-{KERNEL}/table1-freezes.csv"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    lines
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let num = |name: &str| f[col(name)].parse::<f64>().unwrap();
+            assert_eq!(f[col("kernel")], KERNEL);
+            KernelRun {
+                config: f[col("config")].chars().next().unwrap(),
+                seed: num("seed") as u64,
+                freezes: f[col("freezes")]
+                    .split(' ')
+                    .map(|p| {
+                        let (s, d) = p.split_once('/').unwrap();
+                        (s.parse().unwrap(), d.parse().unwrap())
+                    })
+                    .collect(),
+                completion_s: num("completion_s"),
+                retransmissions: num("retransmissions") as u64,
+                timeouts: num("timeouts") as u64,
+                undos: (num("TCPLossUndo") + num("TCPDSACKUndo")) as u64,
+            }
+        })
+        .collect()
+}
+
+/// The largest window the kernel's receiver advertised, read from the emulator's
+/// receiver-side pcaps (`receiver-window.csv`: `tshark -T fields -e tcp.window_size`
+/// on the ACKs of the no-freeze run and of (a) seed 1). The emulator asks for
+/// `TCP_WINDOW_CLAMP` = 150000 (the scenario's `receiver_window`), but the kernel
+/// advertised 152000 B at first and 262140 B (65535 << window scale 2) from 1.34 s
+/// on, so the simulated receiver is given the window the kernel really offered.
+fn kernel_receiver_window() -> u64 {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/data/kernel-{KERNEL}/receiver-window.csv"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let windows: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    assert!(windows.windows(2).all(|w| w[0] == w[1]), "{windows:?}");
+    windows[0]
+}
+
+/// The sysctls of each configuration (scripts/validate_kernel.py).
+fn sysctls(config: char) -> &'static str {
+    match config {
+        'a' => "tcp_timestamps = 1, tcp_frto = 2",
+        'b' => "tcp_timestamps = 0, tcp_frto = 2",
+        _ => "tcp_timestamps = 0, tcp_frto = 0",
+    }
+}
+
+/// The scenario `scripts/validate_kernel.py` writes, with the `linux` profile.
+fn scenario(k: &KernelRun) -> String {
+    let at: Vec<String> = k
+        .freezes
+        .iter()
+        .map(|(s, d)| format!("{{ start = \"{s}s\", duration = \"{d}s\" }}"))
+        .collect();
+    format!(
+        r#"[run]
+name = "linux-{c}-{seed}"
+seed = {seed}
+stop = "300s"
+
+[topology]
+kind = "dumbbell"
+pairs = 1
+access = {{ rate = "100Mbit/s", latency = "1ms" }}
+
+[topology.bottleneck]
+rate = "2Mbit/s"
+latency = "150ms"
+queue = {{ kind = "drop-tail", limit = {{ packets = 74 }} }}
+
+[[topology.bottleneck.spikes]]
+kind = "outage"
+dirs = "both"
+at = [{at}]
+
+[[flow]]
+name = "tcp"
+route = "pair"
+profile = "linux"
+tcp = {{ mss = 1000, receiver_window = {rwnd}, linux = {{ {sys} }} }}
+workload = {{ kind = "bulk", bytes = "5MB" }}
+"#,
+        c = k.config,
+        seed = k.seed,
+        at = at.join(", "),
+        sys = sysctls(k.config),
+        rwnd = kernel_receiver_window(),
+    )
+}
+
+fn simulate(k: &KernelRun) -> FlowResult {
+    let s = spikelab_scenario::parse(&scenario(k), "linux.toml").unwrap_or_else(|e| panic!("{e}"));
+    let r = spikelab_engine::run(&s.to_sim(), k.seed).unwrap();
+    r.flows.into_iter().next().unwrap()
+}
+
+/// Which goals one seed meets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Met {
+    completion: bool,
+    retransmissions: bool,
+    timeouts: bool,
+    undos: bool,
+}
+
+fn compare(k: &KernelRun, f: &FlowResult) -> Met {
+    let done = f.completed.map_or(f64::INFINITY, |t| t.as_secs_f64());
+    let within = |sim: f64, kern: f64, tol: f64| (sim - kern).abs() <= tol * kern;
+    Met {
+        completion: within(done, k.completion_s, 0.05),
+        retransmissions: within(f.retransmissions as f64, k.retransmissions as f64, 0.20),
+        timeouts: f.timeouts == k.timeouts,
+        undos: f.spurious_responses == k.undos,
+    }
+}
+
+/// Runs every recorded seed; prints the per-seed table of docs/src/validation-linux.md.
+fn run_all() -> Vec<Met> {
+    println!("| config | seed | sim s | kernel s | diff | sim retx | kernel retx | sim RTOs | kernel RTOs | sim undos | kernel undos | goals missed |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    kernel_runs()
+        .iter()
+        .map(|k| {
+            let f = simulate(k);
+            let done = f.completed.map_or(f64::NAN, |t| t.as_secs_f64());
+            let met = compare(k, &f);
+            let missed: Vec<&str> = [
+                (met.completion, "time"),
+                (met.retransmissions, "retx"),
+                (met.timeouts, "RTOs"),
+                (met.undos, "undos"),
+            ]
+            .iter()
+            .filter(|(ok, _)| !ok)
+            .map(|(_, name)| *name)
+            .collect();
+            println!(
+                "| ({}) | {} | {:.1} | {:.1} | {:+.1} % | {} | {} | {} | {} | {} | {} | {} |",
+                k.config,
+                k.seed,
+                done,
+                k.completion_s,
+                100.0 * (done - k.completion_s) / k.completion_s,
+                f.retransmissions,
+                k.retransmissions,
+                f.timeouts,
+                k.timeouts,
+                f.spurious_responses,
+                k.undos,
+                if missed.is_empty() {
+                    "-".to_owned()
+                } else {
+                    missed.join(", ")
+                },
+            );
+            met
+        })
+        .collect()
+}
+
+fn count(m: &[Met], goal: impl Fn(&Met) -> bool) -> usize {
+    m.iter().filter(|x| goal(x)).count()
+}
+
+#[test]
+fn the_recorded_kernel_data_covers_three_configurations_of_ten_seeds() {
+    let runs = kernel_runs();
+    assert_eq!(runs.len(), 30);
+    for c in ['a', 'b', 'c'] {
+        assert_eq!(runs.iter().filter(|r| r.config == c).count(), 10);
+    }
+}
+
+#[test]
+#[ignore = "not met yet: RACK and the Linux receiver are missing (docs/src/validation-linux.md)"]
+fn the_linux_profile_meets_the_kernel_goals() {
+    let m = run_all();
+    let n = m.len();
+    assert_eq!(count(&m, |x| x.completion), n, "completion within 5 %");
+    assert_eq!(
+        count(&m, |x| x.retransmissions),
+        n,
+        "retransmissions within 20 %"
+    );
+    assert!(
+        count(&m, |x| x.timeouts) * 10 >= n * 9,
+        "RTO count equal in 90 %"
+    );
+    assert_eq!(count(&m, |x| x.undos), n, "undo events equal");
+}
+
+/// The agreement measured when the data was recorded (docs/src/validation-linux.md),
+/// as floors: seeds of 30 meeting each goal. Raise them as mechanisms land.
+const FLOOR: Met4 = Met4 {
+    completion: 27,
+    retransmissions: 27,
+    timeouts: 27,
+    undos: 29,
+};
+
+#[derive(Debug)]
+struct Met4 {
+    completion: usize,
+    retransmissions: usize,
+    timeouts: usize,
+    undos: usize,
+}
+
+#[test]
+fn the_linux_profile_keeps_its_measured_agreement_with_the_kernel() {
+    let m = run_all();
+    let got = Met4 {
+        completion: count(&m, |x| x.completion),
+        retransmissions: count(&m, |x| x.retransmissions),
+        timeouts: count(&m, |x| x.timeouts),
+        undos: count(&m, |x| x.undos),
+    };
+    println!("seeds meeting each goal: {got:?}");
+    assert!(got.completion >= FLOOR.completion, "{got:?}");
+    assert!(got.retransmissions >= FLOOR.retransmissions, "{got:?}");
+    assert!(got.timeouts >= FLOOR.timeouts, "{got:?}");
+    assert!(got.undos >= FLOOR.undos, "{got:?}");
+}

@@ -1,0 +1,90 @@
+//! The Linux kernel's Reno window growth: `tcp_reno_cong_avoid`, `tcp_slow_start` and
+//! `tcp_cong_avoid_ai` (net/ipv4/tcp_cong.c), in whole segments as the kernel counts.
+//!
+//! Unlike RFC 5681's per-ACK increase, the kernel counts acknowledged *segments*: in
+//! slow start cwnd grows by every segment an ACK covers (so a delayed ACK for two
+//! segments adds two), up to ssthresh, and the rest of the ACK carries over into
+//! congestion avoidance; there `snd_cwnd_cnt` accumulates acknowledged segments and
+//! cwnd grows by one each time the count reaches cwnd (one segment per window of
+//! data, whatever the ACK pattern).
+
+/// `snd_cwnd_cnt`: segments acknowledged towards the next congestion-avoidance step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinuxReno {
+    cwnd_cnt: u64,
+}
+
+impl LinuxReno {
+    /// `tcp_reno_cong_avoid` for an ACK of `acked` segments: the new cwnd, in segments.
+    pub fn on_ack(&mut self, cwnd: u64, ssthresh: u64, acked: u64) -> u64 {
+        let mut cwnd = cwnd;
+        let mut acked = acked;
+        // tcp_in_slow_start: cwnd < ssthresh.
+        if cwnd < ssthresh {
+            // tcp_slow_start: cwnd = min(cwnd + acked, ssthresh); the rest carries on.
+            let grown = (cwnd + acked).min(ssthresh);
+            acked -= grown - cwnd;
+            cwnd = grown;
+            if acked == 0 {
+                return cwnd;
+            }
+        }
+        self.cong_avoid_ai(cwnd, acked)
+    }
+
+    /// `tcp_cong_avoid_ai(tp, w = cwnd, acked)`.
+    fn cong_avoid_ai(&mut self, cwnd: u64, acked: u64) -> u64 {
+        let w = cwnd.max(1);
+        let mut cwnd = cwnd;
+        // "If credits accumulated at a higher w, apply them gently now."
+        if self.cwnd_cnt >= w {
+            self.cwnd_cnt = 0;
+            cwnd += 1;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= w {
+            let delta = self.cwnd_cnt / w;
+            self.cwnd_cnt -= delta * w;
+            cwnd += delta;
+        }
+        cwnd
+    }
+
+    /// `tcp_enter_loss` / `tcp_enter_recovery` clear `snd_cwnd_cnt`.
+    pub fn on_reduction(&mut self) {
+        self.cwnd_cnt = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_adds_every_segment_a_delayed_ack_covers() {
+        let mut r = LinuxReno::default();
+        assert_eq!(r.on_ack(10, 100, 2), 12);
+    }
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_the_rest_counts_towards_avoidance() {
+        let mut r = LinuxReno::default();
+        assert_eq!(r.on_ack(9, 10, 2), 10);
+        // One segment carried over: 9 more make a window of 10.
+        assert_eq!(r.on_ack(10, 10, 8), 10);
+        assert_eq!(r.on_ack(10, 10, 1), 11);
+    }
+
+    #[test]
+    fn avoidance_grows_one_segment_per_window_whatever_the_ack_size() {
+        let (mut one, mut two) = (LinuxReno::default(), LinuxReno::default());
+        let (mut c1, mut c2) = (20, 20);
+        for _ in 0..20 {
+            c1 = one.on_ack(c1, 10, 1);
+        }
+        for _ in 0..10 {
+            c2 = two.on_ack(c2, 10, 2);
+        }
+        assert_eq!((c1, c2), (21, 21));
+    }
+}

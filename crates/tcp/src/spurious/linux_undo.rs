@@ -1,0 +1,357 @@
+//! The Linux kernel's undo of a retransmission timeout, as `tcp_process_loss`,
+//! `tcp_try_undo_loss`, `tcp_may_undo`, `tcp_packet_delayed`, `tcp_try_undo_recovery`,
+//! `tcp_try_undo_dsack` and the D-SACK accounting of `tcp_check_dsack` /
+//! `tcp_sacktag_one` run them (net/ipv4/tcp_input.c, Linux 6.x).
+//!
+//! One state machine, because the kernel runs its three undo tests in one function
+//! and in a fixed order on every ACK in the Loss state (`tcp_process_loss`):
+//!
+//! 1. the ACK advanced snd_una and `tcp_may_undo` holds: the undo marker is set and
+//!    either every retransmission of the episode was reported by a D-SACK
+//!    (`undo_retrans` == 0) or the ACK echoes a timestamp older than the episode's
+//!    first retransmission (`tcp_packet_delayed`) -> undo (`TCPLossUndo`);
+//! 2. with F-RTO on (`tp->frto`, RFC 5682 section 3, the SACK-enhanced variant), the
+//!    ACK acknowledged, cumulatively or by SACK, a segment that was never
+//!    retransmitted (`FLAG_ORIG_SACK_ACKED`) -> undo (`TCPSpuriousRTOs`); new data
+//!    sent since `high_seq` and this ACK SACKs data or is a duplicate -> the loss was
+//!    real, F-RTO is off (step 3a); snd_una advanced but the episode is not over ->
+//!    `high_seq` = snd_nxt and send new data if the window allows (step 2b), else F-RTO
+//!    is off;
+//! 3. snd_una reached `high_seq` (`recovered`): `tcp_try_undo_recovery` undoes if
+//!    `tcp_may_undo` holds, else the Loss state ends without undo;
+//!
+//! and, after a Loss state that ended without undo, the undo marker survives: D-SACKs
+//! that account for every retransmission undo it later (`tcp_try_undo_dsack`,
+//! `TCPDSACKUndo`), until the next loss re-initialises it (`tcp_init_undo`).
+//!
+//! The kernel's sequence numbers map onto the sender's: `undo_marker` is snd_una at the
+//! timeout (`tcp_init_undo`), `high_seq` snd_max at the timeout (`tcp_enter_loss`:
+//! `tp->high_seq = tp->snd_nxt`; the kernel never moves snd_nxt back),
+//! `retrans_stamp` the TSval of the episode's first retransmission. What the undo does
+//! to cwnd and ssthresh is [`crate::response::Restore::LinuxUndo`].
+//!
+//! Simplifications: each D-SACK block counts as one D-SACKed retransmission (the
+//! kernel divides the block by the MSS; spikelab's receiver reports one duplicate
+//! segment per block); undo in the fast-recovery state (`tcp_try_undo_partial`) is
+//! not modelled here (this detector follows timeout episodes).
+
+use super::{AckView, SpuriousDetector, Step, TimeoutView, Verdict};
+
+/// Which undo test fired: the kernel's counter for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UndoKind {
+    /// `tcp_try_undo_loss(sk, false)` / `tcp_try_undo_recovery` in the Loss state:
+    /// timestamps or D-SACKs (`TCPLossUndo`).
+    Loss,
+    /// `tcp_try_undo_loss(sk, true)`: F-RTO (`TCPSpuriousRTOs`, also `TCPLossUndo`).
+    Frto,
+    /// `tcp_try_undo_dsack` after the Loss state ended (`TCPDSACKUndo`).
+    Dsack,
+}
+
+/// Where the kernel's congestion state machine is, for undo purposes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    /// No undo information (`undo_marker` == 0).
+    #[default]
+    Idle,
+    /// `TCP_CA_Loss` until `high_seq` is acknowledged.
+    Loss { high_seq: u64, frto: bool },
+    /// The Loss state ended without undo; the marker is kept for D-SACK undo.
+    Open,
+}
+
+/// The undo bookkeeping of one connection. `frto` is the `tcp_frto` sysctl (non-zero).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinuxUndo {
+    frto_enabled: bool,
+    state: State,
+    /// `undo_marker`: snd_una when the episode began.
+    undo_marker: u64,
+    /// `undo_retrans`: retransmissions not yet reported by a D-SACK; -1 before the first.
+    undo_retrans: i64,
+    /// `retrans_stamp`: TSval of the episode's first retransmission (0: none).
+    retrans_stamp: u64,
+    /// Every undo, in order.
+    undos: Vec<UndoKind>,
+}
+
+impl LinuxUndo {
+    pub fn new(frto_enabled: bool) -> LinuxUndo {
+        LinuxUndo {
+            frto_enabled,
+            ..LinuxUndo::default()
+        }
+    }
+
+    /// Every undo so far, by kind.
+    pub fn undos(&self) -> &[UndoKind] {
+        &self.undos
+    }
+
+    /// `tcp_packet_delayed`: the ACK echoes a timestamp from before the first
+    /// retransmission (`tcp_tsopt_ecr_before`: a non-zero TSecr, strictly before).
+    fn packet_delayed(&self, a: &AckView) -> bool {
+        self.retrans_stamp != 0 && a.tsecr.is_some_and(|e| e != 0 && e < self.retrans_stamp)
+    }
+
+    /// `tcp_may_undo`: `undo_marker && (!undo_retrans || tcp_packet_delayed(tp))`.
+    fn may_undo(&self, a: &AckView) -> bool {
+        self.state != State::Idle && (self.undo_retrans == 0 || self.packet_delayed(a))
+    }
+
+    /// `tcp_undo_cwnd_reduction` clears `undo_marker`.
+    fn undo(&mut self, kind: UndoKind) -> Step {
+        self.state = State::Idle;
+        self.undos.push(kind);
+        Step::Decided(Verdict::Spurious)
+    }
+
+    /// `tcp_check_dsack` / `tcp_sacktag_one`: a D-SACK of data above the undo marker
+    /// accounts for one retransmission.
+    fn count_dsack(&mut self, a: &AckView) {
+        if let Some((_, end)) = a.dsack {
+            if self.state != State::Idle && self.undo_retrans > 0 && end > self.undo_marker {
+                self.undo_retrans -= 1;
+            }
+        }
+    }
+
+    /// `tcp_process_loss`, in the kernel's order.
+    fn process_loss(&mut self, a: &AckView, high_seq: u64, frto: bool) -> Step {
+        let advanced = a.ack > a.snd_una;
+        if advanced && self.may_undo(a) {
+            return self.undo(UndoKind::Loss);
+        }
+        let mut frto = frto;
+        let mut high_seq = high_seq;
+        if frto {
+            if orig_sack_acked(a) {
+                return self.undo(UndoKind::Frto);
+            }
+            let recovered = a.ack >= high_seq;
+            if a.snd_max > high_seq {
+                // Step 3a: new data went out and still SACKs or duplicates arrive.
+                if newly_sacked(a) || a.duplicate {
+                    frto = false;
+                }
+            } else if advanced && !recovered {
+                high_seq = a.snd_max;
+                // Step 2b: new data if the window allows (REXMIT_NEW), else fall back.
+                if a.can_send_new {
+                    self.state = State::Loss { high_seq, frto };
+                    return Step::SendNew(2);
+                }
+                frto = false;
+            }
+        }
+        if a.ack >= high_seq {
+            // tcp_try_undo_recovery; without undo the marker is kept (state Open).
+            if self.may_undo(a) {
+                return self.undo(UndoKind::Loss);
+            }
+            self.state = State::Open;
+            return Step::Pending;
+        }
+        self.state = State::Loss { high_seq, frto };
+        Step::Pending
+    }
+}
+
+/// `FLAG_ORIG_SACK_ACKED`: the ACK covers, cumulatively or by a new SACK block, a
+/// segment that was never retransmitted (`tcp_clean_rtx_queue`, `tcp_sacktag_one`).
+fn orig_sack_acked(a: &AckView) -> bool {
+    let never_retransmitted = |s: &crate::segments::Seg| s.retx_count == 0;
+    let cum = a
+        .segs
+        .iter()
+        .take_while(|s| s.end <= a.ack)
+        .any(never_retransmitted);
+    let sacked = a.sack.iter().any(|&(st, en)| {
+        a.segs
+            .iter()
+            .any(|s| s.start >= st && s.end <= en && !s.sacked && never_retransmitted(s))
+    });
+    cum || sacked
+}
+
+/// `FLAG_DATA_SACKED`: the ACK SACKs data not SACKed before.
+fn newly_sacked(a: &AckView) -> bool {
+    a.sack.iter().any(|&(st, en)| {
+        a.segs
+            .iter()
+            .any(|s| s.start >= st && s.end <= en && !s.sacked)
+    })
+}
+
+impl SpuriousDetector for LinuxUndo {
+    /// `tcp_enter_loss`: a new episode (`tcp_init_undo`, F-RTO on per the sysctl) or a
+    /// repeated timeout of the same one (marker kept, F-RTO kept on: "recurring
+    /// timeouts on the same SND.UNA", RFC 5682 section 3.2).
+    fn on_timeout(&mut self, t: &TimeoutView) {
+        let repeat = matches!(self.state, State::Loss { .. }) && !t.first;
+        if !repeat {
+            self.undo_marker = t.snd_una;
+            // tcp_init_undo (-1), then the timeout's own retransmission, which the
+            // sender announced through `on_retransmit` before this call (counted there
+            // for a repeated timeout, whose episode is already running).
+            self.undo_retrans = 1;
+            self.retrans_stamp = t.retransmit_tsval.unwrap_or(0);
+        }
+        self.state = State::Loss {
+            high_seq: t.snd_max,
+            frto: self.frto_enabled,
+        };
+    }
+
+    /// `tcp_retransmit_skb`: `if (tp->undo_retrans < 0) tp->undo_retrans = 0;
+    /// tp->undo_retrans += tcp_skb_pcount(skb)`.
+    fn on_retransmit(&mut self, _start: u64, _end: u64) {
+        if self.state != State::Idle {
+            self.undo_retrans = self.undo_retrans.max(0) + 1;
+        }
+    }
+
+    fn on_ack(&mut self, a: &AckView) -> Step {
+        self.count_dsack(a);
+        match self.state {
+            State::Idle => Step::Pending,
+            State::Loss { high_seq, frto } => self.process_loss(a, high_seq, frto),
+            // tcp_try_undo_dsack: `undo_marker && !undo_retrans`.
+            State::Open if self.undo_retrans == 0 => self.undo(UndoKind::Dsack),
+            State::Open => Step::Pending,
+        }
+    }
+
+    /// F-RTO probes with new data instead of going back N while it is on.
+    fn holds_retransmissions(&self) -> bool {
+        matches!(self.state, State::Loss { frto: true, .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::segments::SegmentTable;
+    use crate::spurious::test_util::{ack, timeout};
+    use spikelab_core::Time;
+
+    /// Ten 1000-byte segments outstanding, the first retransmitted by the timer.
+    fn table() -> SegmentTable {
+        let mut t = SegmentTable::new();
+        for i in 0..10 {
+            t.push_new(i * 1000, (i + 1) * 1000, Time::ZERO);
+        }
+        t.get_mut(0).unwrap().retx_count = 1;
+        t
+    }
+
+    fn fired(frto: bool) -> LinuxUndo {
+        let mut d = LinuxUndo::new(frto);
+        d.on_timeout(&timeout(0, 10_000, Some(500)));
+        d
+    }
+
+    #[test]
+    fn an_echo_older_than_the_first_retransmission_undoes_the_loss() {
+        let segs = table();
+        let mut d = fired(false);
+        let mut a = ack(&segs, 0, 10_000, 2000, None);
+        a.tsecr = Some(499);
+        assert_eq!(d.on_ack(&a), Step::Decided(Verdict::Spurious));
+        assert_eq!(d.undos(), &[UndoKind::Loss]);
+    }
+
+    #[test]
+    fn an_echo_of_the_retransmission_itself_does_not_undo() {
+        let segs = table();
+        let mut d = fired(false);
+        let mut a = ack(&segs, 0, 10_000, 1000, None);
+        a.tsecr = Some(500);
+        assert_eq!(d.on_ack(&a), Step::Pending);
+        assert!(d.undos().is_empty());
+    }
+
+    #[test]
+    fn frto_undoes_when_a_never_retransmitted_segment_is_acknowledged() {
+        let segs = table();
+        let mut d = fired(true);
+        assert!(d.holds_retransmissions());
+        // Segment 1 was never retransmitted: FLAG_ORIG_SACK_ACKED.
+        assert_eq!(
+            d.on_ack(&ack(&segs, 0, 10_000, 2000, None)),
+            Step::Decided(Verdict::Spurious)
+        );
+        assert_eq!(d.undos(), &[UndoKind::Frto]);
+    }
+
+    #[test]
+    fn frto_sends_new_data_when_only_the_retransmission_is_acknowledged() {
+        let segs = table();
+        let mut d = fired(true);
+        let a = ack(&segs, 0, 10_000, 1000, None);
+        assert_eq!(d.on_ack(&a), Step::SendNew(2));
+        assert!(d.holds_retransmissions());
+    }
+
+    #[test]
+    fn frto_without_window_room_falls_back_to_go_back_n() {
+        let segs = table();
+        let mut d = fired(true);
+        let mut a = ack(&segs, 0, 10_000, 1000, None);
+        a.can_send_new = false;
+        assert_eq!(d.on_ack(&a), Step::Pending);
+        assert!(!d.holds_retransmissions(), "F-RTO off: REXMIT_LOST");
+    }
+
+    #[test]
+    fn a_dsack_for_every_retransmission_undoes_after_the_loss_state_ended() {
+        let segs = table();
+        let mut d = fired(false);
+        d.on_retransmit(1000, 2000);
+        // The episode ends without undo: two retransmissions unaccounted for.
+        assert_eq!(
+            d.on_ack(&ack(&segs, 0, 10_000, 10_000, None)),
+            Step::Pending
+        );
+        let mut a = ack(&segs, 0, 10_000, 10_000, None);
+        a.dsack = Some((0, 1000));
+        assert_eq!(d.on_ack(&a), Step::Pending, "one of two accounted for");
+        a.dsack = Some((1000, 2000));
+        assert_eq!(d.on_ack(&a), Step::Decided(Verdict::Spurious));
+        assert_eq!(d.undos(), &[UndoKind::Dsack]);
+    }
+
+    #[test]
+    fn each_retransmission_of_a_repeated_timeout_counts_once() {
+        let segs = table();
+        let mut d = fired(false);
+        let mut again = timeout(0, 10_000, Some(900));
+        again.first = false;
+        d.on_retransmit(0, 1000); // the sender announces the retransmission first
+        d.on_timeout(&again);
+        // Leave the Loss state without undo, then D-SACK both copies of segment 0.
+        assert_eq!(
+            d.on_ack(&ack(&segs, 0, 10_000, 10_000, None)),
+            Step::Pending
+        );
+        let mut a = ack(&segs, 10_000, 10_000, 10_000, None);
+        a.dsack = Some((0, 1000));
+        assert_eq!(d.on_ack(&a), Step::Pending);
+        assert_eq!(d.on_ack(&a), Step::Decided(Verdict::Spurious));
+    }
+
+    #[test]
+    fn a_repeated_timeout_keeps_the_first_retransmissions_stamp() {
+        let segs = table();
+        let mut d = fired(false);
+        let mut again = timeout(0, 10_000, Some(900));
+        again.first = false;
+        d.on_retransmit(0, 1000);
+        d.on_timeout(&again);
+        let mut a = ack(&segs, 0, 10_000, 2000, None);
+        // Before the repeat's stamp 900, but not before the first one's 500.
+        a.tsecr = Some(700);
+        assert_eq!(d.on_ack(&a), Step::Pending);
+    }
+}
