@@ -597,6 +597,16 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             tcp.ns2.limited_transmit_in_go_back_n,
             all.limited_transmit_in_go_back_n,
         ),
+        (
+            "sack1_dupack_rules",
+            tcp.ns2.sack1_dupack_rules,
+            all.sack1_dupack_rules,
+        ),
+        (
+            "sack1_go_back_n_resends_sacked",
+            tcp.ns2.sack1_go_back_n_resends_sacked,
+            all.sack1_go_back_n_resends_sacked,
+        ),
     ];
     if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
         return refuse(

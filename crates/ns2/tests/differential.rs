@@ -46,6 +46,7 @@ const MATCHING: &[&str] = &[
     "300k->4k reno-sack sack-frto BTD q10 w8 None 400p",
     "2M/150ms spike reno BTD q75 w150 None 5000p",
     "2M/150ms spike new-reno BTD q75 w150 None 5000p",
+    "2M/150ms spike reno-sack BTD q75 w150 None 5000p",
 ];
 
 #[test]

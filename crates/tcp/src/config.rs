@@ -139,6 +139,17 @@ pub struct Ns2Switches {
     /// the first new ACK unless `recover_ + 1 < highest_ack_ + wnd_`, i.e. unless the
     /// advertised window has room for two new segments (RFC 5682 step 2b needs one).
     pub frto_needs_room_for_two: bool,
+    /// `Sack1TcpAgent::recv()` outside fast recovery (Reno-SACK only): a duplicate ACK
+    /// counts (towards fast retransmit, and for `send_one()`) only when `timeout_` is
+    /// false, i.e. not between a timeout and the next new ACK, and when its SACK blocks
+    /// changed the scoreboard (`ScoreBoard::CheckUpdate()`), which every new ACK and
+    /// every timeout clears ([`crate::recovery::ns2_sack1`]).
+    pub sack1_dupack_rules: bool,
+    /// `Sack1TcpAgent::send_much()` outside fast recovery (Reno-SACK only): go-back-N
+    /// after a timeout sends every segment from `t_seqno_` on, SACKed or not; the
+    /// scoreboard (`GetNextRetran()`) is empty there, since every new ACK and every
+    /// timeout clears it and a duplicate ACK that fills it stops `send_much()`.
+    pub sack1_go_back_n_resends_sacked: bool,
 }
 
 impl Ns2Switches {
@@ -156,6 +167,8 @@ impl Ns2Switches {
             newreno_2002_partial_ack: true,
             limited_transmit_in_go_back_n: true,
             frto_needs_room_for_two: true,
+            sack1_dupack_rules: true,
+            sack1_go_back_n_resends_sacked: true,
         }
     }
 }

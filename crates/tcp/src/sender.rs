@@ -8,6 +8,7 @@
 //! loss-recovery policy from a [`Recovery`] algorithm.
 
 use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
+use crate::recovery::ns2_sack1::Sack1DupAcks;
 use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
 use crate::response::restore::{restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
@@ -109,6 +110,8 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_watch: Option<FastTimeoutWatch>,
     /// Numbers (0, 1, ...) of the data timeouts that were fast timeouts.
     fast_timeouts: Vec<u64>,
+    /// ns-2 Sack1's rules for counting duplicate ACKs (`Ns2Switches::sack1_dupack_rules`).
+    sack1_dupacks: Sack1DupAcks,
 }
 
 /// A timeout whose following ACKs are watched: peak-hopper-rto.md VI calls it a "fast
@@ -172,6 +175,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
+            sack1_dupacks: Sack1DupAcks::default(),
         }
     }
 
@@ -294,7 +298,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
         } else if self.is_duplicate(pkt) {
             info.duplicate = true;
-            self.on_duplicate_ack(now, out);
+            if self.sack1_counts_dupack(pkt) {
+                self.on_duplicate_ack(now, out);
+            }
         }
         self.follow_driver(now, step, timeouts, &info, out);
         self.try_send(now, out);
@@ -508,6 +514,24 @@ impl<E: RtoEstimator> TcpSender<E> {
         dsack.is_some()
     }
 
+    /// With `Ns2Switches::sack1_dupack_rules` and Reno-SACK, outside fast recovery:
+    /// whether ns-2's `Sack1TcpAgent::recv()` counts this duplicate ACK
+    /// ([`crate::recovery::ns2_sack1`]). Always true otherwise.
+    fn sack1_counts_dupack(&mut self, pkt: &Packet) -> bool {
+        let sack1 = self.cfg.ns2.sack1_dupack_rules && self.cfg.recovery == RecoveryKind::RenoSack;
+        if !sack1 || matches!(self.phase, Phase::Recovery { .. }) {
+            return true;
+        }
+        let mss = self.w.mss;
+        let blocks: Vec<(u64, u64)> = pkt
+            .sack
+            .as_slice()
+            .iter()
+            .map(|&(s, e)| (s / mss, e.div_ceil(mss)))
+            .collect();
+        self.sack1_dupacks.counts(pkt.ack / mss, &blocks)
+    }
+
     /// RFC 5681 section 2: a duplicate ACK acknowledges nothing new, carries no data,
     /// and arrives while data is outstanding (the window is constant here).
     fn is_duplicate(&self, pkt: &Packet) -> bool {
@@ -546,6 +570,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.w.snd_nxt = self.w.snd_nxt.max(ack);
         self.w.segs.on_cumulative_ack(ack);
         self.dupacks = 0;
+        self.sack1_dupacks.on_new_ack();
         self.consecutive_timeouts = 0;
         if let Some(rtt) = sample {
             let s = RttSample {
@@ -704,6 +729,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             point: self.w.snd_max,
         };
         self.dupacks = 0;
+        self.sack1_dupacks.on_timeout();
         // Karn: nothing sent before the timeout may be timed any more.
         self.timing = None;
         // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
@@ -804,7 +830,10 @@ impl<E: RtoEstimator> TcpSender<E> {
                 .index_of(start)
                 .expect("snd_nxt inside the segment table");
             self.w.snd_nxt = end;
-            if !self.w.segs.get(i).is_some_and(|s| s.sacked) {
+            // ns-2 Sack1TcpAgent::send_much(): see Ns2Switches::sack1_go_back_n_resends_sacked.
+            let resend_sacked = self.cfg.ns2.sack1_go_back_n_resends_sacked
+                && self.cfg.recovery == RecoveryKind::RenoSack;
+            if resend_sacked || !self.w.segs.get(i).is_some_and(|s| s.sacked) {
                 self.mark_retransmitted(now, i);
                 self.emit(now, start, end, true, out);
             }
