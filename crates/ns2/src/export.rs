@@ -79,6 +79,9 @@ pub struct TcpFlowInfo {
     pub syn: bool,
     /// Payload bytes per segment.
     pub mss: u32,
+    /// The agent is `Agent/TCP/Fack`, whose `FackTcpAgent::timeout()` never counts a
+    /// timeout in `nrexmit_`: its timeouts are read from the traced `backoff_` instead.
+    pub fack: bool,
 }
 
 /// Every ns-2 default of the one-way TCP agents and sinks that ns-2.35 changed after
@@ -282,6 +285,7 @@ pub fn export(sim: &SimConfig, seed: u64) -> Result<Script, Refused> {
                     first_hop: (ids[hop.0], ids[hop.1]),
                     syn: tcp.handshake,
                     mss: tcp.mss,
+                    fack: tcp.recovery == RecoveryKind::Fack,
                 });
             }
             FlowKind::Cbr {
@@ -735,7 +739,7 @@ fn tcp_flow(
         "$ns attach-agent $n({src}) $tcp({f})\n$ns attach-agent $n({dst}) $sink({f})\n\
          $ns connect $tcp({f}) $sink({f})\n\
          $tcp({f}) attach $vtr\n\
-         foreach v {{cwnd_ ssthresh_ t_backoff_ t_srtt_ t_rttvar_ t_rtt_ dupacks_ nrexmit_}} {{ $tcp({f}) trace $v }}\n\
+         foreach v {{cwnd_ ssthresh_ backoff_ srtt_ rttvar_ rtt_ dupacks_ nrexmit_}} {{ $tcp({f}) trace $v }}\n\
          $tcp({f}) proc done {{}} {{ global ns; puts \"done {f} [$ns now]\" }}\n\
          set ftp({f}) [new Application/FTP]\n$ftp({f}) attach-agent $tcp({f})\n\
          $ns at {} \"$ftp({f}) send {bytes}\"",

@@ -1,7 +1,8 @@
 //! Running an exported script in ns-2.35 and reading what it wrote: the `done` and
 //! `counters` lines on stdout, the first-hop queue trace (`queue.tr`, one `+`/`d` line
 //! per packet entering the flow's first link: its send time) and the agents' traced
-//! variables (`vars.tr`: cwnd_, ssthresh_, t_backoff_, t_srtt_, t_rttvar_, ...).
+//! variables (`vars.tr`: cwnd_, ssthresh_, and `backoff_`, `srtt_`, `rttvar_`, `rtt_`: the Tcl names
+//! of t_backoff_, t_srtt_, t_rttvar_, t_rtt_).
 
 use crate::export::Script;
 use std::collections::BTreeSet;
