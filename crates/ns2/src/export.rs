@@ -611,6 +611,11 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             tcp.ns2.sack1_go_back_n_resends_sacked,
             all.sack1_go_back_n_resends_sacked,
         ),
+        (
+            "frto_fallback_dupack_uncounted",
+            tcp.ns2.frto_fallback_dupack_uncounted,
+            all.frto_fallback_dupack_uncounted,
+        ),
     ];
     if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
         return refuse(

@@ -47,6 +47,7 @@ const MATCHING: &[&str] = &[
     "2M/150ms spike reno BTD q75 w150 None 5000p",
     "2M/150ms spike new-reno BTD q75 w150 None 5000p",
     "2M/150ms spike reno-sack BTD q75 w150 None 5000p",
+    "2M/150ms spike reno frto BTD q75 w150 None 5000p",
 ];
 
 #[test]

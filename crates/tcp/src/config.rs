@@ -150,6 +150,11 @@ pub struct Ns2Switches {
     /// scoreboard (`GetNextRetran()`) is empty there, since every new ACK and every
     /// timeout clears it and a duplicate ACK that fills it stops `send_much()`.
     pub sack1_go_back_n_resends_sacked: bool,
+    /// `TcpAgent::recv_frto_helper()` (Reno and NewReno F-RTO): the duplicate ACK that
+    /// ends F-RTO as a genuine timeout sets `dupacks_ = -1`, which `recv()` raises to 0,
+    /// so it does not count as a duplicate and releases no Limited Transmit segment
+    /// (`send_one()`): slow start retransmits only what cwnd allows.
+    pub frto_fallback_dupack_uncounted: bool,
 }
 
 impl Ns2Switches {
@@ -169,6 +174,7 @@ impl Ns2Switches {
             frto_needs_room_for_two: true,
             sack1_dupack_rules: true,
             sack1_go_back_n_resends_sacked: true,
+            frto_fallback_dupack_uncounted: true,
         }
     }
 }

@@ -13,7 +13,9 @@ use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
 use crate::response::restore::{restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
-use crate::spurious::{AckView, EpisodeVerdict, Step, TimeoutView, Verdict, Watchers};
+use crate::spurious::{
+    AckView, DetectorKind, EpisodeVerdict, Step, TimeoutView, Verdict, Watchers,
+};
 use crate::window::{SsthreshRule, Window};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
 
@@ -361,7 +363,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             Step::Pending => {}
             Step::SendNew(n) => self.send_new_probe(now, n, out),
             Step::Decided(Verdict::Spurious) => self.respond_spurious(now, timeouts, info),
-            Step::Decided(Verdict::Genuine) => self.respond_genuine(),
+            Step::Decided(Verdict::Genuine) => self.respond_genuine(info),
         }
         if self.newreno_sack_until.is_some_and(|p| self.w.snd_una >= p) {
             self.newreno_sack_until = None;
@@ -421,13 +423,18 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// The driver found the timeout genuine: conventional recovery continues.
-    fn respond_genuine(&mut self) {
+    fn respond_genuine(&mut self, info: &AckInfo) {
         self.adapt.on_genuine();
         if self.frto_hold {
             // RFC 5682 2.1 step 3a: cwnd <= 3*SMSS, slow start retransmitting.
             self.frto_hold = false;
             self.w.cwnd = self.w.cwnd.min(3 * self.w.mss);
             self.w.snd_nxt = self.w.snd_una;
+            // ns-2 recv_frto_helper(): dupacks_ = -1, raised to 0 by recv().
+            let plain_frto = self.cfg.spurious.driver == Some(DetectorKind::Frto);
+            if info.duplicate && plain_frto && self.cfg.ns2.frto_fallback_dupack_uncounted {
+                self.dupacks = 0;
+            }
         }
     }
 
