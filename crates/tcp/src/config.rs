@@ -143,7 +143,9 @@ pub struct Ns2Switches {
     /// counts (towards fast retransmit, and for `send_one()`) only when `timeout_` is
     /// false, i.e. not between a timeout and the next new ACK, and when its SACK blocks
     /// changed the scoreboard (`ScoreBoard::CheckUpdate()`), which every new ACK and
-    /// every timeout clears ([`crate::recovery::ns2_sack1`]).
+    /// every timeout clears ([`crate::recovery::ns2_sack1`]); and fast retransmit
+    /// starts exactly at the DupThresh-th counted duplicate (`++dupacks_ ==
+    /// numdupacks(cwnd_)`), never earlier by RFC 6675's IsLost(HighACK + 1).
     pub sack1_dupack_rules: bool,
     /// `Sack1TcpAgent::send_much()` outside fast recovery (Reno-SACK only): go-back-N
     /// after a timeout sends every segment from `t_seqno_` on, SACKed or not; the

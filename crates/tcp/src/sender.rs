@@ -521,12 +521,16 @@ impl<E: RtoEstimator> TcpSender<E> {
         dsack.is_some()
     }
 
+    /// `Ns2Switches::sack1_dupack_rules` applies: on, and the agent is Reno-SACK.
+    fn sack1_rules(&self) -> bool {
+        self.cfg.ns2.sack1_dupack_rules && self.cfg.recovery == RecoveryKind::RenoSack
+    }
+
     /// With `Ns2Switches::sack1_dupack_rules` and Reno-SACK, outside fast recovery:
     /// whether ns-2's `Sack1TcpAgent::recv()` counts this duplicate ACK
     /// ([`crate::recovery::ns2_sack1`]). Always true otherwise.
     fn sack1_counts_dupack(&mut self, pkt: &Packet) -> bool {
-        let sack1 = self.cfg.ns2.sack1_dupack_rules && self.cfg.recovery == RecoveryKind::RenoSack;
-        if !sack1 || matches!(self.phase, Phase::Recovery { .. }) {
+        if !self.sack1_rules() || matches!(self.phase, Phase::Recovery { .. }) {
             return true;
         }
         let mss = self.w.mss;
@@ -663,9 +667,14 @@ impl<E: RtoEstimator> TcpSender<E> {
         match self.phase {
             Phase::Recovery { .. } => self.recovery.on_dupack(&mut self.w),
             Phase::Open | Phase::Loss { .. } => {
-                if self.fast_retransmit_permitted()
-                    && self.recovery.should_enter(&self.w, self.dupacks)
-                {
+                // ns-2 Sack1TcpAgent::recv(): dupack_action() at ++dupacks_ ==
+                // numdupacks(cwnd_) only (Ns2Switches::sack1_dupack_rules).
+                let enter = if self.sack1_rules() {
+                    self.dupacks == self.w.dupthresh
+                } else {
+                    self.recovery.should_enter(&self.w, self.dupacks)
+                };
+                if self.fast_retransmit_permitted() && enter {
                     self.enter_recovery(now, out);
                 }
             }
