@@ -25,6 +25,16 @@ pub enum Path {
     /// [Ludwig & Gurtov 2005] Fig. 1b: 300 kbit/s, 100 ms, the data direction dropping to
     /// 4 kbit/s at 10 s (Fig. 1b drops to 10 kbit/s; 4 kbit/s makes one packet outlast the 1 s minimum RTO): a deterministic delay for the F-RTO comparison (item 5).
     BandwidthDrop,
+    /// eifel-response.md IV.A with its delay spikes: the 2 Mbit/s, 150 ms dumbbell, the
+    /// bottleneck frozen in both directions for 6 s at 5 s (the patched ns-2's
+    /// `freeze-start`/`freeze-end`), with or without the 1 Mbit/s CBR flow of 210-byte
+    /// packets on the second pair (eifel-response-cbr.toml).
+    Spike {
+        cbr: bool,
+        /// The freeze switches as TOML keys of the hiccup ("" for the defaults:
+        /// after the queue, wire held, arrivals queued).
+        freeze: &'static str,
+    },
 }
 
 /// Deterministic losses of data segments on the flow's first link.
@@ -64,12 +74,24 @@ pub struct Case {
 }
 
 impl Case {
+    /// Whether the case freezes a link (it needs the patched ns-2 of tools/ns2).
+    pub fn needs_freeze(&self) -> bool {
+        matches!(self.path, Path::Spike { .. })
+    }
+
     /// A short name for tables.
     pub fn name(&self) -> String {
         let path = match self.path {
-            Path::Gprs => "30k/300ms",
-            Path::Dumbbell => "2M/150ms",
-            Path::BandwidthDrop => "300k->4k",
+            Path::Gprs => "30k/300ms".to_string(),
+            Path::Dumbbell => "2M/150ms".to_string(),
+            Path::BandwidthDrop => "300k->4k".to_string(),
+            Path::Spike { cbr, freeze } => {
+                let mode = match freeze {
+                    "" => String::new(),
+                    f => format!(" {}", f.replace(" = ", "=").replace('"', "")),
+                };
+                format!("2M/150ms spike{}{mode}", if cbr { "+cbr" } else { "" })
+            }
         };
         let flags = format!(
             "{}{}{}",
@@ -108,6 +130,16 @@ impl Case {
                 );
                 "\"pair\""
             }
+            Path::Spike { cbr, freeze } => {
+                let _ = writeln!(
+                    s,
+                    "[topology]\nkind = \"dumbbell\"\npairs = {}\naccess = {{ rate = \"100Mbit/s\", latency = \"1ms\" }}\n\
+                     [topology.bottleneck]\nrate = \"2Mbit/s\"\nlatency = \"150ms\"\nqueue = {queue}\n\
+                     [[topology.bottleneck.spikes]]\nkind = \"hiccup\"\nat = [{{ start = \"5s\", duration = \"6s\" }}]\n{freeze}\n",
+                    if cbr { 2 } else { 1 }
+                );
+                "{ pair = 0 }"
+            }
             Path::BandwidthDrop => {
                 let _ = writeln!(
                     s,
@@ -133,9 +165,14 @@ impl Case {
             self.window * 1000,
             self.segments * 1000
         );
+        if let Path::Spike { cbr: true, .. } = self.path {
+            s.push_str(
+                "[[flow]]\nname = \"cbr\"\nkind = \"cbr\"\nroute = { pair = 1 }\nrate = \"1Mbit/s\"\npayload = \"182B\"\n\n",
+            );
+        }
         let first_link = match self.path {
             Path::Gprs | Path::BandwidthDrop => "path",
-            Path::Dumbbell => "access-src-0",
+            Path::Dumbbell | Path::Spike { .. } => "access-src-0",
         };
         let drop = |from: u64, to: u64, which: &str| {
             let until = until.map_or(String::new(), |u| format!("until = \"{u:.6}s\"\n"));
@@ -210,7 +247,9 @@ pub fn suite() -> Vec<Case> {
                 let bits = k;
                 k += 1;
                 let (queue, window, segments) = match path {
-                    Path::BandwidthDrop => unreachable!("not in the drop sample"),
+                    Path::BandwidthDrop | Path::Spike { .. } => {
+                        unreachable!("not in the drop sample")
+                    }
                     Path::Gprs => ([3, 10, 100][bits % 3], [8, 20][d % 2], 120),
                     Path::Dumbbell => ([10, 75, 100][bits % 3], [20, 150, 8][(bits / 2) % 3], 400),
                 };
@@ -253,6 +292,38 @@ pub fn suite() -> Vec<Case> {
             segments: 400,
             frto,
         });
+    }
+    // Spikes (item 3): the eifel-response path frozen once, every agent with and
+    // without CBR under the default freeze switches; Reno-SACK with CBR under the other
+    // readings of the freeze; ns-2's F-RTO and SACK-F-RTO. ns-2.35 has no Eifel
+    // algorithm, so spikelab's Eifel rows have no counterpart and are not here.
+    let spike = |agent, cbr, freeze, frto| Case {
+        path: Path::Spike { cbr, freeze },
+        agent,
+        bugfix: true,
+        timestamps: true,
+        delack: true,
+        queue: 75,
+        window: 150,
+        drops: Drops::None,
+        segments: 5000,
+        frto,
+    };
+    for agent in AGENTS {
+        for cbr in [false, true] {
+            cases.push(spike(agent, cbr, "", None));
+        }
+    }
+    for freeze in [
+        "wire = \"delivered\"",
+        "arrivals = \"dropped\"",
+        "freeze_at = \"before-queue\"",
+    ] {
+        cases.push(spike("reno-sack", true, freeze, None));
+    }
+    for cbr in [false, true] {
+        cases.push(spike("reno", cbr, "", Some("frto")));
+        cases.push(spike("reno-sack", cbr, "", Some("sack-frto")));
     }
     cases
 }

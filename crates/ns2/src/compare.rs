@@ -126,7 +126,16 @@ fn ns2_metrics(info: &TcpFlowInfo, n: &Ns2Flow) -> Metrics {
         }
     }
     let syn_timeouts = syn_sends.saturating_sub(1);
-    let timeouts = n.nrexmit.saturating_sub(syn_timeouts);
+    // FackTcpAgent::timeout() handles the retransmission timer itself and never runs
+    // TcpAgent::timeout()'s ++nrexmit_; every timeout backs the timer off
+    // (reset_rtx_timer(.., 1) -> rtt_backoff()), so each rise of t_backoff_ (traced as
+    // `backoff_`, its Tcl name) is one.
+    let expiries = if info.fack {
+        backoff_rises(n)
+    } else {
+        n.nrexmit
+    };
+    let timeouts = expiries.saturating_sub(syn_timeouts);
     Metrics {
         completed: n.completed,
         data_sent: data,
@@ -136,6 +145,17 @@ fn ns2_metrics(info: &TcpFlowInfo, n: &Ns2Flow) -> Metrics {
         // retransmit; nothing else calls it in these agents on a loss.
         fast_retransmits: n.ncwndcuts.saturating_sub(n.nrexmit),
     }
+}
+
+/// How many times the traced `backoff_` (ns-2's `t_backoff_`) rose.
+fn backoff_rises(n: &Ns2Flow) -> u64 {
+    let mut last = 1.0;
+    let mut rises = 0;
+    for v in n.vars.iter().filter(|v| v.name == "backoff_") {
+        rises += u64::from(v.value > last);
+        last = v.value;
+    }
+    rises
 }
 
 fn spikelab_metrics(r: &FlowResult) -> Metrics {
@@ -212,7 +232,7 @@ fn ns2_state(n: &Ns2Flow, at: f64) -> String {
     for (k, v) in last {
         let _ = write!(s, " {k}={v}");
     }
-    s.push_str(" (t_srtt_ in ticks << 3, t_rttvar_ << 2)");
+    s.push_str(" (srtt_ in ticks << 3, rttvar_ << 2)");
     s
 }
 

@@ -3,7 +3,9 @@
 //! The script builds the same links (simplex links per direction, drop-tail queues in
 //! packets), the one-way TCP agents (`Agent/TCP/Reno`, `Newreno`, `Sack1`, `Fack`) with
 //! `TCPSink`, `TCPSink/DelAck`, `TCPSink/Sack1` or `TCPSink/Sack1/DelAck` sinks, bulk
-//! FTP, CBR over UDP, `[[drop]]` rules as `ErrorModel/List` and bandwidth steps. Every
+//! FTP, CBR over UDP, `[[drop]]` rules as `ErrorModel/List`, bandwidth steps, and
+//! hiccups and outages as the link freeze of the patched ns-2 (tools/ns2), with the
+//! repetition's spike times and the three freeze switches. Every
 //! ns-2 default that changed after 2002 is set explicitly to its 2002 value (see
 //! [`DEFAULTS_2002`]), so the script never relies on ns-2.35's later defaults.
 //!
@@ -20,12 +22,13 @@
 //! alone.
 
 use spikelab_core::trace::TraceEvent;
-use spikelab_core::{Dur, FlowId};
+use spikelab_core::{Dur, FlowId, Time};
 use spikelab_engine::{DropTarget, FlowKind, SimConfig, StartTime, Workload};
 use spikelab_net::queue::{QueueConfig, QueueLimit};
 use spikelab_net::service::ServiceConfig;
-use spikelab_net::spike::{Dirs, SpikeConfig};
-use spikelab_net::Dir;
+use spikelab_net::spike::{Dirs, LinkControl, Schedule, SpikeConfig};
+use spikelab_net::streams::dir_index;
+use spikelab_net::{Dir, FreezePoint, FrozenArrivals, FrozenWire};
 use spikelab_tcp::recovery::PipeRule;
 use spikelab_tcp::rto::{InitMode, MinRtoMode, Ns2RtoConfig, RtoConfig};
 use spikelab_tcp::spurious::DetectorKind;
@@ -58,6 +61,9 @@ pub struct Script {
     /// Per TCP flow (engine order): the ns-2 ids of the nodes of its first link, for
     /// reading its transmissions from `queue.tr`, and whether it sends a SYN (packet 0).
     pub tcp_flows: Vec<TcpFlowInfo>,
+    /// The script freezes a link (`freeze-start`): it needs ns-2.35 patched with
+    /// tools/ns2/patches/10-link-freeze.patch, as `bash tools/ns2/build.sh` builds it.
+    pub needs_freeze: bool,
 }
 
 /// What the trace reader needs about one exported TCP flow.
@@ -73,6 +79,9 @@ pub struct TcpFlowInfo {
     pub syn: bool,
     /// Payload bytes per segment.
     pub mss: u32,
+    /// The agent is `Agent/TCP/Fack`, whose `FackTcpAgent::timeout()` never counts a
+    /// timeout in `nrexmit_`: its timeouts are read from the traced `backoff_` instead.
+    pub fack: bool,
 }
 
 /// Every ns-2 default of the one-way TCP agents and sinks that ns-2.35 changed after
@@ -232,6 +241,13 @@ pub fn export(sim: &SimConfig, seed: u64) -> Result<Script, Refused> {
     let mut tcl = String::new();
     header(&mut tcl, node_count);
     links(&mut tcl, sim, &ids);
+    let needs_freeze = freezes(&mut tcl, sim, seed, &ids)?;
+    if needs_freeze {
+        tcl.insert_str(
+            0,
+            "# Freezes a link: run it with ns-2.35 patched by tools/ns2 (bash tools/ns2/build.sh).\n",
+        );
+    }
     let mut tcp_flows = Vec::new();
     for (f, spec) in sim.flows.iter().enumerate() {
         let first = spec.route.first().ok_or(Refused {
@@ -269,6 +285,7 @@ pub fn export(sim: &SimConfig, seed: u64) -> Result<Script, Refused> {
                     first_hop: (ids[hop.0], ids[hop.1]),
                     syn: tcp.handshake,
                     mss: tcp.mss,
+                    fack: tcp.recovery == RecoveryKind::Fack,
                 });
             }
             FlowKind::Cbr {
@@ -289,7 +306,11 @@ pub fn export(sim: &SimConfig, seed: u64) -> Result<Script, Refused> {
     }
     drops(&mut tcl, sim, seed, &ids, &tcp_flows)?;
     footer(&mut tcl, sim, &tcp_flows);
-    Ok(Script { tcl, tcp_flows })
+    Ok(Script {
+        tcl,
+        tcp_flows,
+        needs_freeze,
+    })
 }
 
 fn check_links(sim: &SimConfig) -> Result<(), Refused> {
@@ -329,18 +350,8 @@ fn check_links(sim: &SimConfig) -> Result<(), Refused> {
             let key = |k: &str| format!("link[{i}].spikes[{s}].kind = {k}");
             match spike {
                 SpikeConfig::BandwidthStep(_) => {}
-                SpikeConfig::Hiccup(_) => {
-                    return refuse(
-                        key("hiccup"),
-                        "ns-2.35 has no link freeze (a patched ns-2 is needed)",
-                    )
-                }
-                SpikeConfig::Outage(_) => {
-                    return refuse(
-                        key("outage"),
-                        "ns-2.35 has no one-direction link suspension",
-                    )
-                }
+                // Exported as the patched ns-2's freeze (tools/ns2, [`freezes`]).
+                SpikeConfig::Hiccup(_) | SpikeConfig::Outage(_) => {}
                 SpikeConfig::BandwidthOscillation(_) => {
                     return refuse(
                         key("bandwidth-oscillation"),
@@ -407,6 +418,68 @@ fn links(tcl: &mut String, sim: &SimConfig, ids: &[usize]) {
             }
         }
     }
+}
+
+/// Hiccups and outages as the patched ns-2's link freeze (tools/ns2,
+/// 10-link-freeze.patch): each frozen direction's `DelayLink` gets the three freeze
+/// switches, is made freezable with its queue, and is frozen and thawed at the
+/// repetition's spike times. The times are drawn exactly as the engine draws them
+/// (`Schedule` with the link's spike stream, `spikelab_net::streams::spike_rng`), up
+/// to the scenario's stop time. Returns whether any freeze was written.
+fn freezes(tcl: &mut String, sim: &SimConfig, seed: u64, ids: &[usize]) -> Result<bool, Refused> {
+    let streams = spikelab_core::RngStreams::new(seed);
+    let mut any = false;
+    for (i, l) in sim.links.iter().enumerate() {
+        for (k, spike) in l.spikes.iter().enumerate() {
+            let dirs = match spike {
+                SpikeConfig::Hiccup(_) => Dirs::Both,
+                SpikeConfig::Outage(o) => o.dirs,
+                _ => continue,
+            };
+            let mut schedule = Schedule::new(spike).map_err(|e| Refused {
+                key: format!("link[{i}].spikes[{k}]"),
+                why: e.to_string(),
+            })?;
+            let mut rng = spikelab_net::streams::spike_rng(&streams, i, k);
+            let mut events = Vec::new();
+            let mut mode = None;
+            while let Some((at, control)) = schedule.next(&mut rng) {
+                if at.0 > sim.stop_at.0 {
+                    break;
+                }
+                match control {
+                    LinkControl::Suspend(_, m) => {
+                        mode = Some(m);
+                        events.push((at, "freeze-start"));
+                    }
+                    LinkControl::Resume(_) => events.push((at, "freeze-end")),
+                    LinkControl::SetRate(..) => {}
+                }
+            }
+            let Some(mode) = mode else { continue };
+            any = true;
+            for dir in step_dirs(dirs) {
+                let (a, b) = hop_ends(i, dir);
+                let (a, b) = (ids[a], ids[b]);
+                let v = format!("fz({i},{k},{})", dir_index(dir));
+                let bit = |on: bool| u8::from(on);
+                let _ = writeln!(
+                    tcl,
+                    "set {v} [[$ns link $n({a}) $n({b})] link]\n\
+                     ${v} set freezeBeforeQueue_ {}\n${v} set freezeHoldsWire_ {}\n\
+                     ${v} set freezeDropsArrivals_ {}\n\
+                     ${v} freeze-enable\n${v} freeze-queue [[$ns link $n({a}) $n({b})] queue]",
+                    bit(mode.at == FreezePoint::BeforeQueue),
+                    bit(mode.wire == FrozenWire::Held),
+                    bit(mode.arrivals == FrozenArrivals::Dropped),
+                );
+                for (at, cmd) in &events {
+                    let _ = writeln!(tcl, "$ns at {} \"${v} {cmd}\"", secs(*at - Time::ZERO));
+                }
+            }
+        }
+    }
+    Ok(any)
 }
 
 fn step_dirs(d: Dirs) -> Vec<Dir> {
@@ -527,6 +600,21 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             "limited_transmit_in_go_back_n",
             tcp.ns2.limited_transmit_in_go_back_n,
             all.limited_transmit_in_go_back_n,
+        ),
+        (
+            "sack1_dupack_rules",
+            tcp.ns2.sack1_dupack_rules,
+            all.sack1_dupack_rules,
+        ),
+        (
+            "sack1_go_back_n_resends_sacked",
+            tcp.ns2.sack1_go_back_n_resends_sacked,
+            all.sack1_go_back_n_resends_sacked,
+        ),
+        (
+            "frto_fallback_dupack_uncounted",
+            tcp.ns2.frto_fallback_dupack_uncounted,
+            all.frto_fallback_dupack_uncounted,
         ),
     ];
     if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
@@ -656,7 +744,7 @@ fn tcp_flow(
         "$ns attach-agent $n({src}) $tcp({f})\n$ns attach-agent $n({dst}) $sink({f})\n\
          $ns connect $tcp({f}) $sink({f})\n\
          $tcp({f}) attach $vtr\n\
-         foreach v {{cwnd_ ssthresh_ t_backoff_ t_srtt_ t_rttvar_ t_rtt_ dupacks_ nrexmit_}} {{ $tcp({f}) trace $v }}\n\
+         foreach v {{cwnd_ ssthresh_ backoff_ srtt_ rttvar_ rtt_ dupacks_ nrexmit_}} {{ $tcp({f}) trace $v }}\n\
          $tcp({f}) proc done {{}} {{ global ns; puts \"done {f} [$ns now]\" }}\n\
          set ftp({f}) [new Application/FTP]\n$ftp({f}) attach-agent $tcp({f})\n\
          $ns at {} \"$ftp({f}) send {bytes}\"",
@@ -903,6 +991,91 @@ mod tests {
         assert_eq!(e.key, "flow[0].tcp.recovery = new-reno-sack");
         let e = export(&scenario("", "ssthresh_rule = \"rfc5681\""), 1).unwrap_err();
         assert_eq!(e.key, "flow[0].tcp.ssthresh_rule = rfc5681");
+    }
+
+    #[test]
+    fn a_hiccup_freezes_both_directions_with_its_switches() {
+        let spike =
+            "[[link.spikes]]\nkind = \"hiccup\"\nat = [{ start = \"5s\", duration = \"6s\" }]\n\
+                     arrivals = \"dropped\"\n";
+        let s = export(&scenario(spike, ""), 1).unwrap();
+        assert!(s.needs_freeze);
+        for (v, a, b) in [("fz(0,0,0)", 0, 1), ("fz(0,0,1)", 1, 0)] {
+            for line in [
+                format!("set {v} [[$ns link $n({a}) $n({b})] link]"),
+                format!("${v} set freezeBeforeQueue_ 0"),
+                format!("${v} set freezeHoldsWire_ 1"),
+                format!("${v} set freezeDropsArrivals_ 1"),
+                format!("${v} freeze-queue [[$ns link $n({a}) $n({b})] queue]"),
+                format!("$ns at 5.000000000 \"${v} freeze-start\""),
+                format!("$ns at 11.000000000 \"${v} freeze-end\""),
+            ] {
+                assert!(s.tcl.contains(&format!("{line}\n")), "{line}\n{}", s.tcl);
+            }
+        }
+    }
+
+    #[test]
+    fn an_outage_freezes_only_its_direction() {
+        let spike =
+            "[[link.spikes]]\nkind = \"outage\"\nat = [{ start = \"2s\", duration = \"1s\" }]\n\
+                     dirs = \"reverse\"\nfreeze_at = \"before-queue\"\n";
+        let s = export(&scenario(spike, ""), 1).unwrap();
+        assert!(s
+            .tcl
+            .contains("set fz(0,0,1) [[$ns link $n(1) $n(0)] link]\n"));
+        assert!(s.tcl.contains("$fz(0,0,1) set freezeBeforeQueue_ 1\n"));
+        assert!(!s.tcl.contains("fz(0,0,0)"), "{}", s.tcl);
+    }
+
+    /// The (start, end) pairs of every freeze the script schedules, in seconds.
+    fn scheduled_freezes(tcl: &str) -> Vec<(String, String)> {
+        let at = |cmd: &str| -> Vec<String> {
+            tcl.lines()
+                .filter(|l| l.starts_with("$ns at ") && l.ends_with(&format!("fz(0,0,0) {cmd}\"")))
+                .map(|l| l.split_whitespace().nth(2).unwrap().to_string())
+                .collect()
+        };
+        at("freeze-start")
+            .into_iter()
+            .zip(at("freeze-end"))
+            .collect()
+    }
+
+    #[test]
+    fn a_random_spike_pattern_is_exported_as_the_engine_draws_it() {
+        let spike = "[[link.spikes]]\nkind = \"hiccup\"\n\
+                     interval = { dist = \"uniform\", min = \"2s\", max = \"4s\" }\n\
+                     duration = { dist = \"uniform\", min = \"1s\", max = \"2s\" }\n";
+        let mut sim = scenario(spike, "");
+        sim.stop_at = Dur::from_secs(60);
+        sim.trace = true;
+        // Long enough (50 KB at 30 kbit/s) to meet several spikes before it ends.
+        if let FlowKind::Tcp {
+            workload: Workload::Bulk { bytes },
+            ..
+        } = &mut sim.flows[0].kind
+        {
+            bytes.0 = 50_000;
+        }
+        for seed in [1, 2] {
+            let exported = scheduled_freezes(&export(&sim, seed).unwrap().tcl);
+            let run = spikelab_engine::run(&sim, seed).unwrap();
+            let edges: Vec<String> = run
+                .trace
+                .iter()
+                .filter(|r| matches!(r.event, TraceEvent::Spike { .. }))
+                .map(|r| secs(r.time - Time::ZERO))
+                .collect();
+            let engine: Vec<(String, String)> = edges
+                .chunks(2)
+                .filter(|c| c.len() == 2)
+                .map(|c| (c[0].clone(), c[1].clone()))
+                .collect();
+            // The engine stops when the transfer is through; the script runs to 60 s.
+            assert!(engine.len() >= 3 && exported.len() >= 10, "{engine:?}");
+            assert_eq!(exported[..engine.len()], engine[..], "seed {seed}");
+        }
     }
 
     #[test]

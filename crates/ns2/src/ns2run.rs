@@ -1,7 +1,8 @@
 //! Running an exported script in ns-2.35 and reading what it wrote: the `done` and
 //! `counters` lines on stdout, the first-hop queue trace (`queue.tr`, one `+`/`d` line
 //! per packet entering the flow's first link: its send time) and the agents' traced
-//! variables (`vars.tr`: cwnd_, ssthresh_, t_backoff_, t_srtt_, t_rttvar_, ...).
+//! variables (`vars.tr`: cwnd_, ssthresh_, and `backoff_`, `srtt_`, `rttvar_`, `rtt_`: the Tcl names
+//! of t_backoff_, t_srtt_, t_rttvar_, t_rtt_).
 
 use crate::export::Script;
 use std::collections::BTreeSet;
@@ -11,6 +12,47 @@ use std::process::Command;
 /// The `ns` binary: `$SPIKELAB_NS` or `ns` on the PATH.
 pub fn ns_binary() -> String {
     std::env::var("SPIKELAB_NS").unwrap_or_else(|_| "ns".into())
+}
+
+/// The ns-2 binary with spikelab's link freeze: `$SPIKELAB_NS_FREEZE`, or the cached
+/// build of tools/ns2/build.sh (built on first use; the script's last stdout line is
+/// the binary). `Err` says why there is none: build.sh's exit status 3 means the build
+/// is impossible on this machine, which callers report as SKIPPED.
+pub fn freeze_ns_binary() -> Result<String, FreezeUnavailable> {
+    static BINARY: std::sync::OnceLock<Result<String, FreezeUnavailable>> =
+        std::sync::OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            if let Ok(ns) = std::env::var("SPIKELAB_NS_FREEZE") {
+                return Ok(ns);
+            }
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/ns2/build.sh");
+            let out = Command::new("bash").arg(&script).output().map_err(|e| {
+                FreezeUnavailable::Failed(format!("bash {}: {e}", script.display()))
+            })?;
+            let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+            match out.status.code() {
+                Some(0) => String::from_utf8_lossy(&out.stdout)
+                    .lines()
+                    .last()
+                    .map(|l| l.trim().to_string())
+                    .ok_or_else(|| FreezeUnavailable::Failed("build.sh printed no binary".into())),
+                Some(3) => Err(FreezeUnavailable::Impossible(stderr)),
+                _ => Err(FreezeUnavailable::Failed(stderr)),
+            }
+        })
+        .clone()
+}
+
+/// Why the patched ns-2 is not available.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FreezeUnavailable {
+    /// tools/ns2/build.sh says the build cannot work on this machine (exit 3).
+    #[error("the patched ns-2 cannot be built here: {0}")]
+    Impossible(String),
+    /// The build failed.
+    #[error("tools/ns2/build.sh failed: {0}")]
+    Failed(String),
 }
 
 /// Whether an ns-2 binary can be run here.
@@ -58,7 +100,12 @@ pub struct Ns2Flow {
 pub fn run(script: &Script, dir: &Path) -> Result<Vec<Ns2Flow>, String> {
     let file = dir.join("run.tcl");
     std::fs::write(&file, &script.tcl).map_err(|e| format!("{}: {e}", file.display()))?;
-    let out = Command::new(ns_binary())
+    let ns = if script.needs_freeze {
+        freeze_ns_binary().map_err(|e| e.to_string())?
+    } else {
+        ns_binary()
+    };
+    let out = Command::new(ns)
         .arg("run.tcl")
         .current_dir(dir)
         .output()

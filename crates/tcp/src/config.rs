@@ -140,6 +140,24 @@ pub struct Ns2Switches {
     /// the first new ACK unless `recover_ + 1 < highest_ack_ + wnd_`, i.e. unless the
     /// advertised window has room for two new segments (RFC 5682 step 2b needs one).
     pub frto_needs_room_for_two: bool,
+    /// `Sack1TcpAgent::recv()` outside fast recovery (Reno-SACK only): a duplicate ACK
+    /// counts (towards fast retransmit, and for `send_one()`) only when `timeout_` is
+    /// false, i.e. not between a timeout and the next new ACK, and when its SACK blocks
+    /// changed the scoreboard (`ScoreBoard::CheckUpdate()`), which every new ACK and
+    /// every timeout clears ([`crate::recovery::ns2_sack1`]); and fast retransmit
+    /// starts exactly at the DupThresh-th counted duplicate (`++dupacks_ ==
+    /// numdupacks(cwnd_)`), never earlier by RFC 6675's IsLost(HighACK + 1).
+    pub sack1_dupack_rules: bool,
+    /// `Sack1TcpAgent::send_much()` outside fast recovery (Reno-SACK only): go-back-N
+    /// after a timeout sends every segment from `t_seqno_` on, SACKed or not; the
+    /// scoreboard (`GetNextRetran()`) is empty there, since every new ACK and every
+    /// timeout clears it and a duplicate ACK that fills it stops `send_much()`.
+    pub sack1_go_back_n_resends_sacked: bool,
+    /// `TcpAgent::recv_frto_helper()` (Reno and NewReno F-RTO): the duplicate ACK that
+    /// ends F-RTO as a genuine timeout sets `dupacks_ = -1`, which `recv()` raises to 0,
+    /// so it does not count as a duplicate and releases no Limited Transmit segment
+    /// (`send_one()`): slow start retransmits only what cwnd allows.
+    pub frto_fallback_dupack_uncounted: bool,
 }
 
 impl Ns2Switches {
@@ -157,6 +175,9 @@ impl Ns2Switches {
             newreno_2002_partial_ack: true,
             limited_transmit_in_go_back_n: true,
             frto_needs_room_for_two: true,
+            sack1_dupack_rules: true,
+            sack1_go_back_n_resends_sacked: true,
+            frto_fallback_dupack_uncounted: true,
         }
     }
 }

@@ -8,11 +8,14 @@
 //! loss-recovery policy from a [`Recovery`] algorithm.
 
 use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
+use crate::recovery::ns2_sack1::Sack1DupAcks;
 use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
 use crate::response::restore::{restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
-use crate::spurious::{AckView, EpisodeVerdict, Step, TimeoutView, Verdict, Watchers};
+use crate::spurious::{
+    AckView, DetectorKind, EpisodeVerdict, Step, TimeoutView, Verdict, Watchers,
+};
 use crate::window::{SsthreshRule, Window};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
 
@@ -117,6 +120,8 @@ pub struct TcpSender<E: RtoEstimator> {
     tlp_high_seq: Option<u64>,
     /// The `linux` profile's fast-recovery window ([`crate::prr`]).
     prr: crate::prr::Prr,
+    /// ns-2 Sack1's rules for counting duplicate ACKs (`Ns2Switches::sack1_dupack_rules`).
+    sack1_dupacks: Sack1DupAcks,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -184,6 +189,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             probe_armed: false,
             tlp_high_seq: None,
             prr: Default::default(),
+            sack1_dupacks: Sack1DupAcks::default(),
         }
     }
 
@@ -311,7 +317,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
         } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
-            self.on_duplicate_ack(now, out);
+            if self.sack1_counts_dupack(pkt) {
+                self.on_duplicate_ack(now, out);
+            }
         }
         self.follow_driver(now, step, timeouts, &info, out);
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
@@ -376,7 +384,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             Step::Pending => {}
             Step::SendNew(n) => self.send_new_probe(now, n, out),
             Step::Decided(Verdict::Spurious) => self.respond_spurious(now, timeouts, info),
-            Step::Decided(Verdict::Genuine) => self.respond_genuine(),
+            Step::Decided(Verdict::Genuine) => self.respond_genuine(info),
         }
         // A driver may stop probing without a verdict (Linux's F-RTO turns itself off
         // and keeps its undo tests running; see `spurious::linux_undo`).
@@ -441,10 +449,16 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// The driver found the timeout genuine: conventional recovery continues.
-    fn respond_genuine(&mut self) {
+    fn respond_genuine(&mut self, info: &AckInfo) {
         self.adapt.on_genuine();
         if self.frto_hold {
+            // RFC 5682 2.1 step 3a: cwnd <= 3*SMSS, slow start retransmitting.
             self.release_frto_hold();
+            // ns-2 recv_frto_helper(): dupacks_ = -1, raised to 0 by recv().
+            let plain_frto = self.cfg.spurious.driver == Some(DetectorKind::Frto);
+            if info.duplicate && plain_frto && self.cfg.ns2.frto_fallback_dupack_uncounted {
+                self.dupacks = 0;
+            }
         }
     }
 
@@ -611,6 +625,28 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.cfg.linux.is_none() || !self.cfg.sack_enabled() || newly_sacked > 0
     }
 
+    /// `Ns2Switches::sack1_dupack_rules` applies: on, and the agent is Reno-SACK.
+    fn sack1_rules(&self) -> bool {
+        self.cfg.ns2.sack1_dupack_rules && self.cfg.recovery == RecoveryKind::RenoSack
+    }
+
+    /// With `Ns2Switches::sack1_dupack_rules` and Reno-SACK, outside fast recovery:
+    /// whether ns-2's `Sack1TcpAgent::recv()` counts this duplicate ACK
+    /// ([`crate::recovery::ns2_sack1`]). Always true otherwise.
+    fn sack1_counts_dupack(&mut self, pkt: &Packet) -> bool {
+        if !self.sack1_rules() || matches!(self.phase, Phase::Recovery { .. }) {
+            return true;
+        }
+        let mss = self.w.mss;
+        let blocks: Vec<(u64, u64)> = pkt
+            .sack
+            .as_slice()
+            .iter()
+            .map(|&(s, e)| (s / mss, e.div_ceil(mss)))
+            .collect();
+        self.sack1_dupacks.counts(pkt.ack / mss, &blocks)
+    }
+
     /// RFC 5681 section 2: a duplicate ACK acknowledges nothing new, carries no data,
     /// and arrives while data is outstanding (the window is constant here).
     fn is_duplicate(&self, pkt: &Packet) -> bool {
@@ -655,6 +691,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.w.snd_nxt = self.w.snd_nxt.max(ack);
         self.w.segs.on_cumulative_ack(ack);
         self.dupacks = 0;
+        self.sack1_dupacks.on_new_ack();
         self.consecutive_timeouts = 0;
         if let Some(rtt) = sample {
             let s = RttSample {
@@ -750,9 +787,14 @@ impl<E: RtoEstimator> TcpSender<E> {
         match self.phase {
             Phase::Recovery { .. } => self.recovery.on_dupack(&mut self.w),
             Phase::Open | Phase::Loss { .. } => {
-                if self.fast_retransmit_permitted()
-                    && self.recovery.should_enter(&self.w, self.dupacks)
-                {
+                // ns-2 Sack1TcpAgent::recv(): dupack_action() at ++dupacks_ ==
+                // numdupacks(cwnd_) only (Ns2Switches::sack1_dupack_rules).
+                let enter = if self.sack1_rules() {
+                    self.dupacks == self.w.dupthresh
+                } else {
+                    self.recovery.should_enter(&self.w, self.dupacks)
+                };
+                if self.fast_retransmit_permitted() && enter {
                     self.enter_recovery(now, out);
                 }
             }
@@ -844,6 +886,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             point: self.w.snd_max,
         };
         self.dupacks = 0;
+        self.sack1_dupacks.on_timeout();
         // Karn: nothing sent before the timeout may be timed any more.
         self.timing = None;
         // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
@@ -944,7 +987,10 @@ impl<E: RtoEstimator> TcpSender<E> {
                 .index_of(start)
                 .expect("snd_nxt inside the segment table");
             self.w.snd_nxt = end;
-            if !self.w.segs.get(i).is_some_and(|s| s.sacked) {
+            // ns-2 Sack1TcpAgent::send_much(): see Ns2Switches::sack1_go_back_n_resends_sacked.
+            let resend_sacked = self.cfg.ns2.sack1_go_back_n_resends_sacked
+                && self.cfg.recovery == RecoveryKind::RenoSack;
+            if resend_sacked || !self.w.segs.get(i).is_some_and(|s| s.sacked) {
                 self.mark_retransmitted(now, i);
                 self.emit(now, start, end, true, out);
             }

@@ -7,6 +7,7 @@
 
 mod fack;
 mod newreno;
+pub mod ns2_sack1;
 mod reno;
 mod sack;
 
