@@ -169,6 +169,10 @@ pub struct TimerMetrics {
     pub rfc3522_spurious: u64,
     /// RFC 3522-spurious timeouts that were also fast timeouts.
     pub rfc3522_fast_spurious: u64,
+    /// Fast timeouts the RFC 3522 detector called genuine: the ones a detector deciding
+    /// on the first ACK after the retransmission, duplicates included, would call
+    /// spurious (that ACK is the late duplicate, echoing an older timestamp).
+    pub rfc3522_fast_genuine: u64,
     /// W_i of every timeout the RFC 3522 detector called genuine (the paper's
     /// "necessary" timeouts), in order.
     pub rfc3522_w: Vec<f64>,
@@ -227,6 +231,7 @@ impl TimerMetrics {
             }
             Some(Verdict::Genuine) => {
                 self.rfc3522_decided += 1;
+                self.rfc3522_fast_genuine += rec.fast as u64;
                 self.rfc3522_w.extend(w_i(rec));
             }
             None => {}
@@ -244,6 +249,7 @@ impl TimerMetrics {
         self.rfc3522_decided += o.rfc3522_decided;
         self.rfc3522_spurious += o.rfc3522_spurious;
         self.rfc3522_fast_spurious += o.rfc3522_fast_spurious;
+        self.rfc3522_fast_genuine += o.rfc3522_fast_genuine;
         self.rfc3522_w.extend_from_slice(&o.rfc3522_w);
         self.all_timeouts += o.all_timeouts;
         self.w.extend_from_slice(&o.w);
@@ -300,6 +306,20 @@ impl TimerMetrics {
     /// Share of the RFC 3522-spurious timeouts that were fast timeouts, in percent.
     pub fn fast_share_of_spurious_rfc3522_percent(&self) -> f64 {
         share(self.rfc3522_fast_spurious, self.rfc3522_spurious)
+    }
+
+    /// The same share if the detector decided on the first ACK after the
+    /// retransmission, duplicates included (RFC 3522 waits for an "acceptable" ACK, one
+    /// that acknowledges new data): every fast timeout then counts as spurious.
+    pub fn fast_share_of_spurious_first_ack_percent(&self) -> f64 {
+        let fast = self.rfc3522_fast_spurious + self.rfc3522_fast_genuine;
+        share(fast, self.rfc3522_spurious + self.rfc3522_fast_genuine)
+    }
+
+    /// Share of all timeouts (starting a recovery phase) that were fast timeouts, in
+    /// percent (VI: "more than 90 percent of all timeouts were fast timeouts").
+    pub fn fast_share_of_timeouts_percent(&self) -> f64 {
+        share(self.fast, self.timeouts)
     }
 }
 
@@ -498,9 +518,17 @@ mod tests {
         assert_eq!(m.b_norm_percent(), 1.0);
         assert_eq!(m.b_norm_rfc3522_percent(), 2.0);
         assert_eq!(m.fast_share_of_spurious_rfc3522_percent(), 50.0);
+        assert_eq!(m.fast_share_of_timeouts_percent(), 100.0 / 3.0);
         // W over necessary timeouts: truth has two (3.0, 2.0), RFC 3522 one (2.0).
         assert_eq!(m.w, vec![3.0, 2.0]);
         assert_eq!(m.rfc3522_w, vec![2.0]);
+        // A genuine fast timeout: a first-ACK detector would call it spurious too.
+        let mut fast_genuine = timeout(0, 4.0, 200, 100, Truth::GenuineDataLost);
+        fast_genuine.fast = true;
+        fast_genuine.verdicts = vec![eifel(Verdict::Genuine)];
+        m.add_timeout(&fast_genuine);
+        assert_eq!(m.rfc3522_fast_genuine, 1);
+        assert_eq!(m.fast_share_of_spurious_first_ack_percent(), 200.0 / 3.0);
         let mut no_ts = TimerMetrics::default();
         no_ts.add_timeout(&timeout(0, 1.0, 300, 100, Truth::SpuriousDataDelayed));
         assert!(no_ts.b_norm_rfc3522_percent().is_nan());

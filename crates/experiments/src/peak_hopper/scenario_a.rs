@@ -182,10 +182,15 @@ confidence intervals, and without timestamps the PH-RTO is the more accurate one
 values are above the paper's 1.5 and 2.1 RTTs (the ordering PH < RFC holds) and some runs exceed \
 its 1 % bound on B_norm: our interactive RTO often sits on its floor RTT + 2G = RTT + 20 ms, so \
 RED's queue jitter at 90-100 % load fires it; (3) fast timeouts are a small share of our bulk \
-spurious timeouts, not up to 90 %. We have not found the cause of (3); candidates are the \
-paper's unknown packet size and RED hard limit, and ns-2's SACK sender restarting its timer \
-differently around Limited Transmit (the paper's VI links fast timeouts to Limited Transmit). \
-Bulk B_norm differs tenfold between the timers (RFC higher) but stays below 0.1 %.";
+spurious timeouts, not up to 90 %. Measured: the RFC 3522 detector run as an observer (an \
+\"acceptable\" ACK, one acknowledging new data, decides) agrees with the ground truth on every \
+timeout of Scenario A, so counting as the paper defines it changes nothing; our fast timeouts are \
+genuine losses, whose first acceptable ACK echoes the retransmission's timestamp. A detector that \
+decides on the first ACK after the retransmission, duplicates included, calls every fast timeout \
+spurious (the late duplicate ACK echoes an older timestamp); counted so, fast timeouts are the \
+large majority of the spurious ones, as V.B.1 reports (see the comparisons), so the paper's figure \
+is consistent with such a detector. Fast timeouts are also 40-45 % of all bulk timeouts (VI: \
+\"more than 90 percent of all timeouts\" in some runs). Bulk B_norm differs tenfold between the timers (RFC higher) but stays below 0.1 %.";
 
 fn text(scale: Scale, reps: u32) -> String {
     let loads = scale.a_loads();
@@ -228,6 +233,7 @@ fn write_runs_csv(ctx: &Context, runs: &[ARun]) -> anyhow::Result<()> {
         "rfc3522_decided",
         "rfc3522_spurious",
         "rfc3522_fast_spurious",
+        "rfc3522_fast_genuine",
         "rfc3522_b_norm_pct",
         "rfc3522_w95",
         "unfinished_flows_in_run",
@@ -257,6 +263,7 @@ fn write_runs_csv(ctx: &Context, runs: &[ARun]) -> anyhow::Result<()> {
                 Cell::U(m.rfc3522_decided),
                 Cell::U(m.rfc3522_spurious),
                 Cell::U(m.rfc3522_fast_spurious),
+                Cell::U(m.rfc3522_fast_genuine),
                 Cell::F(m.b_norm_rfc3522_percent()),
                 Cell::F(m.w95_rfc3522()),
                 Cell::U(r.unfinished),
@@ -418,6 +425,26 @@ fn comparisons(runs: &[ARun]) -> Vec<Comparison> {
                 bulk.rfc3522_spurious
             ),
             bulk.fast_share_of_spurious_rfc3522_percent(),
+            None,
+            90.0,
+            "%",
+        ),
+        comparison(
+            &format!(
+                "A, bulk, with timestamps, a detector deciding on the first ACK after the retransmission (duplicates included): fast timeouts as % of all {} spurious ones (V.B.1: up to 90 %)",
+                bulk.rfc3522_spurious + bulk.rfc3522_fast_genuine
+            ),
+            bulk.fast_share_of_spurious_first_ack_percent(),
+            None,
+            90.0,
+            "%",
+        ),
+        comparison(
+            &format!(
+                "A, bulk, with timestamps: fast timeouts as % of all {} timeouts (VI: \"more than 90 percent\" in some runs)",
+                bulk.timeouts
+            ),
+            bulk.fast_share_of_timeouts_percent(),
             None,
             90.0,
             "%",
