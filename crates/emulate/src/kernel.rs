@@ -75,6 +75,7 @@ pub const NOT_APPLIED: &[&str] = &[
     "ssthresh_rule",
     "careful_fast_retransmit",
     "timeout_retransmit",
+    "karn",
     "limited_transmit",
     "dupack_threshold",
     "timestamp_tick",

@@ -15,6 +15,16 @@
 //! * **Outages that caused a spurious timeout** (V.D, Fig. 17): [`outage_hits`].
 //! * **RTO half-life** (V.D, Fig. 18): [`rto_half_life`].
 //!
+//! Which timeouts are spurious, two ways. IV.C.2: "We call a timeout \"necessary\" if it
+//! is not spurious according to the definition of a spurious timeout provided in
+//! \[RFC3522\]": the paper's simulator asked the Eifel detector. We count both: by the
+//! ground truth ([`TimeoutRecord::truth`]: was a copy of the segment or of its ACK still
+//! in the network?) and by the verdict of the RFC 3522 detector run as an observer
+//! (`spurious.observe = ["eifel"]` in the scenario files; it needs timestamps, so runs
+//! without them have no RFC 3522 count). The two differ where the first ACK after the
+//! retransmission echoes an older timestamp although the segment was lost, e.g. when
+//! that ACK was sent for a later segment before the retransmission arrived.
+//!
 //! Which timeouts count (IV.C): "we only consider timeouts that initiate an error
 //! recovery phase, i.e., we neither consider multiple timeouts for the same segment nor
 //! timeouts that occur during fast recovery" ([`starts_recovery`]). Timeouts of the SYN
@@ -28,6 +38,7 @@ use spikelab_engine::results::RtoSample;
 use spikelab_engine::{FlowResult, RunResult, TimeoutRecord};
 use spikelab_net::spike::OutageConfig;
 use spikelab_output::stats::percentile;
+use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
 /// IV.C: does this timeout start a recovery phase (first timeout of its segment, not in
 /// fast recovery)?
@@ -152,6 +163,19 @@ pub struct TimerMetrics {
     pub fast: u64,
     /// Spurious timeouts that were also fast timeouts.
     pub fast_spurious: u64,
+    /// Timeouts (starting a recovery phase) on which the RFC 3522 detector decided.
+    pub rfc3522_decided: u64,
+    /// Of those, spurious by the RFC 3522 detector (the paper's #SpuriousTimeouts).
+    pub rfc3522_spurious: u64,
+    /// RFC 3522-spurious timeouts that were also fast timeouts.
+    pub rfc3522_fast_spurious: u64,
+    /// Fast timeouts the RFC 3522 detector called genuine: the ones a detector deciding
+    /// on the first ACK after the retransmission, duplicates included, would call
+    /// spurious (that ACK is the late duplicate, echoing an older timestamp).
+    pub rfc3522_fast_genuine: u64,
+    /// W_i of every timeout the RFC 3522 detector called genuine (the paper's
+    /// "necessary" timeouts), in order.
+    pub rfc3522_w: Vec<f64>,
     /// Every timeout, whether or not it starts a recovery phase.
     pub all_timeouts: u64,
     /// W_i of every necessary timeout that starts a recovery phase, in order.
@@ -199,6 +223,19 @@ impl TimerMetrics {
         } else if let Some(w) = w_i(rec) {
             self.w.push(w);
         }
+        match rfc3522_verdict(rec) {
+            Some(Verdict::Spurious) => {
+                self.rfc3522_decided += 1;
+                self.rfc3522_spurious += 1;
+                self.rfc3522_fast_spurious += rec.fast as u64;
+            }
+            Some(Verdict::Genuine) => {
+                self.rfc3522_decided += 1;
+                self.rfc3522_fast_genuine += rec.fast as u64;
+                self.rfc3522_w.extend(w_i(rec));
+            }
+            None => {}
+        }
     }
 
     /// Adds everything `o` covers (e.g. another run).
@@ -209,6 +246,11 @@ impl TimerMetrics {
         self.spurious += o.spurious;
         self.fast += o.fast;
         self.fast_spurious += o.fast_spurious;
+        self.rfc3522_decided += o.rfc3522_decided;
+        self.rfc3522_spurious += o.rfc3522_spurious;
+        self.rfc3522_fast_spurious += o.rfc3522_fast_spurious;
+        self.rfc3522_fast_genuine += o.rfc3522_fast_genuine;
+        self.rfc3522_w.extend_from_slice(&o.rfc3522_w);
         self.all_timeouts += o.all_timeouts;
         self.w.extend_from_slice(&o.w);
         self.p.merge(&o.p);
@@ -244,11 +286,58 @@ impl TimerMetrics {
 
     /// Share of the spurious timeouts that were fast timeouts, in percent (V.B.1).
     pub fn fast_share_of_spurious_percent(&self) -> f64 {
-        if self.spurious == 0 {
+        share(self.fast_spurious, self.spurious)
+    }
+
+    /// B_norm in percent with the RFC 3522 detector's count (the paper's reading);
+    /// NaN when the detector decided on no timeout (timestamps off) or no data.
+    pub fn b_norm_rfc3522_percent(&self) -> f64 {
+        if self.rfc3522_decided == 0 && self.timeouts > 0 {
             return f64::NAN;
         }
-        100.0 * self.fast_spurious as f64 / self.spurious as f64
+        share(self.rfc3522_spurious, self.data_segments)
     }
+
+    /// W_95 over the timeouts the RFC 3522 detector called genuine.
+    pub fn w95_rfc3522(&self) -> f64 {
+        percentile(&self.rfc3522_w, 95.0)
+    }
+
+    /// Share of the RFC 3522-spurious timeouts that were fast timeouts, in percent.
+    pub fn fast_share_of_spurious_rfc3522_percent(&self) -> f64 {
+        share(self.rfc3522_fast_spurious, self.rfc3522_spurious)
+    }
+
+    /// The same share if the detector decided on the first ACK after the
+    /// retransmission, duplicates included (RFC 3522 waits for an "acceptable" ACK, one
+    /// that acknowledges new data): every fast timeout then counts as spurious.
+    pub fn fast_share_of_spurious_first_ack_percent(&self) -> f64 {
+        let fast = self.rfc3522_fast_spurious + self.rfc3522_fast_genuine;
+        share(fast, self.rfc3522_spurious + self.rfc3522_fast_genuine)
+    }
+
+    /// Share of all timeouts (starting a recovery phase) that were fast timeouts, in
+    /// percent (VI: "more than 90 percent of all timeouts were fast timeouts").
+    pub fn fast_share_of_timeouts_percent(&self) -> f64 {
+        share(self.fast, self.timeouts)
+    }
+}
+
+/// 100 a / b; NaN when b is 0.
+fn share(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        return f64::NAN;
+    }
+    100.0 * a as f64 / b as f64
+}
+
+/// The RFC 3522 (Eifel) detector's verdict on this timeout's episode, if it ran and
+/// decided.
+pub fn rfc3522_verdict(rec: &TimeoutRecord) -> Option<Verdict> {
+    rec.verdicts
+        .iter()
+        .find(|v| v.detector == DetectorKind::Eifel)
+        .map(|v| v.verdict)
 }
 
 /// One outage of a link direction.
@@ -395,6 +484,54 @@ mod tests {
             fast: false,
             verdicts: Vec::new(),
         }
+    }
+
+    fn eifel(v: Verdict) -> spikelab_engine::results::DetectorVerdict {
+        spikelab_engine::results::DetectorVerdict {
+            detector: DetectorKind::Eifel,
+            verdict: v,
+            at: at(0.0),
+            drove: false,
+        }
+    }
+
+    #[test]
+    fn spurious_timeouts_are_counted_by_ground_truth_and_by_the_rfc3522_detector_apart() {
+        let mut m = TimerMetrics {
+            data_segments: 100,
+            ..TimerMetrics::default()
+        };
+        // A lost segment Eifel calls spurious (a fast timeout), one both call genuine,
+        // one both call spurious, and one without timestamps (no verdict).
+        let mut lost_but_eifel_spurious = timeout(0, 1.0, 300, 100, Truth::GenuineDataLost);
+        lost_but_eifel_spurious.fast = true;
+        lost_but_eifel_spurious.verdicts = vec![eifel(Verdict::Spurious)];
+        let mut genuine = timeout(0, 2.0, 200, 100, Truth::GenuineDataLost);
+        genuine.verdicts = vec![eifel(Verdict::Genuine)];
+        let mut spurious = timeout(0, 3.0, 250, 100, Truth::SpuriousDataDelayed);
+        spurious.verdicts = vec![eifel(Verdict::Spurious)];
+        for r in [&lost_but_eifel_spurious, &genuine, &spurious] {
+            m.add_timeout(r);
+        }
+        assert_eq!((m.spurious, m.fast_spurious), (1, 0));
+        assert_eq!((m.rfc3522_spurious, m.rfc3522_fast_spurious), (2, 1));
+        assert_eq!(m.b_norm_percent(), 1.0);
+        assert_eq!(m.b_norm_rfc3522_percent(), 2.0);
+        assert_eq!(m.fast_share_of_spurious_rfc3522_percent(), 50.0);
+        assert_eq!(m.fast_share_of_timeouts_percent(), 100.0 / 3.0);
+        // W over necessary timeouts: truth has two (3.0, 2.0), RFC 3522 one (2.0).
+        assert_eq!(m.w, vec![3.0, 2.0]);
+        assert_eq!(m.rfc3522_w, vec![2.0]);
+        // A genuine fast timeout: a first-ACK detector would call it spurious too.
+        let mut fast_genuine = timeout(0, 4.0, 200, 100, Truth::GenuineDataLost);
+        fast_genuine.fast = true;
+        fast_genuine.verdicts = vec![eifel(Verdict::Genuine)];
+        m.add_timeout(&fast_genuine);
+        assert_eq!(m.rfc3522_fast_genuine, 1);
+        assert_eq!(m.fast_share_of_spurious_first_ack_percent(), 200.0 / 3.0);
+        let mut no_ts = TimerMetrics::default();
+        no_ts.add_timeout(&timeout(0, 1.0, 300, 100, Truth::SpuriousDataDelayed));
+        assert!(no_ts.b_norm_rfc3522_percent().is_nan());
     }
 
     fn sample(t: f64, rtt: u64, rto: u64) -> RtoSample {

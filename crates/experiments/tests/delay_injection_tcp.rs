@@ -33,6 +33,9 @@ fn the_smoke_run_writes_csv_figures_and_a_section() {
         "fig4-timeouts-d0-40.png",
         "fig8-throughput-ftfd.png",
         "oracle-timeouts-d0-100.png",
+        "sweep-paper.csv",
+        "paper-fig4-timeouts-d0-40.png",
+        "paper-fig8-throughput-ftfd.png",
     ] {
         assert!(ctx.dir.join(f).exists(), "{f} missing");
     }
@@ -41,7 +44,24 @@ fn the_smoke_run_writes_csv_figures_and_a_section() {
         .iter()
         .filter(|b| matches!(b, Block::Comparisons(_)))
         .count();
-    assert_eq!(comparisons, 2);
+    // Trace mode, the realistic TCP simulation, the paper mode.
+    assert_eq!(comparisons, 3);
+    let tables: Vec<&str> = section
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Table(t) => Some(t.title.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        tables.iter().any(|t| t.contains("side by side")),
+        "{tables:?}"
+    );
+    assert!(
+        tables.iter().any(|t| t.contains("What real TCP does")),
+        "{tables:?}"
+    );
     std::fs::remove_dir_all(&root).unwrap();
 }
 
@@ -75,4 +95,29 @@ fn reordering_injection_at_the_papers_setting_triggers_fast_retransmits() {
         ..ftfd
     };
     assert_eq!(mean_timeouts(Some(fifo), 8).1, 0.0);
+}
+
+#[test]
+fn the_paper_mode_never_fast_retransmits_and_lets_the_injected_delay_reach_the_rto() {
+    // The paper's simulator: no fast retransmit whatever the box reorders, and the
+    // injected samples widen the RTO, so FTFD (100 ms, N = 3) times out less than the
+    // same box on a sender that applies Karn's rule.
+    let base = tcp::base_of(tcp::Mode::Paper, &tcp::Mode::Paper.trace_config()).unwrap();
+    let ftfd = Some(Injection {
+        method: InjectionMethod::Ftfd,
+        d0_ms: 100,
+        n: 3,
+        pick: Pick::Oracle,
+    });
+    let cell = tcp::configure(&base, ftfd);
+    let runs = |cfg: &spikelab_engine::SimConfig| {
+        let rs: Vec<_> = (0..8)
+            .map(|s| sweep::summarize(&spikelab_engine::run(cfg, s).unwrap()))
+            .collect();
+        sweep::point(ftfd, &rs)
+    };
+    let paper = runs(&cell);
+    let karn = runs(&tcp::RealTcp::Karn.apply(&cell));
+    assert_eq!(paper.fast_retransmits.0, 0.0);
+    assert!(paper.timeouts.0 < karn.timeouts.0, "{paper:?} {karn:?}");
 }

@@ -45,7 +45,7 @@ fn the_smoke_run_writes_csv_figures_and_a_section() {
     assert!(section
         .blocks
         .iter()
-        .any(|b| matches!(b, Block::Comparisons(v) if v.len() == 4)));
+        .any(|b| matches!(b, Block::Comparisons(v) if v.len() == 6)));
     std::fs::remove_dir_all(&root).unwrap();
 }
 

@@ -5,7 +5,7 @@
 //! [`crate::LinkDir`]. "Forward" is the direction from the link's first endpoint to its
 //! second (in the papers' setups, the one that carries the data).
 
-use crate::delay::DelayTrace;
+use crate::delay::{DelaySampling, DelayTrace};
 use crate::queue::QueueConfig;
 use crate::service::ServiceConfig;
 use crate::spike::{Dir, Schedule, SpikeConfig, SpikeError};
@@ -31,6 +31,10 @@ pub struct LinkDirConfig {
     /// `latency` (see [`crate::delay`]). Default: none.
     #[serde(default)]
     pub delay_trace: Option<TraceRef<DelayTrace>>,
+    /// How `delay_trace` is read: replayed in time ("time") or one independent draw per
+    /// packet ("per-packet"; see [`crate::delay`]). Default: time.
+    #[serde(default)]
+    pub delay_sampling: DelaySampling,
 }
 
 impl LinkDirConfig {
@@ -42,6 +46,7 @@ impl LinkDirConfig {
             queue: QueueConfig::default(),
             service: ServiceConfig::default(),
             delay_trace: None,
+            delay_sampling: DelaySampling::Time,
         }
     }
 }
@@ -65,6 +70,9 @@ pub struct DirOverride {
     /// Delay trace of this direction. Default: the link's `delay_trace`.
     #[serde(default)]
     pub delay_trace: Option<TraceRef<DelayTrace>>,
+    /// How this direction reads its delay trace. Default: the link's `delay_sampling`.
+    #[serde(default)]
+    pub delay_sampling: Option<DelaySampling>,
 }
 
 /// A full-duplex point-to-point link and the path events on it.
@@ -86,6 +94,10 @@ pub struct LinkConfig {
     /// Delay trace file applied to both directions (see [`crate::delay`]). Default: none.
     #[serde(default)]
     pub delay_trace: Option<TraceRef<DelayTrace>>,
+    /// How both directions read their delay trace: "time" or "per-packet" (see
+    /// [`crate::delay`]). Default: time.
+    #[serde(default)]
+    pub delay_sampling: DelaySampling,
     /// Overrides for the forward direction. Default: none.
     #[serde(default)]
     pub forward: DirOverride,
@@ -115,6 +127,7 @@ impl LinkConfig {
             queue: o.queue.clone().unwrap_or_else(|| self.queue.clone()),
             service: o.service.clone().unwrap_or_else(|| self.service.clone()),
             delay_trace: o.delay_trace.clone().or_else(|| self.delay_trace.clone()),
+            delay_sampling: o.delay_sampling.unwrap_or(self.delay_sampling),
         }
     }
 }

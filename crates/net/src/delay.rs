@@ -12,10 +12,34 @@
 //! One point per line, `time,delay` or `time delay` (commas, tabs or spaces). Each value
 //! is a duration with an optional unit ("1.5s", "200ms"); a bare number is seconds.
 //! Times must not decrease. Blank lines and lines starting with `#` are skipped.
+//!
+//! ## Sampling
+//! [`DelaySampling::Time`] (the default) replays the trace in time as above.
+//! [`DelaySampling::PerPacket`] ignores the times: each packet draws one of the trace's
+//! delays, every point equally likely and independently of the others (the empirical
+//! distribution of the samples). This is the path of delay-injection.md's own TCP
+//! simulator as its numbers imply (section IV: the ping "RTT measurements turn out to be
+//! essentially uncorrelated"; a 512-segment transfer meets 24 timeouts, far more spikes
+//! than the trace holds in the seconds the transfer lasts). Packets still never overtake
+//! one another.
 
 use crate::trace::TraceError;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
 use spikelab_core::units::parse_duration;
-use spikelab_core::{Dur, Time};
+use spikelab_core::{Dur, SimRng, Time};
+
+/// How a link direction reads its delay trace (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DelaySampling {
+    /// The delay in force when the packet's transmission ends. The default.
+    #[default]
+    Time,
+    /// An independent draw per packet from the trace's delays, every point equally
+    /// likely.
+    PerPacket,
+}
 
 /// A parsed delay trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +84,20 @@ impl DelayTrace {
         let n = self.points.partition_point(|&(at, _)| at <= t);
         n.checked_sub(1).map_or(Dur::ZERO, |i| self.points[i].1)
     }
+
+    /// One of the trace's delays, every point equally likely ([`DelaySampling::PerPacket`]).
+    pub fn draw(&self, rng: &mut SimRng) -> Dur {
+        self.points[rng.random_range(0..self.points.len())].1
+    }
+
+    /// The extra delay of a packet whose transmission ends at `t`, read as `sampling`
+    /// says (`rng` is drawn from only when sampling per packet).
+    pub fn delay_for(&self, sampling: DelaySampling, t: Time, rng: &mut SimRng) -> Dur {
+        match sampling {
+            DelaySampling::Time => self.delay_at(t),
+            DelaySampling::PerPacket => self.draw(rng),
+        }
+    }
 }
 
 fn parse_point(line: &str) -> Result<(Time, Dur), String> {
@@ -90,6 +128,22 @@ mod tests {
         assert_eq!(tr.delay_at(s(2)), Dur::from_millis(100));
         assert_eq!(tr.delay_at(s(3)), Dur::from_millis(500));
         assert_eq!(tr.delay_at(s(9)), Dur::ZERO);
+    }
+
+    #[test]
+    fn per_packet_sampling_draws_every_point_and_ignores_time() {
+        use rand::SeedableRng;
+        let tr = DelayTrace::parse("0,10ms\n1,20ms\n2,30ms\n").unwrap();
+        let mut rng = SimRng::seed_from_u64(3);
+        let mut seen = [0u32; 3];
+        for _ in 0..3000 {
+            let d = tr.delay_for(DelaySampling::PerPacket, Time::ZERO, &mut rng);
+            seen[(d.as_millis_f64() / 10.0) as usize - 1] += 1;
+        }
+        // Each of three points about 1000 times (binomial sd about 26).
+        assert!(seen.iter().all(|&n| (850..=1150).contains(&n)), "{seen:?}");
+        let time = tr.delay_for(DelaySampling::Time, s(1), &mut rng);
+        assert_eq!(time, Dur::from_millis(20));
     }
 
     #[test]

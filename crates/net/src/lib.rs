@@ -32,7 +32,7 @@ pub mod streams;
 pub mod trace;
 
 pub use config::{DirOverride, LinkConfig, LinkDirConfig};
-pub use delay::DelayTrace;
+pub use delay::{DelaySampling, DelayTrace};
 pub use distribution::Distribution;
 pub use freeze::{FreezeMode, FreezePoint, FrozenArrivals, FrozenWire};
 pub use link::{LinkCounters, LinkDir, PacketBytes};

@@ -20,10 +20,11 @@
 //! * Time only moves forward: every call takes `now`, which must never decrease.
 
 use crate::config::LinkDirConfig;
-use crate::delay::DelayTrace;
+use crate::delay::{DelaySampling, DelayTrace};
 use crate::freeze::{FreezeMode, FrozenArrivals};
 use crate::queue::Queue;
 use crate::service::{Departure, Service};
+use rand::{Rng, SeedableRng};
 use spikelab_core::{BitRate, Dur, Packet, SimRng, Time};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -87,6 +88,9 @@ pub struct LinkDir {
     service: Service,
     latency: Dur,
     delay_trace: Option<Arc<DelayTrace>>,
+    /// Draws of a per-packet delay trace: a stream of its own, split off `rng` only in
+    /// that mode, so the queue's and service's draws are those of every other mode.
+    delay_rng: Option<SimRng>,
     rng: SimRng,
     pipe: VecDeque<InFlight>,
     pipe_bytes: PacketBytes,
@@ -108,12 +112,15 @@ impl LinkDir {
     /// An idle link direction. `rng` is its own random stream (RED drops, WCDMA block
     /// errors). Panics if a referenced trace was not loaded
     /// ([`crate::trace::load_link_traces`]).
-    pub fn new(cfg: &LinkDirConfig, rng: SimRng) -> LinkDir {
+    pub fn new(cfg: &LinkDirConfig, mut rng: SimRng) -> LinkDir {
+        let delay_rng = (cfg.delay_sampling == DelaySampling::PerPacket)
+            .then(|| SimRng::seed_from_u64(rng.random()));
         LinkDir {
             queue: Queue::new(&cfg.queue, cfg.rate),
             service: Service::new(&cfg.service, cfg.rate),
             latency: cfg.latency,
             delay_trace: cfg.delay_trace.as_ref().map(|t| Arc::clone(t.loaded())),
+            delay_rng,
             rng,
             pipe: VecDeque::new(),
             pipe_bytes: PacketBytes::default(),
@@ -320,9 +327,13 @@ impl LinkDir {
         }
         let (pipe, pipe_bytes, latency) = (&mut self.pipe, &mut self.pipe_bytes, self.latency);
         let trace = self.delay_trace.as_deref();
+        let delay_rng = &mut self.delay_rng;
         self.service
             .advance(now, &mut self.queue, &mut self.rng, &mut |d: Departure| {
-                let traced = trace.map_or(Dur::ZERO, |t| t.delay_at(d.at));
+                let traced = trace.map_or(Dur::ZERO, |t| match delay_rng {
+                    Some(r) => t.delay_for(DelaySampling::PerPacket, d.at, r),
+                    None => t.delay_at(d.at),
+                });
                 // FIFO: never reach the far end before the packet ahead.
                 let own = d.at + latency + d.extra + traced;
                 let at = pipe.back().map_or(own, |b| own.max(b.at));

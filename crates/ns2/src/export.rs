@@ -547,6 +547,12 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             "ns-2 goes back N after a timeout",
         );
     }
+    if !tcp.karn {
+        return refuse(
+            key("karn = false"),
+            "ns-2 ends the RTT measurement on a timeout (Karn's rule)",
+        );
+    }
     if tcp.delayed_ack.enabled && tcp.delayed_ack.every != 2 {
         return refuse(
             key("delayed_ack.every"),

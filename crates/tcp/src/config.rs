@@ -207,6 +207,14 @@ pub struct TcpConfig {
     pub careful_fast_retransmit: bool,
     /// What a timeout retransmits. Default: go-back-n.
     pub timeout_retransmit: TimeoutRetransmit,
+    /// Karn's rule (RFC 6298 section 3) for the timed segment when timestamps are off:
+    /// a timeout or retransmission ends its measurement. Default: true. With false the
+    /// timed segment stays timed from its first transmission until an ACK covers it, so
+    /// a segment that was only delayed gives its whole RTT to the estimator, as
+    /// delay-injection.md III has it ("RTT_new\[k\] = RTT\[k\] + D\[k\] (used for the
+    /// calculation of S and V)"); a sample of a really lost segment then includes the
+    /// time to its retransmission (the ambiguity Karn's rule exists for).
+    pub karn: bool,
     /// Limited Transmit (RFC 3042). Default: true.
     pub limited_transmit: bool,
     /// Duplicate ACKs that trigger fast retransmit (DupThresh). Default: 3.
@@ -250,6 +258,7 @@ impl Default for TcpConfig {
             ssthresh_rule: SsthreshRule::Rfc5681,
             careful_fast_retransmit: true,
             timeout_retransmit: TimeoutRetransmit::GoBackN,
+            karn: true,
             limited_transmit: true,
             dupack_threshold: 3,
             timestamps: true,
@@ -290,6 +299,7 @@ impl TcpConfig {
             ssthresh_rule: SsthreshRule::Ns2,
             careful_fast_retransmit: true,
             timeout_retransmit: TimeoutRetransmit::GoBackN,
+            karn: true,
             limited_transmit: true,
             dupack_threshold: 3,
             timestamps: false,

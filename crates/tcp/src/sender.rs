@@ -888,7 +888,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.dupacks = 0;
         self.sack1_dupacks.on_timeout();
         // Karn: nothing sent before the timeout may be timed any more.
-        self.timing = None;
+        self.end_timing_by_karn();
         // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
         self.w.segs.clear_sacks();
         self.w.segs.clear_episode_marks();
@@ -1021,7 +1021,15 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.watch.on_retransmit(start, end);
         }
         // Karn (RFC 6298 section 3): a retransmission ends the current RTT measurement.
-        self.timing = None;
+        self.end_timing_by_karn();
+    }
+
+    /// Karn's rule (RFC 6298 section 3) ends the current RTT measurement, unless the
+    /// flow keeps the timed segment's sample (`karn = false`, delay-injection.md III).
+    fn end_timing_by_karn(&mut self) {
+        if self.cfg.karn {
+            self.timing = None;
+        }
     }
 
     fn emit(&mut self, now: Time, start: u64, end: u64, retx: bool, out: &mut Vec<Packet>) {
@@ -1231,6 +1239,41 @@ mod tests {
             out.iter().all(|p| !p.retx && p.seq >= 4000),
             "no go-back-N: {out:?}"
         );
+    }
+
+    fn selective_repeat_sender(karn: bool) -> (TcpSender<Rto>, Vec<Packet>) {
+        let cfg = TcpConfig {
+            mss: 1000,
+            initial_window: 4,
+            timestamps: false,
+            timeout_retransmit: TimeoutRetransmit::SelectiveRepeat,
+            karn,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), 20_000, &mut out);
+        (s, out)
+    }
+
+    #[test]
+    fn karns_rule_drops_the_sample_of_a_segment_that_timed_out() {
+        let (mut s, mut out) = selective_repeat_sender(true);
+        s.on_timer(ms(1000), &mut out);
+        let info = s.on_ack(ms(1300), &ack(1000), &mut out);
+        assert_eq!((info.rtt_sample, s.stats().rtt_samples), (None, 0));
+    }
+
+    #[test]
+    fn without_karn_a_delayed_timed_segment_gives_its_whole_rtt() {
+        // delay-injection.md III: RTT_new[k] = RTT[k] + D[k] reaches S and V even when
+        // the delay made the segment time out.
+        let (mut s, mut out) = selective_repeat_sender(false);
+        s.on_timer(ms(1000), &mut out);
+        let info = s.on_ack(ms(1300), &ack(1000), &mut out);
+        assert_eq!(info.rtt_sample, Some(Dur::from_millis(1300)));
+        assert_eq!(s.stats().rtt_samples, 1);
     }
 
     #[test]

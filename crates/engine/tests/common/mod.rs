@@ -21,6 +21,7 @@ pub fn link(name: &str, bps: u64, latency_ms: u64, queue_packets: u64) -> LinkCo
         forward: DirOverride::default(),
         reverse: DirOverride::default(),
         delay_trace: None,
+        delay_sampling: Default::default(),
         spikes: Vec::new(),
     }
 }

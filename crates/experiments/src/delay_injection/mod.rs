@@ -10,10 +10,14 @@
 //!   RTRD), and timeout counts per method and per jitter period.
 //! * [`trace`]: reading user RTT traces (one value per line, or a CSV column).
 //! * [`synthetic`]: a seeded GPRS-like ping trace standing in for the authors' own.
+//! * [`fit`]: the paper mode's spike rate and size, fitted to the paper's no-jitter
+//!   baseline (the one fitted input).
 //! * [`figures`]: the data of Figs. 1-3 (RTT and RTO over a window; histograms).
 //! * [`sweep`]: the TCP sweep's cells and aggregation (Figs. 4-8, oracle vs. blind).
 //! * [`reproduction`]: the `delay-injection` reproduction: files, figures, report section.
-//! * [`tcp`]: the TCP simulation's cells (Figs. 4-8) from `scenarios/delay-injection.toml`.
+//! * [`tcp`]: the TCP simulation's cells (Figs. 4-8) in two modes: realistic
+//!   (`scenarios/delay-injection.toml`) and the paper's simulator
+//!   (`scenarios/delay-injection-paper.toml`).
 //! * [`path`]: the ping trace replayed as the one-way delay of the TCP simulation's path.
 //!
 //! Units: RTT samples are `f64` milliseconds, as the paper reports them. This is an
@@ -24,6 +28,7 @@
 #![warn(missing_docs)]
 
 pub mod figures;
+pub mod fit;
 pub mod inject;
 pub mod path;
 pub mod reproduction;

@@ -13,6 +13,54 @@ use spikelab_net::{MiddleboxConfig, TraceRef};
 /// The scenario file (one cell: FTFD, D0 = 100 ms, N = 3, oracle).
 pub const SCENARIO: &str = include_str!("../../../../scenarios/delay-injection.toml");
 
+/// The paper's simulator as a scenario (per-packet RTT draws, samples kept, no fast
+/// retransmit), every switch cited there.
+pub const PAPER_SCENARIO: &str = include_str!("../../../../scenarios/delay-injection-paper.toml");
+
+/// Which TCP simulation: the realistic one, or the paper's simulator as its text and
+/// numbers describe it. Both are scenario files; the mode only picks the file and the
+/// trace its path replays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mode {
+    /// `scenarios/delay-injection.toml`: the trace replayed in time, Karn's rule, fast
+    /// retransmit, the synthetic trace as argued from the paper's figures.
+    Realistic,
+    /// `scenarios/delay-injection-paper.toml`: one draw of the trace per packet, the
+    /// injected samples reach the estimator, selective repeat without fast retransmit;
+    /// the trace's spike rate and size fitted to the paper's no-jitter baseline
+    /// ([`GprsLikeConfig::paper_fit`]).
+    Paper,
+}
+
+impl Mode {
+    /// Both modes, realistic first.
+    pub const ALL: [Mode; 2] = [Mode::Realistic, Mode::Paper];
+
+    /// A label for files and tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Realistic => "realistic",
+            Mode::Paper => "paper",
+        }
+    }
+
+    /// The scenario file's text and name.
+    fn scenario(self) -> (&'static str, &'static str) {
+        match self {
+            Mode::Realistic => (SCENARIO, "scenarios/delay-injection.toml"),
+            Mode::Paper => (PAPER_SCENARIO, "scenarios/delay-injection-paper.toml"),
+        }
+    }
+
+    /// The synthetic trace's parameters in this mode.
+    pub fn trace_config(self) -> GprsLikeConfig {
+        match self {
+            Mode::Realistic => GprsLikeConfig::default(),
+            Mode::Paper => GprsLikeConfig::paper_fit(),
+        }
+    }
+}
+
 /// The link whose data direction replays the trace, and where the box sits.
 pub const RADIO: &str = "radio";
 
@@ -22,13 +70,14 @@ pub const TRACE_SEED: u64 = 2003;
 /// Samples in the trace: the paper's "the ping utility issues 10,000 messages".
 pub const TRACE_LEN: usize = 10_000;
 
-/// The path's ping trace (ms).
+/// The path's ping trace (ms) of the realistic mode.
 pub fn path_trace() -> Vec<f64> {
-    gprs_like_trace(
-        &GprsLikeConfig::default(),
-        TRACE_LEN,
-        &mut SimRng::seed_from_u64(TRACE_SEED),
-    )
+    trace_of(&GprsLikeConfig::default())
+}
+
+/// A ping trace (ms) with parameters `cfg`, from the one trace seed.
+pub fn trace_of(cfg: &GprsLikeConfig) -> Vec<f64> {
+    gprs_like_trace(cfg, TRACE_LEN, &mut SimRng::seed_from_u64(TRACE_SEED))
 }
 
 /// How the box picks the packets it may delay (the paper's oracle, or blind).
@@ -97,15 +146,88 @@ impl Injection {
     }
 }
 
-/// The scenario with the path's delay trace attached.
+/// The realistic scenario with the path's delay trace attached.
 pub fn base() -> anyhow::Result<SimConfig> {
-    let s = spikelab_scenario::parse(SCENARIO, "scenarios/delay-injection.toml")
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    base_of(Mode::Realistic, &Mode::Realistic.trace_config())
+}
+
+/// `mode`'s scenario with a synthetic trace of parameters `trace` attached.
+pub fn base_of(mode: Mode, trace: &GprsLikeConfig) -> anyhow::Result<SimConfig> {
+    let (text, name) = mode.scenario();
+    let s = spikelab_scenario::parse(text, name).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut cfg = s.to_sim();
     let radio = radio_index(&cfg);
-    let trace = TraceRef::with_data("synthetic-gprs-like", ping_delay_trace(&path_trace()));
+    let trace = TraceRef::with_data("synthetic-gprs-like", ping_delay_trace(&trace_of(trace)));
     cfg.links[radio].forward.delay_trace = Some(trace);
     Ok(cfg)
+}
+
+/// One mechanism of real TCP put back into the paper mode, to measure what it does to
+/// the method (a finding the paper does not have).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RealTcp {
+    /// The paper mode as it is.
+    None,
+    /// Karn's rule: a timeout ends the timed segment's measurement (`karn = true`).
+    Karn,
+    /// Fast retransmit and Limited Transmit (DupThresh 3, RFC 3042), the box
+    /// reordering as the paper describes it.
+    FastRetransmit,
+    /// Fast retransmit as above, but the box holds later segments behind the delayed
+    /// one (FIFO): the same injection without reordering.
+    FastRetransmitFifo,
+    /// Karn's rule and fast retransmit together (reordering box): real TCP on the
+    /// paper's path.
+    All,
+}
+
+impl RealTcp {
+    /// Every variant, the paper mode first.
+    pub const ALL: [RealTcp; 5] = [
+        RealTcp::None,
+        RealTcp::Karn,
+        RealTcp::FastRetransmit,
+        RealTcp::FastRetransmitFifo,
+        RealTcp::All,
+    ];
+
+    /// A label for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            RealTcp::None => "paper mode",
+            RealTcp::Karn => "+ Karn's rule",
+            RealTcp::FastRetransmit => "+ fast retransmit (box reorders)",
+            RealTcp::FastRetransmitFifo => "+ fast retransmit (box holds FIFO)",
+            RealTcp::All => "+ Karn's rule + fast retransmit (box reorders)",
+        }
+    }
+
+    /// `cfg` (a paper-mode cell) with this mechanism switched on.
+    pub fn apply(self, cfg: &SimConfig) -> SimConfig {
+        let mut cfg = cfg.clone();
+        let karn = matches!(self, RealTcp::Karn | RealTcp::All);
+        let fast = matches!(
+            self,
+            RealTcp::FastRetransmit | RealTcp::FastRetransmitFifo | RealTcp::All
+        );
+        for f in &mut cfg.flows {
+            if let spikelab_engine::FlowKind::Tcp { tcp, .. } = &mut f.kind {
+                tcp.karn |= karn;
+                if fast {
+                    tcp.dupack_threshold = 3;
+                    tcp.limited_transmit = true;
+                }
+            }
+        }
+        if self == RealTcp::FastRetransmitFifo {
+            for m in &mut cfg.middleboxes {
+                if let MiddleboxConfig::DelayInjection(c) = &mut m.config {
+                    c.order = InjectionOrder::Fifo;
+                }
+            }
+        }
+        cfg
+    }
 }
 
 /// The index of the radio link.
@@ -160,6 +282,27 @@ mod tests {
             (InjectDirection::Data, InjectionOrder::Reorder)
         );
         assert!(b.links[radio_index(&b)].forward.delay_trace.is_some());
+    }
+
+    #[test]
+    fn the_paper_mode_draws_per_packet_keeps_samples_and_never_fast_retransmits() {
+        let b = base_of(Mode::Paper, &Mode::Paper.trace_config()).unwrap();
+        let fwd = b.links[radio_index(&b)].dir(spikelab_net::Dir::Forward);
+        assert_eq!(fwd.delay_sampling, spikelab_net::DelaySampling::PerPacket);
+        let tcp_of = |c: &SimConfig| match &c.flows[0].kind {
+            spikelab_engine::FlowKind::Tcp { tcp, .. } => tcp.clone(),
+            spikelab_engine::FlowKind::Cbr { .. } => panic!("the transfer is TCP"),
+        };
+        let tcp = tcp_of(&b);
+        assert!(!tcp.karn);
+        assert!(!tcp.limited_transmit);
+        // More duplicates than a window of receiver_window / mss segments can produce.
+        assert!(u64::from(tcp.dupack_threshold) > tcp.receiver_window / u64::from(tcp.mss));
+        assert_eq!(scenario_box(&b), scenario_box(&base().unwrap()));
+        let real = base().unwrap();
+        let rfwd = real.links[radio_index(&real)].dir(spikelab_net::Dir::Forward);
+        assert_eq!(rfwd.delay_sampling, spikelab_net::DelaySampling::Time);
+        assert!(tcp_of(&real).karn);
     }
 
     #[test]

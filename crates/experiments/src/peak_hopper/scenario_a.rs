@@ -182,10 +182,15 @@ confidence intervals, and without timestamps the PH-RTO is the more accurate one
 values are above the paper's 1.5 and 2.1 RTTs (the ordering PH < RFC holds) and some runs exceed \
 its 1 % bound on B_norm: our interactive RTO often sits on its floor RTT + 2G = RTT + 20 ms, so \
 RED's queue jitter at 90-100 % load fires it; (3) fast timeouts are a small share of our bulk \
-spurious timeouts, not up to 90 %. We have not found the cause of (3); candidates are the \
-paper's unknown packet size and RED hard limit, and ns-2's SACK sender restarting its timer \
-differently around Limited Transmit (the paper's VI links fast timeouts to Limited Transmit). \
-Bulk B_norm differs tenfold between the timers (RFC higher) but stays below 0.1 %.";
+spurious timeouts, not up to 90 %. Measured: the RFC 3522 detector run as an observer (an \
+\"acceptable\" ACK, one acknowledging new data, decides) agrees with the ground truth on every \
+timeout of Scenario A, so counting as the paper defines it changes nothing; our fast timeouts are \
+genuine losses, whose first acceptable ACK echoes the retransmission's timestamp. A detector that \
+decides on the first ACK after the retransmission, duplicates included, calls every fast timeout \
+spurious (the late duplicate ACK echoes an older timestamp); counted so, fast timeouts are the \
+large majority of the spurious ones, as V.B.1 reports (see the comparisons), so the paper's figure \
+is consistent with such a detector. Fast timeouts are also 40-45 % of all bulk timeouts (VI: \
+\"more than 90 percent of all timeouts\" in some runs). Bulk B_norm differs tenfold between the timers (RFC higher) but stays below 0.1 %.";
 
 fn text(scale: Scale, reps: u32) -> String {
     let loads = scale.a_loads();
@@ -225,6 +230,12 @@ fn write_runs_csv(ctx: &Context, runs: &[ARun]) -> anyhow::Result<()> {
         "p_p95",
         "w",
         "w95",
+        "rfc3522_decided",
+        "rfc3522_spurious",
+        "rfc3522_fast_spurious",
+        "rfc3522_fast_genuine",
+        "rfc3522_b_norm_pct",
+        "rfc3522_w95",
         "unfinished_flows_in_run",
         "bottleneck_loss_pct",
     ];
@@ -249,6 +260,12 @@ fn write_runs_csv(ctx: &Context, runs: &[ARun]) -> anyhow::Result<()> {
                 Cell::F(m.p.percentile(95.0)),
                 Cell::F(m.w_mean()),
                 Cell::F(m.w95()),
+                Cell::U(m.rfc3522_decided),
+                Cell::U(m.rfc3522_spurious),
+                Cell::U(m.rfc3522_fast_spurious),
+                Cell::U(m.rfc3522_fast_genuine),
+                Cell::F(m.b_norm_rfc3522_percent()),
+                Cell::F(m.w95_rfc3522()),
                 Cell::U(r.unfinished),
                 Cell::F(r.bottleneck_loss_pct),
             ]);
@@ -316,6 +333,9 @@ fn means_table(runs: &[ARun]) -> Table {
         "W",
         "W_95",
         "fast timeouts % of spurious",
+        "B_norm % (RFC 3522)",
+        "W_95 (RFC 3522)",
+        "fast % of spurious (RFC 3522)",
         "bottleneck loss %",
     ];
     let mut rows = Vec::new();
@@ -336,12 +356,18 @@ fn means_table(runs: &[ARun]) -> Table {
                 col(TimerMetrics::w_mean),
                 col(TimerMetrics::w95),
                 col(TimerMetrics::fast_share_of_spurious_percent),
+                col(TimerMetrics::b_norm_rfc3522_percent),
+                col(TimerMetrics::w95_rfc3522),
+                col(TimerMetrics::fast_share_of_spurious_rfc3522_percent),
                 mean_ci(&loss),
             ]);
         }
     }
     Table {
-        title: "Scenario A: mean over runs (± 95% CI) of each group's per-run metrics".into(),
+        title: "Scenario A: mean over runs (± 95% CI) of each group's per-run metrics; spurious \
+                timeouts by the ground truth, and by the RFC 3522 detector (the paper's \
+                definition, IV.C.2; timestamps only)"
+            .into(),
         header: header.map(String::from).to_vec(),
         rows,
     }
@@ -392,6 +418,50 @@ fn comparisons(runs: &[ARun]) -> Vec<Comparison> {
             None,
             90.0,
             "%",
+        ),
+        comparison(
+            &format!(
+                "A, bulk, with timestamps, counted as the paper (RFC 3522 detector): fast timeouts as % of all {} spurious ones (V.B.1: up to 90 %)",
+                bulk.rfc3522_spurious
+            ),
+            bulk.fast_share_of_spurious_rfc3522_percent(),
+            None,
+            90.0,
+            "%",
+        ),
+        comparison(
+            &format!(
+                "A, bulk, with timestamps, a detector deciding on the first ACK after the retransmission (duplicates included): fast timeouts as % of all {} spurious ones (V.B.1: up to 90 %)",
+                bulk.rfc3522_spurious + bulk.rfc3522_fast_genuine
+            ),
+            bulk.fast_share_of_spurious_first_ack_percent(),
+            None,
+            90.0,
+            "%",
+        ),
+        comparison(
+            &format!(
+                "A, bulk, with timestamps: fast timeouts as % of all {} timeouts (VI: \"more than 90 percent\" in some runs)",
+                bulk.timeouts
+            ),
+            bulk.fast_share_of_timeouts_percent(),
+            None,
+            90.0,
+            "%",
+        ),
+        comparison(
+            "A, interactive, with timestamps, RFC 3522 count: PH-RTO W_95, largest over runs (1.5 RTT)",
+            largest(&per_run(runs, 0, 2, TimerMetrics::w95_rfc3522)),
+            None,
+            1.5,
+            "x RTT",
+        ),
+        comparison(
+            "A, interactive, with timestamps, RFC 3522 count: RFC2988-RTO W_95, largest over runs (2.1 RTT)",
+            largest(&per_run(runs, 0, 3, TimerMetrics::w95_rfc3522)),
+            None,
+            2.1,
+            "x RTT",
         ),
     ]
 }

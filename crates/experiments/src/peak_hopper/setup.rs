@@ -115,9 +115,17 @@ impl Doc {
     }
 
     /// Turns the timestamps option on or off for flow `i`, keeping 1500-byte IP packets
-    /// and a 20-packet window; a ping-pong message stays one full segment.
+    /// and a 20-packet window; a ping-pong message stays one full segment. The RFC 3522
+    /// detector the files run as an observer (the paper's definition of a spurious
+    /// timeout, IV.C.2) needs timestamps, so it observes only when they are on.
     pub fn set_timestamps(&mut self, i: usize, on: bool) -> anyhow::Result<()> {
         let mss = mss(on);
+        let observe: Vec<Value> = if on {
+            vec![Value::from("eifel")]
+        } else {
+            vec![]
+        };
+        self.set(&format!("flow.{i}.tcp.spurious.observe"), observe)?;
         self.set(&format!("flow.{i}.tcp.timestamps"), on)?;
         self.set(&format!("flow.{i}.tcp.mss"), mss)?;
         self.set(&format!("flow.{i}.tcp.receiver_window"), 20 * mss)?;

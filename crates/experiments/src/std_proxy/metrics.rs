@@ -17,6 +17,11 @@
 //!   limited by receiver buffer size", V). RTT is the path's smallest RTT sample of the
 //!   run: the link has just drained during the delay, so the window travels over the
 //!   empty path.
+//! * cwnd_STD read as the paper reads it (V: "the size of cwnd_STD is determined by the
+//!   flight size before sudden delay which is limited by receiver buffer size"): the
+//!   flight at the timeout, i.e. the highest byte sent before it minus the timed-out
+//!   segment's first byte, capped by the receiver window ([`flight_before`]). Both
+//!   readings are evaluated on the same runs ([`CwndReading`]).
 
 use spikelab_core::trace::{TraceEvent, TraceRecord};
 use spikelab_core::{BitRate, Dur, Time};
@@ -45,6 +50,33 @@ pub struct RunSummary {
     pub std_condition_met: u32,
     /// Sum of cwnd_STD over those episodes, in bytes (for the mean).
     pub cwnd_std_sum: u64,
+    /// Of the same episodes, how many met condition (3) with cwnd_STD read as the
+    /// flight before the delay (the paper's reading).
+    pub flight_condition_met: u32,
+    /// Sum of that flight over the episodes, in bytes.
+    pub flight_sum: u64,
+}
+
+/// How cwnd_STD of condition (3) is read (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndReading {
+    /// The window the sender resumes new data with after the full ACK (ours).
+    Resumed,
+    /// The flight size before the sudden delay (the paper's, V).
+    FlightBefore,
+}
+
+impl CwndReading {
+    /// Both readings, ours first.
+    pub const ALL: [CwndReading; 2] = [CwndReading::Resumed, CwndReading::FlightBefore];
+
+    /// A label for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            CwndReading::Resumed => "cwnd_STD = window when new data resumes (ours)",
+            CwndReading::FlightBefore => "cwnd_STD = flight before the delay (the paper's)",
+        }
+    }
 }
 
 /// Reduces a run; `cellular` is the index of the last hop, `rate` its BW and `rwnd`
@@ -70,6 +102,9 @@ pub fn summarize(r: &RunResult, cellular: usize, rate: BitRate, rwnd: u64) -> Ru
             s.std_episodes += 1;
             s.cwnd_std_sum += cwnd;
             s.std_condition_met += u32::from(std_condition_met(cwnd, rtt, rate));
+            let flight = flight_before(&r.trace, t.time, t.seq).min(rwnd);
+            s.flight_sum += flight;
+            s.flight_condition_met += u32::from(std_condition_met(flight, rtt, rate));
         }
     }
     s
@@ -92,6 +127,19 @@ fn min_rtt(trace: &[TraceRecord]) -> Option<Dur> {
             _ => None,
         })
         .min()
+}
+
+/// The flight at a timeout at `at` of the segment starting at `una`: the highest byte
+/// sent before `at` minus `una` (0 if nothing beyond `una` was sent).
+fn flight_before(trace: &[TraceRecord], at: Time, una: u64) -> u64 {
+    trace[..trace.partition_point(|r| r.time < at)]
+        .iter()
+        .filter_map(|r| match r.event {
+            TraceEvent::Send { seq, len, .. } => Some(seq + u64::from(len)),
+            _ => None,
+        })
+        .max()
+        .map_or(0, |end| end.saturating_sub(una))
 }
 
 /// The congestion window in force when the sender first sends new data after `since`
@@ -122,6 +170,25 @@ mod tests {
             flow: FlowId(0),
             event,
         }
+    }
+
+    #[test]
+    fn the_papers_cwnd_std_is_the_flight_before_the_timeout() {
+        let send = |seq, retx| TraceEvent::Send {
+            seq,
+            len: 1000,
+            retx,
+        };
+        let trace = [
+            rec(0, send(0, false)),
+            rec(1, send(1000, false)),
+            rec(2, send(2000, false)),
+            rec(5, send(1000, true)), // at the timeout itself: not before it
+            rec(9, send(3000, false)),
+        ];
+        let at = Time::ZERO + Dur::from_millis(5);
+        assert_eq!(flight_before(&trace, at, 1000), 2000);
+        assert_eq!(flight_before(&trace, at, 5000), 0);
     }
 
     #[test]

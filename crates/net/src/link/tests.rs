@@ -296,6 +296,34 @@ fn a_delay_trace_adds_its_delay_but_never_lets_a_packet_overtake_the_one_before(
     assert_eq!(out.delivered, vec![(0, first), (1, first), (2, first)]);
 }
 
+#[test]
+fn a_per_packet_delay_trace_draws_each_packets_delay_from_its_points_in_fifo_order() {
+    // Two points, 0 and 300 ms, both long before the packets: replayed in time every
+    // packet gets 300 ms; drawn per packet some get 0 ms, some 300 ms, never another value,
+    // and none overtakes the one before.
+    let trace = crate::delay::DelayTrace::parse("0,0\n0.001,300ms\n").unwrap();
+    let c = LinkDirConfig {
+        delay_trace: Some(crate::trace::TraceRef::with_data("d", trace)),
+        delay_sampling: crate::delay::DelaySampling::PerPacket,
+        ..cfg(1_000_000, Dur::from_millis(100), 100)
+    };
+    let start = Time::ZERO + Dur::from_secs(1);
+    let out = drive(&mut link(&c), &burst(40, start));
+    let tx = Dur::from_micros(8_320);
+    let own: Vec<Dur> = out
+        .delivered
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, at))| at - (start + tx * (i as u64 + 1) + Dur::from_millis(100)))
+        .collect();
+    assert!(out.delivered.windows(2).all(|w| w[0].1 <= w[1].1));
+    // The last packet of a FIFO run may wait behind a slow one: its own extra delay is
+    // then between 0 and 300 ms; a packet that waited nobody got exactly 0 or 300 ms.
+    assert!(own.iter().all(|&d| d <= Dur::from_millis(300)), "{own:?}");
+    assert!(own.contains(&Dur::ZERO), "{own:?}");
+    assert!(own.contains(&Dur::from_millis(300)), "{own:?}");
+}
+
 /// A random operation on a link.
 #[derive(Clone, Debug)]
 pub(crate) enum Op {
