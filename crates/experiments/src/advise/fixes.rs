@@ -160,6 +160,14 @@ fn no_detection() -> Fix {
     f
 }
 
+/// SACK recovery alone (no detection): the row that separates SACK's own gain from
+/// the SACK detectors' (it is the baseline itself when the flow has SACK already).
+fn sack_only() -> Fix {
+    let mut f = flow_fix("sack-recovery".into(), Vec::new(), true);
+    f.columns.push(("detector", "none".into()));
+    f
+}
+
 /// Every detector with every response and RTO adaptation.
 fn detections() -> Vec<Fix> {
     let mut out = Vec::new();
@@ -232,7 +240,7 @@ fn network() -> Vec<Fix> {
 
 /// The whole fix space, sender side first, in a fixed order; `only` keeps one side.
 pub fn all(only: Option<Side>) -> Vec<Fix> {
-    let mut out = vec![no_detection()];
+    let mut out = vec![no_detection(), sack_only()];
     out.extend(detections());
     out.extend(estimators());
     out.extend(profiles());

@@ -32,8 +32,10 @@ use spikelab_net::TraceError;
 use std::path::{Path, PathBuf};
 
 /// The rate of a wrapped trace's link (both directions; a Mahimahi trace replaces it
-/// in the data direction).
-pub const WRAP_RATE: &str = "10Mbit/s";
+/// in the data direction): the 3G peak rate scenarios/delay-injection.toml uses for a
+/// path whose delay comes from a trace, fast enough that the trace's delay, not a
+/// queue, sets the round-trip time of a window-limited sender.
+pub const WRAP_RATE: &str = "2Mbit/s";
 /// The drop-tail buffer of a wrapped trace's link, in packets.
 pub const WRAP_BUFFER: u32 = 1000;
 /// The bulk download of a wrapped trace.

@@ -22,7 +22,7 @@ use crate::grid::run::expand;
 use crate::grid::spec::{Axis, AxisValue, Grid};
 use crate::runner::{run_cells_from, Batch, Progress};
 use anyhow::anyhow;
-use fixes::{Change, Fix, Side};
+use fixes::{Change, Fix, Side, NEEDS_SACK};
 use paired::Paired;
 use spikelab_engine::{FlowKind, FlowResult, RunResult, SimConfig};
 use spikelab_output::stats::Summary;
@@ -158,6 +158,9 @@ pub struct Row {
     pub vs_baseline: Paired,
     /// Objective: this row minus the next row of the ranking.
     pub vs_next: Option<Paired>,
+    /// The first higher-ranked row with the same value of every metric on every seed
+    /// (the fix made no difference to it on this path).
+    pub same_as: Option<String>,
 }
 
 impl Row {
@@ -181,6 +184,8 @@ pub struct Advice {
     pub rows: Vec<Row>,
     /// Fixes left out, with why.
     pub skipped: Vec<String>,
+    /// What the reader should know about how fixes were placed.
+    pub remarks: Vec<String>,
 }
 
 impl Advice {
@@ -198,6 +203,8 @@ pub struct Plan {
     pub candidates: Vec<Candidate>,
     pub box_link: Option<String>,
     pub skipped: Vec<String>,
+    /// What the reader should know about how fixes were placed.
+    pub remarks: Vec<String>,
     /// Indices of the advised flows in the engine's flow list.
     pub flows: Vec<usize>,
 }
@@ -243,6 +250,7 @@ fn placement(
     doc: &toml::Table,
     file: &spikelab_scenario::ScenarioFile,
     link: Option<&str>,
+    remarks: &mut Vec<String>,
 ) -> Result<toml::Table, String> {
     let mut set = toml::Table::new();
     match &fix.change {
@@ -260,6 +268,13 @@ fn placement(
                         format!("flow `{}`: no SACK variant of its recovery {now}", f.name)
                     })?;
                     set.insert(format!("flow.{i}.tcp.recovery"), sack.into());
+                    remarks.push(format!(
+                        "{} rows also switch flow `{}` from {} to {sack} (they need SACK): \
+                         compare them with the sack-recovery row, SACK alone",
+                        NEEDS_SACK.join(" and "),
+                        f.name,
+                        now.as_str().unwrap_or("?")
+                    ));
                 }
             }
         }
@@ -305,13 +320,16 @@ fn advised_flows(sim: &SimConfig, flow: Option<&str>) -> Result<Vec<usize>, Stri
     Ok(picked)
 }
 
-/// Builds the generated grid over the fix space on `input` and expands it.
+/// Builds the generated grid over the fix space on `input` (one axis, `fix`) and
+/// expands it value by value, so a fix that cannot apply to this path (its scenario
+/// does not check) is left out with the reason instead of stopping the others.
 pub fn plan(input: &input::Input, opts: &Options) -> anyhow::Result<Plan> {
     let base = spikelab_scenario::parse(&input.text, &input.name).map_err(|e| anyhow!("{e}"))?;
     let flows = advised_flows(base.sim(), opts.flow.as_deref()).map_err(|e| anyhow!("{e}"))?;
     let doc: toml::Table = input.text.parse()?;
     let link = box_link(&doc);
     let mut skipped = Vec::new();
+    let mut remarks = Vec::new();
     let mut values = vec![AxisValue {
         label: "baseline".into(),
         set: toml::Table::new(),
@@ -321,7 +339,7 @@ pub fn plan(input: &input::Input, opts: &Options) -> anyhow::Result<Plan> {
     let wanted =
         |f: &Fix| opts.fixes.is_empty() || opts.fixes.iter().any(|w| f.label.contains(w.as_str()));
     for fix in fixes::all(opts.only).into_iter().filter(wanted) {
-        match placement(&fix, &doc, base.file(), link.as_deref()) {
+        match placement(&fix, &doc, base.file(), link.as_deref(), &mut remarks) {
             Ok(set) => {
                 values.push(AxisValue {
                     label: fix.label.clone(),
@@ -333,21 +351,32 @@ pub fn plan(input: &input::Input, opts: &Options) -> anyhow::Result<Plan> {
             Err(why) => skipped.push(format!("{}: {why}", fix.label)),
         }
     }
-    let grid = Grid {
-        name: "advise".into(),
-        scenario: None,
-        set: toml::Table::new(),
-        axis: vec![Axis {
-            name: "fix".into(),
-            values,
-        }],
-    };
-    let cells = expand(&input.text, &input.name, &grid)?;
-    let base_sim = format!("{:?}", cells[0].scenario.sim());
-    let mut candidates = Vec::new();
-    for (i, (c, (side, columns))) in cells.into_iter().zip(meta).enumerate() {
-        let label = c.labels["fix"].clone();
-        if i > 0 && format!("{:?}", c.scenario.sim()) == base_sim {
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut base_debug = String::new();
+    for (value, (side, columns)) in values.into_iter().zip(meta) {
+        let label = value.label.clone();
+        let grid = Grid {
+            name: "advise".into(),
+            scenario: None,
+            set: toml::Table::new(),
+            axis: vec![Axis {
+                name: "fix".into(),
+                values: vec![value],
+            }],
+        };
+        let cell = match expand(&input.text, &input.name, &grid) {
+            Ok(mut cells) => cells.remove(0),
+            Err(e) if side.is_some() => {
+                skipped.push(format!("{label}: {e}"));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let sim = cell.scenario.to_sim();
+        let debug = format!("{sim:?}");
+        if side.is_none() {
+            base_debug = debug;
+        } else if debug == base_debug {
             skipped.push(format!("{label}: the same configuration as the baseline"));
             continue;
         }
@@ -355,14 +384,19 @@ pub fn plan(input: &input::Input, opts: &Options) -> anyhow::Result<Plan> {
             label,
             side,
             columns,
-            sim: c.scenario.to_sim(),
-            text: c.text,
+            sim,
+            text: cell.text,
         });
     }
     Ok(Plan {
         candidates,
         box_link: link,
         skipped,
+        remarks: {
+            remarks.sort();
+            remarks.dedup();
+            remarks
+        },
         flows,
     })
 }
@@ -499,6 +533,7 @@ fn rank(
                 summary,
                 vs_baseline: Paired::of(&[], &[]),
                 vs_next: None,
+                same_as: None,
             }
         })
         .collect();
@@ -527,6 +562,19 @@ fn rank(
         r.vs_baseline = Paired::of(&values[i], &values[base]);
         r.vs_next = values.get(i + 1).map(|next| Paired::of(&values[i], next));
     }
+    for i in 1..rows.len() {
+        let same = |a: &Row, b: &Row| {
+            a.runs.len() == b.runs.len()
+                && a.runs
+                    .iter()
+                    .zip(&b.runs)
+                    .all(|(x, y)| x.iter().zip(y).all(|(u, v)| u.to_bits() == v.to_bits()))
+        };
+        rows[i].same_as = rows[..i]
+            .iter()
+            .find(|r| r.same_as.is_none() && same(r, &rows[i]))
+            .map(|r| r.candidate.label.clone());
+    }
     Advice {
         description: input.description.clone(),
         objective: opts.objective,
@@ -536,6 +584,7 @@ fn rank(
         box_link: plan.box_link,
         rows,
         skipped: plan.skipped,
+        remarks: plan.remarks,
     }
 }
 

@@ -84,15 +84,29 @@ pub fn table(a: &Advice, shown: usize) -> Table {
         let st = &r.summary[metric_index(k)];
         mean_ci(st.mean, st.ci95)
     };
+    let same = |r: &Row| {
+        let n = a
+            .rows
+            .iter()
+            .filter(|o| o.same_as.as_deref() == Some(&r.candidate.label))
+            .count();
+        if n == 0 {
+            r.candidate.label.clone()
+        } else {
+            format!("{} (+{n} same)", r.candidate.label)
+        }
+    };
     let rows = a
         .rows
         .iter()
-        .filter(|r| r.rank <= shown || r.candidate.side.is_none())
-        .map(|r| {
+        .filter(|r| r.same_as.is_none())
+        .enumerate()
+        .filter(|(i, r)| *i < shown || r.candidate.side.is_none())
+        .map(|(_, r)| {
             vec![
                 r.rank.to_string(),
                 r.tier.to_string(),
-                r.candidate.label.clone(),
+                same(r),
                 r.candidate.side.map_or("-", |s| s.label()).to_string(),
                 mean_ci(r.summary[m].mean, r.summary[m].ci95),
                 if r.candidate.side.is_none() {
@@ -161,8 +175,9 @@ pub fn text_table(t: &Table) -> String {
     out
 }
 
-/// The notes under the table: ties, what the baseline is, how to replay.
-pub fn notes(a: &Advice, path: &str) -> Vec<String> {
+/// The notes under the table: ties, what the baseline is, how to replay (`invocation`
+/// is the command without `--reps` and `--seed`).
+pub fn notes(a: &Advice, invocation: &str) -> Vec<String> {
     let mut out = vec![format!("Path: {}.", a.description)];
     let best = &a.rows[0];
     let tied: Vec<&str> = a
@@ -204,7 +219,7 @@ pub fn notes(a: &Advice, path: &str) -> Vec<String> {
         "given"
     };
     out.push(format!(
-        "{} repetitions per row ({how}), seed {}; replay exactly with: spikelab advise {path} --reps {} --seed {}",
+        "{} repetitions per row ({how}), seed {}; replay exactly with: {invocation} --reps {} --seed {}",
         a.reps, a.seed, a.reps, a.seed
     ));
     if let Some(l) = &a.box_link {
@@ -212,6 +227,14 @@ pub fn notes(a: &Advice, path: &str) -> Vec<String> {
             "Network boxes sit at the first endpoint of link `{l}`."
         ));
     }
+    if a.rows.iter().any(|r| r.same_as.is_some()) {
+        out.push(
+            "A row marked (+N same) stands for N more fixes with the same result on every \
+             seed (`same_as` in advise.csv): on this path they behave alike."
+                .into(),
+        );
+    }
+    out.extend(a.remarks.iter().map(|r| format!("{r}.")));
     for s in &a.skipped {
         out.push(format!("Not a row: {s}."));
     }
@@ -234,6 +257,7 @@ pub fn write_csv(a: &Advice, out: impl std::io::Write) -> anyhow::Result<()> {
             "vs_next",
             "vs_next_ci95",
             "indistinguishable_from_next",
+            "same_as",
             "reps",
         ]
         .map(String::from),
@@ -267,6 +291,7 @@ pub fn write_csv(a: &Advice, out: impl std::io::Write) -> anyhow::Result<()> {
             Some(_) => "false",
             None => "",
         })?;
+        w.field_str(r.same_as.as_deref().unwrap_or(""))?;
         w.field_u64(r.runs.len() as u64)?;
         for s in &r.summary {
             w.field_f64(s.mean)?;
@@ -397,12 +422,12 @@ fn figures(a: &Advice, dir: &Path) -> anyhow::Result<Vec<Figure>> {
 
 /// Writes everything into `dir`: advise.csv, runs.csv, scenarios/, advise.md,
 /// advise.html (with ranking.svg/png and vs-baseline.svg/png).
-pub fn write_all(a: &Advice, dir: &Path, path: &str) -> anyhow::Result<()> {
+pub fn write_all(a: &Advice, dir: &Path, invocation: &str) -> anyhow::Result<()> {
     let csv = std::io::BufWriter::new(std::fs::File::create(dir.join("advise.csv"))?);
     write_csv(a, csv).context("writing advise.csv")?;
     write_runs_csv(a, &dir.join("runs.csv")).context("writing runs.csv")?;
     write_scenarios(a, dir).context("writing scenarios/")?;
-    let mut blocks = vec![Block::Text(notes(a, path).join("\n\n"))];
+    let mut blocks = vec![Block::Text(notes(a, invocation).join("\n\n"))];
     blocks.push(Block::Table(table(a, SHOWN)));
     blocks.extend(figures(a, dir)?.into_iter().map(Block::Figure));
     let mut all = table(a, usize::MAX);

@@ -110,15 +110,15 @@ fn on_a_lossy_path_without_delay_no_detector_wins_by_more_than_noise() {
     );
     assert!(base.summary[t].ci95 > 0.0, "the losses vary by seed");
     for label in full_restore {
-        let r = row(&a, label);
-        // Noise: the path's own run-to-run spread of the download time.
-        let gain = -r.vs_baseline.mean;
-        assert!(
-            gain <= base.summary[t].ci95,
-            "{label} gains {gain:.3} s, beyond the noise {:.3} s",
-            base.summary[t].ci95
-        );
+        // Beyond noise: the paired 95 % interval of the difference lies below zero.
+        let r = a.rows.iter().find(|r| r.candidate.label == label);
+        let Some(r) = r else {
+            continue; // the same configuration as the baseline on this path
+        };
+        assert_ne!(verdict(&a, r), "better", "{label}: {:?}", r.vs_baseline);
+        assert!(r.vs_baseline.n == 12);
     }
+    assert!(a.rows.len() >= 4, "most detectors are rows of their own");
 }
 
 fn csv(a: &Advice) -> Vec<u8> {
