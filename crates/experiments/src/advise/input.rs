@@ -19,7 +19,7 @@
 //!   The wrapped path has one link of [`WRAP_RATE`] with no latency of its own (the
 //!   trace is the delay) and a drop-tail buffer of [`WRAP_BUFFER`] packets, so the only
 //!   losses are the ones the trace implies; the workload is one bulk download of
-//!   [`WRAP_BYTES`] with the `modern` TCP profile (RFC 6298 timer, SACK). The wrapper
+//!   [`WRAP_BYTES`] with the `modern` TCP profile (RFC 6298 timer, new-reno). The wrapper
 //!   scenario is written as `path.toml` beside the results, the trace copied under
 //!   `trace/`.
 
