@@ -5,7 +5,7 @@ import pytest
 
 import spikelab
 
-FIXES = ["eifel:option1:none", "frto:option1:none", "std-proxy"]
+FIXES = ["eifel:option1:none", "peak-hopper", "std-proxy"]
 
 
 def test_advise_ranks_fixes_with_paired_intervals(scenario_path):
