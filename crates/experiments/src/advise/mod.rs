@@ -26,6 +26,7 @@ use fixes::{Change, Fix, Side, NEEDS_SACK};
 use paired::Paired;
 use spikelab_engine::{FlowKind, FlowResult, RunResult, SimConfig};
 use spikelab_output::stats::Summary;
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// Repetitions of the pilot that times a run when `reps` is not given.
@@ -330,30 +331,57 @@ pub fn plan(input: &input::Input, opts: &Options) -> anyhow::Result<Plan> {
     let link = box_link(&doc);
     let mut skipped = Vec::new();
     let mut remarks = Vec::new();
-    let mut values = vec![AxisValue {
-        label: "baseline".into(),
-        set: toml::Table::new(),
-        labels: [("side".to_string(), "-".to_string())].into(),
-    }];
-    let mut meta = vec![(None, Vec::new())];
+    let mut values = vec![(
+        AxisValue {
+            label: "baseline".into(),
+            set: toml::Table::new(),
+            labels: BTreeMap::new(),
+        },
+        None,
+        Vec::new(),
+    )];
     let wanted =
         |f: &Fix| opts.fixes.is_empty() || opts.fixes.iter().any(|w| f.label.contains(w.as_str()));
     for fix in fixes::all(opts.only).into_iter().filter(wanted) {
         match placement(&fix, &doc, base.file(), link.as_deref(), &mut remarks) {
             Ok(set) => {
-                values.push(AxisValue {
-                    label: fix.label.clone(),
-                    set,
-                    labels: [("side".to_string(), fix.side.label().to_string())].into(),
-                });
-                meta.push((Some(fix.side), fix.columns.clone()));
+                let labels = [("side".to_string(), fix.side.label().to_string())].into();
+                let label = fix.label;
+                values.push((
+                    AxisValue { label, set, labels },
+                    Some(fix.side),
+                    fix.columns,
+                ));
             }
             Err(why) => skipped.push(format!("{}: {why}", fix.label)),
         }
     }
+    let candidates = expand_candidates(input, values, &mut skipped)?;
+    remarks.sort();
+    remarks.dedup();
+    Ok(Plan {
+        candidates,
+        box_link: link,
+        skipped,
+        remarks,
+        flows,
+    })
+}
+
+/// A fix placed into the scenario: its grid value, side (None: the baseline) and
+/// descriptive columns.
+type PlacedFix = (AxisValue, Option<Side>, Vec<(&'static str, String)>);
+
+/// Expands the `fix` axis value by value (the baseline first) into candidates; a fix
+/// whose scenario does not check, or that equals the baseline, goes to `skipped`.
+fn expand_candidates(
+    input: &input::Input,
+    values: Vec<PlacedFix>,
+    skipped: &mut Vec<String>,
+) -> anyhow::Result<Vec<Candidate>> {
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut base_debug = String::new();
-    for (value, (side, columns)) in values.into_iter().zip(meta) {
+    for (value, side, columns) in values {
         let label = value.label.clone();
         let grid = Grid {
             name: "advise".into(),
@@ -388,17 +416,7 @@ pub fn plan(input: &input::Input, opts: &Options) -> anyhow::Result<Plan> {
             text: cell.text,
         });
     }
-    Ok(Plan {
-        candidates,
-        box_link: link,
-        skipped,
-        remarks: {
-            remarks.sort();
-            remarks.dedup();
-            remarks
-        },
-        flows,
-    })
+    Ok(candidates)
 }
 
 /// The metrics of one run, averaged over the advised flows.
