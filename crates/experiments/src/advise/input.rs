@@ -38,6 +38,10 @@ use std::path::{Path, PathBuf};
 pub const WRAP_RATE: &str = "2Mbit/s";
 /// The drop-tail buffer of a wrapped trace's link, in packets.
 pub const WRAP_BUFFER: u32 = 1000;
+/// The one-way latency of a wrapped Mahimahi trace's link (a delivery trace holds no
+/// propagation delay; 20 ms as the cellular link of scenarios/reference.toml). Delay
+/// and RTT traces are the delay themselves: their link has none of its own.
+pub const WRAP_MAHIMAHI_LATENCY: &str = "20ms";
 /// The bulk download of a wrapped trace.
 pub const WRAP_BYTES: &str = "1MB";
 
@@ -123,7 +127,10 @@ pub fn read(path: &Path, kind: TraceKind, dir: &Path) -> Result<Input, InputErro
             (
                 format!("{stem}.delay.csv"),
                 text.clone(),
-                Wrap::Delay { span },
+                Wrap::Delay {
+                    span,
+                    what: "one-way delay trace",
+                },
             )
         }
         TraceKind::Rtt | TraceKind::Auto => {
@@ -133,7 +140,10 @@ pub fn read(path: &Path, kind: TraceKind, dir: &Path) -> Result<Input, InputErro
             (
                 format!("{stem}.delay.csv"),
                 delay_trace_text(&rtts),
-                Wrap::Delay { span },
+                Wrap::Delay {
+                    span,
+                    what: "RTT trace",
+                },
             )
         }
     };
@@ -166,7 +176,7 @@ fn sniff(text: &str) -> TraceKind {
 /// How a trace becomes a link.
 enum Wrap {
     Mahimahi { period: Dur },
-    Delay { span: Dur },
+    Delay { span: Dur, what: &'static str },
 }
 
 fn secs(d: Dur) -> String {
@@ -184,25 +194,27 @@ fn write_wrapped(
     let io = |e: std::io::Error| InputError(format!("{}: {e}", dir.display()));
     std::fs::create_dir_all(dir.join("trace")).map_err(io)?;
     std::fs::write(dir.join("trace").join(file), trace_text).map_err(io)?;
-    let (direction, span, what) = match wrap {
+    let (direction, span, what, latency) = match wrap {
         Wrap::Mahimahi { period } => (
             format!(
                 "forward = {{ service = {{ kind = \"mahimahi\", trace = \"trace/{file}\", opportunity_bytes = 1500 }} }}"
             ),
             *period,
             "Mahimahi delivery trace",
+            WRAP_MAHIMAHI_LATENCY,
         ),
-        Wrap::Delay { span } => (
+        Wrap::Delay { span, what } => (
             format!("forward = {{ delay_trace = \"trace/{file}\" }}"),
             *span,
-            "delay trace",
+            *what,
+            "0ms",
         ),
     };
     let stop = secs(span + Dur::from_secs(600));
     let text = format!(
         "# spikelab advise: the {what} {shown} wrapped into a path (defaults in docs/src/advise.md)\n\
          [run]\nname = \"{stem}\"\nseed = 1\nstop = \"{stop}\"\n\n\
-         [[link]]\nname = \"path\"\nrate = \"{WRAP_RATE}\"\nlatency = \"0ms\"\n\
+         [[link]]\nname = \"path\"\nrate = \"{WRAP_RATE}\"\nlatency = \"{latency}\"\n\
          queue = {{ kind = \"drop-tail\", limit = {{ packets = {WRAP_BUFFER} }} }}\n{direction}\n\n\
          [[flow]]\nname = \"download\"\nroute = [\"path\"]\nstart = {{ min = \"0s\", max = \"{}\" }}\n\
          workload = {{ kind = \"bulk\", bytes = \"{WRAP_BYTES}\" }}\n",
