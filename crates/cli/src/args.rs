@@ -28,6 +28,9 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Run real Linux TCP (namespaces, TUN) through the scenario's path in real time (root).
     Emulate(spikelab_emulate::EmulateArgs),
+    /// Which fix works on this path? Sweep the detectors, responses, RTO estimators and
+    /// network boxes on a scenario or a trace, ranked with 95 % confidence intervals.
+    Advise(crate::advise::AdviseArgs),
     /// Write a scenario as another simulator's script.
     #[command(subcommand)]
     Export(ExportCommand),

@@ -6,6 +6,8 @@
 //!   ([`outputs`]) — byte-identical whatever `--jobs` is — only into a folder of its
 //!   own ([`outdir`]), and prints a per-flow table ([`summary`]); an interrupt removes
 //!   the staged output ([`interrupt`]);
+//! * `spikelab advise PATH`: which fix works on a path, ranked with paired confidence
+//!   intervals ([`advise`]);
 //! * `spikelab validate SCENARIO.toml`: checks the file and runs nothing ([`validate`]);
 //! * `spikelab plot DIR`: plots a traced repetition ([`plot`]);
 //! * `spikelab bench`: wall-clock throughput of the engine ([`bench`]);
@@ -15,6 +17,7 @@
 //!
 //! Exit codes are listed in [`exit`].
 
+pub mod advise;
 pub mod args;
 pub mod bench;
 pub mod emulate;
@@ -42,6 +45,7 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     };
     let result = match cli.command {
         Command::Run(a) => run::run_command(&a),
+        Command::Advise(a) => advise::advise_command(&a),
         Command::Plot(a) => plot::plot_command(&a),
         Command::Bench(a) => bench::bench_command(&a),
         Command::Reproduce(a) => reproduce::reproduce_command(&a),

@@ -1,5 +1,7 @@
 //! spikelab-experiments: the papers' experiments as plain data.
 //!
+//! * [`advise`]: `spikelab advise`, a generated grid over the fix space on the user's
+//!   path, ranked with paired confidence intervals.
 //! * [`delay_injection`]: the RTT-trace mode of [Klein et al. 2004] section IV: the
 //!   paper's RTO equations (1)-(3) over a vector of RTT samples, with and without
 //!   FTFD / RTFD / RTRD injection, user traces, a synthetic GPRS-like ping trace, and
@@ -19,6 +21,7 @@
 //! * [`report`]: sections of tables, figures and comparisons with the papers, rendered
 //!   as Markdown and HTML.
 
+pub mod advise;
 pub mod artifacts;
 pub mod delay_injection;
 pub mod eifel;

@@ -55,9 +55,25 @@ where
     T: Send,
     F: Fn(usize, u32, &RunResult) -> T + Sync,
 {
-    let reps = batch.reps.max(1);
+    run_cells_from(cells, batch, 0, summarize)
+}
+
+/// [`run_cells`] for repetitions `first..batch.reps` only (more repetitions of cells
+/// already run: `spikelab advise` adds them within its time budget); repetition r still
+/// runs with `RngStreams::repetition_seed(seed, r)`.
+pub fn run_cells_from<T, F>(
+    cells: &[SimConfig],
+    batch: Batch,
+    first: u32,
+    summarize: F,
+) -> Result<Vec<Vec<T>>, InvariantViolation>
+where
+    T: Send,
+    F: Fn(usize, u32, &RunResult) -> T + Sync,
+{
+    let reps = batch.reps.max(1).saturating_sub(first);
     let jobs: Vec<(usize, u32)> = (0..cells.len())
-        .flat_map(|c| (0..reps).map(move |r| (c, r)))
+        .flat_map(|c| (first..first + reps).map(move |r| (c, r)))
         .collect();
     batch.progress.add_total(jobs.len() as u64);
     let pool = rayon::ThreadPoolBuilder::new()

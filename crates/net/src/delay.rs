@@ -79,6 +79,11 @@ impl DelayTrace {
         Ok(DelayTrace { points })
     }
 
+    /// The time of the last point: from then on the last delay holds.
+    pub fn last_time(&self) -> Time {
+        self.points.last().map_or(Time::ZERO, |p| p.0)
+    }
+
     /// The extra delay for a packet whose transmission ends at `t`.
     pub fn delay_at(&self, t: Time) -> Dur {
         let n = self.points.partition_point(|&(at, _)| at <= t);

@@ -6,6 +6,7 @@
 //! from the same row builders as the CLI's CSV files, and repetition r always runs with
 //! `RngStreams::repetition_seed(seed, r)`, so a DataFrame holds what the CSV file holds.
 
+mod advise;
 mod convert;
 mod run;
 mod scenario;
@@ -27,5 +28,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<run::Outcomes>()?;
     m.add_function(wrap_pyfunction!(run::run_reps, m)?)?;
     m.add_function(wrap_pyfunction!(run::trace_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(advise::advise, m)?)?;
     Ok(())
 }

@@ -36,6 +36,15 @@ fn scenario(
     name: &str,
     sets: &[&toml::Table],
 ) -> anyhow::Result<spikelab_scenario::Scenario> {
+    scenario_and_text(base, name, sets).map(|(s, _)| s)
+}
+
+/// [`scenario`], with the text of the scenario it resolved.
+fn scenario_and_text(
+    base: &str,
+    name: &str,
+    sets: &[&toml::Table],
+) -> anyhow::Result<(spikelab_scenario::Scenario, String)> {
     let mut doc: toml::Table = base
         .parse()
         .with_context(|| format!("{name}: the base scenario"))?;
@@ -45,7 +54,8 @@ fn scenario(
         }
     }
     let text = toml::to_string(&doc)?;
-    spikelab_scenario::parse(&text, name).map_err(|e| anyhow!("{e}"))
+    let s = spikelab_scenario::parse(&text, name).map_err(|e| anyhow!("{e}"))?;
+    Ok((s, text))
 }
 
 fn flow_index(sim: &SimConfig, flow: &str) -> anyhow::Result<usize> {
@@ -63,7 +73,30 @@ fn base_text(name: &str) -> anyhow::Result<&'static str> {
 /// Every combination of the grid's axis values, in axis order.
 fn cells(spec: &ExperimentSpec, g: &Grid) -> anyhow::Result<Vec<Cell>> {
     let scenario_name = g.scenario.as_deref().unwrap_or(&spec.scenario);
-    let base = base_text(scenario_name)?;
+    expand(base_text(scenario_name)?, scenario_name, g)?
+        .into_iter()
+        .map(|c| {
+            let (labels, sim) = (c.labels, c.scenario.to_sim());
+            let flow = flow_index(&sim, &spec.flow)?;
+            Ok(Cell { labels, sim, flow })
+        })
+        .collect()
+}
+
+/// One expanded cell of a grid.
+pub struct Expanded {
+    /// Axis name -> value label, plus the labels its values imply.
+    pub labels: BTreeMap<String, String>,
+    /// The checked scenario.
+    pub scenario: spikelab_scenario::Scenario,
+    /// Its text (the base with the cell's overrides applied).
+    pub text: String,
+}
+
+/// Every combination of the axis values of `g` applied to the scenario text `base`
+/// (named `scenario_name` in messages and as the base of its relative paths), in axis
+/// order. Generated experiments (`spikelab advise`) expand their grids here too.
+pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<Expanded>> {
     let mut combos: Vec<Vec<usize>> = vec![vec![]];
     for axis in &g.axis {
         combos = combos
@@ -99,9 +132,12 @@ fn cells(spec: &ExperimentSpec, g: &Grid) -> anyhow::Result<Vec<Cell>> {
             let sets: Vec<&toml::Table> = std::iter::once(&g.set)
                 .chain(values.iter().map(|(_, v)| &v.set))
                 .collect();
-            let sim = scenario(base, &name, &sets)?.to_sim();
-            let flow = flow_index(&sim, &spec.flow)?;
-            Ok(Cell { labels, sim, flow })
+            let (scenario, text) = scenario_and_text(base, &name, &sets)?;
+            Ok(Expanded {
+                labels,
+                scenario,
+                text,
+            })
         })
         .collect()
 }

@@ -8,6 +8,7 @@ Scenarios in, pandas DataFrames out::
     r.summary                                     # the CLI's summary.csv, as a DataFrame
     spikelab.sweep(s, {"flow.0.tcp.recovery": ["reno", "new-reno"]}, reps=100,
                    backend="ray")                 # the same sweep on a Ray cluster
+    spikelab.advise("scenarios/gprs-eifel.toml")  # which fix works on this path, ranked
 
 Every table has the columns of the CSV file ``spikelab run`` writes under the same
 name, and repetition ``r`` always runs with the CLI's seed for ``r``, so results do not
@@ -15,7 +16,8 @@ depend on where or in which order repetitions ran.
 """
 
 from ._native import ScenarioError, __version__
+from .advise import advise
 from .scenario import Results, Scenario
 from .sweep import sweep
 
-__all__ = ["Scenario", "Results", "ScenarioError", "sweep", "__version__"]
+__all__ = ["Scenario", "Results", "ScenarioError", "advise", "sweep", "__version__"]

@@ -1,0 +1,306 @@
+//! The fix space `spikelab advise` sweeps, as data.
+//!
+//! Every row of the answer is the user's path as given (the baseline) with exactly one
+//! change: a spurious-timeout detector with one response (sender side), another RTO
+//! estimator or TCP profile (sender side), or a box in the network. A fix is applied to
+//! every TCP flow of the scenario (it is deployed at the server or in the path, not per
+//! connection). Adding a fix is one line in one of the tables below; e.g. the `linux`
+//! profile, once it exists, is `("linux-profile", "linux")` in [`PROFILES`].
+
+/// Which end deploys a fix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Side {
+    /// The TCP sender (a kernel or stack change).
+    Sender,
+    /// A box on the path (at the first endpoint of the spiking link).
+    Network,
+}
+
+impl Side {
+    /// The label used in tables and on the command line.
+    pub fn label(self) -> &'static str {
+        match self {
+            Side::Sender => "sender",
+            Side::Network => "network",
+        }
+    }
+}
+
+/// Sender-side detectors (`tcp.spurious.driver`), each with the per-flow keys it needs
+/// to work at all (Eifel reads timestamps, RFC 3522 section 2; D-SACK detection reads
+/// the receiver's D-SACK blocks, RFC 3708 section 2). SACK-F-RTO and D-SACK also need a
+/// SACK recovery: see [`NEEDS_SACK`].
+pub const DETECTORS: &[(&str, &[(&str, &str)])] = &[
+    ("eifel", &[("timestamps", "true")]),
+    ("frto", &[]),
+    ("sack-frto", &[]),
+    ("dsack", &[("dsack", "true")]),
+    ("ack-timing", &[]),
+];
+
+/// Detectors that only work with SACK (spikelab_tcp's `SpuriousConfig::validate`): the
+/// flow's recovery is switched to its SACK variant for them when it lacks SACK.
+pub const NEEDS_SACK: &[&str] = &["sack-frto", "dsack"];
+
+/// Congestion-control responses to a detected spurious timeout (`response.restore`,
+/// eifel-response.md III.B options 1-4, RFC 4015 section 3.1 step (4), none).
+pub const RESTORES: &[&str] = &[
+    "eifel-original",
+    "option1",
+    "option2",
+    "option3",
+    "option4",
+    "rfc4015",
+    "none",
+];
+
+/// RTO adaptations after a spurious timeout (`response.rto_adapt`, eifel-response.md
+/// III.C options 1-3, RFC 4015 section 3.1).
+pub const RTO_ADAPTS: &[&str] = &[
+    "none",
+    "reseed",
+    "keep-backoff",
+    "min-rto-increase",
+    "rfc4015",
+];
+
+/// RTO estimators tried in place of the flow's own (`tcp.rto`, TOML): RFC 6298 with
+/// its 1 s minimum, with the 200 ms minimum of Linux, with FreeBSD's minimum of the
+/// last sample plus 2G (peak-hopper-rto.md II.A), Peak-Hopper, and the Linux timer.
+pub const RTO_ESTIMATORS: &[(&str, &str)] = &[
+    (
+        "rfc6298",
+        r#"{ kind = "rfc6298", min_rto = "1s", min_rto_mode = "standard" }"#,
+    ),
+    (
+        "rfc6298-min200ms",
+        r#"{ kind = "rfc6298", min_rto = "200ms", min_rto_mode = "standard" }"#,
+    ),
+    (
+        "rfc6298-last-sample-2g",
+        r#"{ kind = "rfc6298", min_rto_mode = "last_sample_plus_2g" }"#,
+    ),
+    ("peak-hopper", r#"{ kind = "peak-hopper" }"#),
+    ("linux-rto", r#"{ kind = "linux" }"#),
+];
+
+/// Whole TCP profiles tried in place of the flow's (`profile`): (label, profile name).
+/// The flow's own `tcp` keys still apply on top, as in any scenario.
+pub const PROFILES: &[(&str, &str)] = &[];
+
+/// Network boxes (`[[middlebox]] config`, TOML): the STD proxy with the paper's
+/// parameters (std-proxy.md III.C) and the three delay-injection methods with
+/// delay-injection.md's best setting for timeouts (D0 = 100 ms, N = 3, section IV) and
+/// the blind selection a real box can deploy (every packet of the flow is a candidate;
+/// the paper's oracle selection needs the sender's timing state, IV).
+pub const NETWORK: &[(&str, &str)] = &[
+    ("std-proxy", r#"{ kind = "std-proxy" }"#),
+    (
+        "delay-ftfd",
+        r#"{ kind = "delay-injection", method = "ftfd", d0 = "100ms", n = 3, direction = "data", select = "every-nth", select_every = 1 }"#,
+    ),
+    (
+        "delay-rtfd",
+        r#"{ kind = "delay-injection", method = "rtfd", d0 = "100ms", n = 3, direction = "data", select = "every-nth", select_every = 1 }"#,
+    ),
+    (
+        "delay-rtrd",
+        r#"{ kind = "delay-injection", method = "rtrd", d0 = "100ms", n = 3, direction = "data", select = "every-nth", select_every = 1 }"#,
+    ),
+];
+
+/// What a fix changes, before it is placed into a particular scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    /// Per-TCP-flow keys (dotted paths below `flow.<i>.`), and whether the flow needs a
+    /// SACK recovery.
+    Flow {
+        keys: Vec<(String, toml::Value)>,
+        needs_sack: bool,
+    },
+    /// A middlebox `config` on the spiking link.
+    Middlebox(toml::Value),
+}
+
+/// One fix: its label, side, what it changes, and its descriptive columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fix {
+    pub label: String,
+    pub side: Side,
+    pub change: Change,
+    /// Descriptive columns (detector, restore, rto_adapt, rto, profile, box).
+    pub columns: Vec<(&'static str, String)>,
+}
+
+/// A TOML value written as inline text in the tables above.
+fn value(text: &str) -> toml::Value {
+    let doc: toml::Table = format!("v = {text}")
+        .parse()
+        .unwrap_or_else(|e| panic!("a fix table holds bad TOML `{text}`: {e}"));
+    doc["v"].clone()
+}
+
+fn flow_fix(label: String, keys: Vec<(String, toml::Value)>, needs_sack: bool) -> Fix {
+    Fix {
+        label,
+        side: Side::Sender,
+        change: Change::Flow { keys, needs_sack },
+        columns: Vec::new(),
+    }
+}
+
+/// The explicit "no detection" row: the spurious-timeout settings cleared.
+fn no_detection() -> Fix {
+    let mut f = flow_fix(
+        "no-detection".into(),
+        vec![("tcp.spurious".into(), value("{}"))],
+        false,
+    );
+    f.columns.push(("detector", "none".into()));
+    f
+}
+
+/// SACK recovery alone (no detection): the row that separates SACK's own gain from
+/// the SACK detectors' (it is the baseline itself when the flow has SACK already).
+fn sack_only() -> Fix {
+    let mut f = flow_fix("sack-recovery".into(), Vec::new(), true);
+    f.columns.push(("detector", "none".into()));
+    f
+}
+
+/// Every detector with every response and RTO adaptation.
+fn detections() -> Vec<Fix> {
+    let mut out = Vec::new();
+    for (det, needs) in DETECTORS {
+        for restore in RESTORES {
+            for adapt in RTO_ADAPTS {
+                let spurious = format!(
+                    r#"{{ driver = "{det}", response = {{ restore = "{restore}", rto_adapt = "{adapt}" }} }}"#
+                );
+                let mut keys = vec![("tcp.spurious".to_string(), value(&spurious))];
+                keys.extend(needs.iter().map(|(k, v)| (format!("tcp.{k}"), value(v))));
+                let mut f = flow_fix(
+                    format!("{det}:{restore}:{adapt}"),
+                    keys,
+                    NEEDS_SACK.contains(det),
+                );
+                f.columns = vec![
+                    ("detector", det.to_string()),
+                    ("restore", restore.to_string()),
+                    ("rto_adapt", adapt.to_string()),
+                ];
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+fn estimators() -> Vec<Fix> {
+    RTO_ESTIMATORS
+        .iter()
+        .map(|(label, rto)| {
+            let mut f = flow_fix(
+                label.to_string(),
+                vec![("tcp.rto".into(), value(rto))],
+                false,
+            );
+            f.columns.push(("rto", label.to_string()));
+            f
+        })
+        .collect()
+}
+
+fn profiles() -> Vec<Fix> {
+    PROFILES
+        .iter()
+        .map(|(label, profile)| {
+            let mut f = flow_fix(
+                label.to_string(),
+                vec![("profile".into(), toml::Value::String(profile.to_string()))],
+                false,
+            );
+            f.columns.push(("profile", profile.to_string()));
+            f
+        })
+        .collect()
+}
+
+fn network() -> Vec<Fix> {
+    NETWORK
+        .iter()
+        .map(|(label, config)| Fix {
+            label: label.to_string(),
+            side: Side::Network,
+            change: Change::Middlebox(value(config)),
+            columns: vec![("box", label.to_string())],
+        })
+        .collect()
+}
+
+/// The whole fix space, sender side first, in a fixed order; `only` keeps one side.
+pub fn all(only: Option<Side>) -> Vec<Fix> {
+    let mut out = vec![no_detection(), sack_only()];
+    out.extend(detections());
+    out.extend(estimators());
+    out.extend(profiles());
+    out.extend(network());
+    out.retain(|f| only.is_none_or(|s| f.side == s));
+    out
+}
+
+/// The descriptive column names, in table order.
+pub const COLUMNS: [&str; 6] = ["detector", "restore", "rto_adapt", "rto", "profile", "box"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_space_crosses_every_detector_with_every_response_and_adaptation() {
+        let fixes = all(None);
+        let detections = fixes
+            .iter()
+            .filter(|f| {
+                f.columns
+                    .iter()
+                    .any(|(k, v)| *k == "detector" && v != "none")
+            })
+            .count();
+        assert_eq!(
+            detections,
+            DETECTORS.len() * RESTORES.len() * RTO_ADAPTS.len()
+        );
+        let mut labels: Vec<&str> = fixes.iter().map(|f| f.label.as_str()).collect();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), fixes.len(), "labels are unique");
+        assert!(labels.iter().all(|l| !l.contains('/') && !l.contains(',')));
+    }
+
+    #[test]
+    fn only_keeps_one_side() {
+        assert!(all(Some(Side::Network))
+            .iter()
+            .all(|f| matches!(f.change, Change::Middlebox(_))));
+        assert_eq!(all(Some(Side::Network)).len(), NETWORK.len());
+        assert!(all(Some(Side::Sender))
+            .iter()
+            .all(|f| f.side == Side::Sender));
+    }
+
+    #[test]
+    fn eifel_turns_timestamps_on_and_dsack_needs_sack() {
+        let fixes = all(None);
+        let get = |l: &str| fixes.iter().find(|f| f.label == l).unwrap().clone();
+        let Change::Flow { keys, needs_sack } = get("eifel:option1:none").change else {
+            panic!()
+        };
+        assert!(keys.contains(&("tcp.timestamps".into(), toml::Value::Boolean(true))));
+        assert!(!needs_sack);
+        let Change::Flow { needs_sack, .. } = get("dsack:rfc4015:reseed").change else {
+            panic!()
+        };
+        assert!(needs_sack);
+    }
+}

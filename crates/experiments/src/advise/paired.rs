@@ -1,0 +1,112 @@
+//! Paired comparisons of two configurations run on the same seeds.
+//!
+//! Repetition r of every configuration runs with the same seed, so it meets the same
+//! spike schedule, the same flow start times and the same random losses until the
+//! configurations' own behaviour diverges: the per-seed difference x_a[r] - x_b[r]
+//! removes the path's variance from the comparison (a paired t interval; Jain, "The
+//! Art of Computer Systems Performance Analysis", 13.4.1). Two configurations are
+//! statistically indistinguishable when the 95 % interval of the mean difference holds
+//! zero. Repetitions where either value is undefined (NaN) are left out of the pair.
+
+use spikelab_output::stats::Summary;
+
+/// The mean per-seed difference a - b with its 95 % confidence half-width.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Paired {
+    pub mean: f64,
+    pub ci95: f64,
+    /// Pairs used.
+    pub n: usize,
+}
+
+impl Paired {
+    /// The difference between `a` and `b`, repetition by repetition.
+    pub fn of(a: &[f64], b: &[f64]) -> Paired {
+        let d: Vec<f64> = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| x - y)
+            .filter(|d| d.is_finite())
+            .collect();
+        let s = Summary::of(&d);
+        // Identical values on every seed: no spread, a certain difference.
+        let ci95 = if d.len() >= 2 && d.iter().all(|x| *x == d[0]) {
+            0.0
+        } else {
+            s.ci95
+        };
+        Paired {
+            mean: s.mean,
+            ci95,
+            n: d.len(),
+        }
+    }
+
+    /// Whether the interval excludes zero: the two differ beyond noise. With fewer than
+    /// two pairs nothing can be told apart.
+    pub fn significant(&self) -> bool {
+        self.n >= 2 && self.ci95.is_finite() && self.mean.abs() > self.ci95
+    }
+}
+
+/// Tiers of a ranking: a row starts a new tier when it differs significantly from the
+/// first row of the current tier, so every row of a tier is indistinguishable from that
+/// tier's leader. `values[i]` are the per-seed values of the i-th ranked row.
+pub fn tiers(values: &[&[f64]]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(values.len());
+    let mut leader = 0;
+    let mut tier = 1;
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 && Paired::of(v, values[leader]).significant() {
+            tier += 1;
+            leader = i;
+        }
+        out.push(tier);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairing_removes_the_shared_variance() {
+        // Seeds differ wildly; the configuration always adds exactly 1.
+        let base = [10.0, 50.0, 20.0, 90.0];
+        let fix = [11.0, 51.0, 21.0, 91.0];
+        let p = Paired::of(&fix, &base);
+        assert_eq!((p.mean, p.ci95, p.n), (1.0, 0.0, 4));
+        assert!(p.significant());
+    }
+
+    #[test]
+    fn equal_configurations_are_indistinguishable() {
+        let a = [1.0, 2.0, 3.0];
+        let p = Paired::of(&a, &a);
+        assert_eq!(p.mean, 0.0);
+        assert!(!p.significant());
+    }
+
+    #[test]
+    fn noise_around_zero_is_not_a_difference_and_nan_pairs_are_dropped() {
+        let a = [1.0, 2.0, 3.0, f64::NAN];
+        let b = [1.5, 1.5, 3.2, 4.0];
+        let p = Paired::of(&a, &b);
+        assert_eq!(p.n, 3);
+        assert!(!p.significant(), "{p:?}");
+        assert!(
+            !Paired::of(&[1.0], &[3.0]).significant(),
+            "one pair tells nothing"
+        );
+    }
+
+    #[test]
+    fn a_tier_ends_where_a_row_differs_from_its_leader() {
+        let r1 = [1.0, 2.0, 3.0];
+        let r2 = [1.1, 1.9, 3.05];
+        let r3 = [5.0, 6.0, 7.0];
+        let r4 = [5.0, 6.0, 7.0];
+        assert_eq!(tiers(&[&r1, &r2, &r3, &r4]), vec![1, 1, 2, 2]);
+    }
+}
