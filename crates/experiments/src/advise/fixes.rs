@@ -5,7 +5,7 @@
 //! estimator or TCP profile (sender side), or a box in the network. A fix is applied to
 //! every TCP flow of the scenario (it is deployed at the server or in the path, not per
 //! connection). Adding a fix is one line in one of the tables below; e.g. the `linux`
-//! profile, once it exists, is `("linux-profile", "linux")` in [`PROFILES`].
+//! profile is `("linux-profile", "linux")` in [`PROFILES`].
 
 /// Which end deploys a fix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -86,7 +86,7 @@ pub const RTO_ESTIMATORS: &[(&str, &str)] = &[
 
 /// Whole TCP profiles tried in place of the flow's (`profile`): (label, profile name).
 /// The flow's own `tcp` keys still apply on top, as in any scenario.
-pub const PROFILES: &[(&str, &str)] = &[];
+pub const PROFILES: &[(&str, &str)] = &[("linux-profile", "linux")];
 
 /// Network boxes (`[[middlebox]] config`, TOML): the STD proxy with the paper's
 /// parameters (std-proxy.md III.C) and the three delay-injection methods with
