@@ -17,7 +17,7 @@
 //! [`DelaySampling::Time`] (the default) replays the trace in time as above.
 //! [`DelaySampling::PerPacket`] ignores the times: each packet draws one of the trace's
 //! delays, every point equally likely and independently of the others (the empirical
-//! distribution of the samples). This is the path of delay-injection.md's own TCP
+//! distribution of the samples). This is the path of [Klein et al. 2004]'s own TCP
 //! simulator as its numbers imply (section IV: the ping "RTT measurements turn out to be
 //! essentially uncorrelated"; a 512-segment transfer meets 24 timeouts, far more spikes
 //! than the trace holds in the seconds the transfer lasts). Packets still never overtake

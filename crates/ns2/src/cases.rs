@@ -25,7 +25,7 @@ pub enum Path {
     /// [Ludwig & Gurtov 2005] Fig. 1b: 300 kbit/s, 100 ms, the data direction dropping to
     /// 4 kbit/s at 10 s (Fig. 1b drops to 10 kbit/s; 4 kbit/s makes one packet outlast the 1 s minimum RTO): a deterministic delay for the F-RTO comparison (item 5).
     BandwidthDrop,
-    /// eifel-response.md IV.A with its delay spikes: the 2 Mbit/s, 150 ms dumbbell, the
+    /// [Ludwig & Gurtov 2005] IV.A with its delay spikes: the 2 Mbit/s, 150 ms dumbbell, the
     /// bottleneck frozen in both directions for 6 s at 5 s (the patched ns-2's
     /// `freeze-start`/`freeze-end`), with or without the 1 Mbit/s CBR flow of 210-byte
     /// packets on the second pair (eifel-response-cbr.toml).

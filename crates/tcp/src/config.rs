@@ -211,7 +211,7 @@ pub struct TcpConfig {
     /// a timeout or retransmission ends its measurement. Default: true. With false the
     /// timed segment stays timed from its first transmission until an ACK covers it, so
     /// a segment that was only delayed gives its whole RTT to the estimator, as
-    /// delay-injection.md III has it ("RTT_new\[k\] = RTT\[k\] + D\[k\] (used for the
+    /// [Klein et al. 2004] III has it ("RTT_new\[k\] = RTT\[k\] + D\[k\] (used for the
     /// calculation of S and V)"); a sample of a really lost segment then includes the
     /// time to its retransmission (the ambiguity Karn's rule exists for).
     pub karn: bool,

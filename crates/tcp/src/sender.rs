@@ -1025,7 +1025,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// Karn's rule (RFC 6298 section 3) ends the current RTT measurement, unless the
-    /// flow keeps the timed segment's sample (`karn = false`, delay-injection.md III).
+    /// flow keeps the timed segment's sample (`karn = false`, [Klein et al. 2004] III).
     fn end_timing_by_karn(&mut self) {
         if self.cfg.karn {
             self.timing = None;
@@ -1267,7 +1267,7 @@ mod tests {
 
     #[test]
     fn without_karn_a_delayed_timed_segment_gives_its_whole_rtt() {
-        // delay-injection.md III: RTT_new[k] = RTT[k] + D[k] reaches S and V even when
+        // [Klein et al. 2004] III: RTT_new[k] = RTT[k] + D[k] reaches S and V even when
         // the delay made the segment time out.
         let (mut s, mut out) = selective_repeat_sender(false);
         s.on_timer(ms(1000), &mut out);

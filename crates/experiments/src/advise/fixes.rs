@@ -43,7 +43,7 @@ pub const DETECTORS: &[(&str, &[(&str, &str)])] = &[
 pub const NEEDS_SACK: &[&str] = &["sack-frto", "dsack"];
 
 /// Congestion-control responses to a detected spurious timeout (`response.restore`,
-/// eifel-response.md III.B options 1-4, RFC 4015 section 3.1 step (4), none).
+/// [Ludwig & Gurtov 2005] III.B options 1-4, RFC 4015 section 3.1 step (4), none).
 pub const RESTORES: &[&str] = &[
     "eifel-original",
     "option1",
@@ -54,7 +54,7 @@ pub const RESTORES: &[&str] = &[
     "none",
 ];
 
-/// RTO adaptations after a spurious timeout (`response.rto_adapt`, eifel-response.md
+/// RTO adaptations after a spurious timeout (`response.rto_adapt`, [Ludwig & Gurtov 2005]
 /// III.C options 1-3, RFC 4015 section 3.1).
 pub const RTO_ADAPTS: &[&str] = &[
     "none",
@@ -66,7 +66,7 @@ pub const RTO_ADAPTS: &[&str] = &[
 
 /// RTO estimators tried in place of the flow's own (`tcp.rto`, TOML): RFC 6298 with
 /// its 1 s minimum, with the 200 ms minimum of Linux, with FreeBSD's minimum of the
-/// last sample plus 2G (peak-hopper-rto.md II.A), Peak-Hopper, and the Linux timer.
+/// last sample plus 2G ([Ekström & Ludwig 2004] II.A), Peak-Hopper, and the Linux timer.
 pub const RTO_ESTIMATORS: &[(&str, &str)] = &[
     (
         "rfc6298",
@@ -89,8 +89,8 @@ pub const RTO_ESTIMATORS: &[(&str, &str)] = &[
 pub const PROFILES: &[(&str, &str)] = &[("linux-profile", "linux")];
 
 /// Network boxes (`[[middlebox]] config`, TOML): the STD proxy with the paper's
-/// parameters (std-proxy.md III.C) and the three delay-injection methods with
-/// delay-injection.md's best setting for timeouts (D0 = 100 ms, N = 3, section IV) and
+/// parameters ([Kim & Cho 2003] III.C) and the three delay-injection methods with
+/// [Klein et al. 2004]'s best setting for timeouts (D0 = 100 ms, N = 3, section IV) and
 /// the blind selection a real box can deploy (every packet of the flow is a candidate;
 /// the paper's oracle selection needs the sender's timing state, IV).
 pub const NETWORK: &[(&str, &str)] = &[

@@ -59,7 +59,7 @@ pub fn run_plan(ctx: &Context, plan: &Plan) -> anyhow::Result<Section> {
     blocks.push(Block::Text(paper_findings(&real, &paper, &ablation)));
     Ok(Section {
         name: "delay-injection".into(),
-        title: "delay-injection.md IV: delay jitter against spurious timeouts".into(),
+        title: "[Klein et al. 2004] IV: delay jitter against spurious timeouts".into(),
         blocks,
     })
 }
