@@ -71,6 +71,9 @@ pub struct LinkCounters {
     pub in_network: PacketBytes,
 }
 
+/// Entries an idle propagation pipe keeps (see [`LinkDir::release_idle_pipe`]).
+const IDLE_PIPE_CAPACITY: usize = 16;
+
 /// A packet on its way to the far end.
 #[derive(Clone, Copy, Debug)]
 struct InFlight {
@@ -205,6 +208,7 @@ impl LinkDir {
                 delivered.push(f.pkt);
             }
         }
+        self.release_idle_pipe();
         self.check_invariant();
     }
 
@@ -344,6 +348,16 @@ impl LinkDir {
                     lost: d.lost,
                 });
             });
+    }
+
+    /// An empty propagation pipe gives back all but [`IDLE_PIPE_CAPACITY`] entries. A
+    /// pipe keeps the capacity of its largest burst, and with thousands of links (two
+    /// access links per flow) those high-water marks, not the packets in flight, made up
+    /// most of a run's memory (heaptrack: 26 of 52 MB at 1000 flows).
+    fn release_idle_pipe(&mut self) {
+        if self.pipe.is_empty() && self.pipe.capacity() > IDLE_PIPE_CAPACITY {
+            self.pipe.shrink_to(IDLE_PIPE_CAPACITY);
+        }
     }
 
     fn tick(&mut self, now: Time) {

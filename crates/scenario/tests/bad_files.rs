@@ -264,6 +264,18 @@ fn zero_initial_window() {
 }
 
 #[test]
+fn an_initial_window_above_a_thousand_segments() {
+    let m = error_after(
+        "route = [\"l\"]",
+        "route = [\"l\"]\ntcp.initial_window = 1001",
+    );
+    assert_has(
+        &m,
+        &["bad.toml:12:5: field `flow[0].tcp.initial_window`: 1001 is out of range: must be between 1 and 1000 segments"],
+    );
+}
+
+#[test]
 fn a_tcp_flow_without_workload_or_bytes() {
     let m = error_after("workload = { kind = \"bulk\", bytes = \"10KB\" }", "");
     assert_has(

@@ -7,7 +7,7 @@
 //! allocation in the steady state.
 
 use spikelab_core::Time;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 /// One outstanding segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,10 +35,29 @@ impl Seg {
 }
 
 /// Outstanding segments in sequence order.
+///
+/// Beside the segments it keeps three summaries so that no per-ACK query walks the
+/// whole table (the window can hold 10^6 segments): the SACKed bytes, the end of the
+/// highest SACKed segment, and the starts of the segments handed out by
+/// [`Self::get_mut`] since the episode marks were last cleared (the only way a
+/// "retransmitted in this episode" mark can be set). The queries then walk only the
+/// segments between the highest SACKed one and the loss boundary (IsLost, SetPipe) or
+/// the marked ones (SetPipe), i.e. work proportional to SACK holes and retransmissions.
 #[derive(Clone, Debug, Default)]
 pub struct SegmentTable {
     segs: VecDeque<Seg>,
     sacked_bytes: u64,
+    /// End of the highest SACKed segment (None when no segment is SACKed).
+    high_sacked_end: Option<u64>,
+    /// Starts of segments that may carry `rexmit_in_episode` (every [`Self::get_mut`]
+    /// since the last [`Self::clear_episode_marks`]), pruned as the front is popped.
+    touched: BTreeSet<u64>,
+}
+
+/// RFC 6675 IsLost's test on the SACKed segments above a sequence number: DupThresh
+/// of them, or more than (DupThresh - 1) * SMSS bytes.
+fn deemed_lost(count: u32, bytes: u64, dupthresh: u32, smss: u64) -> bool {
+    count >= dupthresh || bytes > (dupthresh as u64 - 1) * smss
 }
 
 impl SegmentTable {
@@ -74,6 +93,13 @@ impl SegmentTable {
             }
             self.segs.pop_front();
         }
+        let front = self.segs.front().map_or(u64::MAX, |s| s.start);
+        if self.high_sacked_end.is_some_and(|h| h <= front) {
+            self.high_sacked_end = None;
+        }
+        if self.touched.first().is_some_and(|&t| t < front) {
+            self.touched = self.touched.split_off(&front);
+        }
     }
 
     /// Marks every segment wholly inside `[start, end)` as SACKed; returns the bytes newly
@@ -90,6 +116,7 @@ impl SegmentTable {
             if s.start >= start && s.end <= end && !s.sacked {
                 s.sacked = true;
                 newly += s.len();
+                self.high_sacked_end = Some(self.high_sacked_end.map_or(s.end, |h| h.max(s.end)));
             }
             i += 1;
         }
@@ -111,8 +138,12 @@ impl SegmentTable {
         self.segs.get(i)
     }
 
+    /// Entry `i` for changing its retransmission marks (not its SACK mark or bounds,
+    /// which only the ACK handlers change).
     pub fn get_mut(&mut self, i: usize) -> Option<&mut Seg> {
-        self.segs.get_mut(i)
+        let s = self.segs.get_mut(i)?;
+        self.touched.insert(s.start);
+        Some(s)
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Seg> + ExactSizeIterator {
@@ -134,66 +165,122 @@ impl SegmentTable {
 
     /// One past the highest SACKed byte (FACK's snd.fack; RFC 6675 HighSACK's end).
     pub fn highest_sacked_end(&self) -> Option<u64> {
-        self.segs.iter().rev().find(|s| s.sacked).map(|s| s.end)
+        self.high_sacked_end
+    }
+
+    /// Index of the highest SACKed segment.
+    fn highest_sacked_index(&self) -> Option<usize> {
+        self.index_of(self.high_sacked_end? - 1)
     }
 
     /// Clears every "retransmitted in this episode" mark (a new episode begins).
     pub fn clear_episode_marks(&mut self) {
-        for s in &mut self.segs {
-            s.rexmit_in_episode = false;
+        for start in std::mem::take(&mut self.touched) {
+            if let Some(s) = self.index_of(start).and_then(|i| self.segs.get_mut(i)) {
+                s.rexmit_in_episode = false;
+            }
         }
     }
 
     /// Clears every SACK mark (after a timeout, RFC 2018 section 8 lets the sender
     /// distrust SACK information: the receiver may renege).
     pub fn clear_sacks(&mut self) {
-        for s in &mut self.segs {
-            s.sacked = false;
+        if let Some(h) = self.highest_sacked_index() {
+            for s in self.segs.range_mut(..=h) {
+                s.sacked = false;
+            }
         }
         self.sacked_bytes = 0;
+        self.high_sacked_end = None;
     }
 
     /// RFC 6675 IsLost(SeqNum) for segment `i`: at least DupThresh SACKed segments (or
-    /// more than (DupThresh - 1) * SMSS SACKed bytes) lie above it.
+    /// more than (DupThresh - 1) * SMSS SACKed bytes) lie above it. Walks down from
+    /// the highest SACKed segment and stops as soon as the answer is known.
     pub fn is_lost(&self, i: usize, dupthresh: u32, smss: u64) -> bool {
+        let Some(h) = self.highest_sacked_index().filter(|&h| h > i) else {
+            return false;
+        };
         let mut count = 0u32;
         let mut bytes = 0u64;
-        for s in self.segs.iter().skip(i + 1).filter(|s| s.sacked) {
+        for s in self.segs.range(i + 1..=h).rev().filter(|s| s.sacked) {
             count += 1;
             bytes += s.len();
-            if count >= dupthresh || bytes > (dupthresh as u64 - 1) * smss {
+            if deemed_lost(count, bytes, dupthresh, smss) {
                 return true;
             }
         }
         false
     }
 
-    /// RFC 6675 SetPipe: bytes believed in the network. Unsacked segments below
-    /// `snd_nxt` count once unless lost, once more if retransmitted in this episode.
-    pub fn pipe(&self, snd_nxt: u64, dupthresh: u32, smss: u64) -> u64 {
-        // Walk from the top keeping a running count of SACKed segments above, so
-        // IsLost is evaluated for every segment in one pass.
-        let mut above_count = 0u32;
-        let mut above_bytes = 0u64;
-        let mut pipe = 0u64;
-        for s in self.segs.iter().rev() {
-            if s.start >= snd_nxt {
-                continue;
+    /// The loss boundary: `is_lost(i)` holds exactly for `i < lost_boundary(..)` (the
+    /// SACKed segments above `i` only grow as `i` falls, so IsLost is monotone).
+    pub fn lost_boundary(&self, dupthresh: u32, smss: u64) -> usize {
+        let Some(h) = self.highest_sacked_index() else {
+            return 0;
+        };
+        let (mut count, mut bytes) = (0u32, 0u64);
+        for j in (0..=h).rev() {
+            if count > 0 && deemed_lost(count, bytes, dupthresh, smss) {
+                return j + 1;
             }
+            let s = &self.segs[j];
             if s.sacked {
-                above_count += 1;
-                above_bytes += s.len();
-                continue;
-            }
-            let lost = above_count >= dupthresh || above_bytes > (dupthresh as u64 - 1) * smss;
-            if !lost {
-                pipe += s.len();
-            }
-            if s.rexmit_in_episode {
-                pipe += s.len();
+                count += 1;
+                bytes += s.len();
             }
         }
-        pipe
+        0
+    }
+
+    /// RFC 6675 SetPipe: bytes believed in the network. Unsacked segments below
+    /// `snd_nxt` count once unless lost, once more if retransmitted in this episode
+    /// (IsLost here counts only SACKed segments below `snd_nxt`).
+    ///
+    /// The first part is the unsacked bytes between the loss boundary and `snd_nxt`:
+    /// the segments are contiguous, so that is a difference of sequence numbers less
+    /// the SACKed bytes met while walking down from the highest SACKed segment to the
+    /// boundary. The second part sums the marked segments.
+    pub fn pipe(&self, snd_nxt: u64, dupthresh: u32, smss: u64) -> u64 {
+        let n = self.first_at_or_after(snd_nxt);
+        if n == 0 {
+            return 0;
+        }
+        let (mut count, mut bytes) = (0u32, 0u64);
+        let mut boundary = 0;
+        // Segments above the highest SACKed one have nothing SACKed above them.
+        let walk = match self.highest_sacked_index() {
+            _ if deemed_lost(0, 0, dupthresh, smss) => {
+                boundary = n;
+                0..0
+            }
+            Some(h) => 0..h.min(n - 1) + 1,
+            None => 0..0,
+        };
+        for j in walk.rev() {
+            let s = &self.segs[j];
+            if s.sacked {
+                count += 1;
+                bytes += s.len();
+            } else if deemed_lost(count, bytes, dupthresh, smss) {
+                boundary = j + 1;
+                break;
+            }
+        }
+        let span = if boundary < n {
+            self.segs[n - 1].end - self.segs[boundary].start
+        } else {
+            0
+        };
+        let not_lost = span - bytes;
+        let retransmitted: u64 = self
+            .touched
+            .range(..snd_nxt)
+            .filter_map(|&start| self.index_of(start).map(|i| &self.segs[i]))
+            .filter(|s| s.start < snd_nxt && s.rexmit_in_episode && !s.sacked)
+            .map(Seg::len)
+            .sum();
+        not_lost + retransmitted
     }
 }
 
@@ -248,5 +335,123 @@ mod tests {
         assert_eq!(t.pipe(600, 3, 100), 100); // only segment 5
         t.get_mut(0).unwrap().rexmit_in_episode = true;
         assert_eq!(t.pipe(600, 3, 100), 200); // + retransmitted segment 0
+    }
+
+    /// The straightforward scans the summaries replace, as the reference.
+    mod naive {
+        use super::super::Seg;
+
+        pub fn is_lost(segs: &[Seg], i: usize, dupthresh: u32, smss: u64) -> bool {
+            let (mut count, mut bytes) = (0u32, 0u64);
+            for s in segs.iter().skip(i + 1).filter(|s| s.sacked) {
+                count += 1;
+                bytes += s.len();
+                if count >= dupthresh || bytes > (dupthresh as u64 - 1) * smss {
+                    return true;
+                }
+            }
+            false
+        }
+
+        pub fn pipe(segs: &[Seg], snd_nxt: u64, dupthresh: u32, smss: u64) -> u64 {
+            let (mut above_count, mut above_bytes, mut pipe) = (0u32, 0u64, 0u64);
+            for s in segs.iter().rev().filter(|s| s.start < snd_nxt) {
+                if s.sacked {
+                    above_count += 1;
+                    above_bytes += s.len();
+                    continue;
+                }
+                let lost = above_count >= dupthresh || above_bytes > (dupthresh as u64 - 1) * smss;
+                if !lost {
+                    pipe += s.len();
+                }
+                if s.rexmit_in_episode {
+                    pipe += s.len();
+                }
+            }
+            pipe
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Push(u64),
+        Sack(u64, u64),
+        CumAck(u64),
+        Mark(usize),
+        ClearMarks,
+        ClearSacks,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (1u64..3).prop_map(Op::Push),
+            4 => (0u64..40, 1u64..8).prop_map(|(s, l)| Op::Sack(s * 100, (s + l) * 100)),
+            1 => (0u64..40).prop_map(|a| Op::CumAck(a * 100)),
+            3 => (0usize..30).prop_map(Op::Mark),
+            1 => Just(Op::ClearMarks),
+            1 => Just(Op::ClearSacks),
+        ]
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The incremental queries answer exactly what full scans of the table answer,
+        /// whatever sequence of sends, SACKs, ACKs and marks led there.
+        #[test]
+        fn summaries_answer_like_full_scans(
+            ops in proptest::collection::vec(op(), 1..80),
+            dupthresh in 1u32..5,
+            nxt_back in 0u64..6,
+        ) {
+            let mut t = SegmentTable::new();
+            let mut next = 0u64;
+            for o in ops {
+                match o {
+                    Op::Push(k) => {
+                        t.push_new(next, next + k * 100, Time::ZERO);
+                        next += k * 100;
+                    }
+                    Op::Sack(s, e) => {
+                        t.on_sack_block(s, e);
+                    }
+                    Op::CumAck(a) => t.on_cumulative_ack(a),
+                    Op::Mark(i) => {
+                        if let Some(s) = t.get_mut(i) {
+                            s.rexmit_in_episode = true;
+                        }
+                    }
+                    Op::ClearMarks => t.clear_episode_marks(),
+                    Op::ClearSacks => t.clear_sacks(),
+                }
+                let segs: Vec<Seg> = t.iter().copied().collect();
+                prop_assert_eq!(
+                    t.highest_sacked_end(),
+                    segs.iter().rev().find(|s| s.sacked).map(|s| s.end)
+                );
+                let bound = t.lost_boundary(dupthresh, 100);
+                for i in 0..segs.len() {
+                    let lost = naive::is_lost(&segs, i, dupthresh, 100);
+                    prop_assert_eq!(t.is_lost(i, dupthresh, 100), lost, "segment {}", i);
+                    prop_assert_eq!(i < bound, lost, "boundary {} at {}", bound, i);
+                }
+                let nxt = next.saturating_sub(nxt_back * 100);
+                prop_assert_eq!(
+                    t.pipe(nxt, dupthresh, 100),
+                    naive::pipe(&segs, nxt, dupthresh, 100)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn clearing_episode_marks_clears_every_marked_segment() {
+        let mut t = table(6, 100);
+        for i in [1, 4] {
+            t.get_mut(i).unwrap().rexmit_in_episode = true;
+        }
+        t.clear_episode_marks();
+        assert!(t.iter().all(|s| !s.rexmit_in_episode));
     }
 }

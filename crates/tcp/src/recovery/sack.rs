@@ -113,7 +113,9 @@ impl LossRecovery for Sack {
             return None;
         }
         // NextSeg rule (1): a lost hole below the highest SACKed byte.
-        let lost = |i| w.segs.is_lost(i, w.dupthresh, w.mss);
+        // IsLost is monotone in the segment (segments::SegmentTable::lost_boundary).
+        let boundary = w.segs.lost_boundary(w.dupthresh, w.mss);
+        let lost = |i| i < boundary;
         if let Some(i) = w.first_hole(lost) {
             return Some(Transmit::Retransmit(i));
         }

@@ -1,0 +1,102 @@
+#!/bin/bash
+# Side-by-side speed of spikelab, htsim and (optionally) ns-3 on the same dumbbell
+# (dumbbell.toml, htsim_dumbbell.cpp, ns3_dumbbell.cc), alternating the tools within each
+# round so that a shared machine's load hits them alike; prints per-run lines, then the
+# medians of wall time, CPU time (user + system) and maximum RSS, and the ratios.
+# CI does not run this.
+#
+#   usage: run.sh HTSIM [ROUNDS] [CASES]
+#     HTSIM:  a checkout of github Broadcom/csg-htsim, or its git directory (commit 841d9e7)
+#     ROUNDS: rounds per case (default 3)
+#     CASES:  "100", "1000" or "100 1000" (default): 100 flows over 100 Mbit/s with a
+#             500-packet queue for 60 s; 1000 flows over 1 Gbit/s with 5000 packets for 10 s
+#   environment: SPIKELAB (default target/release/spikelab of this repository),
+#                NS3VENV (a venv holding ns3==3.44.post0: adds ns-3 to the 100-flow case),
+#                NS3_ROUNDS (ns-3 runs only in the first NS3_ROUNDS rounds: it takes ~40 s),
+#                WORK (scratch folder, default a new mktemp -d)
+set -euo pipefail
+HTSIM=${1:?usage: run.sh HTSIM [ROUNDS] [CASES]}
+ROUNDS=${2:-3}
+CASES=${3:-"100 1000"}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SPIKELAB=${SPIKELAB:-$ROOT/target/release/spikelab}
+WORK=${WORK:-$(mktemp -d)}
+mkdir -p "$WORK"
+
+"$HERE/build-htsim.sh" "$HTSIM" "$WORK/htsim" >/dev/null
+NS3=""
+if [ -n "${NS3VENV:-}" ]; then
+    NS3VENV=$NS3VENV "$HERE/build-ns3.sh" "$WORK/ns3" >/dev/null
+    NS3=$WORK/ns3/ns3_dumbbell
+fi
+
+# measure NAME CMD...: one run; appends "name wall cpu rss_kb" to $WORK/times and
+# prints the tool's own output line.
+measure() {
+    local name=$1
+    shift
+    local t="$WORK/time.txt"
+    /usr/bin/time -f "%e %U %S %M" -o "$t" "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" || {
+        cat "$WORK/err.txt"
+        exit 1
+    }
+    read -r wall user sys rss <"$t"
+    echo "$name $wall $(echo "$user + $sys" | bc) $rss" >>"$WORK/times"
+    printf '%-10s wall %6.2f s  cpu %6.2f s  rss %7d KiB  %s\n' "$name" "$wall" \
+        "$(echo "$user + $sys" | bc)" "$rss" "$(tail -1 "$WORK/out.txt")"
+}
+
+spikelab() {
+    local flows=$1 mbps=$2 queue=$3 secs=$4
+    rm -rf "$WORK/spikelab-out"
+    measure "spikelab-$flows" "$SPIKELAB" run "$HERE/dumbbell.toml" --jobs 1 \
+        --set "topology.pairs=$flows" --set "flow.0.count=$flows" \
+        --set "topology.bottleneck.rate=${mbps}Mbit/s" \
+        --set "topology.bottleneck.queue.limit.packets=$queue" \
+        --set "run.stop=${secs}s" --out "$WORK/spikelab-out"
+    grep -E '"(events|data_packets_delivered)"' "$WORK/spikelab-out/meta.json" | tr -d ' \n'
+    echo
+}
+
+# median NAME COLUMN: the median of one column of $WORK/times over NAME's runs.
+median() {
+    awk -v n="$1" -v c="$2" '$1 == n { print $c }' "$WORK/times" | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+: >"$WORK/times"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for c in $CASES; do
+    case $c in
+    100) args=(100 100 500 60) ;;
+    1000) args=(1000 1000 5000 10) ;;
+    *) echo "unknown case $c" >&2 && exit 2 ;;
+    esac
+    for r in $(seq "$ROUNDS"); do
+        echo "case $c round $r"
+        spikelab "${args[@]}"
+        measure "htsim-$c" "$WORK/htsim/htsim_dumbbell" "${args[@]}"
+        if [ -n "$NS3" ] && [ "$c" = 100 ] && [ "$r" -le "${NS3_ROUNDS:-$ROUNDS}" ]; then
+            measure "ns3-$c" "$NS3" "${args[@]}"
+        fi
+    done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo
+echo "medians of $ROUNDS rounds (wall s, cpu s, max RSS KiB) and ratios other/spikelab"
+for c in $CASES; do
+    for tool in spikelab htsim ns3; do
+        n="$tool-$c"
+        grep -q "^$n " "$WORK/times" || continue
+        w=$(median "$n" 2)
+        u=$(median "$n" 3)
+        m=$(median "$n" 4)
+        sw=$(median "spikelab-$c" 2)
+        su=$(median "spikelab-$c" 3)
+        sm=$(median "spikelab-$c" 4)
+        printf '%-14s wall %7.2f  cpu %7.2f  rss %8.0f   wall ratio %6.2f  cpu ratio %6.2f  rss ratio %5.2f\n' \
+            "$n" "$w" "$u" "$m" "$(echo "$w / $sw" | bc -l)" "$(echo "$u / $su" | bc -l)" "$(echo "$m / $sm" | bc -l)"
+    done
+done
