@@ -6,7 +6,7 @@ Over every file git tracks (text files only):
     `shared/DESIGN.md`, `NS2-DEFAULTS.md` (now docs/src/ns2-2002-defaults.md);
   * no paper named by a file name that only exists outside the repository
     (`gprs-eifel.md`, `eifel-response.md`, `peak-hopper-rto.md`, `std-proxy.md`,
-    `delay-injection.md`): cite it by key, e.g. [Gurtov & Ludwig 2003];
+    `delay-injection.md`): cite it by key, e.g. [Gurtov & Ludwig 2002];
   * every RFC named (`RFC 6298`, `RFC6298`) has an entry in docs/src/bibliography.md;
   * every author-year key in square brackets ([Klein et al. 2004]) has an entry there;
   * in the README and the book's pages (Markdown), every repository path written in

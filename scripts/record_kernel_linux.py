@@ -2,7 +2,7 @@
 """Records the kernel's per-seed results on the Table 1 freeze path as test data.
 
 Runs only `spikelab emulate` (root, /dev/net/tun) on the scenarios of
-scripts/validate_kernel.py -- [Ludwig & Gurtov 2005]'s Table 1 path, ten freeze schedules,
+scripts/validate_kernel.py -- [Gurtov & Ludwig 2003]'s Table 1 path, ten freeze schedules,
 configurations (a) timestamps + F-RTO, (b) F-RTO only, (c) neither -- and writes one
 CSV row per (configuration, seed) with what the `linux` profile is held against:
 completion time, data segments sent, retransmitted segments, timeouts (and timeout

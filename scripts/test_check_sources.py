@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_sources  # noqa: E402
 
 BIB = """# Bibliography
-- <a id="gurtov-ludwig-2003"></a>**[Gurtov & Ludwig 2003]** A. Gurtov, R. Ludwig. ...
+- <a id="gurtov-ludwig-2002"></a>**[Gurtov & Ludwig 2002]** A. Gurtov, R. Ludwig. ...
 - **[RFC 6298]** V. Paxson et al. Computing TCP's Retransmission Timer. 2011.
 """
 KEYS = check_sources.bibliography_keys(BIB)
@@ -22,10 +22,10 @@ def problems(text):
 
 class CheckSources(unittest.TestCase):
     def test_bibliography_entries_are_read_with_and_without_an_anchor(self):
-        self.assertEqual(KEYS, {"Gurtov & Ludwig 2003", "RFC 6298"})
+        self.assertEqual(KEYS, {"Gurtov & Ludwig 2002", "RFC 6298"})
 
     def test_cited_keys_and_rfcs_with_entries_pass(self):
-        self.assertEqual(problems("// [Gurtov & Ludwig 2003] 5; RFC 6298 (2.4), RFC6298"), [])
+        self.assertEqual(problems("// [Gurtov & Ludwig 2002] 5; RFC 6298 (2.4), RFC6298"), [])
 
     def test_a_path_outside_the_repository_is_caught(self):
         self.assertEqual(

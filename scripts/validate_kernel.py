@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Kernel validation of docs/src/validation-kernel.md (needs root and /dev/net/tun).
 
-[Ludwig & Gurtov 2005]'s Table 1 path (2 Mbit/s, 150 ms, 75 packets, 5 MB, Reno-SACK,
+[Gurtov & Ludwig 2003]'s Table 1 path (2 Mbit/s, 150 ms, 75 packets, 5 MB, Reno-SACK,
 MSS 1000, window 150 kB) with ten random freeze schedules (first freeze at U[0,20] s,
 durations U[3,15] s, gaps U[20,40] s; both directions freeze after the queue), for
 three sender configurations:

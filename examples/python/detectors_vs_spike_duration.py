@@ -1,7 +1,7 @@
 """Spurious-timeout detectors against spike duration on the GPRS path.
 
 Sweeps every detector spikelab has (one cell each, the detector driving the sender's
-response) over fixed hiccup durations on the gprs-eifel path [Gurtov & Ludwig 2003],
+response) over fixed hiccup durations on the gprs-eifel path [Gurtov & Ludwig 2002],
 with SACK recovery so the SACK-based detectors can run too, and plots each
 detector's precision and recall against the ground truth of every timeout.
 

@@ -1,7 +1,7 @@
 //! `spikelab bench`: wall-clock throughput of the engine on two standard workloads.
 //!
 //! * (a) `single`: one 5 MB TCP transfer over 2 Mbit/s, 150 ms, a 75-packet drop-tail
-//!   queue (the [Ludwig & Gurtov 2005] path without spikes);
+//!   queue (the [Gurtov & Ludwig 2003] path without spikes);
 //! * (b) `dumbbell-100`: `scenarios/dumbbell-100.toml`, 100 flows for 60 s over a
 //!   100 Mbit/s, 20 ms dumbbell with a 500-packet queue.
 //!

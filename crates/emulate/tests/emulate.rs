@@ -51,7 +51,7 @@ fn run(p: &Plan) -> RepReport {
     r
 }
 
-/// [Ludwig & Gurtov 2005]'s Table 1 path: 2 Mbit/s, 150 ms, 75-packet drop-tail, MSS 1000,
+/// [Gurtov & Ludwig 2003]'s Table 1 path: 2 Mbit/s, 150 ms, 75-packet drop-tail, MSS 1000,
 /// window 150 kB, Reno-SACK with timestamps; `extra` adds spikes to the bottleneck.
 fn eifel_path(bytes: &str, extra: &str) -> String {
     format!(

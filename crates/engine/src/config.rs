@@ -97,7 +97,7 @@ pub enum DropTarget {
 
 /// Deterministic loss: drop packets of `flow` when they enter `link` between `after`
 /// and `until` (the papers' "segments 9 to 15 are deliberately dropped",
-/// [Ludwig & Gurtov 2005] Fig. 4; or lost ACKs, [Ludwig & Gurtov 2005] II.B).
+/// [Gurtov & Ludwig 2003] Fig. 4; or lost ACKs, [Gurtov & Ludwig 2003] II.B).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DropRule {
     pub link: usize,

@@ -77,7 +77,7 @@ pub struct TimeoutRecord {
 impl TimeoutRecord {
     /// The first expiry of a timeout episode: the series of backed-off expiries with
     /// no new data acknowledged in between (one delay spike's timeouts). The papers
-    /// count such a series as one timeout: [Ludwig & Gurtov 2005] Table 1's 4.68 "spurious
+    /// count such a series as one timeout: [Gurtov & Ludwig 2003] Table 1's 4.68 "spurious
     /// RTOs" in 138 s is one per spike at one spike every 30 s, while a 3-15 s spike
     /// fires a 1 s timer several times.
     pub fn starts_episode(&self) -> bool {
@@ -108,7 +108,7 @@ pub struct FlowResult {
     pub genuine_timeouts: u64,
     /// Timeouts counted per episode ([`TimeoutRecord::starts_episode`]); an episode is
     /// spurious or genuine as its first expiry is (the one Eifel judges by its
-    /// retransmission's timestamp, [Ludwig & Gurtov 2005] II.B).
+    /// retransmission's timestamp, [Gurtov & Ludwig 2003] II.B).
     pub timeout_episodes: u64,
     pub spurious_timeout_episodes: u64,
     pub genuine_timeout_episodes: u64,
@@ -144,7 +144,7 @@ impl FlowResult {
             .filter(|t| *t > 0.0)
             .map(|t| self.bytes as f64 * 8.0 / t)
     }
-    /// Goodput as the papers define it for a finished transfer ([Gurtov & Ludwig 2003] 5, Table
+    /// Goodput as the papers define it for a finished transfer ([Gurtov & Ludwig 2002] 5, Table
     /// 3: "minimum segments / segments sent"): the segments the whole transfer needs at
     /// least over the data segments the sender handed to the network. At most 1, since
     /// a finished transfer sent every one of its segments at least once (ping-pong
@@ -224,7 +224,7 @@ pub struct DetectorScore {
     pub false_negatives: u64,
     /// Timeouts of flows running the detector that it never decided.
     pub undecided: u64,
-    /// Of the false positives, timeouts caused only by lost ACKs ([Ludwig & Gurtov 2005]
+    /// Of the false positives, timeouts caused only by lost ACKs ([Gurtov & Ludwig 2003]
     /// II.B discusses why Eifel calls these spurious).
     pub ack_lost_called_spurious: u64,
     /// Sum of (verdict time - timeout time) over decided timeouts, in seconds.

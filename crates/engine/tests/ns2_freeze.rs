@@ -1,7 +1,7 @@
 //! The link freeze against ns-2.35 patched with spikelab's freeze (tools/ns2): the same
 //! spike scenarios in both simulators, under each freeze switch.
 //!
-//! The path is [Ludwig & Gurtov 2005] IV.A's (2 Mbit/s, 150 ms, drop-tail of 75 packets,
+//! The path is [Gurtov & Ludwig 2003] IV.A's (2 Mbit/s, 150 ms, drop-tail of 75 packets,
 //! window 150, 5000 packets of 1000 bytes), one Reno or Sack1 flow, with and without the
 //! 1 Mbit/s CBR flow, frozen once (6 s at 5 s) or twice (also 4 s at 25 s).
 //!

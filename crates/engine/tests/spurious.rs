@@ -14,7 +14,7 @@ use spikelab_tcp::rto::{BackoffReset, RtoConfig};
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
 use spikelab_tcp::{EchoRule, RecoveryKind, TcpConfig};
 
-// ----- [Gurtov & Ludwig 2003] Figs. 2 and 3: a 5 s spike in slow start, 30 kbit/s, 300 ms ------
+// ----- [Gurtov & Ludwig 2002] Figs. 2 and 3: a 5 s spike in slow start, 30 kbit/s, 300 ms ------
 
 fn gprs_spike(tcp: TcpConfig) -> RunResult {
     let l = with_hiccup(link("gprs", 30_000, 300, 100), 3.0, 5.0);
@@ -170,7 +170,7 @@ fn frto_probes_with_two_new_segments_then_declares_the_spike_spurious() {
     assert_eq!(r.flows[0].retransmissions, 1);
 }
 
-// ----- [Ludwig & Gurtov 2005] Fig. 4: all delayed segments but the oldest are lost ---------
+// ----- [Gurtov & Ludwig 2003] Fig. 4: all delayed segments but the oldest are lost ---------
 
 /// The 2 Mbit/s, 150 ms path with a 5 s spike at 5 s, then a fast last hop on which
 /// the delayed flight's first transmissions (all but the oldest) are dropped.
@@ -253,7 +253,7 @@ fn fig4_reno_sack_needs_a_genuine_timeout_but_newreno_sack_and_fack_do_not() {
 
 #[test]
 fn fig4_reno_sack_switched_to_newreno_sack_after_the_spurious_timeout_avoids_the_genuine_one() {
-    // [Ludwig & Gurtov 2005] III.A: "as an extra precaution it is possible to enable it
+    // [Gurtov & Ludwig 2003] III.A: "as an extra precaution it is possible to enable it
     // only after a spurious timeout and disable it when the recovery point is
     // acknowledged".
     let lost = delayed_flight_but_oldest();
@@ -270,7 +270,7 @@ fn fig4_rfc6675_reno_sack_recovers_the_holes_that_ns2s_sack1_pipe_cannot() {
     assert_eq!(genuine(&r), 0, "{:?}", r.timeouts);
 }
 
-// ----- [Gurtov & Ludwig 2003] Fig. 7: Reno with Eifel and losses in the delayed flight ---------
+// ----- [Gurtov & Ludwig 2002] Fig. 7: Reno with Eifel and losses in the delayed flight ---------
 
 fn fig7(with_eifel: bool) -> RunResult {
     let tcp = if with_eifel {
@@ -385,7 +385,7 @@ fn lost_acks(echo: EchoRule) -> RunResult {
 
 #[test]
 fn a_timeout_caused_only_by_lost_acks_is_spurious_to_eifel_under_rfc7323_echo() {
-    // [Ludwig & Gurtov 2005] II.B: the receiver echoes the original's timestamp for a
+    // [Gurtov & Ludwig 2003] II.B: the receiver echoes the original's timestamp for a
     // duplicate segment, so "a timeout due to lost ACKs is considered spurious".
     let r = lost_acks(EchoRule::Rfc7323);
     assert!(!r.timeouts.is_empty());
@@ -441,7 +441,7 @@ fn armed_from(r: &RunResult, from: Time) -> Vec<(Time, Dur, u32)> {
         .collect()
 }
 
-/// [Ludwig & Gurtov 2005]'s path (2 Mbit/s, 150 ms, 75-packet queue) with one 12 s spike at
+/// [Gurtov & Ludwig 2003]'s path (2 Mbit/s, 150 ms, 75-packet queue) with one 12 s spike at
 /// 5 s under a 3 MB FACK transfer with Eifel: the RTO decays back towards 1 s after it.
 fn broadband_spike(rto_adapt: RtoAdapt) -> RunResult {
     let l = with_hiccup(link("bn", 2_000_000, 150, 74), 5.0, 12.0);

@@ -35,14 +35,14 @@ impl Reproduction for FromFile {
     }
 }
 
-/// [Gurtov & Ludwig 2003].
+/// [Gurtov & Ludwig 2002].
 pub static GPRS_EIFEL: FromFile = FromFile {
     name: "gprs-eifel",
     title: "Evaluating the Eifel algorithm for TCP in a GPRS network",
     file: "gprs-eifel.toml",
 };
 
-/// [Ludwig & Gurtov 2005].
+/// [Gurtov & Ludwig 2003].
 pub static EIFEL_RESPONSE: FromFile = FromFile {
     name: "eifel-response",
     title: "Responding to spurious timeouts in TCP",

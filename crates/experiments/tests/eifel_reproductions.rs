@@ -85,7 +85,7 @@ fn gprs_eifel_writes_tables_2_and_3_and_eifel_raises_goodput_without_congestion(
     );
     assert_eq!(t2.len(), 36);
     let (_, t3) = rows(&dir.join("table3_goodput.csv"));
-    // [Gurtov & Ludwig 2003] 5: with the 100 KB buffer "the goodput for all three TCP flavors
+    // [Gurtov & Ludwig 2002] 5: with the 100 KB buffer "the goodput for all three TCP flavors
     // with Eifel is close to 100 percent", above the flavors without it.
     for on in t3
         .iter()

@@ -1,8 +1,8 @@
 //! How a hiccup or an outage freezes a link direction: three switches for the readings
 //! the papers leave open.
 //!
-//! [Gurtov & Ludwig 2003] 4 says only that its improved `hiccup` tool "suspend[s] data flow in
-//! both directions and *after* the queue"; [Ludwig & Gurtov 2005] IV.A that its tool
+//! [Gurtov & Ludwig 2002] 4 says only that its improved `hiccup` tool "suspend[s] data flow in
+//! both directions and *after* the queue"; [Gurtov & Ludwig 2003] IV.A that its tool
 //! "suspends transmission in both directions simultaneously". What happens to packets
 //! already on the wire, and to packets arriving during the freeze, is not written
 //! anywhere. Each reading is a named switch, with the same meaning in spikelab
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FreezePoint {
-    /// After the queue ([Gurtov & Ludwig 2003] 4): the transmitter stops mid-packet and resumes
+    /// After the queue ([Gurtov & Ludwig 2002] 4): the transmitter stops mid-packet and resumes
     /// where it was; packets wait in the queue, which fills.
     #[default]
     AfterQueue,

@@ -9,7 +9,7 @@
 //! * Packets reach the far end in the order they left the transmitter: the propagation
 //!   pipe is a FIFO whose arrival times never decrease (a packet whose own delay would
 //!   let it overtake the one before waits for it), as on a real wire.
-//! * [`LinkDir::suspend`] models the hiccup of [Gurtov & Ludwig 2003] 4 and the outages of
+//! * [`LinkDir::suspend`] models the hiccup of [Gurtov & Ludwig 2002] 4 and the outages of
 //!   [Ekström & Ludwig 2004] Scenario C. By default ([`FreezeMode::default`]) everything
 //!   *after* the queue stops where it is (the transmission in progress and the packets
 //!   propagating are held, not dropped) while arrivals keep queueing and may overflow.

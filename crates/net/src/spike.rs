@@ -8,7 +8,7 @@
 //!
 //! ## Hiccup: how the interval between spikes is measured
 //!
-//! [Gurtov & Ludwig 2003] section 4 draws "intervals between cell reselections" uniformly from
+//! [Gurtov & Ludwig 2002] section 4 draws "intervals between cell reselections" uniformly from
 //! [80,140], [40,80] or [20,40] s, and reselections last U[3,15] s, chosen so that "for a
 //! typical download time of 120 s on average one, two and three delay spikes occur"
 //! (easy, mediocre, difficult). Counting spikes in 120 s:
@@ -25,11 +25,11 @@
 //! the quiet time from the end of one spike to the start of the next
 //! ([`IntervalFrom::End`]); [`IntervalFrom::Start`] measures between starts (a spike
 //! then never starts before the previous one ended). The first spike starts one drawn
-//! interval after time zero unless `first` says otherwise. [Ludwig & Gurtov 2005] IV.A ("delay
+//! interval after time zero unless `first` says otherwise. [Gurtov & Ludwig 2003] IV.A ("delay
 //! spikes ... uniformly distributed between 3 and 15 s; they occur at the interval of
 //! 20-40 s") gives the defaults.
 //!
-//! A hiccup suspends *both* directions *after* the queue ([Gurtov & Ludwig 2003] 4: "suspend data
+//! A hiccup suspends *both* directions *after* the queue ([Gurtov & Ludwig 2002] 4: "suspend data
 //! flow in both directions and after the queue"); see [`crate::LinkDir::suspend`]. The
 //! readings the papers leave open are the `freeze_at`, `wire` and `arrivals` switches of
 //! hiccups and outages ([`crate::freeze`]).
@@ -104,15 +104,15 @@ pub struct SpikeAt {
     pub duration: Dur,
 }
 
-/// Delay spikes on both directions ([Gurtov & Ludwig 2003] 4, [Ludwig & Gurtov 2005] IV.A, [Kim & Cho 2003] V).
+/// Delay spikes on both directions ([Gurtov & Ludwig 2002] 4, [Gurtov & Ludwig 2003] IV.A, [Kim & Cho 2003] V).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HiccupConfig {
     /// Time between spikes (see `interval_from`).
-    /// Default: uniform 20-40 s ([Ludwig & Gurtov 2005] IV.A).
+    /// Default: uniform 20-40 s ([Gurtov & Ludwig 2003] IV.A).
     #[serde(default = "default_hiccup_interval")]
     pub interval: Distribution,
-    /// Length of each spike. Default: uniform 3-15 s ([Gurtov & Ludwig 2003] 4).
+    /// Length of each spike. Default: uniform 3-15 s ([Gurtov & Ludwig 2002] 4).
     #[serde(default = "default_hiccup_duration")]
     pub duration: Distribution,
     /// Whether `interval` runs from the previous spike's end or start. Default: end.
@@ -124,7 +124,7 @@ pub struct HiccupConfig {
     /// Start the run at a random point of an already running spike process instead of
     /// at the start of a quiet interval: a connection then meets spikes at the
     /// long-run rate, E[spikes] = T / (E[interval] + E[duration]), which is how
-    /// [Gurtov & Ludwig 2003] 4 sizes its scenarios ("for a typical download time of 120 s on
+    /// [Gurtov & Ludwig 2002] 4 sizes its scenarios ("for a typical download time of 120 s on
     /// average one, two and three delay spikes occur"). Default: false.
     #[serde(default)]
     pub stationary: bool,
@@ -209,7 +209,7 @@ fn default_outage_dirs() -> Dirs {
     Dirs::Forward
 }
 
-/// A single rate change ([Ludwig & Gurtov 2005] Fig. 1b: 300 kbit/s down to 10 kbit/s).
+/// A single rate change ([Gurtov & Ludwig 2003] Fig. 1b: 300 kbit/s down to 10 kbit/s).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BandwidthStepConfig {
@@ -239,7 +239,7 @@ pub struct RateLevel {
     pub hold: Distribution,
 }
 
-/// Rate switching through `levels` cyclically ([Ludwig & Gurtov 2005] II.C: cdma-2000
+/// Rate switching through `levels` cyclically ([Gurtov & Ludwig 2003] II.C: cdma-2000
 /// "bandwidth oscillation" when a high-speed channel is shared between users).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -607,7 +607,7 @@ mod tests {
 
     #[test]
     fn a_stationary_start_meets_spikes_at_the_long_run_rate() {
-        // [Gurtov & Ludwig 2003] "easy": intervals U[80,140] s, spikes U[3,15] s, so the mean
+        // [Gurtov & Ludwig 2002] "easy": intervals U[80,140] s, spikes U[3,15] s, so the mean
         // cycle is 110 + 9 = 119 s. Over 86 s, a stationary process starts
         // 86 / 119 = 0.72 spikes on average; a process that waits one interval from
         // time zero starts one only when the interval is under 86 s: (86-80)/60 = 0.10.

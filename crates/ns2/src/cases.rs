@@ -16,16 +16,16 @@ use std::fmt::Write as _;
 /// The papers' paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Path {
-    /// [Gurtov & Ludwig 2003]: one 30 kbit/s link, 300 ms one way; 300 packets.
+    /// [Gurtov & Ludwig 2002]: one 30 kbit/s link, 300 ms one way; 300 packets.
     Gprs,
-    /// [Ludwig & Gurtov 2005]: a 2 Mbit/s, 150 ms bottleneck between 100 Mbit/s, 1 ms access
+    /// [Gurtov & Ludwig 2003]: a 2 Mbit/s, 150 ms bottleneck between 100 Mbit/s, 1 ms access
     /// links; 1000 packets here to keep the suite short (the 5000-packet row is
     /// a separate case).
     Dumbbell,
-    /// [Ludwig & Gurtov 2005] Fig. 1b: 300 kbit/s, 100 ms, the data direction dropping to
+    /// [Gurtov & Ludwig 2003] Fig. 1b: 300 kbit/s, 100 ms, the data direction dropping to
     /// 4 kbit/s at 10 s (Fig. 1b drops to 10 kbit/s; 4 kbit/s makes one packet outlast the 1 s minimum RTO): a deterministic delay for the F-RTO comparison (item 5).
     BandwidthDrop,
-    /// [Ludwig & Gurtov 2005] IV.A with its delay spikes: the 2 Mbit/s, 150 ms dumbbell, the
+    /// [Gurtov & Ludwig 2003] IV.A with its delay spikes: the 2 Mbit/s, 150 ms dumbbell, the
     /// bottleneck frozen in both directions for 6 s at 5 s (the patched ns-2's
     /// `freeze-start`/`freeze-end`), with or without the 1 Mbit/s CBR flow of 210-byte
     /// packets on the second pair (eifel-response-cbr.toml).

@@ -2,7 +2,7 @@
 
     python crates/python/bench/ray_scaling.py [--reps 100]
 
-The sweep is the gprs-eifel grid of [Gurtov & Ludwig 2003] section 4 without Eifel (3 spike
+The sweep is the gprs-eifel grid of [Gurtov & Ludwig 2002] section 4 without Eifel (3 spike
 scenarios x 2 buffers x 3 TCPs = 18 cells). For reference it also times the local
 backend with 1 and 2 threads, and checks that every run gives the same DataFrame.
 """

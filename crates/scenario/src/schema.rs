@@ -266,7 +266,7 @@ fn default_count() -> u32 {
 pub const DEFAULT_CBR_PAYLOAD: u64 = 1000;
 
 /// `[[drop]]`: drop packets of one flow deterministically as they enter a link: data
-/// segments by number, or every ACK for a while (lost ACKs, [Ludwig & Gurtov 2005] II.B).
+/// segments by number, or every ACK for a while (lost ACKs, [Gurtov & Ludwig 2003] II.B).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DropEntry {

@@ -1,5 +1,5 @@
 //! The `linux` profile held against the real kernel, without root: the kernel's
-//! per-seed results on the Table 1 freeze path ([Ludwig & Gurtov 2005] IV.A, ten freeze
+//! per-seed results on the Table 1 freeze path ([Gurtov & Ludwig 2003] IV.A, ten freeze
 //! schedules, configurations (a) timestamps + F-RTO, (b) F-RTO only, (c) neither)
 //! were recorded by `scripts/record_kernel_linux.py` through `spikelab emulate` and
 //! live in `tests/data/kernel-<uname -r>/table1-freezes.csv`. Each row is re-run here

@@ -23,7 +23,7 @@ pub enum RecoveryKind {
     /// RFC 6675 / 3517 conservative SACK loss recovery with the pipe estimate.
     RenoSack,
     /// Reno-SACK that retransmits at least one segment on each partial ACK
-    /// ([Ludwig & Gurtov 2005] III.A).
+    /// ([Gurtov & Ludwig 2003] III.A).
     NewRenoSack,
     /// Forward Acknowledgment (Mathis and Mahdavi 1996).
     Fack,
@@ -203,7 +203,7 @@ pub struct TcpConfig {
     pub ssthresh_rule: SsthreshRule,
     /// Reno's careful fast retransmit ("bug fix", RFC 6582 section 4.1): no fast
     /// retransmit for duplicate ACKs below the point recorded at the last timeout.
-    /// Default: true. ns-2's `bugFix_`; [Gurtov & Ludwig 2003] turns it off.
+    /// Default: true. ns-2's `bugFix_`; [Gurtov & Ludwig 2002] turns it off.
     pub careful_fast_retransmit: bool,
     /// What a timeout retransmits. Default: go-back-n.
     pub timeout_retransmit: TimeoutRetransmit,

@@ -156,7 +156,7 @@ impl TcpReceiver {
     /// Under RFC 7323 a segment lying wholly below RCV.NXT fails the RFC 793
     /// acceptability test and is answered with an ACK before TS.Recent is considered
     /// (RFC 7323 section 5.3, steps R2 before R3), so a duplicate echoes the timestamp
-    /// of the original: the case [Ludwig & Gurtov 2005] II.B discusses, where a timeout
+    /// of the original: the case [Gurtov & Ludwig 2003] II.B discusses, where a timeout
     /// caused by lost ACKs looks spurious to Eifel.
     fn update_ts_recent(&mut self, seg: &Packet) {
         let Some(ts) = seg.ts else { return };
@@ -442,7 +442,7 @@ mod tests {
 
     #[test]
     fn rfc7323_duplicate_below_rcv_nxt_echoes_the_original_timestamp() {
-        // [Ludwig & Gurtov 2005] II.B: a retransmission of an acknowledged segment is not
+        // [Gurtov & Ludwig 2003] II.B: a retransmission of an acknowledged segment is not
         // acceptable, so its newer TSval is not echoed and Eifel sees the original's.
         let mut r = TcpReceiver::new(FlowId(0), &cfg(false));
         let mut out = Vec::new();

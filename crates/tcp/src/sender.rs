@@ -409,7 +409,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// The driver found the timeout spurious: restore the congestion state, resume with
-    /// new data, adapt the timer ([Ludwig & Gurtov 2005] III, RFC 4015 section 3.1).
+    /// new data, adapt the timer ([Gurtov & Ludwig 2003] III, RFC 4015 section 3.1).
     fn respond_spurious(&mut self, now: Time, timeouts: u32, info: &AckInfo) {
         let r = self.cfg.spurious.response;
         let inputs = RestoreInputs {
@@ -802,7 +802,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// Careful fast retransmit (the "bug fix", RFC 6582 section 4.1 and
-    /// [Ludwig & Gurtov 2005] III.A): after a timeout, duplicate ACKs that do not
+    /// [Gurtov & Ludwig 2003] III.A): after a timeout, duplicate ACKs that do not
     /// acknowledge beyond snd_max-at-timeout may come from go-back-N duplicates.
     fn fast_retransmit_permitted(&self) -> bool {
         !self.cfg.careful_fast_retransmit || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)

@@ -110,7 +110,7 @@ pub fn with_hiccup(mut l: LinkConfig, start_s: f64, dur_s: f64) -> LinkConfig {
 }
 
 /// The papers' GPRS flow: ns-2 2002 Reno with timestamps and the "bug fix" off
-/// ([Gurtov & Ludwig 2003] 4).
+/// ([Gurtov & Ludwig 2002] 4).
 pub fn gprs_reno() -> TcpConfig {
     TcpConfig {
         timestamps: true,

@@ -35,7 +35,7 @@ DelayLink set freezeDropsArrivals_ $drops
 set ns [new Simulator]
 set n0 [$ns node]
 set n1 [$ns node]
-# [Ludwig & Gurtov 2005] IV.A: 2 Mbit/s, 150 ms, Drop-Tail with 75 packets.
+# [Gurtov & Ludwig 2003] IV.A: 2 Mbit/s, 150 ms, Drop-Tail with 75 packets.
 $ns duplex-link $n0 $n1 2Mb 150ms DropTail
 $ns queue-limit $n0 $n1 75
 $ns queue-limit $n1 $n0 75

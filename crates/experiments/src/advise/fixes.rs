@@ -43,7 +43,7 @@ pub const DETECTORS: &[(&str, &[(&str, &str)])] = &[
 pub const NEEDS_SACK: &[&str] = &["sack-frto", "dsack"];
 
 /// Congestion-control responses to a detected spurious timeout (`response.restore`,
-/// [Ludwig & Gurtov 2005] III.B options 1-4, RFC 4015 section 3.1 step (4), none).
+/// [Gurtov & Ludwig 2003] III.B options 1-4, RFC 4015 section 3.1 step (4), none).
 pub const RESTORES: &[&str] = &[
     "eifel-original",
     "option1",
@@ -54,7 +54,7 @@ pub const RESTORES: &[&str] = &[
     "none",
 ];
 
-/// RTO adaptations after a spurious timeout (`response.rto_adapt`, [Ludwig & Gurtov 2005]
+/// RTO adaptations after a spurious timeout (`response.rto_adapt`, [Gurtov & Ludwig 2003]
 /// III.C options 1-3, RFC 4015 section 3.1).
 pub const RTO_ADAPTS: &[&str] = &[
     "none",

@@ -468,7 +468,7 @@ fn setup_text(ctx: &Context, plan: &Plan) -> String {
         "Setup (scenarios/std-proxy.toml, every value cited there): a 10 MB download from a server \
          over a 10 Mbit/s, 20 ms wired path and a cellular last hop of rate BW ({} to {} kbit/s, {} \
          rates) and 300 ms one-way latency; the base station stops transmitting (both directions \
-         frozen after its queue) for U[3,15] s every U[20,40] s ([Gurtov & Ludwig 2003]'s hiccup, which V says it \
+         frozen after its queue) for U[3,15] s every U[20,40] s ([Gurtov & Ludwig 2002]'s hiccup, which V says it \
          follows); no congestion loss (1000-packet buffers). TCP Reno, MSS 1460, receiver window 8 KB \
          (8192 B) and 64 KB (65 535 B), ns-2 2002 timer (RTO min 1 s), delayed ACKs, no careful fast \
          retransmit (IV shows the spurious fast retransmissions it would suppress). Schemes: plain Reno; \

@@ -93,7 +93,7 @@ fn burst(n: u64, at: Time) -> Vec<(Time, Input)> {
 
 #[test]
 fn back_to_back_packets_are_delivered_at_exactly_the_link_rate() {
-    // 1000 payload + 40 header bytes at 2 Mbit/s = 4.16 ms each ([Ludwig & Gurtov 2005] IV.A link).
+    // 1000 payload + 40 header bytes at 2 Mbit/s = 4.16 ms each ([Gurtov & Ludwig 2003] IV.A link).
     let c = cfg(2_000_000, Dur::from_millis(150), 100);
     let out = drive(&mut link(&c), &burst(20, Time::ZERO));
     assert_eq!(out.delivered.len(), 20);

@@ -16,7 +16,7 @@
 //! ns-2's `DropTail::enque` drops when `length + 1 >= qlim_` (drop-tail.cc), i.e. its
 //! `queue-limit N` keeps at most N-1 packets waiting plus one on the wire. To reproduce an
 //! ns-2 script with `queue-limit N`, write `limit = { packets = N-1 }` here. (The
-//! "10 KB" / "100 KB" buffers of [Gurtov & Ludwig 2003] are ns-2 limits of 10 and 100 packets,
+//! "10 KB" / "100 KB" buffers of [Gurtov & Ludwig 2002] are ns-2 limits of 10 and 100 packets,
 //! see docs/src/ns2-2002-defaults.md.)
 
 mod droptail;

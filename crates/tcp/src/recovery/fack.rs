@@ -95,7 +95,7 @@ mod tests {
     #[test]
     fn recovers_all_but_one_lost_with_many_retransmissions_per_ack() {
         // Segments 1..9 lost, 9 SACKed: FACK treats 1..8 as gone and retransmits them
-        // as fast as cwnd allows ([Ludwig & Gurtov 2005] Fig. 4c).
+        // as fast as cwnd allows ([Gurtov & Ludwig 2003] Fig. 4c).
         let mut w = window_with(10);
         w.segs.on_sack_block(9000, 10_000);
         let mut f = Fack;

@@ -86,7 +86,7 @@ impl Recovery {
     }
 
     /// Switches NewReno-SACK's retransmission on partial ACKs on or off (a Reno-SACK
-    /// sender may use it after a spurious timeout, [Ludwig & Gurtov 2005] III.A). Other
+    /// sender may use it after a spurious timeout, [Gurtov & Ludwig 2003] III.A). Other
     /// algorithms ignore it.
     pub fn set_retransmit_on_partial_ack(&mut self, on: bool) {
         if let Recovery::Sack(s) = self {

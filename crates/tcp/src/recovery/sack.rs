@@ -1,5 +1,5 @@
 //! Conservative SACK-based loss recovery, the papers' "Reno-SACK"; with
-//! `retransmit_on_partial_ack` it becomes "NewReno-SACK" ([Ludwig & Gurtov 2005] III.A): at
+//! `retransmit_on_partial_ack` it becomes "NewReno-SACK" ([Gurtov & Ludwig 2003] III.A): at
 //! least one retransmission on every partial ACK, accounted in the pipe estimate.
 //!
 //! Two estimates of the data in flight ("pipe") are offered:
@@ -12,7 +12,7 @@
 //!   ACK two ("one for the original packet, assumed dropped, and one for the
 //!   retransmitted packet"), each transmission adds one. Segments reported missing stay
 //!   counted as in flight, which is why "Reno-SACK cannot often avoid the genuine timeout
-//!   when there are large holes" ([Ludwig & Gurtov 2005] III.A, Fig. 4a); RFC 6675's IsLost
+//!   when there are large holes" ([Gurtov & Ludwig 2003] III.A, Fig. 4a); RFC 6675's IsLost
 //!   removes them once DupThresh segments above are SACKed.
 
 use super::{LossRecovery, PartialAck, Transmit};
@@ -97,7 +97,7 @@ impl LossRecovery for Sack {
     fn on_partial_ack(&mut self, w: &mut Window, _acked: u64) -> PartialAck {
         // Fall and Floyd: a partial ACK takes two segments off the pipe.
         self.pipe = self.pipe.saturating_sub(2 * w.mss);
-        // [Ludwig & Gurtov 2005] III.A: NewReno-SACK retransmits the segment at the new
+        // [Gurtov & Ludwig 2003] III.A: NewReno-SACK retransmits the segment at the new
         // HighACK + 1 even when the pipe would forbid it; Reno-SACK stays silent.
         let first = w.segs.get(0).filter(|s| !s.sacked && !s.rexmit_in_episode);
         PartialAck::Stay(first.filter(|_| self.retransmit_on_partial_ack).map(|_| 0))

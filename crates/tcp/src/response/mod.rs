@@ -1,4 +1,4 @@
-//! Responses to a detected spurious timeout ([Ludwig & Gurtov 2005] III; RFC 4015):
+//! Responses to a detected spurious timeout ([Gurtov & Ludwig 2003] III; RFC 4015):
 //! restoring the congestion-control state ([`restore`]), adapting the retransmission
 //! timer ([`rto_adapt`]), and the options for what the sender does next.
 
@@ -15,20 +15,20 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ResponseConfig {
-    /// Restoring ssthresh and cwnd. Default: `eifel-original` ([Gurtov & Ludwig 2003] 3).
+    /// Restoring ssthresh and cwnd. Default: `eifel-original` ([Gurtov & Ludwig 2002] 3).
     pub restore: Restore,
-    /// Adapting the timer ([Ludwig & Gurtov 2005] III.C). Default: `none`.
+    /// Adapting the timer ([Gurtov & Ludwig 2003] III.C). Default: `none`.
     pub rto_adapt: RtoAdapt,
     /// Resume with the next unsent segment (snd_nxt = snd_max) instead of continuing
-    /// go-back-N ([Ludwig & Gurtov 2005] III, Fig. 2). Default: true.
+    /// go-back-N ([Gurtov & Ludwig 2003] III, Fig. 2). Default: true.
     pub resume_with_new_data: bool,
     /// Allow fast retransmit below the recovery point after a detected spurious
-    /// timeout ([Ludwig & Gurtov 2005] III.A, Fig. 3b). Default: false (as the original
+    /// timeout ([Gurtov & Ludwig 2003] III.A, Fig. 3b). Default: false (as the original
     /// Eifel, Fig. 3a).
     pub fast_retransmit_below_recovery_point: bool,
     /// A Reno-SACK sender behaves as NewReno-SACK (one retransmission per partial ACK)
     /// after a detected spurious timeout until the recovery point is acknowledged
-    /// ([Ludwig & Gurtov 2005] III.A, the "extra precaution"). Default: false.
+    /// ([Gurtov & Ludwig 2003] III.A, the "extra precaution"). Default: false.
     pub newreno_sack_until_recovery_point: bool,
 }
 

@@ -1,6 +1,6 @@
 //! Restoring the congestion-control state after a spurious timeout.
 //!
-//! [Ludwig & Gurtov 2005] III.B lists the options of the original Eifel paper
+//! [Gurtov & Ludwig 2003] III.B lists the options of the original Eifel paper
 //! (Ludwig and Katz 2000) and adds a fourth:
 //!
 //! 1. ssthresh = ssthresh_old, cwnd = cwnd_old
@@ -10,7 +10,7 @@
 //!
 //! "The first option was used only after a single spurious timeout. The second option
 //! was used after two subsequent timeouts, and the third option was used after three or
-//! more timeouts" (III.B; [Gurtov & Ludwig 2003] 3 describes the same rule): that count-based rule
+//! more timeouts" (III.B; [Gurtov & Ludwig 2002] 3 describes the same rule): that count-based rule
 //! is [`Restore::EifelOriginal`]. RFC 4015 section 3.1 step (4) restores
 //! cwnd = FlightSize + min(bytes_acked, IW) and ssthresh = pipe_prev, with
 //! pipe_prev = max(FlightSize, ssthresh) saved before the timeout reduced them.

@@ -1,4 +1,4 @@
-//! Adapting the retransmission timer after a spurious timeout ([Ludwig & Gurtov 2005] III.C):
+//! Adapting the retransmission timer after a spurious timeout ([Gurtov & Ludwig 2003] III.C):
 //!
 //! 1. re-seed: "use an RTT sample obtained with timestamps from delayed segments to
 //!    re-initialize SRTT and RTTVAR variables and restart the timer";

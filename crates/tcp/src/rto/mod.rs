@@ -68,7 +68,7 @@ pub trait RtoEstimator {
     fn on_timed_segment_acked(&mut self) {}
     /// The retransmission timer expired: back off (RFC 6298 (5.5)).
     fn on_timeout(&mut self);
-    /// A spurious-timeout response decided to adapt the timer ([Ludwig & Gurtov 2005] III.C
+    /// A spurious-timeout response decided to adapt the timer ([Gurtov & Ludwig 2003] III.C
     /// option 1, RFC 4015 section 3.1): fires once, when the ACK that revealed the
     /// timeout as spurious brings `rtt`, the RTT of the delayed original transmission.
     /// The sender calls this *after* [`RtoEstimator::on_rtt_sample`] for that sample, so
@@ -90,7 +90,7 @@ pub trait RtoEstimator {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReseedRule {
-    /// [Ludwig & Gurtov 2005] III.C option 1: "re-initialize SRTT and RTTVAR" from R as for a
+    /// [Gurtov & Ludwig 2003] III.C option 1: "re-initialize SRTT and RTTVAR" from R as for a
     /// first measurement (RFC 6298 (2.2): SRTT <- R, RTTVAR <- R/2).
     Reinit,
     /// RFC 4015 section 3.1: SRTT <- max(SRTT_prev, R), RTTVAR <- max(RTTVAR_prev, R/2)

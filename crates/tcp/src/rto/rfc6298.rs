@@ -41,7 +41,7 @@
 //! `t_backoff_ = 1` runs only when the one Karn-timed segment is acknowledged
 //! (`rtt_active_ && tcph->seqno() >= rtt_seq_`), unless `ts_resetRTO_` is set
 //! ([`BackoffReset::KarnTimedAck`]). `ts_resetRTO_` ("From Andrei Gurtov"; ns-default.tcl:
-//! false, "Added 2003/07/24") is the reset [Gurtov & Ludwig 2003] 5 says its authors
+//! false, "Added 2003/07/24") is the reset [Gurtov & Ludwig 2002] 5 says its authors
 //! instrumented. The sender reports the timed segment's ACK through
 //! [`RtoEstimator::on_timed_segment_acked`]; without timestamps the only samples are the
 //! timed segment's, and both rules coincide.
@@ -640,7 +640,7 @@ mod tests {
 
     #[test]
     fn reinit_reseed_forgets_the_saved_state() {
-        // [Ludwig & Gurtov 2005] III.C option 1: R=60 re-initialises as a first measurement:
+        // [Gurtov & Ludwig 2003] III.C option 1: R=60 re-initialises as a first measurement:
         // SRTT=60, RTTVAR=30, RTO=max(60+120, 100)=180 (where RFC 4015 gave 320 above).
         let mut e = Rfc6298::new(cfg(ms(10), ms(100), Some(ms(60_000))));
         e.on_rtt_sample(&sample(ms(100)));

@@ -1,4 +1,4 @@
-//! The ACK-timing heuristic of Allman and Paxson (SIGCOMM 1999), as [Ludwig & Gurtov 2005]
+//! The ACK-timing heuristic of Allman and Paxson (SIGCOMM 1999), as [Gurtov & Ludwig 2003]
 //! II.C quotes it: "Whenever a TCP retransmits due to a timeout, it measures T, the time
 //! from the retransmission until the next ACK arrives. If T is less than the minimum RTT
 //! measured so far, then arguably the ACK was already in transit when the

@@ -1,10 +1,10 @@
-//! The Eifel detection algorithm (RFC 3522; [Ludwig & Gurtov 2005] II.B; [Gurtov & Ludwig 2003] 3).
+//! The Eifel detection algorithm (RFC 3522; [Gurtov & Ludwig 2003] II.B; [Gurtov & Ludwig 2002] 3).
 //!
 //! "The sender always stores the timestamp of the *first* retransmission triggered by an
 //! expiration of the retransmission timer. Then, when the first ACK that acknowledges
 //! the retransmission arrives, the sender compares the timestamp of that ACK with the
 //! stored value. If it is smaller than the stored value, this indicates that the
-//! retransmission was spurious." ([Ludwig & Gurtov 2005] II.B)
+//! retransmission was spurious." ([Gurtov & Ludwig 2003] II.B)
 //!
 //! Timeouts caused only by lost ACKs: with RFC 7323's echo rule a duplicate segment
 //! below RCV.NXT is not acceptable, so the receiver echoes the original's timestamp and
@@ -63,7 +63,7 @@ mod tests {
 
     #[test]
     fn an_ack_echoing_the_original_timestamp_is_spurious() {
-        // [Gurtov & Ludwig 2003] Fig. 3: retransmission at 6 s, the ACK echoes 3 s.
+        // [Gurtov & Ludwig 2002] Fig. 3: retransmission at 6 s, the ACK echoes 3 s.
         let segs = SegmentTable::new();
         let mut e = Eifel::default();
         e.on_timeout(&timeout(0, 10_000, Some(6000)));

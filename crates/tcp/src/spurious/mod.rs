@@ -31,7 +31,7 @@ use spikelab_core::{Dur, Time};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DetectorKind {
-    /// Eifel detection with timestamps (RFC 3522; [Ludwig & Gurtov 2005] II.B).
+    /// Eifel detection with timestamps (RFC 3522; [Gurtov & Ludwig 2003] II.B).
     Eifel,
     /// Basic F-RTO (RFC 5682 section 2).
     Frto,
@@ -39,7 +39,7 @@ pub enum DetectorKind {
     SackFrto,
     /// Late detection from D-SACK reports (RFC 3708).
     Dsack,
-    /// Allman and Paxson's ACK-timing heuristic ([Ludwig & Gurtov 2005] II.C).
+    /// Allman and Paxson's ACK-timing heuristic ([Gurtov & Ludwig 2003] II.C).
     AckTiming,
     /// The Linux kernel's undo after a timeout, from timestamps and D-SACKs, without
     /// F-RTO (`tcp_frto = 0`; see [`linux_undo`]).
