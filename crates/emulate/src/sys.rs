@@ -171,6 +171,18 @@ pub fn set_int_opt(fd: RawFd, level: i32, opt: i32, v: i32, what: &str) -> io::R
     Ok(())
 }
 
+/// Reads an integer socket option.
+pub fn get_int_opt(fd: RawFd, level: i32, opt: i32, what: &str) -> io::Result<i32> {
+    let mut v: i32 = 0;
+    let mut len = std::mem::size_of::<i32>() as libc::socklen_t;
+    // SAFETY: the option value is one c_int and `len` says so.
+    check(
+        unsafe { libc::getsockopt(fd, level, opt, (&mut v as *mut i32).cast(), &mut len) },
+        what,
+    )?;
+    Ok(v)
+}
+
 /// Selects the congestion-control module of a socket (`TCP_CONGESTION`).
 pub fn set_congestion(fd: RawFd, name: &str) -> io::Result<()> {
     let c = CString::new(name).map_err(io::Error::other)?;

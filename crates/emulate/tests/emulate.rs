@@ -100,6 +100,28 @@ fn five_megabytes_on_the_eifel_path_take_the_time_the_link_allows() {
     assert!(r.lateness.packets > 7_000, "{} samples", r.lateness.packets);
 }
 
+/// The scenario's receive window bounds the real receiver: with a 30 kB window on the
+/// 2 Mbit/s, 304 ms path (BDP 76 kB), 1 MB needs about 33 window-limited round trips
+/// (10.1 s), where slow start and the link alone would carry it in about 5 s. Without the clamp held on the
+/// accepted socket, Linux widens the window to its buffer's size once data flows and
+/// the transfer is link-limited.
+#[test]
+fn the_scenarios_receive_window_bounds_the_kernel_receiver() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped("the_scenarios_receive_window_bounds_the_kernel_receiver") {
+        return;
+    }
+    let toml = eifel_path("1MB", "").replace("receiver_window = 150000", "receiver_window = 30000");
+    let r = run(&plan_of(&toml, &[]));
+    let t = r.flows[0].download_time().expect("the transfer completes");
+    let window_limited = 1_000_000.0 / 30_000.0 * 0.304;
+    eprintln!("1 MB through a 30 kB window in {t:.2} s; window-limited {window_limited:.2} s");
+    assert!(
+        t >= 0.9 * window_limited,
+        "{t} s: faster than a 30 kB window allows ({window_limited} s)"
+    );
+}
+
 #[test]
 fn a_six_second_freeze_makes_kernel_rtos_that_the_truth_calls_spurious() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
