@@ -64,10 +64,12 @@ fn kernel_runs() -> Vec<KernelRun> {
 
 /// The largest window the kernel's receiver advertised, read from the emulator's
 /// receiver-side pcaps (`receiver-window.csv`: `tshark -T fields -e tcp.window_size`
-/// on the ACKs of the no-freeze run and of (a) seed 1). The emulator asks for
-/// `TCP_WINDOW_CLAMP` = 150000 (the scenario's `receiver_window`), but the kernel
-/// advertised 152000 B at first and 262140 B (65535 << window scale 2) from 1.34 s
-/// on, so the simulated receiver is given the window the kernel really offered.
+/// on the ACKs of the no-freeze run and of (a) seed 1). The emulator holds
+/// `TCP_WINDOW_CLAMP` = 150000 (the scenario's `receiver_window`) on the accepted
+/// socket; the kernel advertised 152000 B and 151000 B on its first two ACKs and
+/// 150000 B on every later one, so the simulated receiver is given the largest window
+/// the kernel really offered. (Before the emulator held the clamp, Linux widened it
+/// from the receive buffer and advertised 262140 B from 1.34 s on.)
 fn kernel_receiver_window() -> u64 {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join(format!("tests/data/kernel-{KERNEL}/receiver-window.csv"));
@@ -235,12 +237,14 @@ fn the_linux_profile_meets_the_kernel_goals() {
 }
 
 /// The agreement measured when the data was recorded (docs/src/validation-linux.md),
-/// as floors: seeds of 30 meeting each goal. Raise them as mechanisms land.
+/// as floors: seeds of 30 meeting each goal. Raise them as mechanisms land. (Re-recorded
+/// after the emulator held the receive window: completion 27 -> 29, RTO counts
+/// 27 -> 28, undo events 29 -> 28.)
 const FLOOR: Met4 = Met4 {
-    completion: 27,
+    completion: 29,
     retransmissions: 27,
-    timeouts: 27,
-    undos: 29,
+    timeouts: 28,
+    undos: 28,
 };
 
 #[derive(Debug)]
