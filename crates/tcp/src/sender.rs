@@ -1350,8 +1350,9 @@ mod tests {
         assert_eq!(s.stats().fast_retransmits, 1);
     }
 
-    #[test]
-    fn a_linux_host_does_not_count_dsack_only_acks_toward_fast_retransmit() {
+    /// A `linux`-profile sender (no handshake, no timestamps, MSS 1000) that has just
+    /// written 40 kB and sent its initial window.
+    fn linux_host_with_data() -> (TcpSender<Rto>, Vec<Packet>) {
         let cfg = TcpConfig {
             mss: 1000,
             handshake: false,
@@ -1362,6 +1363,12 @@ mod tests {
         let mut out = Vec::new();
         s.on_start(ms(0), &mut out);
         s.on_app_data(ms(0), 40_000, &mut out);
+        (s, out)
+    }
+
+    #[test]
+    fn a_linux_host_does_not_count_dsack_only_acks_toward_fast_retransmit() {
+        let (mut s, mut out) = linux_host_with_data();
         s.on_ack(ms(300), &ack(2000), &mut out);
         let mut dsack = ack(2000);
         dsack.sack.push(0, 1000); // below the cumulative ACK: a D-SACK
@@ -1380,16 +1387,7 @@ mod tests {
 
     #[test]
     fn a_linux_host_probes_the_tail_with_new_data_before_its_rto() {
-        let cfg = TcpConfig {
-            mss: 1000,
-            handshake: false,
-            timestamps: false,
-            ..TcpConfig::linux()
-        };
-        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
-        let mut out = Vec::new();
-        s.on_start(ms(0), &mut out);
-        s.on_app_data(ms(0), 40_000, &mut out);
+        let (mut s, mut out) = linux_host_with_data();
         s.on_ack(ms(100), &ack(2000), &mut out); // an RTT sample of 100 ms
         assert!(s.probe_armed());
         let deadline = s.next_deadline().unwrap();
