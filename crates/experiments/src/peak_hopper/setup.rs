@@ -296,6 +296,30 @@ mod tests {
         }
     }
 
+    /// The paper's SACK recovery is RFC 3517's (IV.A): on the `ns2-2002` profile the
+    /// files turn off ns-2 Sack1's pipe, duplicate-ACK and go-back-N rules for every flow.
+    #[test]
+    fn every_flow_recovers_by_rfc_3517_not_by_ns2_sack1() {
+        for (text, name) in [
+            (SCENARIO_A, "a.toml"),
+            (SCENARIO_B, "b.toml"),
+            (SCENARIO_C, "c.toml"),
+        ] {
+            let s = spikelab_scenario::parse(text, name).unwrap();
+            let sim = s.sim();
+            for i in 0..sim.flows.len() {
+                let t = tcp(sim, i);
+                assert_eq!(
+                    t.sack_pipe,
+                    spikelab_tcp::recovery::PipeRule::Rfc6675,
+                    "{name} flow {i}"
+                );
+                assert!(!t.ns2.sack1_dupack_rules, "{name} flow {i}");
+                assert!(!t.ns2.sack1_go_back_n_resends_sacked, "{name} flow {i}");
+            }
+        }
+    }
+
     #[test]
     fn scenario_a_cells_set_n_groups_timers_and_timestamps() {
         let c = ACell {
