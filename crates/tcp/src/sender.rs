@@ -1143,6 +1143,15 @@ mod tests {
         Time(v * 1_000_000)
     }
 
+    /// A sender of `cfg` started at t = 0 with `bytes` written; `out` holds what it sent.
+    fn started(cfg: &TcpConfig, bytes: u64) -> (TcpSender<Rto>, Vec<Packet>) {
+        let mut s = TcpSender::new(FlowId(0), cfg, Rto::new(&cfg.rto));
+        let mut out = Vec::new();
+        s.on_start(ms(0), &mut out);
+        s.on_app_data(ms(0), bytes, &mut out);
+        (s, out)
+    }
+
     /// A sender with 4 x 1000-byte segments outstanding at t = 0, no timestamps.
     fn sender_with_four_outstanding() -> (TcpSender<Rto>, Vec<Packet>) {
         let cfg = TcpConfig {
@@ -1151,11 +1160,7 @@ mod tests {
             timestamps: false,
             ..TcpConfig::default()
         };
-        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
-        let mut out = Vec::new();
-        s.on_start(ms(0), &mut out);
-        s.on_app_data(ms(0), 20_000, &mut out);
-        (s, out)
+        started(&cfg, 20_000)
     }
 
     fn ack(n: u64) -> Packet {
@@ -1223,10 +1228,7 @@ mod tests {
             timeout_retransmit: TimeoutRetransmit::SelectiveRepeat,
             ..TcpConfig::default()
         };
-        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
-        let mut out = Vec::new();
-        s.on_start(ms(0), &mut out);
-        s.on_app_data(ms(0), 20_000, &mut out);
+        let (mut s, mut out) = started(&cfg, 20_000);
         out.clear();
         s.on_timer(ms(1000), &mut out);
         assert_eq!(
@@ -1250,11 +1252,7 @@ mod tests {
             karn,
             ..TcpConfig::default()
         };
-        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
-        let mut out = Vec::new();
-        s.on_start(ms(0), &mut out);
-        s.on_app_data(ms(0), 20_000, &mut out);
-        (s, out)
+        started(&cfg, 20_000)
     }
 
     #[test]
@@ -1285,10 +1283,7 @@ mod tests {
             ssthresh_rule: SsthreshRule::Ns2,
             ..TcpConfig::default()
         };
-        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
-        let mut out = Vec::new();
-        s.on_start(ms(0), &mut out);
-        s.on_app_data(ms(0), 20_000, &mut out);
+        let (mut s, mut out) = started(&cfg, 20_000);
         s.on_timer(ms(1000), &mut out);
         assert_eq!(s.window().ssthresh, 4000); // min(cwnd 8000, rwnd) / 2
         s.on_timer(ms(3000), &mut out);
@@ -1302,11 +1297,7 @@ mod tests {
             initial_window: 4,
             ..TcpConfig::ns2_2002()
         };
-        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
-        let mut out = Vec::new();
-        s.on_start(ms(0), &mut out);
-        s.on_app_data(ms(0), 40_000, &mut out);
-        (s, out)
+        started(&cfg, 40_000)
     }
 
     fn ns2_ack(n: u64) -> Packet {
@@ -1359,11 +1350,7 @@ mod tests {
             timestamps: false,
             ..TcpConfig::linux()
         };
-        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
-        let mut out = Vec::new();
-        s.on_start(ms(0), &mut out);
-        s.on_app_data(ms(0), 40_000, &mut out);
-        (s, out)
+        started(&cfg, 40_000)
     }
 
     #[test]
