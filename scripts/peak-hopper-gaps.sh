@@ -21,6 +21,17 @@ RFC2988='flow.0.tcp.rto={ kind = "rfc6298", initial_rto = "3s", min_rto_mode = "
 NO_TS=(--set 'flow.0.tcp.spurious.observe=[]' --set flow.0.tcp.timestamps=false
     --set flow.0.tcp.mss=1460 --set flow.0.tcp.receiver_window=29200)
 
+# `spikelab run` quietly; its output is shown only when it fails.
+run_logged() {
+    local dir=$1
+    shift
+    mkdir -p "$(dirname "$dir")"
+    "$bin" run "$@" >"$dir.log" 2>&1 || {
+        cat "$dir.log" >&2
+        exit 2
+    }
+}
+
 # Scenario B, one cell: the PH-RTO (the file's timer) and the paper's RFC2988-RTO.
 b_cell() {
     local name=$1
@@ -30,7 +41,7 @@ b_cell() {
         [ "$timer" = rfc ] && extra=(--set "$RFC2988")
         local dir="$out/b/$name-$timer"
         rm -rf "$dir"
-        "$bin" run scenarios/peak-hopper-b.toml --reps "$reps" --trace --out "$dir" "$@" "${extra[@]}" >/dev/null
+        run_logged "$dir" scenarios/peak-hopper-b.toml --reps "$reps" --trace --out "$dir" "$@" "${extra[@]}"
         python3 scripts/ph_proximity.py "$dir"
         rm -rf "$dir/trace"
     done
@@ -44,28 +55,31 @@ a_cell() {
     shift 2
     local dir="$out/a/$name"
     rm -rf "$dir"
-    if [ "$trace" = trace ]; then
-        "$bin" run scenarios/peak-hopper-a.toml --reps "$reps" --trace --out "$dir" "$@" >/dev/null
-    else
-        "$bin" run scenarios/peak-hopper-a.toml --reps "$reps" --out "$dir" "$@" >/dev/null
-    fi
+    local flag=()
+    [ "$trace" = trace ] && flag=(--trace)
+    run_logged "$dir" scenarios/peak-hopper-a.toml --reps "$reps" "${flag[@]}" --out "$dir" "$@"
     python3 scripts/ph_promptness.py "$dir"
     rm -rf "$dir/trace"
 }
 
 if [ "$what" = b ] || [ "$what" = all ]; then
     b_cell base
-    for w in 32 64 128; do b_cell "win$w" --set flow.0.tcp.receiver_window=$((w * 1448)); done
-    for q in 4 8 32; do b_cell "queue$q" --set link.2.queue.limit.packets=$q; done
+    for w in 32 48 64 128; do b_cell "win$w" --set flow.0.tcp.receiver_window=$((w * 1448)); done
+    for q in 4 8 32 64; do b_cell "queue$q" --set link.2.queue.limit.packets=$q; done
     for x in 0.0 0.05 0.2 0.3; do b_cell "bler$x" --set "link.2.service={ kind = \"wcdma\", bler = $x }"; done
     for x in 20 80 160 320; do b_cell "block$x" --set "link.2.service={ kind = \"wcdma\", block_bytes = \"${x}B\" }"; done
-    for x in 0ms 50ms 200ms 400ms; do b_cell "retx$x" --set "link.2.service={ kind = \"wcdma\", retx_delay = \"$x\" }"; done
+    for x in 0ms 50ms 200ms 400ms 800ms 1500ms; do
+        b_cell "retx$x" --set "link.2.service={ kind = \"wcdma\", retx_delay = \"$x\" }"
+    done
     b_cell rate64 --set link.2.rate=64kbit/s --set link.2.queue.limit.packets=4
     for d in 0.5s 1s 2s; do
         b_cell "outage$d" --set "link.2.spikes=[{ kind = \"outage\", period = \"50s\", duration = \"$d\", dirs = \"forward\" }]"
     done
     b_cell no-ts-base "${NO_TS[@]}"
-    b_cell no-ts-retx400ms "${NO_TS[@]}" --set 'link.2.service={ kind = "wcdma", retx_delay = "400ms" }'
+    for x in 400ms 800ms 1500ms; do
+        b_cell "no-ts-retx$x" "${NO_TS[@]}" --set "link.2.service={ kind = \"wcdma\", retx_delay = \"$x\" }"
+    done
+    b_cell no-ts-win64 "${NO_TS[@]}" --set flow.0.tcp.receiver_window=$((64 * 1460))
     b_cell no-ts-rate64 "${NO_TS[@]}" --set link.2.rate=64kbit/s --set link.2.queue.limit.packets=4
 fi
 
@@ -80,6 +94,11 @@ if [ "$what" = a ] || [ "$what" = all ]; then
         $(all_flows tcp.mss=1460) $(all_flows tcp.receiver_window=29200)
     # shellcheck disable=SC2046
     a_cell delayed-ack trace $(all_flows tcp.delayed_ack.enabled=true)
+    # shellcheck disable=SC2046
+    a_cell granularity-1ms trace $(all_flows tcp.rto.granularity=1ms)
+    # shellcheck disable=SC2046
+    a_cell granularity-100ms trace $(all_flows tcp.rto.granularity=100ms)
+    a_cell ping-100-bytes trace --set flow.2.workload.bytes=100B --set flow.3.workload.bytes=100B
 fi
 
 if [ "$what" = a-loads ] || [ "$what" = all ]; then
