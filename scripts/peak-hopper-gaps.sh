@@ -71,7 +71,12 @@ if [ "$what" = b ] || [ "$what" = all ]; then
     for x in 0ms 50ms 200ms 400ms 800ms 1500ms; do
         b_cell "retx$x" --set "link.2.service={ kind = \"wcdma\", retx_delay = \"$x\" }"
     done
-    b_cell rate64 --set link.2.rate=64kbit/s --set link.2.queue.limit.packets=4
+    r64=(--set link.2.rate=64kbit/s --set link.2.queue.limit.packets=4)
+    b_cell rate64 "${r64[@]}"
+    for q in 2 8 16; do b_cell "rate64-queue$q" "${r64[@]}" --set link.2.queue.limit.packets=$q; done
+    b_cell rate64-win64 "${r64[@]}" --set flow.0.tcp.receiver_window=$((64 * 1448))
+    b_cell rate64-retx400ms "${r64[@]}" --set 'link.2.service={ kind = "wcdma", retx_delay = "400ms" }'
+    b_cell rate64-bler0.3 "${r64[@]}" --set 'link.2.service={ kind = "wcdma", bler = 0.3 }'
     for d in 0.5s 1s 2s; do
         b_cell "outage$d" --set "link.2.spikes=[{ kind = \"outage\", period = \"50s\", duration = \"$d\", dirs = \"forward\" }]"
     done
