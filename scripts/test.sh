@@ -90,3 +90,24 @@ else
   fi
   [ "$rc" = 0 ] || exit "$rc"
 fi
+
+# ---- ns-3 comparison (docs/src/validation-ns3.md) ----------------------------------
+# ns-3 3.44 from PyPI (ns3==3.44.post0: a 69 MB wheel, no compilation; --no-deps skips
+# cppyy, which only its Python bindings need) into target/ns3venv, kept between runs;
+# g++ builds bench/ns3-validation/ns3_paths.cc against it. The page's single transfers
+# then run in both simulators (about a minute) and must agree. Without them: SKIPPED.
+if ! command -v g++ >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing g++ for the ns-3 comparison" >&2
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ >/dev/null || echo "g++ install failed: the ns-3 comparison will skip" >&2
+fi
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -m venv --help >/dev/null 2>&1; then
+  echo "SKIPPED: python3 with venv not found: the ns-3 comparison does not run" >&2
+else
+  if ! ls target/ns3venv/lib/python3*/site-packages/ns3 >/dev/null 2>&1; then
+    python3 -m venv target/ns3venv
+    target/ns3venv/bin/pip install -q --disable-pip-version-check --no-deps ns3==3.44.post0 ||
+      echo "ns-3 install failed: the ns-3 comparison will skip" >&2
+  fi
+  NS3VENV=target/ns3venv SPIKELAB=target/debug/spikelab python3 -m unittest -v scripts/test_validate_ns3.py
+fi
