@@ -391,6 +391,7 @@ fn expand_candidates(
                 name: "fix".into(),
                 values: vec![value],
             }],
+            value: Vec::new(),
         };
         let cell = match expand(&input.text, &input.name, &grid) {
             Ok(mut cells) => cells.remove(0),

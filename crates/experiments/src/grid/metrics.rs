@@ -1,6 +1,105 @@
-//! The per-run metrics a table can report, by name.
+//! The per-run metrics a table can report, by name: the flow metrics of the
+//! experiment's flow ([`NAMES`]), and metrics over the whole run, its links and its
+//! middleboxes ([`RUN_METRICS`]), each a pure function of one run.
 
-use spikelab_engine::FlowResult;
+use spikelab_engine::{FlowResult, RunResult, SimConfig};
+
+/// What a run metric sees: the run, the configuration it ran, the experiment's flow.
+pub struct RunView<'a> {
+    pub result: &'a RunResult,
+    pub sim: &'a SimConfig,
+    pub flow: usize,
+}
+
+/// A metric over a whole run.
+pub struct RunMetric {
+    pub name: &'static str,
+    /// It reads the run's trace (the grid records one for every cell).
+    pub needs_trace: bool,
+    pub value: fn(&RunView) -> f64,
+}
+
+/// Every run metric: the registry experiment files name.
+pub const RUN_METRICS: &[RunMetric] = &[
+    RunMetric {
+        name: "throughput_bps",
+        needs_trace: false,
+        value: |v| v.result.flows[v.flow].throughput_bps().unwrap_or(f64::NAN),
+    },
+    RunMetric {
+        name: "goodput_last_hop",
+        needs_trace: false,
+        value: goodput_last_hop,
+    },
+    RunMetric {
+        name: "packets_dropped",
+        needs_trace: false,
+        value: |v| v.result.links.iter().map(|l| l.dropped).sum::<u64>() as f64,
+    },
+    RunMetric {
+        name: "std_episodes",
+        needs_trace: true,
+        value: |v| f64::from(crate::std_proxy::metrics::of_run(v).std_episodes),
+    },
+    RunMetric {
+        name: "std_cond3_met",
+        needs_trace: true,
+        value: |v| f64::from(crate::std_proxy::metrics::of_run(v).std_condition_met),
+    },
+    RunMetric {
+        name: "std_cwnd_bytes",
+        needs_trace: true,
+        value: |v| crate::std_proxy::metrics::of_run(v).cwnd_std_sum as f64,
+    },
+    RunMetric {
+        name: "std_cond3_met_flight",
+        needs_trace: true,
+        value: |v| f64::from(crate::std_proxy::metrics::of_run(v).flight_condition_met),
+    },
+    RunMetric {
+        name: "std_flight_bytes",
+        needs_trace: true,
+        value: |v| crate::std_proxy::metrics::of_run(v).flight_sum as f64,
+    },
+];
+
+/// The flow's minimum segments over the data packets the last link of its route
+/// delivered in the flow's direction ([Kim & Cho 2003] V's goodput "over a wireless
+/// link": retransmissions a middlebox filtered before that link do not count).
+fn goodput_last_hop(v: &RunView) -> f64 {
+    let hop = v.sim.flows[v.flow].route.last().expect("a route has a hop");
+    let dir = usize::from(hop.dir != spikelab_net::spike::Dir::Forward);
+    let delivered = v.result.links[2 * hop.link + dir].delivered;
+    v.result.flows[v.flow].min_segments as f64 / delivered.max(1) as f64
+}
+
+/// Whether `name` is a flow metric or a run metric.
+pub fn known(name: &str) -> bool {
+    NAMES.contains(&name) || RUN_METRICS.iter().any(|m| m.name == name)
+}
+
+/// Every known metric name, for error messages.
+pub fn known_names() -> String {
+    NAMES
+        .iter()
+        .copied()
+        .chain(RUN_METRICS.iter().map(|m| m.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Whether metric `name` reads the trace.
+pub fn needs_trace(name: &str) -> bool {
+    RUN_METRICS.iter().any(|m| m.name == name && m.needs_trace)
+}
+
+/// The value of metric `name` (flow or run) for one run; NaN when unknown.
+pub fn of_run(name: &str, v: &RunView) -> f64 {
+    match RUN_METRICS.iter().find(|m| m.name == name) {
+        Some(m) => (m.value)(v),
+        None => value(name, &v.result.flows[v.flow]),
+    }
+}
 
 /// Every metric name an experiment file may use.
 pub const NAMES: [&str; 15] = [

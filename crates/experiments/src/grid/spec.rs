@@ -34,6 +34,7 @@
 //! A `set` key is a dotted path into the scenario's TOML: table keys and array indices
 //! (`flow.0.tcp.recovery`); missing tables are created.
 
+use crate::grid::metrics;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -56,6 +57,161 @@ pub struct ExperimentSpec {
     pub table: Vec<TableSpec>,
     #[serde(default)]
     pub figure: Vec<FigureSpec>,
+    /// CSV files with chosen columns: per cell (grid values) or per repetition.
+    #[serde(default)]
+    pub csv: Vec<CsvSpec>,
+    /// Report tables whose cells are templates over grid values.
+    #[serde(default)]
+    pub report_table: Vec<ReportTableSpec>,
+    /// Line charts of a grid value against an axis, one series per label of another.
+    #[serde(default)]
+    pub chart: Vec<ChartSpec>,
+    /// "Largest value of an axis up to which a condition holds", beside the paper's.
+    #[serde(default)]
+    pub threshold: Vec<ThresholdSpec>,
+    /// Report text with `{...}` placeholders (see [`crate::grid::expr`]).
+    #[serde(default)]
+    pub text: Vec<TextSpec>,
+    /// The order of the report's blocks: `notes`, `table:<file>`, `figure:<name>`,
+    /// `report_table:<name>`, `chart:<name>`, `thresholds`, `text:<name>`. Empty: the
+    /// notes, then every table, then every figure (the Eifel experiments' layout).
+    #[serde(default)]
+    pub layout: Vec<String>,
+}
+
+/// How a grid value reduces a metric's repetitions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agg {
+    /// Mean with its 95% confidence half-width.
+    #[default]
+    Mean,
+    /// Sum.
+    Sum,
+    /// Number of repetitions with a finite value.
+    Count,
+}
+
+/// A named per-cell value of a grid (a derived column): a metric over the cell's
+/// repetitions, optionally paired with a baseline cell or divided by another value.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValueSpec {
+    pub name: String,
+    /// A metric of [`crate::grid::metrics`].
+    pub metric: String,
+    #[serde(default)]
+    pub agg: Agg,
+    /// Only repetitions where this metric is finite and non-zero (e.g. `completed`).
+    #[serde(default)]
+    pub only_if: Option<String>,
+    /// Paired increase in percent, 100 (x / x_base - 1), repetition by repetition,
+    /// over the cell with these labels changed (the same seed, hence the same spikes).
+    #[serde(default)]
+    pub increase_over: Option<BTreeMap<String, String>>,
+    /// Divide by the value of this (earlier) name: a ratio of the two aggregates.
+    #[serde(default)]
+    pub per: Option<String>,
+}
+
+/// One column of a [`CsvSpec`]: a key label, `rep` (per-run files), a grid value's
+/// statistic, or a metric (per-run files).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsvColumn {
+    pub name: String,
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub value: Option<String>,
+    /// `mean` (default), `ci95` or `n` of `value`.
+    #[serde(default)]
+    pub stat: Option<String>,
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// Written as an integer.
+    #[serde(default)]
+    pub int: bool,
+}
+
+/// A CSV file with chosen columns, one row per cell or per repetition.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsvSpec {
+    pub file: String,
+    pub grid: String,
+    #[serde(default)]
+    pub per_run: bool,
+    pub columns: Vec<CsvColumn>,
+}
+
+/// A report column: its header and a template evaluated in the row's cell.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportColumn {
+    pub header: String,
+    pub text: String,
+}
+
+/// A report table: one row per label of axis `rows` (cells restricted by `where`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportTableSpec {
+    pub name: String,
+    pub grid: String,
+    pub title: String,
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, String>,
+    pub rows: String,
+    pub row_header: String,
+    pub columns: Vec<ReportColumn>,
+}
+
+/// A line chart: `value` against axis `x` (labels read as numbers), one series per
+/// label of axis `series` (all, or `series_values`), with 95% half-widths.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChartSpec {
+    pub name: String,
+    pub grid: String,
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x: String,
+    pub series: String,
+    #[serde(default)]
+    pub series_values: Vec<String>,
+    pub value: String,
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, String>,
+}
+
+/// The largest label of `axis` (read as a number) up to which `holds` is true at every
+/// label in axis order, set beside the paper's `paper`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdSpec {
+    pub what: String,
+    /// The label instead, when the condition held at the last label of the axis.
+    #[serde(default)]
+    pub what_if_last: Option<String>,
+    pub grid: String,
+    pub axis: String,
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, String>,
+    pub holds: String,
+    pub paper: f64,
+    pub unit: String,
+}
+
+/// Report text; `{...}` are expressions over `grid`'s values (and `reps`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextSpec {
+    pub name: String,
+    #[serde(default)]
+    pub grid: Option<String>,
+    pub text: String,
 }
 
 /// Overrides applied to the base scenario (`set`), under a label.
@@ -90,6 +246,10 @@ pub struct Grid {
     #[serde(default)]
     pub set: toml::Table,
     pub axis: Vec<Axis>,
+    /// Named per-cell values (derived columns) for CSV files, report tables, charts,
+    /// thresholds and text.
+    #[serde(default)]
+    pub value: Vec<ValueSpec>,
 }
 
 /// A metric column of a table: `column` in the CSV, `metric` a [`crate::grid::metrics`] name.
@@ -190,13 +350,53 @@ impl ExperimentSpec {
                 }
             }
             for m in &t.metrics {
-                if !crate::grid::metrics::NAMES.contains(&m.metric.as_str()) {
-                    let known = crate::grid::metrics::NAMES.join(", ");
+                if !metrics::NAMES.contains(&m.metric.as_str()) {
+                    let known = metrics::NAMES.join(", ");
                     return Err(format!(
                         "table `{}`: unknown metric `{}` (known: {known})",
                         t.file, m.metric
                     ));
                 }
+            }
+        }
+        self.check_values()
+    }
+
+    /// Every grid value, per-run CSV column and output names a known metric or grid.
+    fn check_values(&self) -> Result<(), String> {
+        let metric = |what: &str, m: &str| {
+            if metrics::known(m) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{what}: unknown metric `{m}` (known: {})",
+                    metrics::known_names()
+                ))
+            }
+        };
+        for g in &self.grid {
+            for v in &g.value {
+                metric(&format!("grid `{}` value `{}`", g.name, v.name), &v.metric)?;
+                if let Some(m) = &v.only_if {
+                    metric(&format!("grid `{}` value `{}`", g.name, v.name), m)?;
+                }
+            }
+        }
+        let grids = self
+            .csv
+            .iter()
+            .map(|c| (&c.grid, &c.file))
+            .chain(self.report_table.iter().map(|t| (&t.grid, &t.name)))
+            .chain(self.chart.iter().map(|c| (&c.grid, &c.name)))
+            .chain(self.threshold.iter().map(|t| (&t.grid, &t.what)));
+        for (g, what) in grids {
+            if self.grid(g).is_none() {
+                return Err(format!("`{what}`: no grid `{g}`"));
+            }
+        }
+        for c in &self.csv {
+            for col in c.columns.iter().filter_map(|c| c.metric.as_ref()) {
+                metric(&format!("csv `{}`", c.file), col)?;
             }
         }
         Ok(())
