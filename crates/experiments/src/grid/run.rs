@@ -45,12 +45,21 @@ pub struct GridResult {
 impl GridResult {
     /// A grid without cells (for text that reads no values).
     pub fn empty() -> GridResult {
+        GridResult::of_runs(vec![], vec![], vec![])
+    }
+
+    /// Cells with their per-repetition metrics and no grid values.
+    pub fn of_runs(
+        labels: Vec<BTreeMap<String, String>>,
+        names: Vec<String>,
+        raw: Vec<Vec<Vec<f64>>>,
+    ) -> GridResult {
         GridResult {
             cells: vec![],
-            labels: vec![],
-            names: vec![],
-            raw: vec![],
-            values: vec![],
+            values: vec![BTreeMap::new(); labels.len()],
+            labels,
+            names,
+            raw,
         }
     }
 }
@@ -68,6 +77,12 @@ fn collected(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
                 .iter()
                 .filter(|c| c.grid == g.name)
                 .flat_map(|c| c.columns.iter().filter_map(|c| c.metric.as_ref())),
+        )
+        .chain(
+            spec.chart
+                .iter()
+                .filter(|c| c.grid == g.name && !c.metric.is_empty())
+                .map(|c| &c.metric),
         );
     for n in wanted {
         if !names.contains(n) {

@@ -167,21 +167,45 @@ pub struct ReportTableSpec {
     pub columns: Vec<ReportColumn>,
 }
 
-/// A line chart: `value` against axis `x` (labels read as numbers), one series per
-/// label of axis `series` (all, or `series_values`), with 95% half-widths.
+/// What a [`ChartSpec`] draws.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChartKind {
+    /// Lines: grid value `value` (mean, 95% half-width) against the numeric labels of
+    /// axis `x`.
+    #[default]
+    Axis,
+    /// Points: every repetition's `metric` against the numeric labels of axis `x`.
+    Scatter,
+    /// Empirical distribution functions of `metric`, pooled over each series' cells
+    /// and repetitions.
+    Cdf,
+}
+
+/// A chart of a grid, one series per label of axis `series` (all, or
+/// `series_values`), over the cells `where` picks.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChartSpec {
     pub name: String,
     pub grid: String,
+    #[serde(default)]
+    pub kind: ChartKind,
     pub title: String,
     pub x_label: String,
     pub y_label: String,
+    /// The axis along x (`axis` and `scatter`).
+    #[serde(default)]
     pub x: String,
     pub series: String,
     #[serde(default)]
     pub series_values: Vec<String>,
+    /// A grid value (`axis`).
+    #[serde(default)]
     pub value: String,
+    /// A metric (`scatter`, `cdf`).
+    #[serde(default)]
+    pub metric: String,
     #[serde(default, rename = "where")]
     pub filter: BTreeMap<String, String>,
 }
@@ -397,6 +421,19 @@ impl ExperimentSpec {
         for c in &self.csv {
             for col in c.columns.iter().filter_map(|c| c.metric.as_ref()) {
                 metric(&format!("csv `{}`", c.file), col)?;
+            }
+        }
+        for c in &self.chart {
+            let what = format!("chart `{}`", c.name);
+            match c.kind {
+                ChartKind::Axis if c.value.is_empty() || c.x.is_empty() => {
+                    return Err(format!("{what}: an axis chart needs `x` and `value`"))
+                }
+                ChartKind::Scatter if c.x.is_empty() => {
+                    return Err(format!("{what}: a scatter chart needs `x`"))
+                }
+                ChartKind::Scatter | ChartKind::Cdf => metric(&what, &c.metric)?,
+                ChartKind::Axis => {}
             }
         }
         Ok(())

@@ -1,16 +1,19 @@
 //! The outputs over grid values: CSV files with chosen columns (per cell or per
-//! repetition), report tables of templates, line charts against an axis, thresholds
-//! beside the paper's, and report text with numbers in it.
+//! repetition), report tables of templates, charts (lines against an axis, scatter,
+//! distribution functions), thresholds beside the paper's, and report text with
+//! numbers in it.
 
 use super::expr::{self, Env};
 use super::run::GridResult;
-use super::spec::{ChartSpec, CsvColumn, CsvSpec, ReportTableSpec, TextSpec, ThresholdSpec};
+use super::spec::{
+    ChartKind, ChartSpec, CsvColumn, CsvSpec, ReportTableSpec, TextSpec, ThresholdSpec,
+};
 use super::values::GridEnv;
-use crate::artifacts::{chart, csv_file, finish_csv, line_figure};
+use crate::artifacts::{chart, csv_file, figure_of, finish_csv, line_figure};
 use crate::report::{Comparison, Figure, Table};
 use crate::reproduction::Context;
 use anyhow::anyhow;
-use spikelab_output::plot::Series;
+use spikelab_output::plot::{scatter_chart, Series};
 use std::collections::BTreeMap;
 
 fn env<'a>(g: &'a GridResult, fixed: BTreeMap<String, String>, reps: u32) -> GridEnv<'a> {
@@ -122,34 +125,23 @@ pub fn report_table(t: &ReportTableSpec, g: &GridResult, reps: u32) -> anyhow::R
     })
 }
 
-/// A line chart drawn into `ctx.dir`.
+/// A chart drawn into `ctx.dir`.
 pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Result<Figure> {
     let series_labels = if c.series_values.is_empty() {
         axis_labels(g, &c.series)
     } else {
         c.series_values.clone()
     };
-    let xs = axis_labels(g, &c.x);
     let series = series_labels
         .iter()
         .map(|s| {
             let mut fixed = c.filter.clone();
             fixed.insert(c.series.clone(), s.clone());
-            let e = env(g, fixed, ctx.reps);
-            let mut points = Vec::new();
-            let mut ci = Vec::new();
-            for x in &xs {
-                let at = |stat: &str| {
-                    e.lookup(&expr::Ref {
-                        name: c.value.clone(),
-                        sel: vec![(c.x.clone(), x.clone())],
-                        stat: stat.into(),
-                    })
-                    .map_err(|e| anyhow!("chart {}: {e}", c.name))
-                };
-                points.push((number(x, &c.name)?, at("mean")?));
-                ci.push(at("ci95")?);
-            }
+            let (points, ci) = match c.kind {
+                ChartKind::Axis => axis_points(c, g, fixed, ctx.reps)?,
+                ChartKind::Scatter => (scatter_points(c, g, &fixed)?, vec![]),
+                ChartKind::Cdf => (cdf_points(c, g, &fixed)?, vec![]),
+            };
             Ok(Series {
                 label: s.clone(),
                 points,
@@ -157,12 +149,96 @@ pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Resul
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    line_figure(
-        ctx,
-        &c.name,
-        chart(&c.title, &c.x_label, &c.y_label),
-        &series,
-    )
+    let ch = chart(&c.title, &c.x_label, &c.y_label);
+    match c.kind {
+        ChartKind::Scatter => {
+            let files = scatter_chart(&ch, &series, &ctx.dir.join(&c.name))?;
+            Ok(figure_of(ctx, &files, &c.title))
+        }
+        ChartKind::Axis | ChartKind::Cdf => line_figure(ctx, &c.name, ch, &series),
+    }
+}
+
+type Points = Vec<(f64, f64)>;
+
+/// The value's mean and half-width at every label of the x axis.
+fn axis_points(
+    c: &ChartSpec,
+    g: &GridResult,
+    fixed: BTreeMap<String, String>,
+    reps: u32,
+) -> anyhow::Result<(Points, Vec<f64>)> {
+    let e = env(g, fixed, reps);
+    let mut points = Vec::new();
+    let mut ci = Vec::new();
+    for x in axis_labels(g, &c.x) {
+        let at = |stat: &str| {
+            e.lookup(&expr::Ref {
+                name: c.value.clone(),
+                sel: vec![(c.x.clone(), x.clone())],
+                stat: stat.into(),
+            })
+            .map_err(|e| anyhow!("chart {}: {e}", c.name))
+        };
+        points.push((number(&x, &c.name)?, at("mean")?));
+        ci.push(at("ci95")?);
+    }
+    Ok((points, ci))
+}
+
+/// The cells `fixed` picks.
+fn picked<'a>(
+    g: &'a GridResult,
+    fixed: &'a BTreeMap<String, String>,
+) -> impl Iterator<Item = usize> + 'a {
+    (0..g.labels.len()).filter(|&i| fixed.iter().all(|(k, v)| g.labels[i].get(k) == Some(v)))
+}
+
+fn metric_index(c: &ChartSpec, g: &GridResult) -> anyhow::Result<usize> {
+    g.names
+        .iter()
+        .position(|n| *n == c.metric)
+        .ok_or_else(|| anyhow!("chart {}: metric `{}` not collected", c.name, c.metric))
+}
+
+/// Every repetition's metric (finite ones) at its cell's x label.
+fn scatter_points(
+    c: &ChartSpec,
+    g: &GridResult,
+    fixed: &BTreeMap<String, String>,
+) -> anyhow::Result<Points> {
+    let m = metric_index(c, g)?;
+    let mut points = Vec::new();
+    for cell in picked(g, fixed) {
+        let x = number(g.labels[cell].get(&c.x).map_or("", String::as_str), &c.name)?;
+        let ys = g.raw[cell]
+            .iter()
+            .map(|rep| rep[m])
+            .filter(|y| y.is_finite());
+        points.extend(ys.map(|y| (x, y)));
+    }
+    Ok(points)
+}
+
+/// The empirical distribution function of the metric pooled over the picked cells'
+/// repetitions: the i-th smallest of n values at height i / n.
+fn cdf_points(
+    c: &ChartSpec,
+    g: &GridResult,
+    fixed: &BTreeMap<String, String>,
+) -> anyhow::Result<Points> {
+    let m = metric_index(c, g)?;
+    let mut xs: Vec<f64> = picked(g, fixed)
+        .flat_map(|cell| g.raw[cell].iter().map(move |rep| rep[m]))
+        .filter(|x| x.is_finite())
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len() as f64;
+    Ok(xs
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| (x, (i + 1) as f64 / n))
+        .collect())
 }
 
 /// The largest label of the threshold's axis up to which its condition holds at every
@@ -200,4 +276,52 @@ pub fn text(t: &TextSpec, g: Option<&GridResult>, reps: u32) -> anyhow::Result<S
     let empty = GridResult::empty();
     let e = env(g.unwrap_or(&empty), BTreeMap::new(), reps);
     expr::render(t.text.trim(), &e).map_err(|e| anyhow!("text `{}`: {e}", t.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two cells (n = 1 and n = 2) of metric `m`: 3, NaN, 1 and 2, 5.
+    fn grid() -> GridResult {
+        let labels = ["1", "2"]
+            .map(|n| BTreeMap::from([("n".to_string(), n.to_string()), ("s".into(), "a".into())]))
+            .to_vec();
+        let raw = vec![
+            vec![vec![3.0], vec![f64::NAN], vec![1.0]],
+            vec![vec![2.0], vec![5.0]],
+        ];
+        GridResult::of_runs(labels, vec!["m".into()], raw)
+    }
+
+    fn spec(kind: &str) -> ChartSpec {
+        toml::from_str(&format!(
+            r#"name = "c"
+grid = "g"
+kind = "{kind}"
+title = "t"
+x_label = "x"
+y_label = "y"
+x = "n"
+series = "s"
+metric = "m""#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn scatter_puts_every_finite_repetition_at_its_cells_label() {
+        let fixed = BTreeMap::from([("s".to_string(), "a".to_string())]);
+        let pts = scatter_points(&spec("scatter"), &grid(), &fixed).unwrap();
+        assert_eq!(pts, vec![(1.0, 3.0), (1.0, 1.0), (2.0, 2.0), (2.0, 5.0)]);
+    }
+
+    #[test]
+    fn cdf_pools_cells_sorts_and_steps_by_one_over_n() {
+        let fixed = BTreeMap::from([("s".to_string(), "a".to_string())]);
+        let pts = cdf_points(&spec("cdf"), &grid(), &fixed).unwrap();
+        assert_eq!(pts, vec![(1.0, 0.25), (2.0, 0.5), (3.0, 0.75), (5.0, 1.0)]);
+        let one = BTreeMap::from([("n".to_string(), "2".to_string())]);
+        assert_eq!(cdf_points(&spec("cdf"), &grid(), &one).unwrap().len(), 2);
+    }
 }
