@@ -392,6 +392,7 @@ fn expand_candidates(
                 values: vec![value],
             }],
             value: Vec::new(),
+            group: Vec::new(),
         };
         let cell = match expand(&input.text, &input.name, &grid) {
             Ok(mut cells) => cells.remove(0),

@@ -64,6 +64,18 @@ impl GridResult {
     }
 }
 
+/// The flows of each of `g`'s groups in the configuration `sim`, by index.
+fn flow_groups<'g>(g: &'g Grid, sim: &SimConfig) -> BTreeMap<&'g str, Vec<usize>> {
+    g.group
+        .iter()
+        .map(|x| {
+            let flows = sim.flows.iter().enumerate();
+            let members = flows.filter(|(_, f)| x.contains(&f.name)).map(|(i, _)| i);
+            (x.name.as_str(), members.collect())
+        })
+        .collect()
+}
+
 /// The metrics grid `g` collects per repetition: every flow metric, then the ones its
 /// values and the experiment's per-run CSV files name.
 fn collected(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
@@ -208,22 +220,31 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
     let cells = cells(spec, g)?;
     let names = collected(spec, g);
     let trace = names.iter().any(|n| metrics::needs_trace(n));
+    let record_rto = names.iter().any(|n| metrics::needs_rto(n));
     let sims: Vec<SimConfig> = cells
         .iter()
         .map(|c| SimConfig {
             trace: c.sim.trace || trace,
+            record_rto: c.sim.record_rto || record_rto,
             ..c.sim.clone()
         })
         .collect();
+    let groups: Vec<BTreeMap<&str, Vec<usize>>> = sims.iter().map(|s| flow_groups(g, s)).collect();
     let raw = run_cells(&sims, ctx.batch(), |c, _, r| {
-        let view = metrics::RunView {
-            result: r,
-            sim: &sims[c],
-            flow: cells[c].flow,
-        };
+        let one = [cells[c].flow];
         names
             .iter()
-            .map(|n| metrics::of_run(n, &view))
+            .map(|n| {
+                let (metric, group) = metrics::split_group(n);
+                let flows = group.map_or(&one[..], |x| &groups[c][x][..]);
+                let view = metrics::RunView {
+                    result: r,
+                    sim: &sims[c],
+                    flow: cells[c].flow,
+                    flows,
+                };
+                metrics::of_run(metric, &view)
+            })
             .collect::<Vec<f64>>()
     })
     .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;

@@ -274,6 +274,25 @@ pub struct Grid {
     /// thresholds and text.
     #[serde(default)]
     pub value: Vec<ValueSpec>,
+    /// Flow groups: a run metric named `metric@group` is taken over the group's flows.
+    #[serde(default)]
+    pub group: Vec<FlowGroup>,
+}
+
+/// A set of flows by name; a counted flow's replicas (`name#r`) belong to its name.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    pub name: String,
+    pub flows: Vec<String>,
+}
+
+impl FlowGroup {
+    /// Whether the flow called `flow` is in the group.
+    pub fn contains(&self, flow: &str) -> bool {
+        let base = flow.split_once('#').map_or(flow, |(b, _)| b);
+        self.flows.iter().any(|f| f == flow || f == base)
+    }
 }
 
 /// A metric column of a table: `column` in the CSV, `metric` a [`crate::grid::metrics`] name.
@@ -330,6 +349,25 @@ pub struct FigureSpec {
     pub set: toml::Table,
     #[serde(default)]
     pub seed: Option<u64>,
+}
+
+/// Checks the group of metric `m` (if any) is a group of `g` and `m` a run metric.
+fn group_of(g: &Grid, what: &str, m: &str) -> Result<(), String> {
+    let Some(group) = metrics::split_group(m).1 else {
+        return Ok(());
+    };
+    if !metrics::takes_group(m) {
+        return Err(format!(
+            "{what}: `{m}`: this metric reads the experiment's flow alone and takes no group"
+        ));
+    }
+    if !g.group.iter().any(|x| x.name == group) {
+        return Err(format!(
+            "{what}: `{m}`: no group `{group}` in grid `{}`",
+            g.name
+        ));
+    }
+    Ok(())
 }
 
 impl ExperimentSpec {
@@ -400,9 +438,10 @@ impl ExperimentSpec {
         };
         for g in &self.grid {
             for v in &g.value {
-                metric(&format!("grid `{}` value `{}`", g.name, v.name), &v.metric)?;
-                if let Some(m) = &v.only_if {
-                    metric(&format!("grid `{}` value `{}`", g.name, v.name), m)?;
+                let what = format!("grid `{}` value `{}`", g.name, v.name);
+                for m in std::iter::once(&v.metric).chain(&v.only_if) {
+                    metric(&what, m)?;
+                    group_of(g, &what, m)?;
                 }
             }
         }
@@ -419,8 +458,11 @@ impl ExperimentSpec {
             }
         }
         for c in &self.csv {
+            let what = format!("csv `{}`", c.file);
             for col in c.columns.iter().filter_map(|c| c.metric.as_ref()) {
-                metric(&format!("csv `{}`", c.file), col)?;
+                metric(&what, col)?;
+                self.grid(&c.grid)
+                    .map_or(Ok(()), |g| group_of(g, &what, col))?;
             }
         }
         for c in &self.chart {
@@ -432,7 +474,11 @@ impl ExperimentSpec {
                 ChartKind::Scatter if c.x.is_empty() => {
                     return Err(format!("{what}: a scatter chart needs `x`"))
                 }
-                ChartKind::Scatter | ChartKind::Cdf => metric(&what, &c.metric)?,
+                ChartKind::Scatter | ChartKind::Cdf => {
+                    metric(&what, &c.metric)?;
+                    self.grid(&c.grid)
+                        .map_or(Ok(()), |g| group_of(g, &what, &c.metric))?;
+                }
                 ChartKind::Axis => {}
             }
         }
