@@ -36,9 +36,9 @@ columns = [
 ]
 "#;
 
-#[test]
-fn a_group_of_one_is_that_flow_and_the_group_of_all_pools_every_flow() {
-    let spec = ExperimentSpec::parse(SPEC, "groups.toml").unwrap();
+/// Runs `spec` with `--reps 2`; the rows of its runs.csv.
+fn run(spec: &str) -> anyhow::Result<Vec<BTreeMap<String, f64>>> {
+    let spec = ExperimentSpec::parse(spec, "groups.toml")?;
     let tmp = tempfile::tempdir().unwrap();
     let counter = Counter::default();
     let ctx = Context {
@@ -50,19 +50,24 @@ fn a_group_of_one_is_that_flow_and_the_group_of_all_pools_every_flow() {
         progress: &counter,
     };
     std::fs::create_dir_all(&ctx.dir).unwrap();
-    run_experiment(&spec, &ctx).unwrap();
+    run_experiment(&spec, &ctx)?;
     let text = std::fs::read_to_string(ctx.dir.join("runs.csv")).unwrap();
     let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let rows: Vec<BTreeMap<&str, f64>> = lines
+    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    Ok(lines
         .map(|l| {
             header
                 .iter()
-                .copied()
+                .cloned()
                 .zip(l.split(',').map(|v| v.parse().unwrap()))
                 .collect()
         })
-        .collect();
+        .collect())
+}
+
+#[test]
+fn a_group_of_one_is_that_flow_and_the_group_of_all_pools_every_flow() {
+    let rows = run(SPEC).unwrap();
     assert_eq!(rows.len(), 2);
     for r in &rows {
         assert!(r["p"].is_finite() && r["p"] > 1.0, "{r:?}");
@@ -87,4 +92,20 @@ fn a_metric_of_the_experiments_flow_alone_takes_no_group() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("no group `nobody`"), "{e}");
+}
+
+#[test]
+fn a_grid_may_scale_its_repetitions_from_reps() {
+    let with = |expr: &str| {
+        SPEC.replace(
+            "name = \"g\"\n",
+            &format!("name = \"g\"\nreps = \"{expr}\"\n"),
+        )
+    };
+    assert_eq!(run(&with("max(1, ceil(reps / 50))")).unwrap().len(), 1);
+    assert_eq!(run(&with("reps + 1")).unwrap().len(), 3);
+    let e = run(&with("reps - 2")).unwrap_err().to_string();
+    assert!(e.contains("not a count >= 1"), "{e}");
+    let e = run(&with("reps +")).unwrap_err().to_string();
+    assert!(e.contains("grid `g` reps"), "{e}");
 }

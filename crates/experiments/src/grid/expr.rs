@@ -12,7 +12,7 @@
 //! row, a threshold's axis value); `.ci95` and `.n` pick its confidence half-width or
 //! its number of repetitions instead of its mean. `sum(...)` adds a reference over every
 //! cell it matches; `max` and `min` fold left with `f64::max`/`f64::min` (so NaN gives
-//! way); comparisons give 1 or 0 (0 when either side is NaN).
+//! way); `ceil` and `floor` round; comparisons give 1 or 0 (0 when either side is NaN).
 
 use std::fmt::Write;
 
@@ -245,10 +245,21 @@ fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
             _ => Err("sum(...) takes one value reference".into()),
         };
     }
+    if f == "ceil" || f == "floor" {
+        let [a] = args else {
+            return Err(format!("{f}(...) takes one argument"));
+        };
+        let v = eval(a, env)?;
+        return Ok(if f == "ceil" { v.ceil() } else { v.floor() });
+    }
     let fold: fn(f64, f64) -> f64 = match f {
         "max" => f64::max,
         "min" => f64::min,
-        _ => return Err(format!("unknown function `{f}` (known: max, min, sum)")),
+        _ => {
+            return Err(format!(
+                "unknown function `{f}` (known: max, min, sum, ceil, floor)"
+            ))
+        }
     };
     let mut vals = args.iter().map(|a| eval(a, env));
     let first = vals.next().unwrap_or(Ok(f64::NAN))?;
@@ -345,6 +356,8 @@ mod tests {
         assert_eq!(ev("(1 + 2) * 3 - -1"), 10.0);
         assert_eq!(ev("0.5 * max(x[k=a], x[k=b], 0)"), 1.0);
         assert_eq!(ev("min(y, x[k=a]) / sum(x[k=a])"), 0.4);
+        assert_eq!(ev("max(1, ceil(y / 50))"), 1.0);
+        assert_eq!(ev("ceil(y * 10 / 50) + floor(2.5)"), 4.0);
     }
 
     #[test]

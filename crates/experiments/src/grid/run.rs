@@ -10,7 +10,7 @@ use crate::report::{
     comparison_table, table_to_markdown, Block, Comparison, Figure, Section, Table,
 };
 use crate::reproduction::Context;
-use crate::runner::run_cells;
+use crate::runner::{run_cells, Batch};
 use anyhow::{anyhow, Context as _};
 use spikelab_core::FlowId;
 use spikelab_engine::SimConfig;
@@ -62,6 +62,29 @@ impl GridResult {
             raw,
         }
     }
+}
+
+/// The repetitions per cell of grid `g` at `--reps` `reps`.
+fn grid_reps(g: &Grid, reps: u32) -> anyhow::Result<u32> {
+    let Some(text) = &g.reps else {
+        return Ok(reps);
+    };
+    let e = super::expr::parse(text).map_err(|e| anyhow!("grid `{}` reps: {e}", g.name))?;
+    let empty = GridResult::empty();
+    let env = super::values::GridEnv {
+        labels: &empty.labels,
+        values: &empty.values,
+        fixed: BTreeMap::new(),
+        reps,
+    };
+    let n = super::expr::eval(&e, &env).map_err(|e| anyhow!("grid `{}` reps: {e}", g.name))?;
+    if !(n >= 1.0 && n <= f64::from(u32::MAX)) {
+        return Err(anyhow!(
+            "grid `{}` reps: `{text}` gives {n}, not a count >= 1",
+            g.name
+        ));
+    }
+    Ok(n as u32)
 }
 
 /// The flows of each of `g`'s groups in the configuration `sim`, by index.
@@ -230,7 +253,11 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         })
         .collect();
     let groups: Vec<BTreeMap<&str, Vec<usize>>> = sims.iter().map(|s| flow_groups(g, s)).collect();
-    let raw = run_cells(&sims, ctx.batch(), |c, _, r| {
+    let batch = Batch {
+        reps: grid_reps(g, ctx.reps)?,
+        ..ctx.batch()
+    };
+    let raw = run_cells(&sims, batch, |c, _, r| {
         let one = [cells[c].flow];
         names
             .iter()

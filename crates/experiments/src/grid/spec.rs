@@ -269,6 +269,10 @@ pub struct Grid {
     /// Overrides shared by every cell of the grid.
     #[serde(default)]
     pub set: toml::Table,
+    /// Repetitions per cell as an expression of `reps` (`--reps`), e.g.
+    /// `max(1, ceil(reps / 50))` where one run is itself a large sample; default `reps`.
+    #[serde(default)]
+    pub reps: Option<String>,
     pub axis: Vec<Axis>,
     /// Named per-cell values (derived columns) for CSV files, report tables, charts,
     /// thresholds and text.
@@ -437,6 +441,9 @@ impl ExperimentSpec {
             }
         };
         for g in &self.grid {
+            if let Some(r) = &g.reps {
+                crate::grid::expr::parse(r).map_err(|e| format!("grid `{}` reps: {e}", g.name))?;
+            }
             for v in &g.value {
                 let what = format!("grid `{}` value `{}`", g.name, v.name);
                 for m in std::iter::once(&v.metric).chain(&v.only_if) {
