@@ -1,4 +1,5 @@
-//! The two Eifel papers, each entirely described by its file under `experiments/`.
+//! The reproductions entirely described by a file under `experiments/`: the two Eifel
+//! papers and the STD proxy's.
 
 use crate::embedded;
 use crate::grid::run::run_experiment;
@@ -47,4 +48,11 @@ pub static EIFEL_RESPONSE: FromFile = FromFile {
     name: "eifel-response",
     title: "Responding to spurious timeouts in TCP",
     file: "eifel-response.toml",
+};
+
+/// [Kim & Cho 2003].
+pub static STD_PROXY: FromFile = FromFile {
+    name: "std-proxy",
+    title: "Considering Spurious Timeout in Proxy for Improving TCP Performance in Wireless Networks (Kim, Cho)",
+    file: "std-proxy.toml",
 };

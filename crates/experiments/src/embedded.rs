@@ -13,12 +13,14 @@ const SCENARIOS: &[(&str, &str)] = files!("scenarios":
     "gprs-eifel-100kb.toml",
     "eifel-response.toml",
     "eifel-response-cbr.toml",
+    "std-proxy.toml",
 );
 
 /// `experiments/*.toml`.
 const EXPERIMENTS: &[(&str, &str)] = files!("experiments":
     "gprs-eifel.toml",
     "eifel-response.toml",
+    "std-proxy.toml",
 );
 
 /// The text of `scenarios/<name>`.

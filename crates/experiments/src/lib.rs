@@ -7,7 +7,9 @@
 //!   FTFD / RTFD / RTRD injection, user traces, a synthetic GPRS-like ping trace, and
 //!   the data of the paper's Figs. 1-3.
 //!
-//! * [`std_proxy`]: [Kim & Cho 2003] V (STD proxy vs. Eifel and F-RTO, Figs. 8 and 9).
+//! * [`std_proxy`]: condition (3) of [Kim & Cho 2003], the one metric of
+//!   `experiments/std-proxy.toml` (STD proxy vs. Eifel and F-RTO, Figs. 8 and 9) that
+//!   is not generic.
 //! * [`artifacts`]: CSV files, figures and confidence intervals the reproductions share.
 //! * [`timer_metrics`]: the retransmission-timer metrics of [Ekström & Ludwig 2004] IV.C
 //!   (B_norm, W, W_95, P), fast timeouts, outages that caused a spurious timeout and the

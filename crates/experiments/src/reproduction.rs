@@ -58,7 +58,7 @@ pub fn registry() -> Vec<&'static dyn Reproduction> {
         &crate::eifel::GPRS_EIFEL,
         &crate::eifel::EIFEL_RESPONSE,
         &crate::peak_hopper::PEAK_HOPPER,
-        &crate::std_proxy::StdProxyReproduction,
+        &crate::eifel::STD_PROXY,
         &crate::delay_injection::reproduction::DelayInjectionReproduction,
     ]
 }

@@ -1,40 +1,75 @@
-//! The std-proxy reproduction in its smoke setting (`Plan::smoke`: two rates, both
-//! windows, a 200 KB transfer, 2 repetitions): the pipeline writes its files, and the
-//! paper's robust claim holds: at a low rate with an 8 KB window STD raises throughput
-//! over plain Reno and keeps go-back-N retransmissions off the wireless link.
+//! The std-proxy experiment (`experiments/std-proxy.toml`) in a smoke setting: two rates
+//! (20 and 200 kbit/s), both windows, a 200 KB transfer (about seven hiccup cycles at
+//! 20 kbit/s, so spurious timeouts still happen), 2 repetitions. The pipeline writes its
+//! files, the cells change only what their labels name, and the paper's robust claim
+//! holds: at a low rate with an 8 KB window STD raises throughput over plain Reno and
+//! keeps go-back-N retransmissions off the wireless link.
 
+use spikelab_core::{BitRate, ByteSize};
+use spikelab_engine::{FlowKind, Workload};
+use spikelab_experiments::eifel::STD_PROXY;
+use spikelab_experiments::grid::run::{expand, run_experiment};
+use spikelab_experiments::grid::ExperimentSpec;
 use spikelab_experiments::report::Block;
 use spikelab_experiments::reproduction::Context;
 use spikelab_experiments::runner::Counter;
-use spikelab_experiments::std_proxy::results::{aggregate, Results};
-use spikelab_experiments::std_proxy::setup::{cells, Plan, Scheme};
-use spikelab_experiments::std_proxy::{metrics, run_plan};
+use spikelab_net::MiddleboxConfig;
+use spikelab_tcp::spurious::DetectorKind;
+use std::collections::BTreeMap;
+use std::path::Path;
 
-fn ctx<'a>(dir: &std::path::Path, progress: &'a Counter) -> Context<'a> {
-    Context {
-        root: dir.to_path_buf(),
-        dir: dir.join("std-proxy"),
-        reps: 2,
-        seed: 1,
-        jobs: 2,
-        progress,
-    }
+/// The experiment reduced to BW in {20, 200} kbit/s and a 200 KB transfer, without the
+/// findings text (it quotes the full sweep's ends, 10 and 400 kbit/s).
+fn smoke() -> ExperimentSpec {
+    let mut spec = STD_PROXY.spec().unwrap();
+    let g = &mut spec.grid[0];
+    let bw = g.axis.iter_mut().find(|a| a.name == "bw").unwrap();
+    bw.values.retain(|v| v.label == "20" || v.label == "200");
+    g.set.insert(
+        "flow.0.workload.bytes".into(),
+        toml::Value::Integer(200_000),
+    );
+    spec.layout.retain(|l| l != "text:findings");
+    spec
+}
+
+/// Rows of a CSV file as column -> value maps.
+fn rows(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split(',').map(String::from))
+                .collect()
+        })
+        .collect()
 }
 
 #[test]
-fn the_smoke_run_writes_csv_figures_and_a_section() {
-    let root = std::env::temp_dir().join(format!("spikelab-std-{}", std::process::id()));
+fn the_smoke_run_writes_csv_figures_a_section_and_std_beats_plain_reno_at_a_low_rate() {
+    let tmp = tempfile::tempdir().unwrap();
     let counter = Counter::default();
-    let c = ctx(&root, &counter);
-    std::fs::create_dir_all(&c.dir).unwrap();
-    let section = run_plan(&c, &Plan::smoke()).unwrap();
+    let ctx = Context {
+        root: tmp.path().to_path_buf(),
+        dir: tmp.path().join("std-proxy"),
+        reps: 2,
+        seed: 1,
+        jobs: 2,
+        progress: &counter,
+    };
+    std::fs::create_dir_all(&ctx.dir).unwrap();
+    let section = run_experiment(&smoke(), &ctx).unwrap();
     for f in [
         "results.csv",
         "runs.csv",
         "fig8-throughput-8k.png",
         "fig9-goodput-64k.svg",
     ] {
-        assert!(c.dir.join(f).exists(), "{f} missing");
+        assert!(ctx.dir.join(f).exists(), "{f} missing");
     }
     let figures = section
         .blocks
@@ -46,44 +81,89 @@ fn the_smoke_run_writes_csv_figures_and_a_section() {
         .blocks
         .iter()
         .any(|b| matches!(b, Block::Comparisons(v) if v.len() == 6)));
-    std::fs::remove_dir_all(&root).unwrap();
+    let results = rows(&ctx.dir.join("results.csv"));
+    assert_eq!(results.len(), 2 * 4 * 2);
+    assert_eq!(rows(&ctx.dir.join("runs.csv")).len(), 2 * 4 * 2 * 2);
+    let at = |scheme: &str| {
+        results
+            .iter()
+            .find(|r| r["window_bytes"] == "8192" && r["scheme"] == scheme && r["bw_kbps"] == "20")
+            .unwrap()
+    };
+    let num = |r: &BTreeMap<String, String>, c: &str| r[c].parse::<f64>().unwrap();
+    let (plain, std) = (at("TCP"), at("STD"));
+    assert!(
+        num(plain, "spurious_timeouts") > 0.0,
+        "the hiccups cause spurious timeouts"
+    );
+    assert!(num(std, "throughput_kbps") > num(plain, "throughput_kbps"));
+    assert!(num(std, "goodput_wireless") > num(plain, "goodput_wireless"));
+    assert!(num(std, "std_episodes") > 0.0 && num(std, "cond3_met") > 0.0);
+    assert_eq!(num(plain, "std_episodes"), 0.0, "no proxy, no STD episodes");
+    assert!(results
+        .iter()
+        .all(|r| r["dropped"] == "0" && r["completed"] == r["reps"]));
 }
 
-fn smoke_results() -> Results {
-    let plan = Plan::smoke();
-    let cells = cells(&plan);
-    let base = spikelab_experiments::std_proxy::setup::base().unwrap();
-    let cellular = spikelab_experiments::std_proxy::setup::cellular_index(&base);
-    let runs: Vec<Vec<_>> = cells
-        .iter()
-        .map(|&cell| {
-            let cfg = spikelab_experiments::std_proxy::setup::configure(&base, &plan, cell);
-            (0..2u64)
-                .map(|seed| {
-                    let r = spikelab_engine::run(&cfg, seed + 7).unwrap();
-                    let rate = spikelab_core::BitRate(cell.rate_kbps * 1000);
-                    metrics::summarize(&r, cellular, rate, cell.window)
-                })
-                .collect()
+fn cell(scheme: &str) -> spikelab_engine::SimConfig {
+    let spec = STD_PROXY.spec().unwrap();
+    let text = spikelab_experiments::embedded::scenario(&spec.scenario).unwrap();
+    expand(text, &spec.scenario, &spec.grid[0])
+        .unwrap()
+        .into_iter()
+        .find(|c| {
+            c.labels["window"] == "65535" && c.labels["scheme"] == scheme && c.labels["bw"] == "120"
         })
-        .collect();
-    aggregate(&cells, &runs)
+        .unwrap()
+        .scenario
+        .to_sim()
+}
+
+fn tcp(sim: &spikelab_engine::SimConfig) -> &spikelab_tcp::TcpConfig {
+    let FlowKind::Tcp { tcp, .. } = &sim.flows[0].kind else {
+        panic!("a TCP download")
+    };
+    tcp
 }
 
 #[test]
-fn std_beats_plain_reno_at_a_low_rate_with_an_8k_window() {
-    let r = smoke_results();
-    let plain = r.get(8192, Scheme::Plain, 20);
-    let std = r.get(8192, Scheme::Std, 20);
-    assert!(plain.spurious > 0.0, "the hiccups cause spurious timeouts");
-    assert!(
-        std.throughput.0 > plain.throughput.0,
-        "{std:?} vs {plain:?}"
+fn the_scenario_file_is_the_papers_std_cell() {
+    let text = spikelab_experiments::embedded::scenario("std-proxy.toml").unwrap();
+    let b = spikelab_scenario::parse(text, "std-proxy.toml")
+        .unwrap()
+        .to_sim();
+    let c = b.links.iter().position(|l| l.name == "cellular").unwrap();
+    assert_eq!(b.links[c].rate, BitRate(50_000));
+    assert_eq!(b.middleboxes.len(), 1);
+    assert_eq!(b.middleboxes[0].link, c);
+    assert!(matches!(
+        b.middleboxes[0].config,
+        MiddleboxConfig::StdProxy(_)
+    ));
+    assert_eq!((tcp(&b).mss, tcp(&b).receiver_window), (1460, 8192));
+    let FlowKind::Tcp { workload, .. } = &b.flows[0].kind else {
+        panic!()
+    };
+    assert_eq!(
+        *workload,
+        Workload::Bulk {
+            bytes: ByteSize(10_000_000)
+        }
     );
-    assert!(std.goodput.0 > plain.goodput.0, "{std:?} vs {plain:?}");
-    assert!(std.cond_episodes > 0 && std.cond_met > 0, "{std:?}");
-    assert!(r
-        .points
-        .iter()
-        .all(|p| p.dropped == 0 && p.completed == p.n));
+}
+
+#[test]
+fn schemes_change_only_what_they_name() {
+    let eifel = cell("Eifel");
+    assert!(tcp(&eifel).timestamps && tcp(&eifel).spurious.driver == Some(DetectorKind::Eifel));
+    assert_eq!(tcp(&eifel).receiver_window, 65_535);
+    assert!(eifel.middleboxes.is_empty());
+    let frto = cell("F-RTO");
+    assert!(!tcp(&frto).timestamps && tcp(&frto).spurious.driver == Some(DetectorKind::Frto));
+    let std = cell("STD");
+    assert_eq!(std.middleboxes.len(), 1);
+    assert_eq!(std.links[1].rate, BitRate(120_000));
+    assert!(!tcp(&std).timestamps && tcp(&std).spurious.driver.is_none());
+    let plain = cell("TCP");
+    assert!(plain.middleboxes.is_empty() && tcp(&plain).spurious.driver.is_none());
 }

@@ -391,6 +391,9 @@ fn expand_candidates(
                 name: "fix".into(),
                 values: vec![value],
             }],
+            value: Vec::new(),
+            group: Vec::new(),
+            reps: None,
         };
         let cell = match expand(&input.text, &input.name, &grid) {
             Ok(mut cells) => cells.remove(0),

@@ -1,6 +1,187 @@
-//! The per-run metrics a table can report, by name.
+//! The per-run metrics a table can report, by name: the flow metrics of the
+//! experiment's flow ([`NAMES`]), and metrics over the whole run, its links and its
+//! middleboxes ([`RUN_METRICS`]), each a pure function of one run.
 
-use spikelab_engine::FlowResult;
+use spikelab_engine::{FlowResult, RunResult, SimConfig};
+
+/// What a run metric sees: the run, the configuration it ran, and the flows it is
+/// about: the experiment's flow, or every flow of a group (`metric@group`).
+pub struct RunView<'a> {
+    pub result: &'a RunResult,
+    pub sim: &'a SimConfig,
+    /// The experiment's flow.
+    pub flow: usize,
+    /// The flows the metric covers (`[flow]` without a group).
+    pub flows: &'a [usize],
+}
+
+/// A metric over a whole run.
+pub struct RunMetric {
+    pub name: &'static str,
+    /// It reads the run's trace (the grid records one for every cell).
+    pub needs_trace: bool,
+    /// It reads every RTO computation (`FlowResult::rto_samples`; the grid records them).
+    pub needs_rto: bool,
+    /// It reads every flow of [`RunView::flows`], so it may be taken over a group
+    /// (`metric@group`); the others read [`RunView::flow`] alone.
+    pub over_flows: bool,
+    pub value: fn(&RunView) -> f64,
+}
+
+/// Every run metric: the registry experiment files name.
+pub const RUN_METRICS: &[RunMetric] = &[
+    RunMetric {
+        name: "throughput_bps",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: false,
+        value: |v| v.result.flows[v.flow].throughput_bps().unwrap_or(f64::NAN),
+    },
+    RunMetric {
+        name: "goodput_last_hop",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: false,
+        value: goodput_last_hop,
+    },
+    RunMetric {
+        name: "timer_b_norm_pct",
+        over_flows: true,
+        needs_rto: true,
+        needs_trace: false,
+        value: |v| timer(v).b_norm_percent(),
+    },
+    RunMetric {
+        name: "timer_p",
+        over_flows: true,
+        needs_rto: true,
+        needs_trace: false,
+        value: |v| timer(v).p_mean(),
+    },
+    RunMetric {
+        name: "timer_w",
+        over_flows: true,
+        needs_rto: true,
+        needs_trace: false,
+        value: |v| timer(v).w_mean(),
+    },
+    RunMetric {
+        name: "timer_w95",
+        over_flows: true,
+        needs_rto: true,
+        needs_trace: false,
+        value: |v| timer(v).w95(),
+    },
+    RunMetric {
+        name: "packets_dropped",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: false,
+        value: |v| v.result.links.iter().map(|l| l.dropped).sum::<u64>() as f64,
+    },
+    RunMetric {
+        name: "std_episodes",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: true,
+        value: |v| f64::from(crate::std_proxy::metrics::of_run(v).std_episodes),
+    },
+    RunMetric {
+        name: "std_cond3_met",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: true,
+        value: |v| f64::from(crate::std_proxy::metrics::of_run(v).std_condition_met),
+    },
+    RunMetric {
+        name: "std_cwnd_bytes",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: true,
+        value: |v| crate::std_proxy::metrics::of_run(v).cwnd_std_sum as f64,
+    },
+    RunMetric {
+        name: "std_cond3_met_flight",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: true,
+        value: |v| f64::from(crate::std_proxy::metrics::of_run(v).flight_condition_met),
+    },
+    RunMetric {
+        name: "std_flight_bytes",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: true,
+        value: |v| crate::std_proxy::metrics::of_run(v).flight_sum as f64,
+    },
+];
+
+/// The flow's minimum segments over the data packets the last link of its route
+/// delivered in the flow's direction ([Kim & Cho 2003] V's goodput "over a wireless
+/// link": retransmissions a middlebox filtered before that link do not count).
+fn goodput_last_hop(v: &RunView) -> f64 {
+    let hop = v.sim.flows[v.flow].route.last().expect("a route has a hop");
+    let dir = usize::from(hop.dir != spikelab_net::spike::Dir::Forward);
+    let delivered = v.result.links[2 * hop.link + dir].delivered;
+    v.result.flows[v.flow].min_segments as f64 / delivered.max(1) as f64
+}
+
+/// [Ekström & Ludwig 2004] IV.C's timer metrics pooled over the view's flows (every
+/// flow's RTO computations and timeouts together, as one group of a run).
+fn timer(v: &RunView) -> crate::timer_metrics::TimerMetrics {
+    crate::timer_metrics::TimerMetrics::of_flows(v.result, |i| v.flows.contains(&i))
+}
+
+/// A metric name and the flow group it is taken over: `timer_p@ph-bulk`.
+pub fn split_group(name: &str) -> (&str, Option<&str>) {
+    match name.split_once('@') {
+        Some((m, g)) => (m, Some(g)),
+        None => (name, None),
+    }
+}
+
+/// Whether `name` (without its group) is a flow metric or a run metric.
+pub fn known(name: &str) -> bool {
+    let name = split_group(name).0;
+    NAMES.contains(&name) || RUN_METRICS.iter().any(|m| m.name == name)
+}
+
+/// Whether metric `name` (without its group) may be taken over a group of flows.
+pub fn takes_group(name: &str) -> bool {
+    let name = split_group(name).0;
+    RUN_METRICS.iter().any(|m| m.name == name && m.over_flows)
+}
+
+/// Every known metric name, for error messages.
+pub fn known_names() -> String {
+    NAMES
+        .iter()
+        .copied()
+        .chain(RUN_METRICS.iter().map(|m| m.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Whether metric `name` reads the RTO computations.
+pub fn needs_rto(name: &str) -> bool {
+    let name = split_group(name).0;
+    RUN_METRICS.iter().any(|m| m.name == name && m.needs_rto)
+}
+
+/// Whether metric `name` reads the trace.
+pub fn needs_trace(name: &str) -> bool {
+    let name = split_group(name).0;
+    RUN_METRICS.iter().any(|m| m.name == name && m.needs_trace)
+}
+
+/// The value of metric `name` (flow or run, without its group) for one run; NaN when
+/// unknown.
+pub fn of_run(name: &str, v: &RunView) -> f64 {
+    match RUN_METRICS.iter().find(|m| m.name == name) {
+        Some(m) => (m.value)(v),
+        None => value(name, &v.result.flows[v.flow]),
+    }
+}
 
 /// Every metric name an experiment file may use.
 pub const NAMES: [&str; 15] = [

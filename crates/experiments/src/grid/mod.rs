@@ -1,8 +1,11 @@
 //! Experiments as data: a base scenario, grids of overrides, tables and figures read
 //! from a file under `experiments/` ([`spec`]), run by [`run::run_experiment`].
 
+pub mod expr;
 pub mod metrics;
 pub mod run;
 pub mod spec;
+pub mod study;
+pub mod values;
 
 pub use spec::ExperimentSpec;

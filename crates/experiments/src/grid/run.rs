@@ -4,11 +4,13 @@
 
 use super::metrics;
 use super::spec::{ExperimentSpec, FigureSpec, Grid, TableSpec};
+use super::study;
+use super::values::{compute as compute_values, Runs, Stat};
 use crate::report::{
     comparison_table, table_to_markdown, Block, Comparison, Figure, Section, Table,
 };
 use crate::reproduction::Context;
-use crate::runner::run_cells;
+use crate::runner::{run_cells, Batch};
 use anyhow::{anyhow, Context as _};
 use spikelab_core::FlowId;
 use spikelab_engine::SimConfig;
@@ -25,9 +27,104 @@ struct Cell {
     flow: usize,
 }
 
-/// A grid's results: per cell, a summary of every metric over the repetitions.
-struct GridResult {
+/// A grid's results: per cell, a summary of every flow metric over the repetitions
+/// (for `[[table]]`), every collected metric per repetition, and the grid's values.
+pub struct GridResult {
     cells: Vec<(BTreeMap<String, String>, Vec<Summary>)>,
+    /// Per cell, its labels.
+    pub labels: Vec<BTreeMap<String, String>>,
+    /// The metrics collected per repetition: [`metrics::NAMES`], then the others the
+    /// experiment names for this grid.
+    pub names: Vec<String>,
+    /// `raw[cell][rep][metric]`, in the order of `names`.
+    pub raw: Vec<Vec<Vec<f64>>>,
+    /// Per cell, the grid's `[[grid.value]]`s.
+    pub values: Vec<BTreeMap<String, Stat>>,
+}
+
+impl GridResult {
+    /// A grid without cells (for text that reads no values).
+    pub fn empty() -> GridResult {
+        GridResult::of_runs(vec![], vec![], vec![])
+    }
+
+    /// Cells with their per-repetition metrics and no grid values.
+    pub fn of_runs(
+        labels: Vec<BTreeMap<String, String>>,
+        names: Vec<String>,
+        raw: Vec<Vec<Vec<f64>>>,
+    ) -> GridResult {
+        GridResult {
+            cells: vec![],
+            values: vec![BTreeMap::new(); labels.len()],
+            labels,
+            names,
+            raw,
+        }
+    }
+}
+
+/// The repetitions per cell of grid `g` at `--reps` `reps`.
+fn grid_reps(g: &Grid, reps: u32) -> anyhow::Result<u32> {
+    let Some(text) = &g.reps else {
+        return Ok(reps);
+    };
+    let e = super::expr::parse(text).map_err(|e| anyhow!("grid `{}` reps: {e}", g.name))?;
+    let empty = GridResult::empty();
+    let env = super::values::GridEnv {
+        labels: &empty.labels,
+        values: &empty.values,
+        fixed: BTreeMap::new(),
+        reps,
+    };
+    let n = super::expr::eval(&e, &env).map_err(|e| anyhow!("grid `{}` reps: {e}", g.name))?;
+    if !(n >= 1.0 && n <= f64::from(u32::MAX)) {
+        return Err(anyhow!(
+            "grid `{}` reps: `{text}` gives {n}, not a count >= 1",
+            g.name
+        ));
+    }
+    Ok(n as u32)
+}
+
+/// The flows of each of `g`'s groups in the configuration `sim`, by index.
+fn flow_groups<'g>(g: &'g Grid, sim: &SimConfig) -> BTreeMap<&'g str, Vec<usize>> {
+    g.group
+        .iter()
+        .map(|x| {
+            let flows = sim.flows.iter().enumerate();
+            let members = flows.filter(|(_, f)| x.contains(&f.name)).map(|(i, _)| i);
+            (x.name.as_str(), members.collect())
+        })
+        .collect()
+}
+
+/// The metrics grid `g` collects per repetition: every flow metric, then the ones its
+/// values and the experiment's per-run CSV files name.
+fn collected(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
+    let mut names: Vec<String> = metrics::NAMES.iter().map(|n| n.to_string()).collect();
+    let wanted = g
+        .value
+        .iter()
+        .flat_map(|v| std::iter::once(&v.metric).chain(&v.only_if))
+        .chain(
+            spec.csv
+                .iter()
+                .filter(|c| c.grid == g.name)
+                .flat_map(|c| c.columns.iter().filter_map(|c| c.metric.as_ref())),
+        )
+        .chain(
+            spec.chart
+                .iter()
+                .filter(|c| c.grid == g.name && !c.metric.is_empty())
+                .map(|c| &c.metric),
+        );
+    for n in wanted {
+        if !names.contains(n) {
+            names.push(n.clone());
+        }
+    }
+    names
 }
 
 /// Applies every `set` of `sets` to the base scenario and resolves it.
@@ -144,12 +241,41 @@ pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<E
 
 fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<GridResult> {
     let cells = cells(spec, g)?;
-    let sims: Vec<SimConfig> = cells.iter().map(|c| c.sim.clone()).collect();
-    let runs = run_cells(&sims, ctx.batch(), |c, _, r| {
-        metrics::all(&r.flows[cells[c].flow])
+    let names = collected(spec, g);
+    let trace = names.iter().any(|n| metrics::needs_trace(n));
+    let record_rto = names.iter().any(|n| metrics::needs_rto(n));
+    let sims: Vec<SimConfig> = cells
+        .iter()
+        .map(|c| SimConfig {
+            trace: c.sim.trace || trace,
+            record_rto: c.sim.record_rto || record_rto,
+            ..c.sim.clone()
+        })
+        .collect();
+    let groups: Vec<BTreeMap<&str, Vec<usize>>> = sims.iter().map(|s| flow_groups(g, s)).collect();
+    let batch = Batch {
+        reps: grid_reps(g, ctx.reps)?,
+        ..ctx.batch()
+    };
+    let raw = run_cells(&sims, batch, |c, _, r| {
+        let one = [cells[c].flow];
+        names
+            .iter()
+            .map(|n| {
+                let (metric, group) = metrics::split_group(n);
+                let flows = group.map_or(&one[..], |x| &groups[c][x][..]);
+                let view = metrics::RunView {
+                    result: r,
+                    sim: &sims[c],
+                    flow: cells[c].flow,
+                    flows,
+                };
+                metrics::of_run(metric, &view)
+            })
+            .collect::<Vec<f64>>()
     })
     .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
-    let summarize = |reps: &Vec<[f64; metrics::NAMES.len()]>| {
+    let summarize = |reps: &Vec<Vec<f64>>| {
         (0..metrics::NAMES.len())
             .map(|m| {
                 let v: Vec<f64> = reps
@@ -161,12 +287,28 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
             })
             .collect()
     };
+    let labels: Vec<BTreeMap<String, String>> = cells.iter().map(|c| c.labels.clone()).collect();
+    let values = compute_values(
+        g,
+        &Runs {
+            labels: &labels,
+            names: &names,
+            raw: &raw,
+        },
+    )
+    .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
     let cells = cells
         .into_iter()
-        .zip(&runs)
+        .zip(&raw)
         .map(|(c, reps)| (c.labels, summarize(reps)))
         .collect();
-    Ok(GridResult { cells })
+    Ok(GridResult {
+        cells,
+        labels,
+        names,
+        raw,
+        values,
+    })
 }
 
 /// The value of key column `k` for a cell: its axis label or the table's fixed label.
@@ -354,36 +496,97 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
     Ok(crate::artifacts::figure_of(ctx, &files, &f.title))
 }
 
-/// Runs every grid, writes every table and figure into `ctx.dir`, returns the section.
+/// Runs every grid, writes every table, CSV file, figure and chart into `ctx.dir`, and
+/// returns the section, its blocks in the order of `layout` (or notes, tables, figures).
 pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
     let mut results: BTreeMap<&str, GridResult> = BTreeMap::new();
     for g in &spec.grid {
         results.insert(&g.name, run_grid(spec, g, ctx)?);
     }
-    let mut blocks = vec![Block::Text(spec.notes.trim().to_string())];
-    for t in &spec.table {
-        let g = &results[t.grid.as_str()];
-        write_table_csv(&ctx.dir.join(&t.file), t, g)
-            .with_context(|| format!("writing {}", t.file))?;
-        let table = markdown_table(t, g);
-        let cs = comparisons(t, g);
-        let mut md = table_to_markdown(&table);
-        if !cs.is_empty() {
-            md += &table_to_markdown(&comparison_table(&cs));
-        }
-        std::fs::write(ctx.dir.join(&t.markdown), md)
-            .with_context(|| format!("writing {}", t.markdown))?;
-        blocks.push(Block::Table(table));
-        if !cs.is_empty() {
-            blocks.push(Block::Comparisons(cs));
-        }
+    let grid = |name: &str| {
+        results
+            .get(name)
+            .ok_or_else(|| anyhow!("{}: no grid `{name}`", spec.name))
+    };
+    for c in &spec.csv {
+        study::write_csv(ctx, c, grid(&c.grid)?).with_context(|| format!("writing {}", c.file))?;
     }
-    for f in &spec.figure {
-        blocks.push(Block::Figure(draw_figure(spec, f, ctx)?));
+    let layout: Vec<String> = if spec.layout.is_empty() {
+        std::iter::once("notes".to_string())
+            .chain(spec.table.iter().map(|t| format!("table:{}", t.file)))
+            .chain(spec.figure.iter().map(|f| format!("figure:{}", f.name)))
+            .collect()
+    } else {
+        spec.layout.clone()
+    };
+    let mut blocks = Vec::new();
+    for item in &layout {
+        let (kind, name) = item.split_once(':').unwrap_or((item, ""));
+        match kind {
+            "notes" => blocks.push(Block::Text(spec.notes.trim().to_string())),
+            "table" => {
+                let t = spec.table.iter().find(|t| t.file == name);
+                let t = t.ok_or_else(|| anyhow!("layout: no table `{name}`"))?;
+                blocks.extend(table_blocks(ctx, t, grid(&t.grid)?)?);
+            }
+            "figure" => {
+                let f = spec.figure.iter().find(|f| f.name == name);
+                let f = f.ok_or_else(|| anyhow!("layout: no figure `{name}`"))?;
+                blocks.push(Block::Figure(draw_figure(spec, f, ctx)?));
+            }
+            "report_table" => {
+                let t = spec.report_table.iter().find(|t| t.name == name);
+                let t = t.ok_or_else(|| anyhow!("layout: no report_table `{name}`"))?;
+                blocks.push(Block::Table(study::report_table(
+                    t,
+                    grid(&t.grid)?,
+                    ctx.reps,
+                )?));
+            }
+            "chart" => {
+                let c = spec.chart.iter().find(|c| c.name == name);
+                let c = c.ok_or_else(|| anyhow!("layout: no chart `{name}`"))?;
+                blocks.push(Block::Figure(study::draw_chart(ctx, c, grid(&c.grid)?)?));
+            }
+            "thresholds" => {
+                let cs = spec
+                    .threshold
+                    .iter()
+                    .map(|t| study::threshold(t, grid(&t.grid)?, ctx.reps))
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                blocks.push(Block::Comparisons(cs));
+            }
+            "text" => {
+                let t = spec.text.iter().find(|t| t.name == name);
+                let t = t.ok_or_else(|| anyhow!("layout: no text `{name}`"))?;
+                let g = t.grid.as_deref().map(grid).transpose()?;
+                blocks.push(Block::Text(study::text(t, g, ctx.reps)?));
+            }
+            _ => return Err(anyhow!("{}: layout item `{item}` unknown", spec.name)),
+        }
     }
     Ok(Section {
         name: spec.name.clone(),
         title: spec.title.clone(),
         blocks,
     })
+}
+
+/// A `[[table]]`: its CSV and Markdown files, and its blocks (the table, and the
+/// paper's values beside ours where it has any).
+fn table_blocks(ctx: &Context, t: &TableSpec, g: &GridResult) -> anyhow::Result<Vec<Block>> {
+    write_table_csv(&ctx.dir.join(&t.file), t, g).with_context(|| format!("writing {}", t.file))?;
+    let table = markdown_table(t, g);
+    let cs = comparisons(t, g);
+    let mut md = table_to_markdown(&table);
+    if !cs.is_empty() {
+        md += &table_to_markdown(&comparison_table(&cs));
+    }
+    std::fs::write(ctx.dir.join(&t.markdown), md)
+        .with_context(|| format!("writing {}", t.markdown))?;
+    let mut blocks = vec![Block::Table(table)];
+    if !cs.is_empty() {
+        blocks.push(Block::Comparisons(cs));
+    }
+    Ok(blocks)
 }

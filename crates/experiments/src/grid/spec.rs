@@ -34,6 +34,7 @@
 //! A `set` key is a dotted path into the scenario's TOML: table keys and array indices
 //! (`flow.0.tcp.recovery`); missing tables are created.
 
+use crate::grid::metrics;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -56,6 +57,185 @@ pub struct ExperimentSpec {
     pub table: Vec<TableSpec>,
     #[serde(default)]
     pub figure: Vec<FigureSpec>,
+    /// CSV files with chosen columns: per cell (grid values) or per repetition.
+    #[serde(default)]
+    pub csv: Vec<CsvSpec>,
+    /// Report tables whose cells are templates over grid values.
+    #[serde(default)]
+    pub report_table: Vec<ReportTableSpec>,
+    /// Line charts of a grid value against an axis, one series per label of another.
+    #[serde(default)]
+    pub chart: Vec<ChartSpec>,
+    /// "Largest value of an axis up to which a condition holds", beside the paper's.
+    #[serde(default)]
+    pub threshold: Vec<ThresholdSpec>,
+    /// Report text with `{...}` placeholders (see [`crate::grid::expr`]).
+    #[serde(default)]
+    pub text: Vec<TextSpec>,
+    /// The order of the report's blocks: `notes`, `table:<file>`, `figure:<name>`,
+    /// `report_table:<name>`, `chart:<name>`, `thresholds`, `text:<name>`. Empty: the
+    /// notes, then every table, then every figure (the Eifel experiments' layout).
+    #[serde(default)]
+    pub layout: Vec<String>,
+}
+
+/// How a grid value reduces a metric's repetitions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agg {
+    /// Mean with its 95% confidence half-width.
+    #[default]
+    Mean,
+    /// Sum.
+    Sum,
+    /// Number of repetitions with a finite value.
+    Count,
+}
+
+/// A named per-cell value of a grid (a derived column): a metric over the cell's
+/// repetitions, optionally paired with a baseline cell or divided by another value.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValueSpec {
+    pub name: String,
+    /// A metric of [`crate::grid::metrics`].
+    pub metric: String,
+    #[serde(default)]
+    pub agg: Agg,
+    /// Only repetitions where this metric is finite and non-zero (e.g. `completed`).
+    #[serde(default)]
+    pub only_if: Option<String>,
+    /// Paired increase in percent, 100 (x / x_base - 1), repetition by repetition,
+    /// over the cell with these labels changed (the same seed, hence the same spikes).
+    #[serde(default)]
+    pub increase_over: Option<BTreeMap<String, String>>,
+    /// Divide by the value of this (earlier) name: a ratio of the two aggregates.
+    #[serde(default)]
+    pub per: Option<String>,
+}
+
+/// One column of a [`CsvSpec`]: a key label, `rep` (per-run files), a grid value's
+/// statistic, or a metric (per-run files).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsvColumn {
+    pub name: String,
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub value: Option<String>,
+    /// `mean` (default), `ci95` or `n` of `value`.
+    #[serde(default)]
+    pub stat: Option<String>,
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// Written as an integer.
+    #[serde(default)]
+    pub int: bool,
+}
+
+/// A CSV file with chosen columns, one row per cell or per repetition.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsvSpec {
+    pub file: String,
+    pub grid: String,
+    #[serde(default)]
+    pub per_run: bool,
+    pub columns: Vec<CsvColumn>,
+}
+
+/// A report column: its header and a template evaluated in the row's cell.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportColumn {
+    pub header: String,
+    pub text: String,
+}
+
+/// A report table: one row per label of axis `rows` (cells restricted by `where`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportTableSpec {
+    pub name: String,
+    pub grid: String,
+    pub title: String,
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, String>,
+    pub rows: String,
+    pub row_header: String,
+    pub columns: Vec<ReportColumn>,
+}
+
+/// What a [`ChartSpec`] draws.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChartKind {
+    /// Lines: grid value `value` (mean, 95% half-width) against the numeric labels of
+    /// axis `x`.
+    #[default]
+    Axis,
+    /// Points: every repetition's `metric` against the numeric labels of axis `x`.
+    Scatter,
+    /// Empirical distribution functions of `metric`, pooled over each series' cells
+    /// and repetitions.
+    Cdf,
+}
+
+/// A chart of a grid, one series per label of axis `series` (all, or
+/// `series_values`), over the cells `where` picks.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChartSpec {
+    pub name: String,
+    pub grid: String,
+    #[serde(default)]
+    pub kind: ChartKind,
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// The axis along x (`axis` and `scatter`).
+    #[serde(default)]
+    pub x: String,
+    pub series: String,
+    #[serde(default)]
+    pub series_values: Vec<String>,
+    /// A grid value (`axis`).
+    #[serde(default)]
+    pub value: String,
+    /// A metric (`scatter`, `cdf`).
+    #[serde(default)]
+    pub metric: String,
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, String>,
+}
+
+/// The largest label of `axis` (read as a number) up to which `holds` is true at every
+/// label in axis order, set beside the paper's `paper`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdSpec {
+    pub what: String,
+    /// The label instead, when the condition held at the last label of the axis.
+    #[serde(default)]
+    pub what_if_last: Option<String>,
+    pub grid: String,
+    pub axis: String,
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, String>,
+    pub holds: String,
+    pub paper: f64,
+    pub unit: String,
+}
+
+/// Report text; `{...}` are expressions over `grid`'s values (and `reps`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextSpec {
+    pub name: String,
+    #[serde(default)]
+    pub grid: Option<String>,
+    pub text: String,
 }
 
 /// Overrides applied to the base scenario (`set`), under a label.
@@ -89,7 +269,34 @@ pub struct Grid {
     /// Overrides shared by every cell of the grid.
     #[serde(default)]
     pub set: toml::Table,
+    /// Repetitions per cell as an expression of `reps` (`--reps`), e.g.
+    /// `max(1, ceil(reps / 50))` where one run is itself a large sample; default `reps`.
+    #[serde(default)]
+    pub reps: Option<String>,
     pub axis: Vec<Axis>,
+    /// Named per-cell values (derived columns) for CSV files, report tables, charts,
+    /// thresholds and text.
+    #[serde(default)]
+    pub value: Vec<ValueSpec>,
+    /// Flow groups: a run metric named `metric@group` is taken over the group's flows.
+    #[serde(default)]
+    pub group: Vec<FlowGroup>,
+}
+
+/// A set of flows by name; a counted flow's replicas (`name#r`) belong to its name.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    pub name: String,
+    pub flows: Vec<String>,
+}
+
+impl FlowGroup {
+    /// Whether the flow called `flow` is in the group.
+    pub fn contains(&self, flow: &str) -> bool {
+        let base = flow.split_once('#').map_or(flow, |(b, _)| b);
+        self.flows.iter().any(|f| f == flow || f == base)
+    }
 }
 
 /// A metric column of a table: `column` in the CSV, `metric` a [`crate::grid::metrics`] name.
@@ -148,6 +355,25 @@ pub struct FigureSpec {
     pub seed: Option<u64>,
 }
 
+/// Checks the group of metric `m` (if any) is a group of `g` and `m` a run metric.
+fn group_of(g: &Grid, what: &str, m: &str) -> Result<(), String> {
+    let Some(group) = metrics::split_group(m).1 else {
+        return Ok(());
+    };
+    if !metrics::takes_group(m) {
+        return Err(format!(
+            "{what}: `{m}`: this metric reads the experiment's flow alone and takes no group"
+        ));
+    }
+    if !g.group.iter().any(|x| x.name == group) {
+        return Err(format!(
+            "{what}: `{m}`: no group `{group}` in grid `{}`",
+            g.name
+        ));
+    }
+    Ok(())
+}
+
 impl ExperimentSpec {
     /// Parses an experiment file; `name` is used in error messages.
     pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentSpec> {
@@ -190,13 +416,77 @@ impl ExperimentSpec {
                 }
             }
             for m in &t.metrics {
-                if !crate::grid::metrics::NAMES.contains(&m.metric.as_str()) {
-                    let known = crate::grid::metrics::NAMES.join(", ");
+                if !metrics::NAMES.contains(&m.metric.as_str()) {
+                    let known = metrics::NAMES.join(", ");
                     return Err(format!(
                         "table `{}`: unknown metric `{}` (known: {known})",
                         t.file, m.metric
                     ));
                 }
+            }
+        }
+        self.check_values()
+    }
+
+    /// Every grid value, per-run CSV column and output names a known metric or grid.
+    fn check_values(&self) -> Result<(), String> {
+        let metric = |what: &str, m: &str| {
+            if metrics::known(m) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{what}: unknown metric `{m}` (known: {})",
+                    metrics::known_names()
+                ))
+            }
+        };
+        for g in &self.grid {
+            if let Some(r) = &g.reps {
+                crate::grid::expr::parse(r).map_err(|e| format!("grid `{}` reps: {e}", g.name))?;
+            }
+            for v in &g.value {
+                let what = format!("grid `{}` value `{}`", g.name, v.name);
+                for m in std::iter::once(&v.metric).chain(&v.only_if) {
+                    metric(&what, m)?;
+                    group_of(g, &what, m)?;
+                }
+            }
+        }
+        let grids = self
+            .csv
+            .iter()
+            .map(|c| (&c.grid, &c.file))
+            .chain(self.report_table.iter().map(|t| (&t.grid, &t.name)))
+            .chain(self.chart.iter().map(|c| (&c.grid, &c.name)))
+            .chain(self.threshold.iter().map(|t| (&t.grid, &t.what)));
+        for (g, what) in grids {
+            if self.grid(g).is_none() {
+                return Err(format!("`{what}`: no grid `{g}`"));
+            }
+        }
+        for c in &self.csv {
+            let what = format!("csv `{}`", c.file);
+            for col in c.columns.iter().filter_map(|c| c.metric.as_ref()) {
+                metric(&what, col)?;
+                self.grid(&c.grid)
+                    .map_or(Ok(()), |g| group_of(g, &what, col))?;
+            }
+        }
+        for c in &self.chart {
+            let what = format!("chart `{}`", c.name);
+            match c.kind {
+                ChartKind::Axis if c.value.is_empty() || c.x.is_empty() => {
+                    return Err(format!("{what}: an axis chart needs `x` and `value`"))
+                }
+                ChartKind::Scatter if c.x.is_empty() => {
+                    return Err(format!("{what}: a scatter chart needs `x`"))
+                }
+                ChartKind::Scatter | ChartKind::Cdf => {
+                    metric(&what, &c.metric)?;
+                    self.grid(&c.grid)
+                        .map_or(Ok(()), |g| group_of(g, &what, &c.metric))?;
+                }
+                ChartKind::Axis => {}
             }
         }
         Ok(())

@@ -83,21 +83,15 @@ impl Doc {
         })
     }
 
-    /// Sets the value at a dotted path; numeric segments index arrays
+    /// Sets the value at a dotted path with the one setter grids, `--set` and Python
+    /// use ([`spikelab_scenario::set_path`]): numeric segments index arrays
     /// (`"flow.0.tcp.timestamps"`), missing tables are created.
     pub fn set(&mut self, path: &str, value: impl Into<Value>) -> anyhow::Result<()> {
-        let segs: Vec<&str> = path.split('.').collect();
-        let (last, inner) = segs.split_last().ok_or_else(|| anyhow!("empty path"))?;
-        let mut node = &mut self.root;
-        for seg in inner {
-            node =
-                child(node, seg).ok_or_else(|| anyhow!("{}: no `{seg}` in `{path}`", self.name))?;
-        }
-        let Value::Table(t) = node else {
-            return Err(anyhow!("{}: `{path}` is not in a table", self.name));
+        let Value::Table(t) = &mut self.root else {
+            return Err(anyhow!("{}: not a table", self.name));
         };
-        t.insert(last.to_string(), value.into());
-        Ok(())
+        spikelab_scenario::set_path(t, path, value.into())
+            .map_err(|e| anyhow!("{}: {e}", self.name))
     }
 
     /// Number of `[[flow]]` entries.
@@ -139,18 +133,6 @@ impl Doc {
         let mut sim = scenario.to_sim();
         sim.record_rto = true;
         Ok(sim)
-    }
-}
-
-/// The child `seg` of a table (created empty if missing) or an array (by index).
-fn child<'v>(node: &'v mut Value, seg: &str) -> Option<&'v mut Value> {
-    match node {
-        Value::Array(a) => seg.parse::<usize>().ok().and_then(|k| a.get_mut(k)),
-        Value::Table(t) => Some(
-            t.entry(seg.to_string())
-                .or_insert_with(|| Value::Table(Table::new())),
-        ),
-        _ => None,
     }
 }
 

@@ -1,13 +1,11 @@
-//! What one run of [Kim & Cho 2003] V contributes: throughput, goodput over the wireless
-//! link, timeouts, and condition (3) for every timeout the STD proxy called spurious.
+//! The run metrics of [Kim & Cho 2003] that are not generic: condition (3) for every
+//! timeout the STD proxy called spurious, registered in [`crate::grid::metrics`] as
+//! `std_episodes`, `std_cond3_met`, `std_cwnd_bytes`, `std_cond3_met_flight` and
+//! `std_flight_bytes`. Throughput and goodput over the wireless link are the generic
+//! `throughput_bps` and `goodput_last_hop` (V: "minimum amount of data required for
+//! completing data transfer divided by actual amount of data transmitted over a
+//! wireless link").
 //!
-//! * Throughput (V): "amount of data transmitted divided by time required to complete
-//!   transfer" ([`FlowResult::throughput_bps`]).
-//! * Goodput (V): "minimum amount of data required for completing data transfer divided
-//!   by actual amount of data transmitted over a wireless link": ceil(bytes / MSS)
-//!   over the data segments the cellular link delivered to the mobile (its forward
-//!   direction carries only the download's segments; STD's local retransmissions count,
-//!   segments it filtered do not).
 //! * Condition (3) (IV): cwnd_STD / RTT > BW, with `std_condition_met` of the net
 //!   crate. cwnd_STD is "the size of congestion window after spurious timeout", read
 //!   from the run's trace as the window in force when the sender first sends new data
@@ -21,29 +19,19 @@
 //!   flight size before sudden delay which is limited by receiver buffer size"): the
 //!   flight at the timeout, i.e. the highest byte sent before it minus the timed-out
 //!   segment's first byte, capped by the receiver window ([`flight_before`]). Both
-//!   readings are evaluated on the same runs ([`CwndReading`]).
+//!   readings are evaluated on the same runs.
 
+use crate::grid::metrics::RunView;
 use spikelab_core::trace::{TraceEvent, TraceRecord};
 use spikelab_core::{BitRate, Dur, Time};
-use spikelab_engine::{RunResult, TimeoutRecord};
+use spikelab_engine::{FlowKind, RunResult, TimeoutRecord};
 use spikelab_net::middlebox::std_proxy::std_condition_met;
+use spikelab_net::MiddleboxConfig;
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
-/// One run reduced to what the figures need.
+/// Condition (3) over the STD proxy's spurious episodes of one run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct RunSummary {
-    /// The download finished before the run's time limit.
-    pub completed: bool,
-    /// bit/s; NaN if unfinished.
-    pub throughput_bps: f64,
-    /// Minimum segments / segments delivered over the cellular link.
-    pub goodput_wireless: f64,
-    /// Retransmission timeouts (first and backed-off).
-    pub timeouts: u64,
-    /// Of which spurious by the ground truth.
-    pub spurious_timeouts: u64,
-    /// Packets dropped anywhere (the setup has no congestion loss: expected 0).
-    pub dropped: u64,
+pub struct StdEpisodes {
     /// Episodes the STD proxy called spurious, for which a cwnd_STD was found.
     pub std_episodes: u32,
     /// Of those, how many met condition (3).
@@ -57,42 +45,29 @@ pub struct RunSummary {
     pub flight_sum: u64,
 }
 
-/// How cwnd_STD of condition (3) is read (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CwndReading {
-    /// The window the sender resumes new data with after the full ACK (ours).
-    Resumed,
-    /// The flight size before the sudden delay (the paper's, V).
-    FlightBefore,
-}
-
-impl CwndReading {
-    /// Both readings, ours first.
-    pub const ALL: [CwndReading; 2] = [CwndReading::Resumed, CwndReading::FlightBefore];
-
-    /// A label for tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            CwndReading::Resumed => "cwnd_STD = window when new data resumes (ours)",
-            CwndReading::FlightBefore => "cwnd_STD = flight before the delay (the paper's)",
-        }
-    }
-}
-
-/// Reduces a run; `cellular` is the index of the last hop, `rate` its BW and `rwnd`
-/// the receiver window.
-pub fn summarize(r: &RunResult, cellular: usize, rate: BitRate, rwnd: u64) -> RunSummary {
-    let f = &r.flows[0];
-    let wireless = r.links[2 * cellular].delivered;
-    let mut s = RunSummary {
-        completed: f.completed.is_some(),
-        throughput_bps: f.throughput_bps().unwrap_or(f64::NAN),
-        goodput_wireless: f.min_segments as f64 / wireless.max(1) as f64,
-        timeouts: f.timeouts,
-        spurious_timeouts: f.spurious_timeouts,
-        dropped: r.links.iter().map(|l| l.dropped).sum(),
-        ..RunSummary::default()
+/// Condition (3) for every episode of the run `v` that the STD proxy called spurious:
+/// BW is the rate of the link the proxy sits on, the receiver window the flow's.
+/// Nothing without an STD proxy.
+pub fn of_run(v: &RunView) -> StdEpisodes {
+    let Some(proxy) = v
+        .sim
+        .middleboxes
+        .iter()
+        .find(|m| matches!(m.config, MiddleboxConfig::StdProxy(_)))
+    else {
+        return StdEpisodes::default();
     };
+    let rate = v.sim.links[proxy.link].rate;
+    let FlowKind::Tcp { tcp, .. } = &v.sim.flows[v.flow].kind else {
+        return StdEpisodes::default();
+    };
+    episodes(v.result, rate, tcp.receiver_window)
+}
+
+/// Condition (3) over the run's episodes; `rate` is the last hop's BW and `rwnd` the
+/// receiver window.
+pub fn episodes(r: &RunResult, rate: BitRate, rwnd: u64) -> StdEpisodes {
+    let mut s = StdEpisodes::default();
     let Some(rtt) = min_rtt(&r.trace) else {
         return s;
     };

@@ -1,0 +1,327 @@
+//! The outputs over grid values: CSV files with chosen columns (per cell or per
+//! repetition), report tables of templates, charts (lines against an axis, scatter,
+//! distribution functions), thresholds beside the paper's, and report text with
+//! numbers in it.
+
+use super::expr::{self, Env};
+use super::run::GridResult;
+use super::spec::{
+    ChartKind, ChartSpec, CsvColumn, CsvSpec, ReportTableSpec, TextSpec, ThresholdSpec,
+};
+use super::values::GridEnv;
+use crate::artifacts::{chart, csv_file, figure_of, finish_csv, line_figure};
+use crate::report::{Comparison, Figure, Table};
+use crate::reproduction::Context;
+use anyhow::anyhow;
+use spikelab_output::plot::{scatter_chart, Series};
+use std::collections::BTreeMap;
+
+fn env<'a>(g: &'a GridResult, fixed: BTreeMap<String, String>, reps: u32) -> GridEnv<'a> {
+    GridEnv {
+        labels: &g.labels,
+        values: &g.values,
+        fixed,
+        reps,
+    }
+}
+
+/// The labels of axis `axis` in the grid's order (first appearance).
+fn axis_labels(g: &GridResult, axis: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in &g.labels {
+        if let Some(v) = l.get(axis) {
+            if !out.contains(v) {
+                out.push(v.clone());
+            }
+        }
+    }
+    out
+}
+
+fn number(label: &str, what: &str) -> anyhow::Result<f64> {
+    label
+        .parse()
+        .map_err(|_| anyhow!("{what}: axis label `{label}` is not a number"))
+}
+
+/// Writes `spec.file` into `ctx.dir`.
+pub fn write_csv(ctx: &Context, spec: &CsvSpec, g: &GridResult) -> anyhow::Result<()> {
+    let header: Vec<&str> = spec.columns.iter().map(|c| c.name.as_str()).collect();
+    let mut w = csv_file(&ctx.dir.join(&spec.file), &header)?;
+    for (cell, labels) in g.labels.iter().enumerate() {
+        let reps: Vec<Option<usize>> = if spec.per_run {
+            (0..g.raw[cell].len()).map(Some).collect()
+        } else {
+            vec![None]
+        };
+        for rep in reps {
+            for c in &spec.columns {
+                match field(c, g, cell, rep, labels)? {
+                    Field::Text(s) => w.field_str(&s)?,
+                    Field::Num(v) if c.int => w.field_u64(v as u64)?,
+                    Field::Num(v) => w.field_f64(v)?,
+                }
+            }
+            w.end_row()?;
+        }
+    }
+    finish_csv(w)
+}
+
+enum Field {
+    Text(String),
+    Num(f64),
+}
+
+fn field(
+    c: &CsvColumn,
+    g: &GridResult,
+    cell: usize,
+    rep: Option<usize>,
+    labels: &BTreeMap<String, String>,
+) -> anyhow::Result<Field> {
+    let what = || anyhow!("csv column `{}`", c.name);
+    if let Some(k) = &c.key {
+        return Ok(match (k.as_str(), rep) {
+            ("rep", Some(r)) => Field::Num(r as f64),
+            _ => Field::Text(labels.get(k).cloned().unwrap_or_default()),
+        });
+    }
+    if let Some(v) = &c.value {
+        let s = g.values[cell].get(v).ok_or_else(what)?;
+        return Ok(Field::Num(s.get(c.stat.as_deref().unwrap_or("mean"))));
+    }
+    if let (Some(m), Some(r)) = (&c.metric, rep) {
+        let i = g.names.iter().position(|n| n == m).ok_or_else(what)?;
+        return Ok(Field::Num(g.raw[cell][r][i]));
+    }
+    Err(anyhow!(
+        "csv column `{}`: needs `key`, `value`, or `metric` in a per-run file",
+        c.name
+    ))
+}
+
+/// A report table: a row per label of its row axis, each column a template.
+pub fn report_table(t: &ReportTableSpec, g: &GridResult, reps: u32) -> anyhow::Result<Table> {
+    let mut header = vec![t.row_header.clone()];
+    header.extend(t.columns.iter().map(|c| c.header.clone()));
+    let rows = axis_labels(g, &t.rows)
+        .into_iter()
+        .map(|row| {
+            let mut fixed = t.filter.clone();
+            fixed.insert(t.rows.clone(), row.clone());
+            let e = env(g, fixed, reps);
+            let mut line = vec![row];
+            for c in &t.columns {
+                line.push(expr::render(&c.text, &e).map_err(|e| anyhow!("{}: {e}", t.name))?);
+            }
+            Ok(line)
+        })
+        .collect::<anyhow::Result<_>>()?;
+    Ok(Table {
+        title: expr::render(&t.title, &env(g, t.filter.clone(), reps)).map_err(|e| anyhow!(e))?,
+        header,
+        rows,
+    })
+}
+
+/// A chart drawn into `ctx.dir`.
+pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Result<Figure> {
+    let series_labels = if c.series_values.is_empty() {
+        axis_labels(g, &c.series)
+    } else {
+        c.series_values.clone()
+    };
+    let series = series_labels
+        .iter()
+        .map(|s| {
+            let mut fixed = c.filter.clone();
+            fixed.insert(c.series.clone(), s.clone());
+            let (points, ci) = match c.kind {
+                ChartKind::Axis => axis_points(c, g, fixed, ctx.reps)?,
+                ChartKind::Scatter => (scatter_points(c, g, &fixed)?, vec![]),
+                ChartKind::Cdf => (cdf_points(c, g, &fixed)?, vec![]),
+            };
+            Ok(Series {
+                label: s.clone(),
+                points,
+                ci,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let ch = chart(&c.title, &c.x_label, &c.y_label);
+    match c.kind {
+        ChartKind::Scatter => {
+            let files = scatter_chart(&ch, &series, &ctx.dir.join(&c.name))?;
+            Ok(figure_of(ctx, &files, &c.title))
+        }
+        ChartKind::Axis | ChartKind::Cdf => line_figure(ctx, &c.name, ch, &series),
+    }
+}
+
+type Points = Vec<(f64, f64)>;
+
+/// The value's mean and half-width at every label of the x axis.
+fn axis_points(
+    c: &ChartSpec,
+    g: &GridResult,
+    fixed: BTreeMap<String, String>,
+    reps: u32,
+) -> anyhow::Result<(Points, Vec<f64>)> {
+    let e = env(g, fixed, reps);
+    let mut points = Vec::new();
+    let mut ci = Vec::new();
+    for x in axis_labels(g, &c.x) {
+        let at = |stat: &str| {
+            e.lookup(&expr::Ref {
+                name: c.value.clone(),
+                sel: vec![(c.x.clone(), x.clone())],
+                stat: stat.into(),
+            })
+            .map_err(|e| anyhow!("chart {}: {e}", c.name))
+        };
+        points.push((number(&x, &c.name)?, at("mean")?));
+        ci.push(at("ci95")?);
+    }
+    Ok((points, ci))
+}
+
+/// The cells `fixed` picks.
+fn picked<'a>(
+    g: &'a GridResult,
+    fixed: &'a BTreeMap<String, String>,
+) -> impl Iterator<Item = usize> + 'a {
+    (0..g.labels.len()).filter(|&i| fixed.iter().all(|(k, v)| g.labels[i].get(k) == Some(v)))
+}
+
+fn metric_index(c: &ChartSpec, g: &GridResult) -> anyhow::Result<usize> {
+    g.names
+        .iter()
+        .position(|n| *n == c.metric)
+        .ok_or_else(|| anyhow!("chart {}: metric `{}` not collected", c.name, c.metric))
+}
+
+/// Every repetition's metric (finite ones) at its cell's x label.
+fn scatter_points(
+    c: &ChartSpec,
+    g: &GridResult,
+    fixed: &BTreeMap<String, String>,
+) -> anyhow::Result<Points> {
+    let m = metric_index(c, g)?;
+    let mut points = Vec::new();
+    for cell in picked(g, fixed) {
+        let x = number(g.labels[cell].get(&c.x).map_or("", String::as_str), &c.name)?;
+        let ys = g.raw[cell]
+            .iter()
+            .map(|rep| rep[m])
+            .filter(|y| y.is_finite());
+        points.extend(ys.map(|y| (x, y)));
+    }
+    Ok(points)
+}
+
+/// The empirical distribution function of the metric pooled over the picked cells'
+/// repetitions: the i-th smallest of n values at height i / n.
+fn cdf_points(
+    c: &ChartSpec,
+    g: &GridResult,
+    fixed: &BTreeMap<String, String>,
+) -> anyhow::Result<Points> {
+    let m = metric_index(c, g)?;
+    let mut xs: Vec<f64> = picked(g, fixed)
+        .flat_map(|cell| g.raw[cell].iter().map(move |rep| rep[m]))
+        .filter(|x| x.is_finite())
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len() as f64;
+    Ok(xs
+        .into_iter()
+        .enumerate()
+        .map(|(i, x)| (x, (i + 1) as f64 / n))
+        .collect())
+}
+
+/// The largest label of the threshold's axis up to which its condition holds at every
+/// label (None if it fails at the first), set beside the paper's value.
+pub fn threshold(t: &ThresholdSpec, g: &GridResult, reps: u32) -> anyhow::Result<Comparison> {
+    let holds = expr::parse(&t.holds).map_err(|e| anyhow!("threshold `{}`: {e}", t.what))?;
+    let labels = axis_labels(g, &t.axis);
+    let mut largest: Option<&String> = None;
+    for l in &labels {
+        let mut fixed = t.filter.clone();
+        fixed.insert(t.axis.clone(), l.clone());
+        let v = expr::eval(&holds, &env(g, fixed, reps))
+            .map_err(|e| anyhow!("threshold `{}`: {e}", t.what))?;
+        if v == 0.0 {
+            break;
+        }
+        largest = Some(l);
+    }
+    let what = match (&t.what_if_last, largest) {
+        (Some(w), Some(l)) if labels.last() == Some(l) => w.clone(),
+        _ => t.what.clone(),
+    };
+    Ok(Comparison {
+        what,
+        ours: largest.map_or(Ok(f64::NAN), |l| number(l, &t.what))?,
+        ours_ci95: None,
+        paper: t.paper,
+        unit: t.unit.clone(),
+    })
+}
+
+/// Report text with its placeholders evaluated over `g` (text without a grid may use
+/// only `reps`).
+pub fn text(t: &TextSpec, g: Option<&GridResult>, reps: u32) -> anyhow::Result<String> {
+    let empty = GridResult::empty();
+    let e = env(g.unwrap_or(&empty), BTreeMap::new(), reps);
+    expr::render(t.text.trim(), &e).map_err(|e| anyhow!("text `{}`: {e}", t.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two cells (n = 1 and n = 2) of metric `m`: 3, NaN, 1 and 2, 5.
+    fn grid() -> GridResult {
+        let labels = ["1", "2"]
+            .map(|n| BTreeMap::from([("n".to_string(), n.to_string()), ("s".into(), "a".into())]))
+            .to_vec();
+        let raw = vec![
+            vec![vec![3.0], vec![f64::NAN], vec![1.0]],
+            vec![vec![2.0], vec![5.0]],
+        ];
+        GridResult::of_runs(labels, vec!["m".into()], raw)
+    }
+
+    fn spec(kind: &str) -> ChartSpec {
+        toml::from_str(&format!(
+            r#"name = "c"
+grid = "g"
+kind = "{kind}"
+title = "t"
+x_label = "x"
+y_label = "y"
+x = "n"
+series = "s"
+metric = "m""#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn scatter_puts_every_finite_repetition_at_its_cells_label() {
+        let fixed = BTreeMap::from([("s".to_string(), "a".to_string())]);
+        let pts = scatter_points(&spec("scatter"), &grid(), &fixed).unwrap();
+        assert_eq!(pts, vec![(1.0, 3.0), (1.0, 1.0), (2.0, 2.0), (2.0, 5.0)]);
+    }
+
+    #[test]
+    fn cdf_pools_cells_sorts_and_steps_by_one_over_n() {
+        let fixed = BTreeMap::from([("s".to_string(), "a".to_string())]);
+        let pts = cdf_points(&spec("cdf"), &grid(), &fixed).unwrap();
+        assert_eq!(pts, vec![(1.0, 0.25), (2.0, 0.5), (3.0, 0.75), (5.0, 1.0)]);
+        let one = BTreeMap::from([("n".to_string(), "2".to_string())]);
+        assert_eq!(cdf_points(&spec("cdf"), &grid(), &one).unwrap().len(), 2);
+    }
+}

@@ -1,0 +1,234 @@
+//! Grid values: a metric's repetitions in one cell reduced to a number (mean with its
+//! 95% half-width, sum or count), paired with a baseline cell or divided by another
+//! value ([`super::spec::ValueSpec`]); and the [`Env`] expressions read them through.
+
+use super::expr::{Env, Ref};
+use super::spec::{Agg, Grid, ValueSpec};
+use spikelab_output::stats::Summary;
+use std::collections::BTreeMap;
+
+/// One grid value of one cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stat {
+    pub mean: f64,
+    /// 95% confidence half-width (NaN for sums, counts and ratios).
+    pub ci95: f64,
+    /// Repetitions it was computed from.
+    pub n: usize,
+}
+
+impl Stat {
+    /// The statistic `name` (`mean`, `ci95` or `n`).
+    pub fn get(&self, name: &str) -> f64 {
+        match name {
+            "ci95" => self.ci95,
+            "n" => self.n as f64,
+            _ => self.mean,
+        }
+    }
+}
+
+/// A grid's runs: per cell its labels and, per repetition, every metric in `names`.
+pub struct Runs<'a> {
+    pub labels: &'a [BTreeMap<String, String>],
+    pub names: &'a [String],
+    /// `raw[cell][rep][metric]`.
+    pub raw: &'a [Vec<Vec<f64>>],
+}
+
+impl Runs<'_> {
+    fn column(&self, cell: usize, metric: &str) -> Vec<f64> {
+        let m = self
+            .names
+            .iter()
+            .position(|n| n == metric)
+            .expect("the grid collected every metric its values name");
+        self.raw[cell].iter().map(|rep| rep[m]).collect()
+    }
+
+    /// The cell whose labels are `labels` with `changes` applied.
+    fn changed(&self, cell: usize, changes: &BTreeMap<String, String>) -> Option<usize> {
+        let mut want = self.labels[cell].clone();
+        want.extend(changes.clone());
+        self.labels.iter().position(|l| *l == want)
+    }
+}
+
+/// Every value of `g` in every cell.
+pub fn compute(g: &Grid, runs: &Runs) -> Result<Vec<BTreeMap<String, Stat>>, String> {
+    (0..runs.labels.len())
+        .map(|cell| {
+            let mut out: BTreeMap<String, Stat> = BTreeMap::new();
+            for v in &g.value {
+                let stat = value(v, runs, cell, &out)?;
+                out.insert(v.name.clone(), stat);
+            }
+            Ok(out)
+        })
+        .collect()
+}
+
+fn value(
+    v: &ValueSpec,
+    runs: &Runs,
+    cell: usize,
+    earlier: &BTreeMap<String, Stat>,
+) -> Result<Stat, String> {
+    let mut xs = runs.column(cell, &v.metric);
+    if let Some(base) = &v.increase_over {
+        let b = runs
+            .changed(cell, base)
+            .ok_or_else(|| format!("value `{}`: no baseline cell {base:?}", v.name))?;
+        let bs = runs.column(b, &v.metric);
+        xs = xs
+            .iter()
+            .zip(&bs)
+            .map(|(a, b)| 100.0 * (a / b - 1.0))
+            .collect();
+    }
+    if let Some(cond) = &v.only_if {
+        let keep = runs.column(cell, cond);
+        xs = xs
+            .into_iter()
+            .zip(keep)
+            .filter(|(_, k)| k.is_finite() && *k != 0.0)
+            .map(|(x, _)| x)
+            .collect();
+    }
+    let xs: Vec<f64> = xs.into_iter().filter(|x| x.is_finite()).collect();
+    let mut stat = match v.agg {
+        Agg::Mean => {
+            let s = Summary::of(&xs);
+            Stat {
+                mean: s.mean,
+                ci95: s.ci95,
+                n: s.n,
+            }
+        }
+        Agg::Sum => Stat {
+            mean: xs.iter().sum(),
+            ci95: f64::NAN,
+            n: xs.len(),
+        },
+        Agg::Count => Stat {
+            mean: xs.len() as f64,
+            ci95: f64::NAN,
+            n: xs.len(),
+        },
+    };
+    if let Some(per) = &v.per {
+        let d = earlier
+            .get(per)
+            .ok_or_else(|| format!("value `{}`: `per` names no earlier value `{per}`", v.name))?;
+        stat.mean /= d.mean;
+        stat.ci95 = f64::NAN;
+    }
+    Ok(stat)
+}
+
+/// Expressions over one grid's values: references pick cells by `fixed` plus their
+/// own labels; `reps` is the experiment's repetitions.
+pub struct GridEnv<'a> {
+    pub labels: &'a [BTreeMap<String, String>],
+    pub values: &'a [BTreeMap<String, Stat>],
+    pub fixed: BTreeMap<String, String>,
+    pub reps: u32,
+}
+
+impl GridEnv<'_> {
+    fn matching(&self, r: &Ref) -> Vec<usize> {
+        let mut want = self.fixed.clone();
+        want.extend(r.sel.iter().cloned());
+        (0..self.labels.len())
+            .filter(|&c| want.iter().all(|(k, v)| self.labels[c].get(k) == Some(v)))
+            .collect()
+    }
+
+    fn stat(&self, cell: usize, r: &Ref) -> Result<f64, String> {
+        self.values[cell]
+            .get(&r.name)
+            .map(|s| s.get(&r.stat))
+            .ok_or_else(|| format!("no grid value `{}`", r.name))
+    }
+}
+
+impl Env for GridEnv<'_> {
+    fn lookup(&self, r: &Ref) -> Result<f64, String> {
+        if r.name == "reps" && r.sel.is_empty() {
+            return Ok(f64::from(self.reps));
+        }
+        match self.matching(r)[..] {
+            [cell] => self.stat(cell, r),
+            ref cells => Err(format!(
+                "`{}` with {:?} and {:?} picks {} cells, not one",
+                r.name,
+                self.fixed,
+                r.sel,
+                cells.len()
+            )),
+        }
+    }
+
+    fn sum(&self, r: &Ref) -> Result<f64, String> {
+        self.matching(r).into_iter().map(|c| self.stat(c, r)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> Grid {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn paired_increase_ratio_of_sums_and_only_if_follow_the_repetitions() {
+        let labels: Vec<BTreeMap<String, String>> = ["base", "new"]
+            .map(|s| BTreeMap::from([("scheme".to_string(), s.to_string())]))
+            .to_vec();
+        let names = ["x", "done", "k"].map(String::from).to_vec();
+        // base: x = 10, 20 (both done); new: x = 11, 30 with the second not done.
+        let raw = vec![
+            vec![vec![10.0, 1.0, 2.0], vec![20.0, 1.0, 2.0]],
+            vec![vec![11.0, 1.0, 3.0], vec![f64::NAN, 0.0, 5.0]],
+        ];
+        let runs = Runs {
+            labels: &labels,
+            names: &names,
+            raw: &raw,
+        };
+        let g = spec(
+            r#"name = "g"
+axis = []
+value = [
+  { name = "inc", metric = "x", increase_over = { scheme = "base" } },
+  { name = "k_sum", metric = "k", agg = "sum" },
+  { name = "n", metric = "k", agg = "count" },
+  { name = "k_mean", metric = "k", agg = "sum", per = "n" },
+  { name = "k_done", metric = "k", only_if = "done" },
+]"#,
+        );
+        let v = compute(&g, &runs).unwrap();
+        assert_eq!(v[0]["inc"].mean, 0.0);
+        assert!((v[1]["inc"].mean - 10.0).abs() < 1e-9);
+        assert_eq!(v[1]["inc"].n, 1, "the unfinished repetition is left out");
+        assert_eq!(v[1]["k_sum"].mean, 8.0);
+        assert_eq!(v[1]["k_mean"].mean, 4.0);
+        assert_eq!(v[1]["k_done"].mean, 3.0);
+        let env = GridEnv {
+            labels: &labels,
+            values: &v,
+            fixed: BTreeMap::new(),
+            reps: 2,
+        };
+        let r = |s: &str| match super::super::expr::parse(s).unwrap() {
+            super::super::expr::Expr::Ref(r) => r,
+            _ => unreachable!(),
+        };
+        assert_eq!(env.lookup(&r("k_sum[scheme=new]")).unwrap(), 8.0);
+        assert_eq!(env.sum(&r("k_sum")).unwrap(), 12.0);
+        assert!(env.lookup(&r("k_sum")).is_err(), "two cells, not one");
+        assert_eq!(env.lookup(&r("reps")).unwrap(), 2.0);
+    }
+}
