@@ -7,7 +7,7 @@
 //!
 //! The goals per seed: completion within 5 %, retransmitted segments within
 //! 20 %, RTO count equal in >= 90 % of the runs, undo events equal. The profile does
-//! not meet them all yet (RACK and the Linux receiver are missing; see
+//! not meet them all yet (CUBIC and the Linux receiver are missing; see
 //! docs/src/validation-linux.md): `the_linux_profile_meets_the_kernel_goals` is
 //! ignored until it does, and the default test holds the agreement measured so far so
 //! that a change cannot lose it unnoticed.
@@ -219,7 +219,7 @@ fn the_recorded_kernel_data_covers_three_configurations_of_ten_seeds() {
 }
 
 #[test]
-#[ignore = "not met yet: RACK and the Linux receiver are missing (docs/src/validation-linux.md)"]
+#[ignore = "not met yet: seed 1 misses (docs/src/validation-linux.md)"]
 fn the_linux_profile_meets_the_kernel_goals() {
     let m = run_all();
     let n = m.len();
@@ -239,11 +239,14 @@ fn the_linux_profile_meets_the_kernel_goals() {
 /// The agreement measured when the data was recorded (docs/src/validation-linux.md),
 /// as floors: seeds of 30 meeting each goal. Raise them as mechanisms land. (Re-recorded
 /// after the emulator held the receive window: completion 27 -> 29, RTO counts
-/// 27 -> 28, undo events 29 -> 28.)
+/// 27 -> 28, undo events 29 -> 28. RACK and TLP loss detection: RTO counts 28 -> 30,
+/// retransmissions 27 -> 28, completion 29 -> 27: seed 1 of (a) and (b) now repairs
+/// the slow-start losses after its first freeze by RACK as the kernel does, with the
+/// kernel's retransmission count within 20 %, but finishes 7-9 % early.)
 const FLOOR: Met4 = Met4 {
-    completion: 29,
-    retransmissions: 27,
-    timeouts: 28,
+    completion: 27,
+    retransmissions: 28,
+    timeouts: 30,
     undos: 28,
 };
 

@@ -16,6 +16,7 @@ pub mod linux_profile;
 pub mod linux_reno;
 pub mod linux_rtt;
 pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod recovery;
 pub mod response;

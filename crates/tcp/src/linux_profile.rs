@@ -42,11 +42,11 @@ pub struct LinuxSysctls {
     /// 0 off, 1 or 2 the SACK-enhanced F-RTO of `tcp_process_loss`. Default 2.
     /// Timestamp and D-SACK undo run either way (`linux-undo` / `linux-frto`).
     pub tcp_frto: u8,
-    /// Bit mask: 1 RACK loss detection, 2 static reordering window, 4 no DupThresh
-    /// fallback. Default 1. RACK is not modelled yet: loss detection is DupThresh.
+    /// Bit mask: 1 RACK loss detection ([`crate::rack`]; without it, DupThresh), 2
+    /// static reordering window (the D-SACK adaptation is not modelled, so the window
+    /// is static either way), 4 no DupThresh rule in the reordering window. Default 1.
     pub tcp_recovery: u8,
-    /// 0 to 4; 3 and 4 enable Tail Loss Probes (RFC 8985). Default 3. TLP is not
-    /// modelled yet.
+    /// 0 to 4; 3 and 4 enable Tail Loss Probes (RFC 8985, [`crate::tlp`]). Default 3.
     pub tcp_early_retrans: u8,
     /// `reno` or `cubic`. Default `reno` (the kernel's is cubic; cubic is not modelled
     /// yet; the emulator runs reno by default too).
