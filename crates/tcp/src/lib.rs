@@ -12,6 +12,7 @@
 //! * [`response`]: what a sender does about a spurious timeout.
 
 pub mod config;
+pub mod cubic;
 pub mod linux_profile;
 pub mod linux_reno;
 pub mod linux_rtt;

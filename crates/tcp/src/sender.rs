@@ -113,7 +113,7 @@ pub struct TcpSender<E: RtoEstimator> {
     /// Numbers (0, 1, ...) of the data timeouts that were fast timeouts.
     fast_timeouts: Vec<u64>,
     /// Linux's congestion-avoidance credit (`profile = "linux"`).
-    linux_cc: crate::linux_reno::LinuxReno,
+    linux_cc: crate::linux_profile::LinuxCc,
     /// The timer is a Tail Loss Probe's, not the RTO ([`crate::tlp`]).
     probe_armed: bool,
     /// snd_max after a probe, until settled (`tlp_high_seq`), and whether the probe
@@ -190,7 +190,11 @@ impl<E: RtoEstimator> TcpSender<E> {
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
-            linux_cc: Default::default(),
+            linux_cc: crate::linux_profile::LinuxCc::new(
+                cfg.linux
+                    .as_ref()
+                    .map_or(Default::default(), |l| l.tcp_congestion_control),
+            ),
             probe_armed: false,
             tlp_high_seq: None,
             rack: Default::default(),
@@ -604,9 +608,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             crate::tlp::ProbeAck::NoLoss => self.tlp_high_seq = None,
             crate::tlp::ProbeAck::Loss => {
                 self.tlp_high_seq = None;
+                self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
                 self.w.ssthresh = self.w.halved_ssthresh();
                 self.w.cwnd = self.w.ssthresh;
-                self.linux_cc.on_reduction();
             }
         }
     }
@@ -902,6 +906,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.last_rtt = Some(rtt);
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
             self.stats.rtt_samples += 1;
+            self.cc_on_rtt_sample(now, rtt);
         }
         self.advance_phase(now, ack, newly, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
@@ -916,39 +921,55 @@ impl<E: RtoEstimator> TcpSender<E> {
         newly
     }
 
+    /// `pkts_acked` (CUBIC's HyStart may end slow start: ssthresh = cwnd).
+    fn cc_on_rtt_sample(&mut self, now: Time, rtt: Dur) {
+        let mss = self.w.mss;
+        let v = crate::cubic::RttView {
+            now,
+            rtt,
+            cwnd: self.w.cwnd / mss,
+            ssthresh: self.w.ssthresh / mss,
+            snd_una: self.w.snd_una,
+            snd_nxt: self.w.snd_max,
+        };
+        if let Some(ssthresh) = self.linux_cc.on_rtt_sample(&v) {
+            self.w.ssthresh = ssthresh * mss;
+        }
+    }
+
     fn advance_phase(&mut self, now: Time, ack: u64, newly: u64, out: &mut Vec<Packet>) {
         match self.phase {
             Phase::Recovery { point } if ack >= point => {
                 self.exit_recovery();
-                self.grow_on_exit(newly);
+                self.grow_on_exit(now, newly);
             }
             Phase::Recovery { .. } => match self.recovery.on_partial_ack(&mut self.w, newly) {
                 PartialAck::Exit => {
                     self.exit_recovery();
-                    self.grow_on_exit(newly);
+                    self.grow_on_exit(now, newly);
                 }
                 PartialAck::Stay(Some(i)) => self.retransmit(now, i, out),
                 PartialAck::Stay(None) => {}
             },
             Phase::Loss { point } => {
-                self.grow_cwnd(newly);
+                self.grow_cwnd(now, newly);
                 if ack >= point {
                     self.phase = Phase::Open;
                 }
             }
-            Phase::Open => self.grow_cwnd(newly),
+            Phase::Open => self.grow_cwnd(now, newly),
         }
     }
 
     /// ns-2's Reno and NewReno `recv()` run `recv_newack_helper()` -> `opencwnd()` on
     /// the ACK that ends fast recovery; `Sack1TcpAgent::recv()` calls only `newack()`.
-    fn grow_on_exit(&mut self, newly: u64) {
+    fn grow_on_exit(&mut self, now: Time, newly: u64) {
         let reno_like = matches!(
             self.cfg.recovery,
             RecoveryKind::Reno | RecoveryKind::NewReno
         );
         if self.cfg.ns2.grow_on_recovery_exit && reno_like {
-            self.grow_cwnd(newly);
+            self.grow_cwnd(now, newly);
         }
     }
 
@@ -959,14 +980,15 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// RFC 5681 section 3.1: slow start (2) below ssthresh, congestion avoidance (3)
     /// above it.
-    fn grow_cwnd(&mut self, newly: u64) {
+    fn grow_cwnd(&mut self, now: Time, newly: u64) {
         let w = &mut self.w;
         if self.cfg.linux.is_some() {
-            // tcp_reno_cong_avoid (crate::linux_reno), in whole segments.
+            // tcp_reno_cong_avoid (crate::linux_reno) or cubictcp_cong_avoid
+            // (crate::cubic), in whole segments.
             let acked = newly.div_ceil(w.mss);
             let cwnd = self
                 .linux_cc
-                .on_ack(w.cwnd / w.mss, w.ssthresh / w.mss, acked);
+                .on_ack(now, w.cwnd / w.mss, w.ssthresh / w.mss, acked);
             w.cwnd = cwnd * w.mss;
             return;
         }
@@ -1046,7 +1068,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             point: self.w.snd_max,
         };
         self.w.segs.clear_episode_marks();
-        self.linux_cc.on_reduction();
+        self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
         self.stats.fast_retransmits += 1;
         if self.cfg.ns2.careful_after_fast_retransmit {
             // ns-2 dupack_action(): recover_ = maxseq_ at every fast retransmit.
@@ -1075,11 +1097,12 @@ impl<E: RtoEstimator> TcpSender<E> {
                 pipe_prev: flight.max(self.w.ssthresh),
             };
             self.episode_recover = self.w.snd_max;
+            self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
             self.w.ssthresh = self.w.halved_ssthresh();
         }
         // RFC 5681 3.1: cwnd = loss window = 1 SMSS.
         self.w.cwnd = self.w.mss;
-        self.linux_cc.on_reduction();
+        self.linux_cc.on_loss_state(now, self.w.snd_max);
         self.consecutive_timeouts += 1;
         self.stats.timeouts += 1;
         self.fast_watch = Some(FastTimeoutWatch {
@@ -1635,6 +1658,30 @@ mod tests {
         let (s, out) = linux_host_missing_segment_two(3);
         assert_eq!(s.stats().fast_retransmits, 1);
         assert!(out.iter().any(|p| p.seq == 2000 && p.retx));
+    }
+
+    #[test]
+    fn a_cubic_linux_host_keeps_seven_tenths_of_cwnd_on_a_loss() {
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let sysctls = crate::LinuxSysctls {
+            tcp_congestion_control: crate::CongestionControl::Cubic,
+            ..Default::default()
+        };
+        sysctls.apply(&mut cfg);
+        cfg.linux = Some(sysctls);
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
+        let mut a = ack(2000);
+        a.sack.push(3000, 6000);
+        s.on_ack(ms(200), &a, &mut out);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        // cubictcp_recalc_ssthresh: 12 * 717 / 1024 = 8 segments (Reno: 6).
+        assert_eq!(s.window().ssthresh, 8000);
     }
 
     /// A linux host whose last segment was probed by retransmission, then wrote more
