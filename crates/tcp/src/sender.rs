@@ -634,9 +634,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             .filter(|_| self.cfg.timestamps)
             .and_then(|ts| self.cfg.ts_time(ts.ecr));
         let (_, blocks) = split_dsack(pkt);
-        let mut ranges = vec![(self.w.snd_una, pkt.ack.min(self.w.snd_max), true)];
-        ranges.extend(blocks.iter().map(|&(s, e)| (s.max(pkt.ack), e, false)));
-        for (start, end, cumulative) in ranges {
+        let cumulative_range = (self.w.snd_una, pkt.ack.min(self.w.snd_max), true);
+        let sacked_ranges = blocks.iter().map(|&(s, e)| (s.max(pkt.ack), e, false));
+        for (start, end, cumulative) in std::iter::once(cumulative_range).chain(sacked_ranges) {
             let Some(mut i) = self.w.segs.index_of(start) else {
                 continue;
             };
