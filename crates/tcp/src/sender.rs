@@ -1684,6 +1684,40 @@ mod tests {
         assert_eq!(s.window().ssthresh, 8000);
     }
 
+    #[test]
+    fn rack_resends_a_lost_go_back_n_retransmission_without_another_timeout() {
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        // No probe (the timer is the RTO) and no F-RTO (the timeout goes back N).
+        let sysctls = crate::LinuxSysctls {
+            tcp_early_retrans: 0,
+            tcp_frto: 0,
+            tcp_timestamps: 0,
+            ..Default::default()
+        };
+        sysctls.apply(&mut cfg);
+        cfg.linux = Some(sysctls);
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out); // RTT 100 ms; segments 10..13 go out
+        let rto_at = s.next_deadline().unwrap();
+        s.on_timer(rto_at, &mut out); // go-back-N from segment 2
+        let t = rto_at.0 / 1_000_000;
+        s.on_ack(ms(t + 100), &ack(3000), &mut out); // segments 3 and 4 resent
+        out.clear();
+        // Segment 4's retransmission is SACKed an RTT later; segment 3's, sent with it,
+        // is not: RACK marks it lost and fast recovery resends it at once.
+        let mut a = ack(3000);
+        a.sack.push(4000, 5000);
+        s.on_ack(ms(t + 200), &a, &mut out);
+        assert!(matches!(s.phase(), Phase::Recovery { .. }));
+        assert_eq!((out[0].seq, out[0].retx), (3000, true));
+        assert_eq!(s.stats().timeouts, 1);
+    }
+
     /// A linux host whose last segment was probed by retransmission, then wrote more
     /// data that went out; returns it with cwnd before the probe's ACK.
     fn linux_host_after_a_retransmitted_probe() -> (TcpSender<Rto>, Vec<Packet>) {
