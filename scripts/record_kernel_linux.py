@@ -10,7 +10,10 @@ episodes), the sender namespace's undo counters, and the freeze schedule itself
 (start/duration seconds) so that `cargo test` rebuilds the same scenario.
 
 usage: sudo scripts/record_kernel_linux.py [--seeds 10] [--jobs 2] [--work DIR]
-                                          [--bin PATH] [--out CSV]
+                                          [--bin PATH] [--configs abc] [--cc reno]
+                                          [--out CSV]
+
+`--cc cubic` runs the kernel's CUBIC (`spikelab emulate --cc`) instead of reno.
 """
 
 import argparse
@@ -31,14 +34,15 @@ FIELDS = [
 ]
 
 
-def one(bin_, work, cfg, seed):
+def one(bin_, work, cfg, seed, cc):
     import json
     path = os.path.join(work, f"{cfg}-{seed}.toml")
     with open(path, "w") as f:
         f.write(vk.scenario(cfg, seed))
-    emu = os.path.join(work, f"emu-{cfg}-{seed}")
+    emu = os.path.join(work, f"emu-{cfg}-{seed}-{cc}")
     if not os.path.exists(os.path.join(emu, "runs.csv")):
-        subprocess.run([bin_, "emulate", path, "--out", emu], check=True, capture_output=True)
+        subprocess.run([bin_, "emulate", path, "--cc", cc, "--out", emu], check=True,
+                       capture_output=True)
     run = vk.read_runs(emu)
     k = vk.kernel_counters(emu)
     late = json.load(open(os.path.join(emu, "meta.json")))["emulation"]["repetitions"][0]["lateness"]
@@ -67,13 +71,14 @@ def main():
     ap.add_argument("--work", default="out/kernel-linux")
     ap.add_argument("--bin", default="target/release/spikelab")
     ap.add_argument("--configs", default="abc")
+    ap.add_argument("--cc", default="reno", choices=["reno", "cubic"])
     ap.add_argument("--out", default="-")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     jobs = [(c, s) for c in a.configs for s in range(1, a.seeds + 1)]
     rows = []
     with cf.ThreadPoolExecutor(a.jobs) as ex:
-        for f in cf.as_completed([ex.submit(one, a.bin, a.work, c, s) for c, s in jobs]):
+        for f in cf.as_completed([ex.submit(one, a.bin, a.work, c, s, a.cc) for c, s in jobs]):
             r = f.result()
             rows.append(r)
             print(f"done {r['config']}-{r['seed']}: {r['completion_s']} s", file=sys.stderr)

@@ -35,7 +35,7 @@ use spikelab_net::{
     QueueLimit, RedConfig, ServiceConfig, SpikeConfig,
 };
 use spikelab_tcp::rto::{LinuxConfig, Ns2RtoConfig, PeakHopperConfig, Rfc6298Config, RtoConfig};
-use spikelab_tcp::{CongestionControl, LinuxSysctls, TcpConfig};
+use spikelab_tcp::{LinuxSysctls, TcpConfig};
 
 /// Longest duration anywhere in a scenario: 10^6 s.
 pub const MAX_DUR: Dur = Dur::from_secs(1_000_000);
@@ -626,12 +626,6 @@ fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
         MAX_WINDOW,
         " bytes (default to 2^30)",
     )?;
-    if l.tcp_congestion_control == CongestionControl::Cubic {
-        return fail(
-            &p.key("tcp_congestion_control"),
-            "`cubic` is not modelled yet: use \"reno\"",
-        );
-    }
     Ok(())
 }
 

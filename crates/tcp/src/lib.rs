@@ -12,10 +12,13 @@
 //! * [`response`]: what a sender does about a spurious timeout.
 
 pub mod config;
+pub mod cubic;
 pub mod linux_profile;
+pub mod linux_receiver;
 pub mod linux_reno;
 pub mod linux_rtt;
 pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod recovery;
 pub mod response;

@@ -13,7 +13,7 @@ use crate::rto::{LinuxConfig, RtoConfig};
 use crate::spurious::DetectorKind;
 use crate::window::SsthreshRule;
 use serde::{Deserialize, Serialize};
-use spikelab_core::Dur;
+use spikelab_core::{Dur, Time};
 
 /// `net.ipv4.tcp_congestion_control`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,9 +22,63 @@ pub enum CongestionControl {
     /// `tcp_reno_cong_avoid` / `tcp_reno_ssthresh` (net/ipv4/tcp_cong.c).
     #[default]
     Reno,
-    /// `tcp_cubic.c` (RFC 9438): the kernel's default; not modelled yet, so a
-    /// scenario naming it is rejected.
+    /// `tcp_cubic.c` (RFC 9438, [`crate::cubic`]): the kernel's default.
     Cubic,
+}
+
+/// The congestion-control module a `linux` host runs (`icsk_ca_ops`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinuxCc {
+    Reno(crate::linux_reno::LinuxReno),
+    Cubic(crate::cubic::Cubic),
+}
+
+impl Default for LinuxCc {
+    fn default() -> Self {
+        LinuxCc::Reno(Default::default())
+    }
+}
+
+impl LinuxCc {
+    pub fn new(kind: CongestionControl) -> LinuxCc {
+        match kind {
+            CongestionControl::Reno => LinuxCc::Reno(Default::default()),
+            CongestionControl::Cubic => LinuxCc::Cubic(Default::default()),
+        }
+    }
+
+    /// `cong_avoid` for an ACK of `acked` segments: the new cwnd, in segments.
+    pub fn on_ack(&mut self, now: Time, cwnd: u64, ssthresh: u64, acked: u64) -> u64 {
+        match self {
+            LinuxCc::Reno(r) => r.on_ack(cwnd, ssthresh, acked),
+            LinuxCc::Cubic(c) => c.on_ack(now, cwnd, ssthresh, acked),
+        }
+    }
+
+    /// `pkts_acked` with an RTT sample: a new ssthresh (segments) if slow start ends.
+    pub fn on_rtt_sample(&mut self, v: &crate::cubic::RttView) -> Option<u64> {
+        match self {
+            LinuxCc::Reno(_) => None,
+            LinuxCc::Cubic(c) => c.on_rtt_sample(v),
+        }
+    }
+
+    /// `ssthresh` (its side effects; the value is the `SsthreshRule`'s) and
+    /// `tcp_init_cwnd_reduction`'s `snd_cwnd_cnt = 0`, from `cwnd` segments.
+    pub fn on_reduction(&mut self, cwnd: u64) {
+        match self {
+            LinuxCc::Reno(r) => r.on_reduction(),
+            LinuxCc::Cubic(c) => c.on_reduction(cwnd),
+        }
+    }
+
+    /// `tcp_enter_loss`: `snd_cwnd_cnt = 0` and `set_state(TCP_CA_Loss)`.
+    pub fn on_loss_state(&mut self, now: Time, snd_nxt: u64) {
+        match self {
+            LinuxCc::Reno(r) => r.on_reduction(),
+            LinuxCc::Cubic(c) => c.on_loss_state(now, snd_nxt),
+        }
+    }
 }
 
 /// The kernel's sysctls as a scenario writes them (integers as in
@@ -42,14 +96,14 @@ pub struct LinuxSysctls {
     /// 0 off, 1 or 2 the SACK-enhanced F-RTO of `tcp_process_loss`. Default 2.
     /// Timestamp and D-SACK undo run either way (`linux-undo` / `linux-frto`).
     pub tcp_frto: u8,
-    /// Bit mask: 1 RACK loss detection, 2 static reordering window, 4 no DupThresh
-    /// fallback. Default 1. RACK is not modelled yet: loss detection is DupThresh.
+    /// Bit mask: 1 RACK loss detection ([`crate::rack`]; without it, DupThresh), 2
+    /// static reordering window (the D-SACK adaptation is not modelled, so the window
+    /// is static either way), 4 no DupThresh rule in the reordering window. Default 1.
     pub tcp_recovery: u8,
-    /// 0 to 4; 3 and 4 enable Tail Loss Probes (RFC 8985). Default 3. TLP is not
-    /// modelled yet.
+    /// 0 to 4; 3 and 4 enable Tail Loss Probes (RFC 8985, [`crate::tlp`]). Default 3.
     pub tcp_early_retrans: u8,
-    /// `reno` or `cubic`. Default `reno` (the kernel's is cubic; cubic is not modelled
-    /// yet; the emulator runs reno by default too).
+    /// `reno` or `cubic`. Default `reno` (the kernel's is cubic; the emulator runs
+    /// reno by default too). Drives `ssthresh_rule`.
     pub tcp_congestion_control: CongestionControl,
     /// Receive buffer `[min, default, max]` in bytes. Default `[4096, 131072,
     /// 6291456]`. Autotuning is not modelled yet; the advertised window is
@@ -82,6 +136,10 @@ impl LinuxSysctls {
             RecoveryKind::NewReno
         };
         cfg.dsack = self.tcp_dsack != 0;
+        cfg.ssthresh_rule = match self.tcp_congestion_control {
+            CongestionControl::Reno => SsthreshRule::LinuxReno,
+            CongestionControl::Cubic => SsthreshRule::LinuxCubic,
+        };
         cfg.spurious.driver = Some(if self.tcp_frto != 0 {
             DetectorKind::LinuxFrto
         } else {

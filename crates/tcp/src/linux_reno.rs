@@ -17,24 +17,26 @@ pub struct LinuxReno {
 impl LinuxReno {
     /// `tcp_reno_cong_avoid` for an ACK of `acked` segments: the new cwnd, in segments.
     pub fn on_ack(&mut self, cwnd: u64, ssthresh: u64, acked: u64) -> u64 {
-        let mut cwnd = cwnd;
-        let mut acked = acked;
-        // tcp_in_slow_start: cwnd < ssthresh.
-        if cwnd < ssthresh {
-            // tcp_slow_start: cwnd = min(cwnd + acked, ssthresh); the rest carries on.
-            let grown = (cwnd + acked).min(ssthresh);
-            acked -= grown - cwnd;
-            cwnd = grown;
-            if acked == 0 {
-                return cwnd;
-            }
+        let (cwnd, acked) = Self::slow_start(cwnd, ssthresh, acked);
+        if acked == 0 {
+            return cwnd;
         }
-        self.cong_avoid_ai(cwnd, acked)
+        self.cong_avoid_ai(cwnd, cwnd, acked)
     }
 
-    /// `tcp_cong_avoid_ai(tp, w = cwnd, acked)`.
-    fn cong_avoid_ai(&mut self, cwnd: u64, acked: u64) -> u64 {
-        let w = cwnd.max(1);
+    /// `tcp_slow_start` while `tcp_in_slow_start` (cwnd < ssthresh): cwnd = min(cwnd +
+    /// acked, ssthresh); returns it and the acknowledged segments left over.
+    pub fn slow_start(cwnd: u64, ssthresh: u64, acked: u64) -> (u64, u64) {
+        if cwnd >= ssthresh {
+            return (cwnd, acked);
+        }
+        let grown = (cwnd + acked).min(ssthresh);
+        (grown, acked - (grown - cwnd))
+    }
+
+    /// `tcp_cong_avoid_ai(tp, w, acked)`: one segment of growth per `w` acknowledged.
+    pub fn cong_avoid_ai(&mut self, w: u64, cwnd: u64, acked: u64) -> u64 {
+        let w = w.max(1);
         let mut cwnd = cwnd;
         // "If credits accumulated at a higher w, apply them gently now."
         if self.cwnd_cnt >= w {

@@ -4,7 +4,9 @@
 //! The application reads instantly, so the advertised window is constant.
 
 use crate::config::{EchoRule, TcpConfig};
-use spikelab_core::{FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
+use crate::linux_receiver::LinuxAck;
+use crate::rto::{Rto, RtoEstimator};
+use spikelab_core::{Dur, FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
 
 /// An out-of-order block held above `rcv_nxt`, with when it last grew (for the SACK
 /// rule that the first block reports the most recently received segment).
@@ -48,6 +50,12 @@ pub struct TcpReceiver {
     /// A SYN-ACK held by the delayed-ACK timer (ns-2's `delayed_syn_ack`).
     syn_ack_pending: bool,
     stats: ReceiverStats,
+    /// The `linux` profile's ACK clock ([`crate::linux_receiver`]).
+    linux_ack: Option<LinuxAck>,
+    /// The receiver's own RTT estimate, from its SYN-ACK (`tcp_synack_rtt_meas`).
+    own_rto: Option<Rto>,
+    /// When the SYN-ACK went out, until the first data segment times it.
+    syn_ack_sent: Option<Time>,
 }
 
 impl TcpReceiver {
@@ -66,6 +74,9 @@ impl TcpReceiver {
             last_ack_sent: 0,
             syn_ack_pending: false,
             stats: ReceiverStats::default(),
+            linux_ack: cfg.linux.as_ref().map(|_| LinuxAck::default()),
+            own_rto: None,
+            syn_ack_sent: None,
         }
     }
 
@@ -123,6 +134,7 @@ impl TcpReceiver {
         let mut p = self.ack_packet(now, PacketKind::SynAck);
         p.sack = SackBlocks::new();
         out.push(p);
+        self.syn_ack_sent = Some(now);
     }
 
     /// A data segment arrived.
@@ -137,7 +149,9 @@ impl TcpReceiver {
         if duplicate {
             self.stats.duplicate_segments += 1;
         }
-        let immediate = !was_in_order || had_holes || duplicate || !self.cfg.delayed_ack.enabled;
+        let quick = self.linux_on_data(now, was_in_order && !duplicate, duplicate);
+        let immediate =
+            !was_in_order || had_holes || duplicate || !self.cfg.delayed_ack.enabled || quick;
         if immediate {
             // RFC 5681 4.2: out-of-order segments, segments that fill a hole, and (with
             // D-SACK) duplicates are acknowledged at once.
@@ -237,6 +251,40 @@ impl TcpReceiver {
         }
     }
 
+    /// The `linux` profile: `tcp_event_data_recv` for new in-order data, quick-ACK
+    /// mode for a duplicate (`tcp_data_queue`: "A retransmit ... Force an immediate
+    /// ack"); returns whether the ACK goes out at once (`tcp_in_quickack_mode`).
+    fn linux_on_data(&mut self, now: Time, new_in_order: bool, duplicate: bool) -> bool {
+        if self.linux_ack.is_none() {
+            return false;
+        }
+        if let Some(sent) = self.syn_ack_sent.take() {
+            let mut r = Rto::new(&self.cfg.rto);
+            r.on_syn_sample(now.saturating_since(sent));
+            self.own_rto = Some(r);
+        }
+        // icsk_rto: TCP_TIMEOUT_INIT without a sample.
+        let rto = self.own_rto.as_ref().map_or(Dur::from_secs(1), |r| r.rto());
+        let (wnd, mss) = (self.cfg.receiver_window, self.cfg.mss as u64);
+        let Some(a) = self.linux_ack.as_mut() else {
+            return false;
+        };
+        if duplicate {
+            a.enter_quickack_mode(wnd, mss);
+        }
+        if new_in_order {
+            a.on_data(now, wnd, mss, rto);
+        }
+        a.in_quickack_mode()
+    }
+
+    /// The delayed-ACK timeout: the configured one, or the Linux receiver's `ato`.
+    fn delack_timeout(&self) -> Dur {
+        let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
+        self.linux_ack
+            .map_or(self.cfg.delayed_ack.timeout, |a| a.delay(srtt))
+    }
+
     /// Delayed ACK: acknowledge every `every`-th full-sized segment, else arm the timer.
     fn delay_ack(&mut self, now: Time, len: u32, out: &mut Vec<Packet>) {
         if len as u64 >= self.cfg.mss as u64 {
@@ -245,7 +293,7 @@ impl TcpReceiver {
         if self.unacked_full_segments >= self.cfg.delayed_ack.every {
             self.send_ack(now, out);
         } else if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + self.cfg.delayed_ack.timeout);
+            self.delack_deadline = Some(now + self.delack_timeout());
         }
     }
 
@@ -275,6 +323,9 @@ impl TcpReceiver {
         self.delack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;
         self.stats.acks_sent += 1;
+        if let Some(a) = self.linux_ack.as_mut() {
+            a.on_ack_sent(); // tcp_event_ack_sent -> tcp_dec_quickack_mode
+        }
         out.push(p);
     }
 
@@ -323,6 +374,45 @@ mod tests {
 
     fn t(ms: u64) -> Time {
         Time(ms * 1_000_000)
+    }
+
+    fn linux_receiver() -> TcpReceiver {
+        let c = TcpConfig {
+            mss: 1000,
+            receiver_window: 64_000,
+            ..TcpConfig::linux()
+        };
+        TcpReceiver::new(FlowId(0), &c)
+    }
+
+    #[test]
+    fn a_linux_receiver_acks_its_first_sixteen_segments_at_once() {
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..18 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        // 16 quick ACKs, then one ACK per two segments (segments 16 and 17).
+        assert_eq!(out.len(), 17);
+        r.on_data(t(18), &seg(18, 18), &mut out);
+        assert_eq!(r.next_deadline(), Some(t(18 + 40)), "TCP_ATO_MIN");
+    }
+
+    #[test]
+    fn a_linux_receiver_acks_at_once_after_a_duplicate() {
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..20 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        r.on_data(t(20), &seg(3, 20), &mut out); // a duplicate: quick-ACK mode
+        out.clear();
+        r.on_data(t(21), &seg(20, 21), &mut out);
+        assert_eq!(
+            out.len(),
+            1,
+            "acknowledged without waiting for a second segment"
+        );
     }
 
     #[test]

@@ -113,11 +113,16 @@ pub struct TcpSender<E: RtoEstimator> {
     /// Numbers (0, 1, ...) of the data timeouts that were fast timeouts.
     fast_timeouts: Vec<u64>,
     /// Linux's congestion-avoidance credit (`profile = "linux"`).
-    linux_cc: crate::linux_reno::LinuxReno,
+    linux_cc: crate::linux_profile::LinuxCc,
     /// The timer is a Tail Loss Probe's, not the RTO ([`crate::tlp`]).
     probe_armed: bool,
-    /// snd_max after a retransmitted probe, until acknowledged (`tlp_high_seq`).
-    tlp_high_seq: Option<u64>,
+    /// snd_max after a probe, until settled (`tlp_high_seq`), and whether the probe
+    /// was a retransmission (`tlp_retrans`).
+    tlp_high_seq: Option<(u64, bool)>,
+    /// RACK loss detection (`tcp_recovery` bit 1, [`crate::rack`]).
+    rack: crate::rack::Rack,
+    /// The timer is RACK's reordering timer (`ICSK_TIME_REO_TIMEOUT`), not the RTO.
+    reo_armed: bool,
     /// The `linux` profile's fast-recovery window ([`crate::prr`]).
     prr: crate::prr::Prr,
     /// ns-2 Sack1's rules for counting duplicate ACKs (`Ns2Switches::sack1_dupack_rules`).
@@ -185,9 +190,15 @@ impl<E: RtoEstimator> TcpSender<E> {
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
-            linux_cc: Default::default(),
+            linux_cc: crate::linux_profile::LinuxCc::new(
+                cfg.linux
+                    .as_ref()
+                    .map_or(Default::default(), |l| l.tcp_congestion_control),
+            ),
             probe_armed: false,
             tlp_high_seq: None,
+            rack: Default::default(),
+            reo_armed: false,
             prr: Default::default(),
             sack1_dupacks: Sack1DupAcks::default(),
         }
@@ -226,9 +237,10 @@ impl<E: RtoEstimator> TcpSender<E> {
     pub fn next_deadline(&self) -> Option<Time> {
         self.timer
     }
-    /// The armed timer is a Tail Loss Probe's: its expiry is no timeout.
+    /// The armed timer is a Tail Loss Probe's or RACK's reordering timer: its expiry
+    /// is no timeout.
     pub fn probe_armed(&self) -> bool {
-        self.probe_armed
+        self.probe_armed || self.reo_armed
     }
     /// Timeouts in a row without an acknowledgment of new data (the back-off count).
     pub fn consecutive_timeouts(&self) -> u32 {
@@ -303,6 +315,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         let timeouts = self.consecutive_timeouts;
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
+        if self.rack_enabled() {
+            self.rack_note_deliveries(now, pkt);
+        }
         let (dsack, newly_sacked) = self.apply_sack(pkt);
         let mut info = AckInfo {
             dsack,
@@ -321,7 +336,10 @@ impl<E: RtoEstimator> TcpSender<E> {
                 self.on_duplicate_ack(now, out);
             }
         }
+        self.process_probe_ack(pkt, &info, newly_sacked);
         self.follow_driver(now, step, timeouts, &info, out);
+        let dubious = info.duplicate || newly_sacked > 0 || dsack;
+        self.rack_on_ack(now, dubious);
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
         self.try_send(now, out);
         if self.probe_armed && (self.phase != Phase::Open || self.frto_hold) {
@@ -503,6 +521,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.w.snd_una >= self.w.snd_max {
             return;
         }
+        if self.reo_armed {
+            self.on_reo_timeout(now, out);
+            return;
+        }
         if self.probe_armed {
             self.on_probe_timeout(now, out);
             return;
@@ -521,7 +543,10 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// `tcp_schedule_loss_probe`: arms the probe instead of the RTO in the Open state;
     /// returns whether it did.
     fn schedule_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
-        let open = self.phase == Phase::Open && !self.frto_hold;
+        // TCP_CA_Open only: SACKed or lost segments outstanding make the kernel's
+        // state TCP_CA_Disorder (`tcp_try_keep_open`), where no probe is scheduled.
+        let disorder = self.w.segs.sacked_bytes() > 0 || self.rack.lost_pending() > 0;
+        let open = self.phase == Phase::Open && !self.frto_hold && !disorder;
         if !self.tlp_enabled() || !open || self.w.snd_una >= self.w.snd_max {
             return false;
         }
@@ -538,6 +563,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         self.timer = Some(crate::tlp::probe_deadline(&s));
         self.probe_armed = true;
+        self.reo_armed = false;
         true
     }
 
@@ -546,19 +572,195 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn on_probe_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.probe_armed = false;
         let new_fits = self.w.snd_nxt == self.w.snd_max && self.next_segment_end().is_some();
-        let outstanding = self.tlp_high_seq.is_some_and(|h| self.w.snd_una < h);
-        match crate::tlp::choose_probe(new_fits, outstanding) {
+        match crate::tlp::choose_probe(new_fits, self.tlp_high_seq.is_some()) {
             crate::tlp::Probe::NewData => {
-                self.send_next(now, out);
+                if self.send_next(now, out) {
+                    self.tlp_high_seq = Some((self.w.snd_max, false));
+                }
             }
             crate::tlp::Probe::RetransmitLast => {
                 let last = self.w.segs.len() - 1;
                 self.retransmit(now, last, out);
-                self.tlp_high_seq = Some(self.w.snd_max);
+                self.tlp_high_seq = Some((self.w.snd_max, true));
             }
             crate::tlp::Probe::Nothing => {}
         }
         self.arm_timer(now);
+    }
+
+    /// `tcp_process_tlp_ack` ([`crate::tlp::on_probe_ack`]): settles an outstanding
+    /// probe; a retransmitted probe that repaired a loss reduces cwnd as
+    /// `tcp_init_cwnd_reduction` then `tcp_end_cwnd_reduction` do in the CWR state.
+    fn process_probe_ack(&mut self, pkt: &Packet, info: &AckInfo, newly_sacked: u64) {
+        let Some((high_seq, retransmitted)) = self.tlp_high_seq else {
+            return;
+        };
+        let (dsack, _) = split_dsack(pkt);
+        let view = crate::tlp::ProbeAckView {
+            ack: pkt.ack,
+            high_seq,
+            retransmitted,
+            dsack_of_probe: dsack.is_some_and(|(_, e)| e == high_seq),
+            not_pure_dupack: info.newly_acked > 0 || newly_sacked > 0 || pkt.len > 0,
+        };
+        match crate::tlp::on_probe_ack(&view) {
+            crate::tlp::ProbeAck::Pending => {}
+            crate::tlp::ProbeAck::NoLoss => self.tlp_high_seq = None,
+            crate::tlp::ProbeAck::Loss => {
+                self.tlp_high_seq = None;
+                self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
+                self.w.ssthresh = self.w.halved_ssthresh();
+                self.w.cwnd = self.w.ssthresh;
+            }
+        }
+    }
+
+    // ----- RACK loss detection (crate::rack) ---------------------------------------
+
+    /// `tcp_recovery` bit 1 on a SACK connection of the `linux` profile (`tcp_is_rack`).
+    fn rack_enabled(&self) -> bool {
+        let on = |l: &crate::LinuxSysctls| l.tcp_recovery & 1 != 0;
+        self.cfg.linux.as_ref().is_some_and(on) && self.cfg.sack_enabled()
+    }
+
+    /// `tcp_sacktag_one` and `tcp_clean_rtx_queue`: RACK hears of every segment this
+    /// ACK delivers for the first time (RFC 8985 6.2 steps 1-4), before the ACK is
+    /// applied. Cumulatively acknowledged retransmissions whose ACK echoes a timestamp
+    /// older than the retransmission (`tcp_skb_spurious_retrans`) are left out.
+    fn rack_note_deliveries(&mut self, now: Time, pkt: &Packet) {
+        let prior_fack = self.w.segs.highest_sacked_end();
+        let echoed = pkt
+            .ts
+            .filter(|_| self.cfg.timestamps)
+            .and_then(|ts| self.cfg.ts_time(ts.ecr));
+        let (_, blocks) = split_dsack(pkt);
+        let cumulative_range = (self.w.snd_una, pkt.ack.min(self.w.snd_max), true);
+        let sacked_ranges = blocks.iter().map(|&(s, e)| (s.max(pkt.ack), e, false));
+        for (start, end, cumulative) in std::iter::once(cumulative_range).chain(sacked_ranges) {
+            let Some(mut i) = self.w.segs.index_of(start) else {
+                continue;
+            };
+            while let Some(seg) = self.w.segs.get(i).copied() {
+                if seg.end > end {
+                    break;
+                }
+                i += 1;
+                let whole = seg.start >= start;
+                let spurious = cumulative
+                    && seg.retx_count > 0
+                    && echoed.is_some_and(|sent| sent < seg.last_sent);
+                if !whole || seg.sacked || spurious {
+                    continue;
+                }
+                self.rack
+                    .on_delivered_below_fack(&seg, prior_fack, self.w.mss);
+                self.rack.on_delivered(&seg, now, self.min_rtt);
+            }
+        }
+        self.rack.on_cumulative_ack(pkt.ack);
+    }
+
+    /// `tcp_rack_reo_wnd`'s inputs from the sender's state.
+    fn rack_reo_wnd(&self) -> Dur {
+        let no_dupthresh = self
+            .cfg
+            .linux
+            .as_ref()
+            .is_some_and(|l| l.tcp_recovery & 4 != 0);
+        self.rack.reo_wnd(&crate::rack::ReoWndInputs {
+            recovering: self.phase != Phase::Open,
+            sacked_out: self.w.segs.sacked_bytes() / self.w.mss,
+            no_dupthresh,
+            min_rtt: self.min_rtt,
+            srtt: self.rto.srtt(),
+        })
+    }
+
+    /// `tcp_fastretrans_alert`'s RACK part: `tcp_identify_packet_loss` on an ACK the
+    /// kernel finds dubious (`tcp_ack_is_dubious`: outside the Open state, or a
+    /// duplicate, or SACK information), then `tcp_time_to_recover` ("the loss is
+    /// proven": lost_out > 0) from the Open state, or from the Loss state when a
+    /// retransmission was lost (`FLAG_LOST_RETRANS`).
+    fn rack_on_ack(&mut self, now: Time, dubious: bool) {
+        if !self.rack_enabled() || self.frto_hold || (self.phase == Phase::Open && !dubious) {
+            return;
+        }
+        let d = self.rack.mark_lost(&self.w.segs, now, self.rack_reo_wnd());
+        if let Some(wait) = d.wait {
+            // tcp_rack_mark_lost: the reordering timer, rounded up by TCP_TIMEOUT_MIN.
+            self.arm_timer(now);
+            self.timer = Some(now + wait + crate::tlp::TIMEOUT_MIN);
+            self.reo_armed = true;
+        }
+        let enter = match self.phase {
+            Phase::Open => self.rack.lost_pending() > 0,
+            Phase::Loss { .. } => d.lost_retransmissions > 0,
+            Phase::Recovery { .. } => false,
+        };
+        if enter {
+            self.enter_rack_recovery();
+        }
+    }
+
+    /// `tcp_enter_recovery` on RACK's word. From the Loss state, the segments the
+    /// timeout's go-back-N has not resent yet keep the kernel's lost marks
+    /// (`tcp_timeout_mark_lost`) and are retransmitted from the lost list.
+    fn enter_rack_recovery(&mut self) {
+        if let Phase::Loss { .. } = self.phase {
+            let nxt = self.w.snd_nxt;
+            let unsent: Vec<u64> = (self.w.segs.iter())
+                .filter(|s| s.start >= nxt && !s.sacked)
+                .map(|s| s.start)
+                .collect();
+            for start in unsent {
+                self.rack.mark_segment_lost(start);
+            }
+            self.w.snd_nxt = self.w.snd_max;
+        }
+        // The lost segments go out from try_send (tcp_xmit_retransmit_queue).
+        let _ = self.begin_recovery();
+    }
+
+    /// In-flight segments as the kernel counts them (`tcp_packets_in_flight`) with
+    /// RACK, or RFC 6675's pipe otherwise.
+    fn pipe_segments(&self) -> u64 {
+        let mss = self.w.mss;
+        if !self.rack_enabled() {
+            return self.w.pipe() / mss;
+        }
+        let unsacked = (self.w.flight_size() - self.w.segs.sacked_bytes()).div_ceil(mss);
+        crate::rack::in_flight(unsacked, self.rack.lost_pending())
+    }
+
+    /// `tcp_xmit_retransmit_queue` then `tcp_write_xmit` in RACK's fast recovery.
+    fn rack_next_in_recovery(&self) -> Option<Transmit> {
+        let lost = (self.rack.first_lost()).and_then(|s| self.w.segs.index_of(s));
+        let new = self.w.snd_nxt == self.w.snd_max && self.next_segment_end().is_some();
+        let cwnd = self.w.cwnd / self.w.mss;
+        match crate::rack::next_transmit(self.pipe_segments(), cwnd, lost.is_some(), new)? {
+            crate::rack::Next::RetransmitLost => lost.map(Transmit::Retransmit),
+            crate::rack::Next::New => Some(Transmit::New),
+        }
+    }
+
+    /// `tcp_rack_reo_timeout`: the reordering window has passed; segments now lost
+    /// start (or feed) fast recovery, with one segment of PRR credit
+    /// (`tcp_cwnd_reduction(sk, 1, 0)`); then the RTO from now (`tcp_rearm_rto`).
+    fn on_reo_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.reo_armed = false;
+        let d = self
+            .rack
+            .detect_loss(&self.w.segs, now, self.rack_reo_wnd());
+        if d.newly_lost > 0 {
+            if !matches!(self.phase, Phase::Recovery { .. }) {
+                self.enter_rack_recovery();
+                self.prr_on_ack(self.w.mss, false);
+            }
+            self.try_send(now, out);
+        }
+        if !self.probe_armed {
+            self.arm_timer(now);
+        }
     }
 
     /// `tcp_rearm_rto` with a probe pending outside the Open state: the RTO anchored
@@ -704,6 +906,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.last_rtt = Some(rtt);
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
             self.stats.rtt_samples += 1;
+            self.cc_on_rtt_sample(now, rtt);
         }
         self.advance_phase(now, ack, newly, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
@@ -711,45 +914,62 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.w.snd_una >= self.w.snd_max {
             self.timer = None;
             self.probe_armed = false;
+            self.reo_armed = false;
         } else if !self.schedule_probe(now, true) {
             self.arm_timer(now);
         }
         newly
     }
 
+    /// `pkts_acked` (CUBIC's HyStart may end slow start: ssthresh = cwnd).
+    fn cc_on_rtt_sample(&mut self, now: Time, rtt: Dur) {
+        let mss = self.w.mss;
+        let v = crate::cubic::RttView {
+            now,
+            rtt,
+            cwnd: self.w.cwnd / mss,
+            ssthresh: self.w.ssthresh / mss,
+            snd_una: self.w.snd_una,
+            snd_nxt: self.w.snd_max,
+        };
+        if let Some(ssthresh) = self.linux_cc.on_rtt_sample(&v) {
+            self.w.ssthresh = ssthresh * mss;
+        }
+    }
+
     fn advance_phase(&mut self, now: Time, ack: u64, newly: u64, out: &mut Vec<Packet>) {
         match self.phase {
             Phase::Recovery { point } if ack >= point => {
                 self.exit_recovery();
-                self.grow_on_exit(newly);
+                self.grow_on_exit(now, newly);
             }
             Phase::Recovery { .. } => match self.recovery.on_partial_ack(&mut self.w, newly) {
                 PartialAck::Exit => {
                     self.exit_recovery();
-                    self.grow_on_exit(newly);
+                    self.grow_on_exit(now, newly);
                 }
                 PartialAck::Stay(Some(i)) => self.retransmit(now, i, out),
                 PartialAck::Stay(None) => {}
             },
             Phase::Loss { point } => {
-                self.grow_cwnd(newly);
+                self.grow_cwnd(now, newly);
                 if ack >= point {
                     self.phase = Phase::Open;
                 }
             }
-            Phase::Open => self.grow_cwnd(newly),
+            Phase::Open => self.grow_cwnd(now, newly),
         }
     }
 
     /// ns-2's Reno and NewReno `recv()` run `recv_newack_helper()` -> `opencwnd()` on
     /// the ACK that ends fast recovery; `Sack1TcpAgent::recv()` calls only `newack()`.
-    fn grow_on_exit(&mut self, newly: u64) {
+    fn grow_on_exit(&mut self, now: Time, newly: u64) {
         let reno_like = matches!(
             self.cfg.recovery,
             RecoveryKind::Reno | RecoveryKind::NewReno
         );
         if self.cfg.ns2.grow_on_recovery_exit && reno_like {
-            self.grow_cwnd(newly);
+            self.grow_cwnd(now, newly);
         }
     }
 
@@ -760,14 +980,15 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// RFC 5681 section 3.1: slow start (2) below ssthresh, congestion avoidance (3)
     /// above it.
-    fn grow_cwnd(&mut self, newly: u64) {
+    fn grow_cwnd(&mut self, now: Time, newly: u64) {
         let w = &mut self.w;
         if self.cfg.linux.is_some() {
-            // tcp_reno_cong_avoid (crate::linux_reno), in whole segments.
+            // tcp_reno_cong_avoid (crate::linux_reno) or cubictcp_cong_avoid
+            // (crate::cubic), in whole segments.
             let acked = newly.div_ceil(w.mss);
             let cwnd = self
                 .linux_cc
-                .on_ack(w.cwnd / w.mss, w.ssthresh / w.mss, acked);
+                .on_ack(now, w.cwnd / w.mss, w.ssthresh / w.mss, acked);
             w.cwnd = cwnd * w.mss;
             return;
         }
@@ -789,7 +1010,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             Phase::Open | Phase::Loss { .. } => {
                 // ns-2 Sack1TcpAgent::recv(): dupack_action() at ++dupacks_ ==
                 // numdupacks(cwnd_) only (Ns2Switches::sack1_dupack_rules).
-                let enter = if self.sack1_rules() {
+                let enter = if self.rack_enabled() {
+                    false // RFC 8985: RACK, not DupThresh, starts recovery (rack_on_ack)
+                } else if self.sack1_rules() {
                     self.dupacks == self.w.dupthresh
                 } else {
                     self.recovery.should_enter(&self.w, self.dupacks)
@@ -815,7 +1038,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             return;
         }
         let mss = self.w.mss;
-        let pipe = self.w.pipe() / mss;
+        let pipe = self.pipe_segments();
         let newly = delivered.div_ceil(mss);
         if let Some(c) = self
             .prr
@@ -826,25 +1049,32 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
-        // tcp_init_cwnd_reduction: prior_cwnd before the reduction.
-        self.prr = crate::prr::Prr::start(self.w.cwnd / self.w.mss);
-        self.phase = Phase::Recovery {
-            point: self.w.snd_max,
-        };
-        self.w.segs.clear_episode_marks();
-        self.linux_cc.on_reduction();
-        self.stats.fast_retransmits += 1;
-        if self.cfg.ns2.careful_after_fast_retransmit {
-            // ns-2 dupack_action(): recover_ = maxseq_ at every fast retransmit.
-            self.timeout_recover = Some(self.w.snd_max);
-        }
-        if let Some(i) = self.recovery.on_enter(&mut self.w) {
+        if let Some(i) = self.begin_recovery() {
             self.retransmit(now, i, out);
         }
         if self.cfg.ns2.restart_timer_on_fast_retransmit {
             // ns-2 dupack_action(): reset_rtx_timer(1, 0) -> set_rtx_timer().
             self.arm_timer(now);
         }
+    }
+
+    /// Fast recovery begins: the algorithm reduces ssthresh and cwnd and names the
+    /// segment to fast-retransmit.
+    fn begin_recovery(&mut self) -> Option<usize> {
+        // tcp_init_cwnd_reduction: prior_cwnd before the reduction; tlp_high_seq = 0.
+        self.prr = crate::prr::Prr::start(self.w.cwnd / self.w.mss);
+        self.tlp_high_seq = None;
+        self.phase = Phase::Recovery {
+            point: self.w.snd_max,
+        };
+        self.w.segs.clear_episode_marks();
+        self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
+        self.stats.fast_retransmits += 1;
+        if self.cfg.ns2.careful_after_fast_retransmit {
+            // ns-2 dupack_action(): recover_ = maxseq_ at every fast retransmit.
+            self.timeout_recover = Some(self.w.snd_max);
+        }
+        self.recovery.on_enter(&mut self.w)
     }
 
     // ----- timeout ---------------------------------------------------------------
@@ -867,11 +1097,12 @@ impl<E: RtoEstimator> TcpSender<E> {
                 pipe_prev: flight.max(self.w.ssthresh),
             };
             self.episode_recover = self.w.snd_max;
+            self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
             self.w.ssthresh = self.w.halved_ssthresh();
         }
         // RFC 5681 3.1: cwnd = loss window = 1 SMSS.
         self.w.cwnd = self.w.mss;
-        self.linux_cc.on_reduction();
+        self.linux_cc.on_loss_state(now, self.w.snd_max);
         self.consecutive_timeouts += 1;
         self.stats.timeouts += 1;
         self.fast_watch = Some(FastTimeoutWatch {
@@ -887,6 +1118,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         self.dupacks = 0;
         self.sack1_dupacks.on_timeout();
+        // tcp_enter_loss: tlp_high_seq = 0; the scoreboard is rebuilt (crate::rack).
+        self.tlp_high_seq = None;
+        self.rack.on_timeout();
         // Karn: nothing sent before the timeout may be timed any more.
         self.end_timing_by_karn();
         // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
@@ -914,6 +1148,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         loop {
             let choice = match self.phase {
+                Phase::Recovery { .. } if self.rack_enabled() => self.rack_next_in_recovery(),
                 Phase::Recovery { .. } => self
                     .recovery
                     .next_in_recovery(&self.w, self.next_segment_end().is_some()),
@@ -1019,6 +1254,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             s.last_sent = now;
             let (start, end) = (s.start, s.end);
             self.watch.on_retransmit(start, end);
+            self.rack.on_retransmit(start);
         }
         // Karn (RFC 6298 section 3): a retransmission ends the current RTT measurement.
         self.end_timing_by_karn();
@@ -1089,6 +1325,7 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     fn arm_timer(&mut self, now: Time) {
         self.probe_armed = false;
+        self.reo_armed = false;
         // The estimator's RTO with any kept spurious-timeout adaptation on top.
         self.armed_rto =
             self.adapt
@@ -1388,6 +1625,141 @@ mod tests {
         assert_eq!(s.stats().timeouts, 0);
         assert!(!s.probe_armed());
         assert_eq!(s.next_deadline(), Some(deadline + s.current_rto()));
+    }
+
+    /// A linux host after an RTT sample of 100 ms (segments 0, 1 acknowledged at
+    /// 100 ms), then an ACK at 200 ms that SACKs `sacked` from 3000 on: segment 2 missing.
+    fn linux_host_missing_segment_two(sacked: u64) -> (TcpSender<Rto>, Vec<Packet>) {
+        let (mut s, mut out) = linux_host_with_data();
+        s.on_ack(ms(100), &ack(2000), &mut out);
+        out.clear();
+        let mut a = ack(2000);
+        a.sack.push(3000, 3000 + sacked * 1000);
+        s.on_ack(ms(200), &a, &mut out);
+        (s, out)
+    }
+
+    #[test]
+    fn rack_waits_a_quarter_min_rtt_before_declaring_a_loss_reordering() {
+        // One segment SACKed: reo_wnd = min_rtt / 4 = 25 ms past RACK.rtt (200 ms).
+        let (mut s, mut out) = linux_host_missing_segment_two(1);
+        assert_eq!(s.stats().fast_retransmits, 0);
+        assert!(s.probe_armed(), "the reordering timer is no RTO");
+        assert_eq!(s.next_deadline(), Some(ms(227))); // + TCP_TIMEOUT_MIN
+        out.clear();
+        s.on_timer(ms(227), &mut out);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.stats().timeouts, 0);
+        assert_eq!((out[0].seq, out[0].retx), (2000, true));
+    }
+
+    #[test]
+    fn rack_declares_a_loss_at_once_when_dupthresh_segments_are_sacked() {
+        let (s, out) = linux_host_missing_segment_two(3);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert!(out.iter().any(|p| p.seq == 2000 && p.retx));
+    }
+
+    #[test]
+    fn a_cubic_linux_host_keeps_seven_tenths_of_cwnd_on_a_loss() {
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let sysctls = crate::LinuxSysctls {
+            tcp_congestion_control: crate::CongestionControl::Cubic,
+            ..Default::default()
+        };
+        sysctls.apply(&mut cfg);
+        cfg.linux = Some(sysctls);
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
+        let mut a = ack(2000);
+        a.sack.push(3000, 6000);
+        s.on_ack(ms(200), &a, &mut out);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        // cubictcp_recalc_ssthresh: 12 * 717 / 1024 = 8 segments (Reno: 6).
+        assert_eq!(s.window().ssthresh, 8000);
+    }
+
+    #[test]
+    fn rack_resends_a_lost_go_back_n_retransmission_without_another_timeout() {
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        // No probe (the timer is the RTO) and no F-RTO (the timeout goes back N).
+        let sysctls = crate::LinuxSysctls {
+            tcp_early_retrans: 0,
+            tcp_frto: 0,
+            tcp_timestamps: 0,
+            ..Default::default()
+        };
+        sysctls.apply(&mut cfg);
+        cfg.linux = Some(sysctls);
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out); // RTT 100 ms; segments 10..13 go out
+        let rto_at = s.next_deadline().unwrap();
+        s.on_timer(rto_at, &mut out); // go-back-N from segment 2
+        let t = rto_at.0 / 1_000_000;
+        s.on_ack(ms(t + 100), &ack(3000), &mut out); // segments 3 and 4 resent
+        out.clear();
+        // Segment 4's retransmission is SACKed an RTT later; segment 3's, sent with it,
+        // is not: RACK marks it lost and fast recovery resends it at once.
+        let mut a = ack(3000);
+        a.sack.push(4000, 5000);
+        s.on_ack(ms(t + 200), &a, &mut out);
+        assert!(matches!(s.phase(), Phase::Recovery { .. }));
+        assert_eq!((out[0].seq, out[0].retx), (3000, true));
+        assert_eq!(s.stats().timeouts, 1);
+    }
+
+    /// A linux host whose last segment was probed by retransmission, then wrote more
+    /// data that went out; returns it with cwnd before the probe's ACK.
+    fn linux_host_after_a_retransmitted_probe() -> (TcpSender<Rto>, Vec<Packet>) {
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let (mut s, mut out) = started(&cfg, 10_000);
+        s.on_ack(ms(100), &ack(9000), &mut out);
+        let deadline = s.next_deadline().unwrap();
+        out.clear();
+        s.on_timer(deadline, &mut out);
+        assert_eq!((out.len(), out[0].seq, out[0].retx), (1, 9000, true));
+        s.on_app_data(deadline, 5_000, &mut out);
+        (s, out)
+    }
+
+    #[test]
+    fn an_ack_beyond_a_retransmitted_tail_probe_halves_cwnd() {
+        let (mut s, mut out) = linux_host_after_a_retransmitted_probe();
+        let before = s.window().cwnd;
+        s.on_ack(ms(900), &ack(11_000), &mut out);
+        let w = s.window();
+        assert_eq!(w.cwnd, w.ssthresh);
+        assert!(w.cwnd < before, "{} !< {before}", w.cwnd);
+    }
+
+    #[test]
+    fn a_dsack_for_the_tail_probe_keeps_cwnd() {
+        let (mut s, mut out) = linux_host_after_a_retransmitted_probe();
+        let mut a = ack(11_000);
+        a.sack.push(9000, 10_000); // the probe's copy, reported as a duplicate
+        s.on_ack(ms(900), &a, &mut out);
+        let w = s.window();
+        assert!(
+            w.cwnd < w.ssthresh,
+            "still in slow start: {} {}",
+            w.cwnd,
+            w.ssthresh
+        );
     }
 
     #[test]

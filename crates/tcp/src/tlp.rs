@@ -8,8 +8,9 @@
 //! plus `TCP_TIMEOUT_MIN`, 2 jiffies), but never later than the RTO would fire. When
 //! the PTO fires, the probe is the next new segment if the receiver window admits
 //! one (sent whatever cwnd says), else a retransmission of the last segment (RFC 8985
-//! 7.3), at most one retransmitted probe outstanding (`tlp_high_seq`). The RTO then
-//! restarts from the probe's sending time (`icsk_pending = 0; tcp_rearm_rto`).
+//! 7.3), at most one probe outstanding per flight (`tlp_high_seq`, Linux 5.8's "allow
+//! at most one TLP probe per flight"). The RTO then restarts from the probe's sending
+//! time (`icsk_pending = 0; tcp_rearm_rto`).
 //!
 //! "Never later than the RTO": after an ACK that advanced snd_una the kernel compares
 //! with a full RTO from now (`advancing_rto`); after sending new data, with the RTO
@@ -17,8 +18,11 @@
 //! (`tcp_rto_delta_us`), which is why the probe, and the RTO after it, fire earlier
 //! in an outage than a per-ACK restarted RTO would suggest.
 //!
-//! Not modelled: TLP's own loss detection and cwnd reduction for a retransmitted
-//! probe (`tcp_process_tlp_ack`, RFC 8985 7.4), and RACK's reordering timer.
+//! TLP's own loss detection (RFC 8985 7.4, `tcp_process_tlp_ack`): once the ACKs
+//! reach the probe, a retransmitted probe either was unneeded (a D-SACK reports it,
+//! or a pure duplicate ACK shows both copies arrived) or repaired a loss that nothing
+//! else noticed (the ACK goes beyond it), and then cwnd is reduced as for any loss
+//! ([`on_probe_ack`]).
 
 use spikelab_core::{Dur, Time};
 
@@ -79,14 +83,62 @@ pub enum Probe {
 }
 
 /// The probe to send, from whether new data fits the receiver window and whether a
-/// retransmitted probe is still unacknowledged.
+/// probe of this flight is still unacknowledged (`if (tp->tlp_high_seq) goto
+/// rearm_timer;`: "At most one outstanding TLP").
 pub fn choose_probe(new_data_fits: bool, probe_outstanding: bool) -> Probe {
-    if new_data_fits {
-        Probe::NewData
-    } else if probe_outstanding {
+    if probe_outstanding {
         Probe::Nothing
+    } else if new_data_fits {
+        Probe::NewData
     } else {
         Probe::RetransmitLast
+    }
+}
+
+/// What an ACK tells about an outstanding probe (`tcp_process_tlp_ack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeAck {
+    /// Not decided yet: keep `tlp_high_seq`.
+    Pending,
+    /// The probe is settled without a loss: forget it.
+    NoLoss,
+    /// The retransmitted probe repaired a loss: reduce cwnd (RFC 8985 7.4.2).
+    Loss,
+}
+
+/// The ACK as `tcp_process_tlp_ack` sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct ProbeAckView {
+    pub ack: u64,
+    /// snd_nxt after the probe went out (`tlp_high_seq`).
+    pub high_seq: u64,
+    /// The probe was a retransmission (`tlp_retrans`), not new data.
+    pub retransmitted: bool,
+    /// The ACK carries a D-SACK for the probed segment (`FLAG_DSACK_TLP`).
+    pub dsack_of_probe: bool,
+    /// The ACK advanced snd_una, SACKed new data or carried data: not a pure
+    /// duplicate (`FLAG_SND_UNA_ADVANCED | FLAG_NOT_DUP | FLAG_DATA_SACKED`).
+    pub not_pure_dupack: bool,
+}
+
+/// `tcp_process_tlp_ack` (RFC 8985 7.4.2), in the kernel's order of tests.
+pub fn on_probe_ack(v: &ProbeAckView) -> ProbeAck {
+    if v.ack < v.high_seq {
+        ProbeAck::Pending
+    } else if !v.retransmitted {
+        // "TLP of new data has been acknowledged".
+        ProbeAck::NoLoss
+    } else if v.dsack_of_probe {
+        // "This DSACK means original and TLP probe arrived; no loss".
+        ProbeAck::NoLoss
+    } else if v.ack > v.high_seq {
+        // "ACK advances: there was a loss, so reduce cwnd".
+        ProbeAck::Loss
+    } else if !v.not_pure_dupack {
+        // "Pure dupack: original and TLP probe arrived; no loss".
+        ProbeAck::NoLoss
+    } else {
+        ProbeAck::Pending
     }
 }
 
@@ -130,9 +182,41 @@ mod tests {
     }
 
     #[test]
-    fn new_data_is_probed_first_and_only_one_retransmitted_probe_is_outstanding() {
-        assert_eq!(choose_probe(true, true), Probe::NewData);
+    fn new_data_is_probed_first_and_only_one_probe_per_flight_is_outstanding() {
+        assert_eq!(choose_probe(true, false), Probe::NewData);
         assert_eq!(choose_probe(false, false), Probe::RetransmitLast);
+        assert_eq!(choose_probe(true, true), Probe::Nothing);
         assert_eq!(choose_probe(false, true), Probe::Nothing);
+    }
+
+    fn probe_ack(ack: u64, dsack: bool, not_pure_dupack: bool) -> ProbeAck {
+        on_probe_ack(&ProbeAckView {
+            ack,
+            high_seq: 10_000,
+            retransmitted: true,
+            dsack_of_probe: dsack,
+            not_pure_dupack,
+        })
+    }
+
+    #[test]
+    fn an_ack_beyond_a_retransmitted_probe_reveals_a_repaired_loss() {
+        assert_eq!(probe_ack(9_000, false, true), ProbeAck::Pending);
+        assert_eq!(probe_ack(10_000, false, true), ProbeAck::Pending);
+        assert_eq!(probe_ack(11_000, false, true), ProbeAck::Loss);
+    }
+
+    #[test]
+    fn a_dsack_or_pure_duplicate_for_the_probe_means_nothing_was_lost() {
+        assert_eq!(probe_ack(11_000, true, true), ProbeAck::NoLoss);
+        assert_eq!(probe_ack(10_000, false, false), ProbeAck::NoLoss);
+        let new_data = ProbeAckView {
+            ack: 10_000,
+            high_seq: 10_000,
+            retransmitted: false,
+            dsack_of_probe: false,
+            not_pure_dupack: true,
+        };
+        assert_eq!(on_probe_ack(&new_data), ProbeAck::NoLoss);
     }
 }

@@ -22,6 +22,10 @@ pub enum SsthreshRule {
     /// in whole segments, from cwnd rather than FlightSize; a repeated timeout holds it
     /// (`tcp_enter_loss` reduces only on entering the Loss state).
     LinuxReno,
+    /// The Linux kernel's `cubictcp_recalc_ssthresh` (net/ipv4/tcp_cubic.c): 717/1024
+    /// of cwnd, at least 2, in whole segments ([`crate::cubic::ssthresh`]); a repeated
+    /// timeout holds it as with `LinuxReno`.
+    LinuxCubic,
 }
 
 /// Sequence space, congestion window and the outstanding-segment table.
@@ -85,6 +89,9 @@ impl Window {
             // tcp_reno_ssthresh: max(tcp_snd_cwnd(tp) >> 1U, 2U), cwnd in segments.
             SsthreshRule::LinuxReno => {
                 return ((self.cwnd / self.mss / 2) * self.mss).max(2 * self.mss);
+            }
+            SsthreshRule::LinuxCubic => {
+                return crate::cubic::ssthresh(self.cwnd / self.mss) * self.mss;
             }
         };
         (base / 2).max(2 * self.mss)

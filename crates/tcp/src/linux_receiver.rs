@@ -1,0 +1,184 @@
+//! The Linux receiver's acknowledgment clock: quick-ACK mode and the adaptive
+//! delayed-ACK timeout (`ato`), as `tcp_event_data_recv`, `tcp_incr_quickack`,
+//! `tcp_enter_quickack_mode`, `tcp_dec_quickack_mode`, `__tcp_ack_snd_check` and
+//! `tcp_send_delayed_ack` run them (net/ipv4/tcp_input.c, tcp_output.c, Linux 6.x).
+//!
+//! * Quick-ACK: the first data segment, a gap between arrivals longer than the RTO
+//!   (an outage), and a duplicate segment put the receiver in quick-ACK mode for up
+//!   to 16 ACKs (`TCP_MAX_QUICKACKS`, at most rcv_wnd / (2 * rcv_mss)): every
+//!   segment is acknowledged at once, which lets slow start grow faster after it.
+//! * Otherwise an ACK goes out once more than one full segment is unacknowledged
+//!   (`rcv_nxt - rcv_wup > rcv_mss`), else after `ato`: 40 ms (`TCP_ATO_MIN`),
+//!   halved toward the inter-arrival time, at most the RTO, then bounded by the
+//!   smoothed RTT and 500 ms.
+//!
+//! Not modelled: `tcp_rmem` autotuning of the advertised window
+//! (`tcp_rcv_space_adjust`; the advertised window stays `receiver_window`),
+//! ping-pong (interactive) mode and `ICSK_ACK_PUSHED`, which a bulk receiver never
+//! enters.
+
+use spikelab_core::{Dur, Time};
+
+/// `TCP_ATO_MIN` (HZ / 25) and `TCP_DELACK_MIN`.
+pub const ATO_MIN: Dur = Dur::from_millis(40);
+/// `TCP_MAX_QUICKACKS`.
+pub const MAX_QUICKACKS: u64 = 16;
+/// HZ / 2: the delayed-ACK bound outside ping-pong mode.
+const MAX_ATO: Dur = Dur::from_millis(500);
+
+/// The receiver's `icsk_ack` state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinuxAck {
+    /// ACKs still to send at once (`icsk_ack.quick`).
+    quick: u64,
+    /// `icsk_ack.ato`; `None` before the first data segment.
+    ato: Option<Dur>,
+    /// When the last data segment arrived (`icsk_ack.lrcvtime`).
+    last_rcv: Time,
+}
+
+impl LinuxAck {
+    /// `tcp_incr_quickack`: at least min(rcv_wnd / (2 * rcv_mss), 16) quick ACKs
+    /// (2 when the window holds less than two segments).
+    fn incr_quickack(&mut self, rcv_wnd: u64, rcv_mss: u64) {
+        let mut q = rcv_wnd / (2 * rcv_mss.max(1));
+        if q == 0 {
+            q = 2;
+        }
+        self.quick = self.quick.max(q.min(MAX_QUICKACKS));
+    }
+
+    /// `tcp_enter_quickack_mode`: a duplicate or out-of-window segment.
+    pub fn enter_quickack_mode(&mut self, rcv_wnd: u64, rcv_mss: u64) {
+        self.incr_quickack(rcv_wnd, rcv_mss);
+        self.ato = Some(ATO_MIN);
+    }
+
+    /// `tcp_event_data_recv` for a data segment arriving at `now`; `rto` is the
+    /// receiver's own RTO (`icsk_rto`).
+    pub fn on_data(&mut self, now: Time, rcv_wnd: u64, rcv_mss: u64, rto: Dur) {
+        match self.ato {
+            // "The _first_ data packet received, initialize delayed ACK engine."
+            None => {
+                self.incr_quickack(rcv_wnd, rcv_mss);
+                self.ato = Some(ATO_MIN);
+            }
+            Some(ato) => {
+                let m = now.saturating_since(self.last_rcv);
+                if m <= Dur(ATO_MIN.0 / 2) {
+                    self.ato = Some(Dur(ato.0 / 2) + Dur(ATO_MIN.0 / 2));
+                } else if m < ato {
+                    self.ato = Some((Dur(ato.0 / 2) + m).min(rto));
+                } else if m > rto {
+                    // "Too long gap. Apparently sender failed to restart window."
+                    self.incr_quickack(rcv_wnd, rcv_mss);
+                }
+            }
+        }
+        self.last_rcv = now;
+    }
+
+    /// `tcp_in_quickack_mode` (outside ping-pong mode).
+    pub fn in_quickack_mode(&self) -> bool {
+        self.quick > 0
+    }
+
+    /// `tcp_dec_quickack_mode` when an ACK of new data goes out; leaving quick-ACK
+    /// mode deflates ato to `TCP_ATO_MIN`.
+    pub fn on_ack_sent(&mut self) {
+        if self.quick == 0 {
+            return;
+        }
+        self.quick -= 1;
+        if self.quick == 0 {
+            self.ato = Some(ATO_MIN);
+        }
+    }
+
+    /// `tcp_send_delayed_ack`: how long the ACK may wait; `srtt` is the receiver's
+    /// smoothed RTT, if it has one.
+    pub fn delay(&self, srtt: Option<Dur>) -> Dur {
+        let ato = self.ato.unwrap_or(ATO_MIN);
+        if ato <= ATO_MIN {
+            return ato;
+        }
+        // "If some rtt estimate is known, use it to bound delayed ack."
+        let max_ato = srtt.map_or(MAX_ATO, |r| r.max(ATO_MIN).min(MAX_ATO));
+        ato.min(max_ato)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Time {
+        Time(v * 1_000_000)
+    }
+
+    const RTO: Dur = Dur::from_millis(900);
+
+    #[test]
+    fn the_first_segments_are_acknowledged_at_once_sixteen_times() {
+        let mut a = LinuxAck::default();
+        a.on_data(ms(0), 65_535, 1000, RTO);
+        for _ in 0..16 {
+            assert!(a.in_quickack_mode());
+            a.on_ack_sent();
+        }
+        assert!(!a.in_quickack_mode());
+        assert_eq!(a.delay(None), ATO_MIN);
+    }
+
+    #[test]
+    fn a_small_window_allows_fewer_quick_acks() {
+        let mut a = LinuxAck::default();
+        a.on_data(ms(0), 6000, 1000, RTO); // 6000 / 2000 = 3
+        let mut n = 0;
+        while a.in_quickack_mode() {
+            a.on_ack_sent();
+            n += 1;
+        }
+        assert_eq!(n, 3);
+    }
+
+    #[test]
+    fn a_gap_longer_than_the_rto_restarts_quick_acks() {
+        let mut a = LinuxAck::default();
+        a.on_data(ms(0), 65_535, 1000, RTO);
+        while a.in_quickack_mode() {
+            a.on_ack_sent();
+        }
+        a.on_data(ms(500), 65_535, 1000, RTO);
+        assert!(!a.in_quickack_mode(), "500 ms < RTO");
+        a.on_data(ms(2000), 65_535, 1000, RTO);
+        assert!(a.in_quickack_mode(), "1.5 s > RTO: an outage");
+    }
+
+    #[test]
+    fn ato_follows_slow_arrivals_up_to_the_srtt_bound() {
+        let mut a = LinuxAck::default();
+        a.on_data(ms(0), 65_535, 1000, RTO);
+        // Arrivals 35 ms apart: ato = 40 / 2 + 35 = 55 ms, then 27.5 + 35 = 62.5 ms.
+        a.on_data(ms(35), 65_535, 1000, RTO);
+        assert_eq!(a.delay(None), Dur::from_millis(55));
+        a.on_data(ms(70), 65_535, 1000, RTO);
+        assert_eq!(a.delay(None), Dur::from_micros(62_500));
+        assert_eq!(a.delay(Some(Dur::from_millis(50))), Dur::from_millis(50));
+        // Back-to-back arrivals pull it back toward 40 ms.
+        a.on_data(ms(71), 65_535, 1000, RTO);
+        assert_eq!(a.delay(None), Dur::from_micros(51_250));
+    }
+
+    #[test]
+    fn a_duplicate_enters_quick_ack_mode_with_the_minimum_ato() {
+        let mut a = LinuxAck::default();
+        a.on_data(ms(0), 65_535, 1000, RTO);
+        while a.in_quickack_mode() {
+            a.on_ack_sent();
+        }
+        a.enter_quickack_mode(65_535, 1000);
+        assert!(a.in_quickack_mode());
+        assert_eq!(a.delay(None), ATO_MIN);
+    }
+}

@@ -1,0 +1,402 @@
+//! RACK loss detection (RFC 8985 sections 6.1-6.3) as the Linux kernel runs it:
+//! `tcp_rack_advance`, `tcp_rack_reo_wnd`, `tcp_rack_detect_loss`,
+//! `tcp_rack_mark_lost` and `tcp_rack_reo_timeout` (net/ipv4/tcp_recovery.c), the
+//! reordering accounting of `tcp_check_sack_reordering`, the in-flight count of
+//! `tcp_packets_in_flight` and the lost-segment retransmission of
+//! `tcp_xmit_retransmit_queue` (net/ipv4/tcp_input.c, tcp_output.c, Linux 6.x).
+//!
+//! RACK declares a segment lost when a segment *sent later* has been delivered
+//! (acknowledged or SACKed) and the earlier one has waited longer than the most
+//! recent RTT plus a reordering window: time, not a count of duplicate ACKs. Because
+//! a retransmission carries its own sending time, a lost retransmission is detected
+//! the same way once something sent after it is delivered.
+//!
+//! The sender keeps the segments in sequence order, not in the kernel's send-time
+//! order (`tsorted_sent_queue`). The walk in [`Rack::detect_loss`] is equivalent: a
+//! segment never retransmitted was sent after every segment below it was first sent,
+//! so the first never-retransmitted segment sent after RACK's reference ends the walk
+//! (the kernel's `break`); retransmitted segments below it are tested one by one.
+//!
+//! Simplifications (named where they act): the reordering window's D-SACK adaptation
+//! (`tcp_rack_update_reo_wnd`, `reo_wnd_steps`) is not modelled, the window stays at
+//! one step of min_RTT / 4; a segment retransmitted without being marked lost (a
+//! Tail Loss Probe) counts once in flight, not twice.
+
+use crate::segments::{Seg, SegmentTable};
+use spikelab_core::{Dur, Time};
+use std::collections::BTreeSet;
+
+/// `sysctl_tcp_reordering` (TCP_FASTRETRANS_THRESH): the initial reordering degree.
+pub const REORDERING_INIT: u64 = 3;
+/// `sysctl_tcp_max_reordering`.
+pub const MAX_REORDERING: u64 = 300;
+
+/// RACK's state for one connection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rack {
+    /// RACK.xmit_ts and RACK.end_seq: the most recently sent delivered segment
+    /// (`rack.mstamp`, `rack.end_seq`).
+    latest: Option<(Time, u64)>,
+    /// RACK.rtt: the RTT of the last segment that advanced it (`rack.rtt_us`).
+    rtt: Dur,
+    /// Something was delivered since the last loss scan (`rack.advanced`).
+    advanced: bool,
+    /// Reordering was observed (`tp->reord_seen`).
+    reord_seen: bool,
+    /// The reordering degree in segments (`tp->reordering`).
+    reordering: u64,
+    /// Starts of the segments marked lost and not retransmitted since
+    /// (`TCPCB_LOST` without `TCPCB_SACKED_RETRANS`).
+    lost: BTreeSet<u64>,
+}
+
+impl Default for Rack {
+    fn default() -> Self {
+        Rack {
+            latest: None,
+            rtt: Dur::ZERO,
+            advanced: false,
+            reord_seen: false,
+            reordering: REORDERING_INIT,
+            lost: BTreeSet::new(),
+        }
+    }
+}
+
+/// What one loss scan found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Detection {
+    /// Segments newly marked lost.
+    pub newly_lost: u64,
+    /// Of those, segments whose retransmission was lost (`FLAG_LOST_RETRANS`).
+    pub lost_retransmissions: u64,
+    /// The longest wait before a segment not yet lost would be (the reordering
+    /// timer, `ICSK_TIME_REO_TIMEOUT`), if any.
+    pub wait: Option<Dur>,
+}
+
+/// The inputs of `tcp_rack_reo_wnd`.
+#[derive(Clone, Copy, Debug)]
+pub struct ReoWndInputs {
+    /// In fast recovery or after a timeout (`icsk_ca_state >= TCP_CA_Recovery`).
+    pub recovering: bool,
+    /// Segments SACKed (`tp->sacked_out`).
+    pub sacked_out: u64,
+    /// `tcp_recovery` bit 4 (`TCP_RACK_NO_DUPTHRESH`).
+    pub no_dupthresh: bool,
+    pub min_rtt: Option<Dur>,
+    pub srtt: Option<Dur>,
+}
+
+/// `tcp_rack_sent_after`: (t1, seq1) was sent after (t2, seq2); equal times are
+/// ordered by sequence (one burst shares a timestamp).
+fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && seq1 > seq2)
+}
+
+impl Rack {
+    /// `tcp_rack_advance`: segment `seg` was delivered (newly SACKed, or cumulatively
+    /// acknowledged and not known to be a spurious retransmission) at `now`.
+    pub fn on_delivered(&mut self, seg: &Seg, now: Time, min_rtt: Option<Dur>) {
+        // RFC 8985 6.2 step 1 / tcp_sacktag_one: a delivered segment is no longer lost.
+        self.lost.remove(&seg.start);
+        let rtt = now.saturating_since(seg.last_sent);
+        // RFC 8985 6.2 step 2: a retransmitted segment delivered sooner than min_RTT
+        // after its retransmission was the original's delivery; ambiguous, skipped.
+        if seg.retx_count > 0 && min_rtt.is_some_and(|m| rtt < m) {
+            return;
+        }
+        // Step 3 (Linux 6.x): RACK.rtt follows every accepted sample; the reference
+        // segment moves only forward in send order.
+        self.advanced = true;
+        self.rtt = rtt;
+        let later = self
+            .latest
+            .is_none_or(|(t, e)| sent_after(seg.last_sent, seg.end, t, e));
+        if later {
+            self.latest = Some((seg.last_sent, seg.end));
+        }
+    }
+
+    /// `tcp_check_sack_reordering`: a segment never retransmitted was delivered below
+    /// `prior_fack`, the highest SACKed sequence before this ACK (RFC 8985 6.2 step 4).
+    pub fn on_delivered_below_fack(&mut self, seg: &Seg, prior_fack: Option<u64>, mss: u64) {
+        let Some(fack) = prior_fack.filter(|&f| seg.retx_count == 0 && seg.start < f) else {
+            return;
+        };
+        let metric = (fack - seg.start) / mss.max(1) + 1;
+        self.reordering = self.reordering.max(metric).min(MAX_REORDERING);
+        self.reord_seen = true;
+    }
+
+    /// `tcp_rack_reo_wnd` (RFC 8985 6.2 step 4): zero while no reordering was seen and
+    /// either recovery is under way or DupThresh segments are SACKed (the DupThresh
+    /// rule of RFC 8985 6.2, unless `TCP_RACK_NO_DUPTHRESH`); else min_RTT / 4, at most
+    /// SRTT.
+    pub fn reo_wnd(&self, i: &ReoWndInputs) -> Dur {
+        if !self.reord_seen {
+            if i.recovering {
+                return Dur::ZERO;
+            }
+            if i.sacked_out >= self.reordering && !i.no_dupthresh {
+                return Dur::ZERO;
+            }
+        }
+        let srtt = i.srtt.unwrap_or(Dur::ZERO);
+        match i.min_rtt {
+            // One reo_wnd_step (the D-SACK adaptation is not modelled).
+            Some(m) => Dur(m.0 / 4).min(srtt),
+            // tcp_min_rtt() is ~0U before any sample: the SRTT bound applies.
+            None => srtt,
+        }
+    }
+
+    /// `tcp_rack_mark_lost`: scans only if something was delivered since the last
+    /// scan (`rack.advanced`).
+    pub fn mark_lost(&mut self, segs: &SegmentTable, now: Time, reo_wnd: Dur) -> Detection {
+        if !std::mem::take(&mut self.advanced) {
+            return Detection::default();
+        }
+        self.detect_loss(segs, now, reo_wnd)
+    }
+
+    /// `tcp_rack_detect_loss` (RFC 8985 6.2 step 5): every unSACKed segment sent
+    /// before RACK's reference whose wait, RACK.rtt + reo_wnd since its (re)sending,
+    /// has run out is lost; for the others, the longest remaining wait.
+    pub fn detect_loss(&mut self, segs: &SegmentTable, now: Time, reo_wnd: Dur) -> Detection {
+        let mut d = Detection::default();
+        let Some((ref_sent, ref_end)) = self.latest else {
+            return d;
+        };
+        let deadline_span = self.rtt + reo_wnd;
+        for s in segs.iter() {
+            // Skip ones SACKed, or marked lost but not yet retransmitted.
+            if s.sacked || self.lost.contains(&s.start) {
+                continue;
+            }
+            if !sent_after(ref_sent, ref_end, s.last_sent, s.end) {
+                if s.retx_count == 0 {
+                    break; // everything above was sent later still
+                }
+                continue;
+            }
+            let waited = now.saturating_since(s.last_sent);
+            if waited >= deadline_span {
+                // remaining <= 0: tcp_mark_skb_lost.
+                self.lost.insert(s.start);
+                d.newly_lost += 1;
+                d.lost_retransmissions += (s.retx_count > 0) as u64;
+            } else {
+                let remaining = deadline_span - waited;
+                d.wait = Some(d.wait.map_or(remaining, |w| w.max(remaining)));
+            }
+        }
+        d
+    }
+
+    /// Marks a segment lost outright (`tcp_timeout_mark_lost` for the segments a
+    /// timeout's go-back-N has not resent yet, when recovery takes over from it).
+    pub fn mark_segment_lost(&mut self, start: u64) {
+        self.lost.insert(start);
+    }
+
+    /// A segment was retransmitted (`TCPCB_SACKED_RETRANS` set): it waits again.
+    pub fn on_retransmit(&mut self, start: u64) {
+        self.lost.remove(&start);
+    }
+
+    /// The cumulative ACK reached `ack`: segments below it are no longer tracked.
+    pub fn on_cumulative_ack(&mut self, ack: u64) {
+        if self.lost.first().is_some_and(|&s| s < ack) {
+            self.lost = self.lost.split_off(&ack);
+        }
+    }
+
+    /// After a timeout the kernel marks everything lost and RACK starts over from
+    /// what is delivered next (`tcp_enter_loss` clears the scoreboard marks).
+    pub fn on_timeout(&mut self) {
+        self.lost.clear();
+    }
+
+    /// The lowest segment waiting for its retransmission.
+    pub fn first_lost(&self) -> Option<u64> {
+        self.lost.first().copied()
+    }
+
+    /// Segments marked lost and not retransmitted since (`lost_out - retrans_out`).
+    pub fn lost_pending(&self) -> u64 {
+        self.lost.len() as u64
+    }
+
+    /// Whether reordering was observed.
+    pub fn reordering_seen(&self) -> bool {
+        self.reord_seen
+    }
+}
+
+/// `tcp_packets_in_flight`: packets_out - (sacked_out + lost_out) + retrans_out, in
+/// segments: `unsacked` segments outstanding and not SACKed, `lost_pending` of them
+/// marked lost and not retransmitted since.
+pub fn in_flight(unsacked: u64, lost_pending: u64) -> u64 {
+    unsacked.saturating_sub(lost_pending)
+}
+
+/// What `tcp_xmit_retransmit_queue` then `tcp_write_xmit` send next in recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Retransmit the lowest lost segment.
+    RetransmitLost,
+    /// Send new data.
+    New,
+}
+
+/// One more segment while in flight < cwnd (both in segments): lost segments first,
+/// in sequence order, then new data; nothing else is retransmitted (unlike RFC 6675's
+/// NextSeg rule 3).
+pub fn next_transmit(
+    in_flight: u64,
+    cwnd: u64,
+    lost_waiting: bool,
+    may_send_new: bool,
+) -> Option<Next> {
+    if in_flight >= cwnd {
+        None
+    } else if lost_waiting {
+        Some(Next::RetransmitLost)
+    } else if may_send_new {
+        Some(Next::New)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Time {
+        Time(v * 1_000_000)
+    }
+
+    /// Segments of 1000 bytes, segment i first sent at `sent[i]` ms.
+    fn table(sent: &[u64]) -> SegmentTable {
+        let mut t = SegmentTable::new();
+        for (i, &at) in sent.iter().enumerate() {
+            let i = i as u64;
+            t.push_new(i * 1000, (i + 1) * 1000, ms(at));
+        }
+        t
+    }
+
+    fn seg(t: &SegmentTable, i: usize) -> Seg {
+        *t.get(i).unwrap()
+    }
+
+    fn inputs(recovering: bool, sacked_out: u64) -> ReoWndInputs {
+        ReoWndInputs {
+            recovering,
+            sacked_out,
+            no_dupthresh: false,
+            min_rtt: Some(Dur::from_millis(100)),
+            srtt: Some(Dur::from_millis(120)),
+        }
+    }
+
+    #[test]
+    fn a_segment_sent_before_a_delivered_one_is_lost_after_rtt_plus_the_window() {
+        let mut t = table(&[0, 10, 20]);
+        let mut r = Rack::default();
+        t.on_sack_block(2000, 3000);
+        r.on_delivered(&seg(&t, 2), ms(120), Some(Dur::from_millis(100)));
+        // One segment SACKed, no recovery: reo_wnd = min_rtt / 4 = 25 ms.
+        let w = r.reo_wnd(&inputs(false, 1));
+        assert_eq!(w, Dur::from_millis(25));
+        // RACK.rtt = 100 ms; segment 0 (sent at 0) waits to 125 ms, segment 1 to 135.
+        let d = r.mark_lost(&t, ms(120), w);
+        assert_eq!((d.newly_lost, d.wait), (0, Some(Dur::from_millis(15))));
+        let d = r.detect_loss(&t, ms(125), w);
+        assert_eq!((d.newly_lost, d.wait), (1, Some(Dur::from_millis(10))));
+        assert_eq!(r.first_lost(), Some(0));
+        assert_eq!(r.detect_loss(&t, ms(135), w).newly_lost, 1);
+        assert_eq!(r.lost_pending(), 2);
+    }
+
+    #[test]
+    fn dupthresh_sacked_segments_or_recovery_leave_no_reordering_window() {
+        let r = Rack::default();
+        assert_eq!(r.reo_wnd(&inputs(false, 3)), Dur::ZERO);
+        assert_eq!(r.reo_wnd(&inputs(true, 0)), Dur::ZERO);
+        let mut i = inputs(false, 3);
+        i.no_dupthresh = true;
+        assert_eq!(r.reo_wnd(&i), Dur::from_millis(25));
+    }
+
+    #[test]
+    fn seen_reordering_keeps_the_window_even_in_recovery() {
+        let t = table(&[0, 10, 20, 30]);
+        let mut r = Rack::default();
+        // Segment 0, never retransmitted, delivered below a SACKed 4000: reordering 4.
+        r.on_delivered_below_fack(&seg(&t, 0), Some(4000), 1000);
+        assert!(r.reordering_seen());
+        assert_eq!(r.reo_wnd(&inputs(true, 3)), Dur::from_millis(25));
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_detected_when_later_data_is_delivered() {
+        let mut t = table(&[0, 0, 0, 0]);
+        let mut r = Rack::default();
+        // Segment 0 retransmitted at 300 ms, then segment 3 (sent at 0) ... is older:
+        // only a segment sent after 300 ms can reveal the retransmission's loss.
+        let s0 = t.get_mut(0).unwrap();
+        s0.retx_count = 1;
+        s0.last_sent = ms(300);
+        t.on_sack_block(3000, 4000);
+        r.on_delivered(&seg(&t, 3), ms(100), Some(Dur::from_millis(100)));
+        let d = r.detect_loss(&t, ms(500), Dur::ZERO);
+        assert_eq!((d.newly_lost, d.lost_retransmissions), (2, 0)); // segments 1, 2
+                                                                    // New data sent at 400 ms and SACKed at 500 ms: the retransmission is lost.
+        t.push_new(4000, 5000, ms(400));
+        t.on_sack_block(4000, 5000);
+        r.on_delivered(&seg(&t, 4), ms(500), Some(Dur::from_millis(100)));
+        let d = r.detect_loss(&t, ms(500), Dur::ZERO);
+        assert_eq!((d.newly_lost, d.lost_retransmissions), (1, 1));
+        assert_eq!(r.first_lost(), Some(0));
+    }
+
+    #[test]
+    fn a_retransmission_delivered_sooner_than_min_rtt_does_not_advance_rack() {
+        let mut t = table(&[0, 0]);
+        let s1 = t.get_mut(1).unwrap();
+        s1.retx_count = 1;
+        s1.last_sent = ms(250);
+        let mut r = Rack::default();
+        // Acknowledged 20 ms after its retransmission: the original arrived.
+        r.on_delivered(&seg(&t, 1), ms(270), Some(Dur::from_millis(100)));
+        assert_eq!(r.mark_lost(&t, ms(270), Dur::ZERO), Detection::default());
+        assert_eq!(r.detect_loss(&t, ms(270), Dur::ZERO).newly_lost, 0);
+    }
+
+    #[test]
+    fn retransmitting_or_delivering_a_lost_segment_unmarks_it() {
+        let mut t = table(&[0, 0, 10]);
+        let mut r = Rack::default();
+        t.on_sack_block(2000, 3000);
+        r.on_delivered(&seg(&t, 2), ms(110), None);
+        assert_eq!(r.detect_loss(&t, ms(110), Dur::ZERO).newly_lost, 2);
+        r.on_retransmit(0);
+        assert_eq!(r.first_lost(), Some(1000));
+        r.on_cumulative_ack(2000);
+        assert_eq!((r.first_lost(), r.lost_pending()), (None, 0));
+    }
+
+    #[test]
+    fn recovery_sends_lost_segments_first_then_new_data_within_cwnd() {
+        assert_eq!(
+            next_transmit(in_flight(10, 3), 8, true, true),
+            Some(Next::RetransmitLost)
+        );
+        assert_eq!(next_transmit(7, 8, false, true), Some(Next::New));
+        assert_eq!(next_transmit(7, 8, false, false), None);
+        assert_eq!(next_transmit(8, 8, true, true), None);
+    }
+}
