@@ -96,8 +96,12 @@ pub struct LinkDir<P = Packet> {
     delay_trace: Option<Arc<DelayTrace>>,
     /// Draws of a per-packet delay trace: a stream of its own, split off `rng` only in
     /// that mode, so the queue's and service's draws are those of every other mode.
-    delay_rng: Option<SimRng>,
-    rng: SimRng,
+    delay_rng: Option<Box<SimRng>>,
+    /// The random streams are boxed: a generator is 320 bytes and most links never
+    /// draw (drop-tail queue, plain rate); held inline, the two made up half of the
+    /// link and spread its hot fields (queue, transmitter, pipe, counters) over twice
+    /// as many cache lines, and the engine touches thousands of links in no order.
+    rng: Box<SimRng>,
     pipe: VecDeque<InFlight<P>>,
     pipe_bytes: PacketBytes,
     suspended_at: Option<Time>,
@@ -120,14 +124,14 @@ impl<P: Wire> LinkDir<P> {
     /// ([`crate::trace::load_link_traces`]).
     pub fn new(cfg: &LinkDirConfig, mut rng: SimRng) -> LinkDir<P> {
         let delay_rng = (cfg.delay_sampling == DelaySampling::PerPacket)
-            .then(|| SimRng::seed_from_u64(rng.random()));
+            .then(|| Box::new(SimRng::seed_from_u64(rng.random())));
         LinkDir {
             queue: Queue::new(&cfg.queue, cfg.rate),
             service: Service::new(&cfg.service, cfg.rate),
             latency: cfg.latency,
             delay_trace: cfg.delay_trace.as_ref().map(|t| Arc::clone(t.loaded())),
             delay_rng,
-            rng,
+            rng: Box::new(rng),
             pipe: VecDeque::new(),
             pipe_bytes: PacketBytes::default(),
             suspended_at: None,
