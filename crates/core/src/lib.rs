@@ -18,7 +18,7 @@ pub mod trace;
 pub mod units;
 
 pub use ids::{FlowId, LinkId};
-pub use packet::{Packet, PacketKind, SackBlocks, Timestamps, WireModel};
+pub use packet::{Packet, PacketKind, SackBlocks, Timestamps, Wire, WireModel};
 pub use rng::{RngStreams, SimRng};
 pub use time::{Dur, Time};
 pub use units::{BitRate, ByteSize};

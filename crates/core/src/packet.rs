@@ -133,6 +133,21 @@ pub struct Packet {
     wire: u32,
 }
 
+/// What a link needs to know of whatever it carries: its size on the wire. Queues,
+/// transmitters and propagation pipes are generic over it, so that the engine can move
+/// 8-byte handles to packets kept in one arena through them instead of copying the
+/// 136-byte [`Packet`] at every step of every hop.
+pub trait Wire: Copy {
+    /// Bytes occupied on a link: headers, options and payload.
+    fn wire_bytes(&self) -> u32;
+}
+
+impl Wire for Packet {
+    fn wire_bytes(&self) -> u32 {
+        Packet::wire_bytes(self)
+    }
+}
+
 impl Packet {
     /// A packet of `kind` with every optional field empty.
     pub fn new(uid: u64, flow: FlowId, kind: PacketKind, sent_at: Time) -> Packet {

@@ -207,6 +207,41 @@ mod tests {
     }
 
     #[test]
+    fn pops_exactly_as_a_sorted_reference_under_random_pushes_and_pops() {
+        // Keys are distinct, so the pop order is fixed by them alone: any replacement
+        // of the heap (a calendar queue, a wider heap) must pass this unchanged. A
+        // deterministic LCG drives pushes (many equal times) and pops; the reference
+        // is the list of (time, insertion order) pending, kept sorted.
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(u64, u32)> = Vec::new();
+        let mut x = 12345u64;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut now = 0u64;
+        for n in 0..20_000u32 {
+            if next() % 3 == 0 {
+                let got = q.pop();
+                let want = (!reference.is_empty()).then(|| reference.remove(0));
+                assert_eq!(got.map(|(t, e)| (t.0, e)), want.map(|(t, f)| (t, ev(f))));
+                if let Some((t, _)) = want {
+                    now = t;
+                }
+            } else {
+                let t = now + next() % 50;
+                q.push(Time(t), ev(n));
+                let at = reference.partition_point(|&(rt, _)| rt <= t);
+                reference.insert(at, (t, n));
+            }
+            assert_eq!(q.len(), reference.len());
+            assert_eq!(q.peek_time().map(|t| t.0), reference.first().map(|r| r.0));
+        }
+    }
+
+    #[test]
     fn moving_a_deadline_later_queues_nothing_new() {
         let mut slot = TimerSlot::default();
         let mut queued = Vec::new();

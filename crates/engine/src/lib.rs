@@ -1,5 +1,6 @@
 //! spikelab-engine: the deterministic discrete-event engine.
 //!
+//! * [`arena`]: the packets in the network, moved through links by 8-byte handles.
 //! * [`events`]: the event queue ordered by (time, insertion order) and cancellable
 //!   timer slots.
 //! * [`world`]: links, flows and the loop that drives them; ground truth for every
@@ -11,6 +12,7 @@
 //! A run is a pure function of its [`SimConfig`] and seed: no wall clock, no hashing
 //! order, one random stream per component.
 
+pub mod arena;
 pub mod config;
 pub mod events;
 pub mod results;

@@ -9,7 +9,7 @@
 //! it has crossed. A middlebox sits at its link's first endpoint.
 
 use crate::config::{Hop, MiddleboxSpec};
-use spikelab_core::{RngStreams, SimRng};
+use spikelab_core::{RngStreams, SimRng, Wire};
 use spikelab_net::{Dir, LinkConfig, LinkDir, Schedule};
 
 /// The other direction.
@@ -69,8 +69,9 @@ pub fn box_placement(links: usize, boxes: &[MiddleboxSpec]) -> Vec<Option<usize>
     at
 }
 
-/// Link `i`'s two directions, forward then reverse, each with its own random stream.
-pub fn link_dirs(cfg: &LinkConfig, i: usize, streams: &RngStreams) -> [LinkDir; 2] {
+/// Link `i`'s two directions, forward then reverse, each with its own random stream,
+/// carrying packets or handles to them (`P`).
+pub fn link_dirs<P: Wire>(cfg: &LinkConfig, i: usize, streams: &RngStreams) -> [LinkDir<P>; 2] {
     let dir = |d: Dir| {
         LinkDir::new(
             &cfg.dir(d),

@@ -5,6 +5,7 @@
 //! hops in order; its reverse packets (ACKs) cross them backwards in the opposite
 //! direction. `Packet::hop` indexes the packet's route.
 
+use crate::arena::{Arena, Slot};
 use crate::config::{DropRule, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
 use crate::events::{Event, EventQueue, FlowTimer, TimerSlot};
 use crate::results::{
@@ -42,7 +43,7 @@ impl std::error::Error for InvariantViolation {}
 
 struct LinkState {
     name: String,
-    dirs: [LinkDir; 2],
+    dirs: [LinkDir<Slot>; 2],
     wake: [TimerSlot; 2],
     spikes: Vec<SpikeRun>,
 }
@@ -91,8 +92,10 @@ pub struct World {
     flows: Vec<Flow>,
     next_uid: u64,
     out: Vec<Packet>,
-    delivered: Vec<Packet>,
-    dropped: Vec<Packet>,
+    /// The packets inside links; the links carry their [`Slot`]s.
+    arena: Arena,
+    delivered: Vec<Slot>,
+    dropped: Vec<Slot>,
     timeouts: Vec<TimeoutRecord>,
     tracer: Tracer,
     captures: Option<Vec<Vec<Captured>>>,
@@ -137,6 +140,7 @@ impl World {
             flows: Vec::with_capacity(cfg.flows.len()),
             next_uid: 0,
             out: Vec::new(),
+            arena: Arena::default(),
             delivered: Vec::new(),
             dropped: Vec::new(),
             timeouts: Vec::new(),
@@ -636,10 +640,39 @@ impl World {
             self.note_drop(l, p);
             return;
         }
-        if let Some(lost) = self.links[l].dirs[d].enqueue(self.now, *p) {
+        let s = self.arena.put(p);
+        self.enqueue(l, d, s);
+    }
+
+    /// Offers the packet in slot `s` to direction `d` of link `l`.
+    fn enqueue(&mut self, l: usize, d: usize, s: Slot) {
+        if let Some(lost) = self.links[l].dirs[d].enqueue(self.now, s) {
+            let lost = self.arena.take(lost);
             self.note_drop(l, &lost);
         }
         self.sync_link(l, d);
+    }
+
+    /// Moves the packet in slot `s`, which just left a link, on along its route: into
+    /// its next link without leaving the arena, or out of it to a middlebox or the
+    /// endpoint (the same steps as [`Self::forward`]).
+    fn forward_slot(&mut self, s: Slot) -> Result<(), InvariantViolation> {
+        let next = self.next_hop(self.arena.get(s));
+        match next {
+            Some((l, dir)) if self.box_at[l].is_none() || dir != Dir::Forward => {
+                if self.dropped_by_rule(l, self.arena.get(s)) {
+                    let p = self.arena.take(s);
+                    self.note_drop(l, &p);
+                    return Ok(());
+                }
+                self.enqueue(l, dir_index(dir), s);
+                Ok(())
+            }
+            _ => {
+                let p = self.arena.take(s);
+                self.forward(&p)
+            }
+        }
     }
 
     /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`?
@@ -677,22 +710,28 @@ impl World {
         let mut delivered = std::mem::take(&mut self.delivered);
         let mut dropped = std::mem::take(&mut self.dropped);
         self.links[l].dirs[d].poll(self.now, &mut delivered, &mut dropped);
-        for p in dropped.drain(..) {
+        for s in dropped.drain(..) {
+            let p = self.arena.take(s);
             self.note_drop(l, &p);
         }
         self.sync_link(l, d);
         self.check_link(l, d)?;
         self.dropped = dropped;
         let mut result = Ok(());
-        for mut p in delivered.drain(..) {
-            p.hop += 1;
-            if result.is_ok() {
-                result = match self.box_at[l] {
-                    // Leaving the link in reverse: the box at its first endpoint sees it.
-                    Some(b) if d == 1 => self.through_box(b, p),
-                    _ => self.forward(&p),
-                };
+        for s in delivered.drain(..) {
+            if result.is_err() {
+                self.arena.take(s);
+                continue;
             }
+            self.arena.get_mut(s).hop += 1;
+            result = match self.box_at[l] {
+                // Leaving the link in reverse: the box at its first endpoint sees it.
+                Some(b) if d == 1 => {
+                    let p = self.arena.take(s);
+                    self.through_box(b, p)
+                }
+                _ => self.forward_slot(s),
+            };
         }
         self.delivered = delivered;
         result
@@ -899,9 +938,10 @@ impl World {
 
     fn any_in_network(&self, f: usize, pred: impl Fn(&Packet) -> bool) -> bool {
         let mut found = false;
+        let arena = &self.arena;
         for hop in &self.flows[f].route {
             for dir in &self.links[hop.link].dirs {
-                dir.for_each_in_network(|p| found |= pred(p));
+                dir.for_each_in_network(|&s| found |= pred(arena.get(s)));
             }
             if let Some(b) = self.box_at[hop.link] {
                 self.boxes[b].mb.for_each_held(&mut |p| found |= pred(p));
@@ -948,8 +988,9 @@ impl World {
                 }
                 _ => continue,
             };
-            for p in &thaw_drops {
-                self.note_drop(l, p);
+            for s in thaw_drops {
+                let p = self.arena.take(s);
+                self.note_drop(l, &p);
             }
             self.sync_link(l, i);
         }

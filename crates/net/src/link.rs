@@ -25,7 +25,7 @@ use crate::freeze::{FreezeMode, FrozenArrivals};
 use crate::queue::Queue;
 use crate::service::{Departure, Service};
 use rand::{Rng, SeedableRng};
-use spikelab_core::{BitRate, Dur, Packet, SimRng, Time};
+use spikelab_core::{BitRate, Dur, Packet, SimRng, Time, Wire};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -39,11 +39,11 @@ pub struct PacketBytes {
 }
 
 impl PacketBytes {
-    fn add(&mut self, pkt: &Packet) {
+    fn add<P: Wire>(&mut self, pkt: &P) {
         self.packets += 1;
         self.bytes += pkt.wire_bytes() as u64;
     }
-    fn sub(&mut self, pkt: &Packet) {
+    fn sub<P: Wire>(&mut self, pkt: &P) {
         self.packets -= 1;
         self.bytes -= pkt.wire_bytes() as u64;
     }
@@ -76,8 +76,8 @@ const IDLE_PIPE_CAPACITY: usize = 16;
 
 /// A packet on its way to the far end.
 #[derive(Clone, Copy, Debug)]
-struct InFlight {
-    pkt: Packet,
+struct InFlight<P> {
+    pkt: P,
     /// When it reaches the far end (or is discarded, if `lost`).
     at: Time,
     lost: bool,
@@ -85,24 +85,31 @@ struct InFlight {
 
 /// One direction of a point-to-point link. Sans-I/O: the engine calls
 /// [`LinkDir::next_wakeup`] and [`LinkDir::poll`].
+///
+/// It carries `P`: [`Packet`]s, or (the engine) small handles to packets kept in an
+/// arena, which is all a link needs since it only reads their size ([`Wire`]).
 #[derive(Clone, Debug)]
-pub struct LinkDir {
-    queue: Queue,
-    service: Service,
+pub struct LinkDir<P = Packet> {
+    queue: Queue<P>,
+    service: Service<P>,
     latency: Dur,
     delay_trace: Option<Arc<DelayTrace>>,
     /// Draws of a per-packet delay trace: a stream of its own, split off `rng` only in
     /// that mode, so the queue's and service's draws are those of every other mode.
-    delay_rng: Option<SimRng>,
-    rng: SimRng,
-    pipe: VecDeque<InFlight>,
+    delay_rng: Option<Box<SimRng>>,
+    /// The random streams are boxed: a generator is 320 bytes and most links never
+    /// draw (drop-tail queue, plain rate); held inline, the two made up half of the
+    /// link and spread its hot fields (queue, transmitter, pipe, counters) over twice
+    /// as many cache lines, and the engine touches thousands of links in no order.
+    rng: Box<SimRng>,
+    pipe: VecDeque<InFlight<P>>,
     pipe_bytes: PacketBytes,
     suspended_at: Option<Time>,
     /// How the current (or last) suspension freezes the link.
     freeze: FreezeMode,
     /// Arrivals held in front of the queue by a [`crate::freeze::FreezePoint::BeforeQueue`]
     /// freeze, in order.
-    gate: VecDeque<Packet>,
+    gate: VecDeque<P>,
     gate_bytes: PacketBytes,
     clock: Time,
     offered: PacketBytes,
@@ -111,20 +118,20 @@ pub struct LinkDir {
     delivered: PacketBytes,
 }
 
-impl LinkDir {
+impl<P: Wire> LinkDir<P> {
     /// An idle link direction. `rng` is its own random stream (RED drops, WCDMA block
     /// errors). Panics if a referenced trace was not loaded
     /// ([`crate::trace::load_link_traces`]).
-    pub fn new(cfg: &LinkDirConfig, mut rng: SimRng) -> LinkDir {
+    pub fn new(cfg: &LinkDirConfig, mut rng: SimRng) -> LinkDir<P> {
         let delay_rng = (cfg.delay_sampling == DelaySampling::PerPacket)
-            .then(|| SimRng::seed_from_u64(rng.random()));
+            .then(|| Box::new(SimRng::seed_from_u64(rng.random())));
         LinkDir {
             queue: Queue::new(&cfg.queue, cfg.rate),
             service: Service::new(&cfg.service, cfg.rate),
             latency: cfg.latency,
             delay_trace: cfg.delay_trace.as_ref().map(|t| Arc::clone(t.loaded())),
             delay_rng,
-            rng,
+            rng: Box::new(rng),
             pipe: VecDeque::new(),
             pipe_bytes: PacketBytes::default(),
             suspended_at: None,
@@ -145,7 +152,7 @@ impl LinkDir {
     ///
     /// Work due at or before `now` (transmissions ending) is done first, so the queue
     /// sees the arrival in its true state whatever order the engine polls in.
-    pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Option<Packet> {
+    pub fn enqueue(&mut self, now: Time, pkt: P) -> Option<P> {
         self.tick(now);
         self.advance(now);
         self.offered.add(&pkt);
@@ -186,14 +193,13 @@ impl LinkDir {
     /// Does all work due at or before `now`: finishes transmissions, starts the next, and
     /// pushes packets that reached the far end (in order) into `delivered`, packets lost
     /// inside the link into `dropped`.
-    pub fn poll(&mut self, now: Time, delivered: &mut Vec<Packet>, dropped: &mut Vec<Packet>) {
+    pub fn poll(&mut self, now: Time, delivered: &mut Vec<P>, dropped: &mut Vec<P>) {
         self.tick(now);
         self.advance(now);
         let horizon = match self.suspended_at {
             Some(since) if self.freeze.holds_wire() => since.min(now),
             _ => now,
         };
-        // Look at the head in place and move it out once (packets are large).
         while self.pipe.front().is_some_and(|f| f.at <= horizon) {
             let Some(f) = self.pipe.pop_front() else {
                 break;
@@ -227,7 +233,7 @@ impl LinkDir {
     /// Ends a suspension: every held deadline moves later by `now - suspend time`, then
     /// arrivals held in front of the queue enter it in order; returns the packets the
     /// queue dropped then. Resuming a running link changes nothing.
-    pub fn resume(&mut self, now: Time) -> Vec<Packet> {
+    pub fn resume(&mut self, now: Time) -> Vec<P> {
         self.tick(now);
         let mut dropped = Vec::new();
         let Some(since) = self.suspended_at.take() else {
@@ -280,7 +286,7 @@ impl LinkDir {
 
     /// Every packet still inside this direction (held in front of the queue by a freeze,
     /// queued, being sent, propagating), for ground truth, in that order.
-    pub fn for_each_in_network(&self, mut f: impl FnMut(&Packet)) {
+    pub fn for_each_in_network(&self, mut f: impl FnMut(&P)) {
         self.gate.iter().for_each(&mut f);
         self.queue.fifo().iter().for_each(&mut f);
         self.service.holding().into_iter().for_each(&mut f);
@@ -333,7 +339,9 @@ impl LinkDir {
         let trace = self.delay_trace.as_deref();
         let delay_rng = &mut self.delay_rng;
         self.service
-            .advance(now, &mut self.queue, &mut self.rng, &mut |d: Departure| {
+            .advance(now, &mut self.queue, &mut self.rng, &mut |d: Departure<
+                P,
+            >| {
                 let traced = trace.map_or(Dur::ZERO, |t| match delay_rng {
                     Some(r) => t.delay_for(DelaySampling::PerPacket, d.at, r),
                     None => t.delay_at(d.at),

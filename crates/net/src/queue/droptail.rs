@@ -8,7 +8,7 @@
 
 use super::PacketFifo;
 use serde::{Deserialize, Serialize};
-use spikelab_core::{ByteSize, Packet};
+use spikelab_core::{ByteSize, Packet, Wire};
 
 /// A queue limit: `{ packets = 10 }` or `{ bytes = "10KB" }` in a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,15 +48,15 @@ impl Default for DropTailConfig {
 
 /// A drop-tail queue with its packets.
 #[derive(Clone, Debug)]
-pub struct DropTail {
-    fifo: PacketFifo,
+pub struct DropTail<P = Packet> {
+    fifo: PacketFifo<P>,
     limit: QueueLimit,
     drop_front: bool,
 }
 
 impl QueueLimit {
     /// Would `fifo` exceed this limit if `extra` were appended?
-    pub fn overflows_with(self, fifo: &PacketFifo, extra: &Packet) -> bool {
+    pub fn overflows_with<P: Wire>(self, fifo: &PacketFifo<P>, extra: &P) -> bool {
         match self {
             QueueLimit::Packets(n) => fifo.len() as u64 + 1 > n,
             QueueLimit::Bytes(b) => fifo.bytes() + extra.wire_bytes() as u64 > b.bytes(),
@@ -64,9 +64,9 @@ impl QueueLimit {
     }
 }
 
-impl DropTail {
+impl<P: Wire> DropTail<P> {
     /// An empty queue.
-    pub fn new(cfg: &DropTailConfig) -> DropTail {
+    pub fn new(cfg: &DropTailConfig) -> DropTail<P> {
         DropTail {
             fifo: PacketFifo::new(),
             limit: cfg.limit,
@@ -80,7 +80,7 @@ impl DropTail {
     /// mode one head may not free enough bytes for a larger arrival; then the arrival is
     /// dropped, so the byte limit always holds (ns-2 drops one head regardless and can
     /// exceed its byte limit).
-    pub fn enqueue(&mut self, pkt: Packet) -> Option<Packet> {
+    pub fn enqueue(&mut self, pkt: P) -> Option<P> {
         if !self.limit.overflows_with(&self.fifo, &pkt) {
             self.fifo.push(pkt);
             return None;
@@ -93,7 +93,7 @@ impl DropTail {
         Some(pkt)
     }
 
-    fn head_drop_makes_room(&self, pkt: &Packet) -> bool {
+    fn head_drop_makes_room(&self, pkt: &P) -> bool {
         match (self.limit, self.fifo.front()) {
             (_, None) => false,
             (QueueLimit::Packets(_), Some(_)) => true,
@@ -104,12 +104,12 @@ impl DropTail {
     }
 
     /// Removes the head.
-    pub fn dequeue(&mut self) -> Option<Packet> {
+    pub fn dequeue(&mut self) -> Option<P> {
         self.fifo.pop()
     }
 
     /// The waiting packets.
-    pub fn fifo(&self) -> &PacketFifo {
+    pub fn fifo(&self) -> &PacketFifo<P> {
         &self.fifo
     }
 }

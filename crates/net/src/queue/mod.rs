@@ -26,7 +26,7 @@ pub use droptail::{DropTail, DropTailConfig, QueueLimit};
 pub use red::{base_prob, ewma, spread_prob, AdaptiveRedConfig, Red, RedConfig};
 
 use serde::{Deserialize, Serialize};
-use spikelab_core::{BitRate, Packet, SimRng, Time};
+use spikelab_core::{BitRate, Packet, SimRng, Time, Wire};
 use std::collections::VecDeque;
 
 /// Which queue discipline sits in front of a link direction, as written in a scenario
@@ -51,31 +51,41 @@ impl Default for QueueConfig {
     }
 }
 
-/// A FIFO of packets that also keeps its total wire bytes.
-#[derive(Clone, Debug, Default)]
-pub struct PacketFifo {
-    packets: VecDeque<Packet>,
+/// A FIFO of packets (or of handles to packets, see [`Wire`]) that also keeps its total
+/// wire bytes.
+#[derive(Clone, Debug)]
+pub struct PacketFifo<P = Packet> {
+    packets: VecDeque<P>,
     bytes: u64,
 }
 
-impl PacketFifo {
+impl<P> Default for PacketFifo<P> {
+    fn default() -> Self {
+        PacketFifo {
+            packets: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<P: Wire> PacketFifo<P> {
     /// An empty FIFO.
     pub fn new() -> Self {
         Self::default()
     }
     /// Appends at the tail.
-    pub fn push(&mut self, pkt: Packet) {
+    pub fn push(&mut self, pkt: P) {
         self.bytes += pkt.wire_bytes() as u64;
         self.packets.push_back(pkt);
     }
     /// Removes the head.
-    pub fn pop(&mut self) -> Option<Packet> {
+    pub fn pop(&mut self) -> Option<P> {
         let pkt = self.packets.pop_front()?;
         self.bytes -= pkt.wire_bytes() as u64;
         Some(pkt)
     }
     /// The head, without removing it.
-    pub fn front(&self) -> Option<&Packet> {
+    pub fn front(&self) -> Option<&P> {
         self.packets.front()
     }
     /// Packets waiting.
@@ -91,24 +101,24 @@ impl PacketFifo {
         self.bytes
     }
     /// Packets from head to tail.
-    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
+    pub fn iter(&self) -> impl Iterator<Item = &P> {
         self.packets.iter()
     }
 }
 
 /// A queue discipline with its packets. Built from a [`QueueConfig`].
 #[derive(Clone, Debug)]
-pub enum Queue {
+pub enum Queue<P = Packet> {
     /// See [`DropTail`].
-    DropTail(DropTail),
+    DropTail(DropTail<P>),
     /// See [`Red`] (plain and adaptive RED share one implementation).
-    Red(Red),
+    Red(Red<P>),
 }
 
-impl Queue {
+impl<P: Wire> Queue<P> {
     /// Builds the queue. `rate` is the link rate, which RED needs to age its average
     /// over idle periods (and adaptive RED to choose its parameters).
-    pub fn new(cfg: &QueueConfig, rate: BitRate) -> Queue {
+    pub fn new(cfg: &QueueConfig, rate: BitRate) -> Queue<P> {
         match cfg {
             QueueConfig::DropTail(c) => Queue::DropTail(DropTail::new(c)),
             QueueConfig::Red(c) => Queue::Red(Red::new(c, rate)),
@@ -118,7 +128,7 @@ impl Queue {
 
     /// Offers `pkt` arriving at `now`; returns the packet dropped, if any (the arrival,
     /// or the head with drop-from-front).
-    pub fn enqueue(&mut self, now: Time, pkt: Packet, rng: &mut SimRng) -> Option<Packet> {
+    pub fn enqueue(&mut self, now: Time, pkt: P, rng: &mut SimRng) -> Option<P> {
         match self {
             Queue::DropTail(q) => q.enqueue(pkt),
             Queue::Red(q) => q.enqueue(now, pkt, rng),
@@ -127,7 +137,7 @@ impl Queue {
 
     /// The transmitter takes the head at `now` (None: the queue is empty and, for RED,
     /// the link goes idle at `now`).
-    pub fn dequeue(&mut self, now: Time) -> Option<Packet> {
+    pub fn dequeue(&mut self, now: Time) -> Option<P> {
         match self {
             Queue::DropTail(q) => q.dequeue(),
             Queue::Red(q) => q.dequeue(now),
@@ -142,7 +152,7 @@ impl Queue {
     }
 
     /// The waiting packets.
-    pub fn fifo(&self) -> &PacketFifo {
+    pub fn fifo(&self) -> &PacketFifo<P> {
         match self {
             Queue::DropTail(q) => q.fifo(),
             Queue::Red(q) => q.fifo(),

@@ -28,7 +28,7 @@
 use super::PacketFifo;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use spikelab_core::{BitRate, ByteSize, Dur, Packet, SimRng, Time};
+use spikelab_core::{BitRate, ByteSize, Dur, Packet, SimRng, Time, Wire};
 
 /// RED parameters; defaults are ns-2's (tcl/lib/ns-default.tcl, `Queue/RED`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -278,8 +278,8 @@ enum Verdict {
 
 /// A RED (or Adaptive RED) queue with its packets.
 #[derive(Clone, Debug)]
-pub struct Red {
-    fifo: PacketFifo,
+pub struct Red<P = Packet> {
+    fifo: PacketFifo<P>,
     min_th: f64,
     max_th: f64,
     q_w: f64,
@@ -297,9 +297,9 @@ pub struct Red {
     adapt: Option<Adapt>,
 }
 
-impl Red {
+impl<P: Wire> Red<P> {
     /// A plain RED queue on a link of `rate`.
-    pub fn new(cfg: &RedConfig, rate: BitRate) -> Red {
+    pub fn new(cfg: &RedConfig, rate: BitRate) -> Red<P> {
         Red {
             fifo: PacketFifo::new(),
             min_th: cfg.min_thresh,
@@ -323,7 +323,7 @@ impl Red {
 
     /// An Adaptive RED queue on a link of `rate`, parameters derived as documented on
     /// [`AdaptiveRedConfig`].
-    pub fn adaptive(cfg: &AdaptiveRedConfig, rate: BitRate) -> Red {
+    pub fn adaptive(cfg: &AdaptiveRedConfig, rate: BitRate) -> Red<P> {
         let c = packets_per_sec(rate, cfg.mean_pktsize);
         let min_th = cfg
             .min_thresh
@@ -350,7 +350,7 @@ impl Red {
     }
 
     /// Offers `pkt` arriving at `now`; returns the dropped packet, if any.
-    pub fn enqueue(&mut self, now: Time, pkt: Packet, rng: &mut SimRng) -> Option<Packet> {
+    pub fn enqueue(&mut self, now: Time, pkt: P, rng: &mut SimRng) -> Option<P> {
         self.update_average(now);
         self.maybe_adapt(now);
         match self.verdict(rng) {
@@ -368,7 +368,7 @@ impl Red {
     }
 
     /// Removes the head; an empty queue marks the link idle from `now`.
-    pub fn dequeue(&mut self, now: Time) -> Option<Packet> {
+    pub fn dequeue(&mut self, now: Time) -> Option<P> {
         let p = self.fifo.pop();
         if p.is_none() && self.idle_since.is_none() {
             self.idle_since = Some(now);
@@ -382,7 +382,7 @@ impl Red {
     }
 
     /// The waiting packets.
-    pub fn fifo(&self) -> &PacketFifo {
+    pub fn fifo(&self) -> &PacketFifo<P> {
         &self.fifo
     }
 
@@ -447,7 +447,7 @@ impl Red {
     }
 
     /// Appends `pkt`, then drops the head (drop-from-front) or `pkt` itself.
-    fn push_and_drop(&mut self, pkt: Packet) -> Option<Packet> {
+    fn push_and_drop(&mut self, pkt: P) -> Option<P> {
         if self.drop_front && !self.fifo.is_empty() {
             let head = self.fifo.pop();
             self.fifo.push(pkt);

@@ -31,7 +31,7 @@ use crate::queue::Queue;
 use crate::service::Departure;
 use crate::trace::{TraceError, TraceRef};
 use serde::{Deserialize, Serialize};
-use spikelab_core::{Dur, Packet, Time};
+use spikelab_core::{Dur, Packet, Time, Wire};
 use std::sync::Arc;
 
 /// Mahimahi service parameters.
@@ -124,18 +124,18 @@ fn parse_line(line: &str) -> Result<u64, String> {
 
 /// A transmitter driven by a delivery trace.
 #[derive(Clone, Debug)]
-pub struct TraceTransmitter {
+pub struct TraceTransmitter<P = Packet> {
     trace: Arc<MahimahiTrace>,
     opportunity_bytes: u32,
     cycle: u64,
     idx: usize,
     /// The packet partly sent and its bytes still to send.
-    in_transit: Option<(Packet, u32)>,
+    in_transit: Option<(P, u32)>,
 }
 
-impl TraceTransmitter {
+impl<P: Wire> TraceTransmitter<P> {
     /// Starts at the trace's first opportunity. Panics if the trace is not loaded.
-    pub fn new(cfg: &MahimahiConfig) -> TraceTransmitter {
+    pub fn new(cfg: &MahimahiConfig) -> TraceTransmitter<P> {
         TraceTransmitter {
             trace: Arc::clone(cfg.trace.loaded()),
             opportunity_bytes: cfg.opportunity_bytes.max(1),
@@ -165,7 +165,12 @@ impl TraceTransmitter {
     }
 
     /// Uses every opportunity at or before `now`.
-    pub fn advance(&mut self, now: Time, queue: &mut Queue, emit: &mut impl FnMut(Departure)) {
+    pub fn advance(
+        &mut self,
+        now: Time,
+        queue: &mut Queue<P>,
+        emit: &mut impl FnMut(Departure<P>),
+    ) {
         loop {
             if self.in_transit.is_none() && queue.fifo().is_empty() {
                 // Nothing to send: opportunities up to `now` pass unused.
@@ -181,7 +186,12 @@ impl TraceTransmitter {
         }
     }
 
-    fn use_opportunity(&mut self, t: Time, queue: &mut Queue, emit: &mut impl FnMut(Departure)) {
+    fn use_opportunity(
+        &mut self,
+        t: Time,
+        queue: &mut Queue<P>,
+        emit: &mut impl FnMut(Departure<P>),
+    ) {
         let mut credit = self.opportunity_bytes;
         while credit > 0 {
             let (pkt, left) = match self.in_transit.take() {
@@ -207,12 +217,12 @@ impl TraceTransmitter {
     }
 
     /// The next opportunity if there is something to send.
-    pub fn next_wakeup(&self, queue: &Queue) -> Option<Time> {
+    pub fn next_wakeup(&self, queue: &Queue<P>) -> Option<Time> {
         (self.in_transit.is_some() || !queue.fifo().is_empty()).then(|| self.next_opportunity())
     }
 
     /// The packet partly sent, if any.
-    pub fn holding(&self) -> Option<&Packet> {
+    pub fn holding(&self) -> Option<&P> {
         self.in_transit.as_ref().map(|(p, _)| p)
     }
 }

@@ -23,7 +23,7 @@ pub use wcdma::WcdmaConfig;
 use crate::queue::Queue;
 use mahimahi::TraceTransmitter;
 use serde::{Deserialize, Serialize};
-use spikelab_core::{BitRate, Dur, Packet, SimRng, Time};
+use spikelab_core::{BitRate, Dur, Packet, SimRng, Time, Wire};
 use wcdma::Wcdma;
 
 /// How a link direction serves packets, as written in a scenario (`kind = "rate"`,
@@ -42,9 +42,9 @@ pub enum ServiceConfig {
 
 /// A packet leaving the transmitter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Departure {
+pub struct Departure<P = Packet> {
     /// The packet.
-    pub pkt: Packet,
+    pub pkt: P,
     /// When its transmission ended.
     pub at: Time,
     /// Delay beyond the link latency before it reaches the far end (or is discarded).
@@ -62,7 +62,7 @@ enum TimedModel {
 
 impl TimedModel {
     /// Starts serving `pkt` at `start`; returns when and how it leaves.
-    fn serve(&mut self, start: Time, pkt: Packet, rng: &mut SimRng) -> Departure {
+    fn serve<P: Wire>(&mut self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P> {
         match self {
             TimedModel::Rate { rate } => Departure {
                 pkt,
@@ -85,18 +85,18 @@ impl TimedModel {
 /// A transmitter that serves one packet at a time for a model-given duration (rate or
 /// WCDMA).
 #[derive(Clone, Debug)]
-pub struct Timed {
+pub struct Timed<P = Packet> {
     model: TimedModel,
-    busy: Option<Departure>,
+    busy: Option<Departure<P>>,
 }
 
-impl Timed {
+impl<P: Wire> Timed<P> {
     fn advance(
         &mut self,
         now: Time,
-        queue: &mut Queue,
+        queue: &mut Queue<P>,
         rng: &mut SimRng,
-        emit: &mut impl FnMut(Departure),
+        emit: &mut impl FnMut(Departure<P>),
     ) {
         let mut free_at = now;
         loop {
@@ -117,17 +117,17 @@ impl Timed {
 
 /// A link direction's transmitter. Built from a [`ServiceConfig`].
 #[derive(Clone, Debug)]
-pub enum Service {
+pub enum Service<P = Packet> {
     /// Rate or WCDMA: one packet at a time for a computed duration.
-    Timed(Timed),
+    Timed(Timed<P>),
     /// Mahimahi trace replay.
-    Trace(TraceTransmitter),
+    Trace(TraceTransmitter<P>),
 }
 
-impl Service {
+impl<P: Wire> Service<P> {
     /// An idle transmitter at `rate`. Panics if a Mahimahi trace was not loaded (see
     /// [`crate::trace::load_link_traces`]).
-    pub fn new(cfg: &ServiceConfig, rate: BitRate) -> Service {
+    pub fn new(cfg: &ServiceConfig, rate: BitRate) -> Service<P> {
         let timed = |model| Service::Timed(Timed { model, busy: None });
         match cfg {
             ServiceConfig::Rate => timed(TimedModel::Rate { rate }),
@@ -142,9 +142,9 @@ impl Service {
     pub fn advance(
         &mut self,
         now: Time,
-        queue: &mut Queue,
+        queue: &mut Queue<P>,
         rng: &mut SimRng,
-        emit: &mut impl FnMut(Departure),
+        emit: &mut impl FnMut(Departure<P>),
     ) {
         match self {
             Service::Timed(t) => t.advance(now, queue, rng, emit),
@@ -153,7 +153,7 @@ impl Service {
     }
 
     /// When the transmitter next has work, given the queue in front of it.
-    pub fn next_wakeup(&self, queue: &Queue) -> Option<Time> {
+    pub fn next_wakeup(&self, queue: &Queue<P>) -> Option<Time> {
         match self {
             Service::Timed(t) => t.busy.map(|d| d.at),
             Service::Trace(t) => t.next_wakeup(queue),
@@ -161,7 +161,7 @@ impl Service {
     }
 
     /// The packet being transmitted, if any.
-    pub fn holding(&self) -> Option<&Packet> {
+    pub fn holding(&self) -> Option<&P> {
         match self {
             Service::Timed(t) => t.busy.as_ref().map(|d| &d.pkt),
             Service::Trace(t) => t.holding(),

@@ -51,7 +51,7 @@
 use crate::service::Departure;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use spikelab_core::{BitRate, ByteSize, Dur, Packet, SimRng, Time};
+use spikelab_core::{BitRate, ByteSize, Dur, SimRng, Time, Wire};
 
 /// WCDMA bearer parameters (the nominal rate is the link's `rate`, e.g. "384kbps").
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -135,7 +135,7 @@ impl Wcdma {
     }
 
     /// Serves `pkt` from `start` (see the module docs for the model).
-    pub(crate) fn serve(&self, start: Time, pkt: Packet, rng: &mut SimRng) -> Departure {
+    pub(crate) fn serve<P: Wire>(&self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P> {
         let blocks = (pkt.wire_bytes() as u64).div_ceil(self.block_bytes);
         let (mut sent, mut max_attempts, mut lost) = (0u64, 1u32, false);
         for _ in 0..blocks {

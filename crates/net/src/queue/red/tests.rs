@@ -208,12 +208,12 @@ fn hard_limit_drops_beyond_limit_packets() {
 fn adaptive_red_derives_thresholds_and_weight_from_the_link_rate() {
     let cfg: AdaptiveRedConfig = toml::from_str("").unwrap();
     // 10 Mbit/s of 500-byte packets: C = 2500 packets/s; 5 ms target: min = 6.25.
-    let q = Red::adaptive(&cfg, BitRate(10_000_000));
+    let q: Red = Red::adaptive(&cfg, BitRate(10_000_000));
     let (min, max, w) = q.thresholds();
     assert!((min - 6.25).abs() < 1e-12 && (max - 18.75).abs() < 1e-12);
     assert!((w - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-15);
     // 1 Mbit/s: target_delay C / 2 = 0.625 < 5, so min = 5.
-    let slow = Red::adaptive(&cfg, BitRate(1_000_000));
+    let slow: Red = Red::adaptive(&cfg, BitRate(1_000_000));
     assert_eq!(slow.thresholds().0, 5.0);
 }
 
