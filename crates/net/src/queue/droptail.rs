@@ -6,9 +6,9 @@
 //! drop-from-front shortens TCP's loss-detection time; [Ekström & Ludwig 2004] Scenario A
 //! uses it). See the parent module for what the limit counts.
 
-use super::PacketFifo;
+use super::{PacketFifo, QueueDiscipline};
 use serde::{Deserialize, Serialize};
-use spikelab_core::{ByteSize, Packet};
+use spikelab_core::{ByteSize, Packet, SimRng, Time};
 
 /// A queue limit: `{ packets = 10 }` or `{ bytes = "10KB" }` in a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,6 +110,19 @@ impl DropTail {
 
     /// The waiting packets.
     pub fn fifo(&self) -> &PacketFifo {
+        &self.fifo
+    }
+}
+
+/// Drop-tail neither looks at the clock nor draws.
+impl QueueDiscipline for DropTail {
+    fn on_enqueue(&mut self, _now: Time, pkt: Packet, _rng: &mut SimRng) -> Option<Packet> {
+        self.enqueue(pkt)
+    }
+    fn on_dequeue(&mut self, _now: Time) -> Option<Packet> {
+        self.dequeue()
+    }
+    fn fifo(&self) -> &PacketFifo {
         &self.fifo
     }
 }

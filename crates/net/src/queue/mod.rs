@@ -1,7 +1,10 @@
 //! The queue in front of a link's transmitter.
 //!
-//! [`Queue`] is an enum (no `Box<dyn>`): the link calls it once per arrival and once per
-//! departure, so static dispatch matters. Every variant stores its packets in one
+//! Each discipline implements [`QueueDiscipline`]; [`Queue`] is the enum over them (no
+//! `Box<dyn>`): the link calls it once per arrival and once per departure, so static
+//! dispatch matters. Both [`Queue`] and [`QueueConfig`] are generated from the one list
+//! in `disciplines!`: a new discipline is one file, its `mod`/`use` line and one line
+//! there. Every variant stores its packets in one
 //! [`PacketFifo`] (a `VecDeque` ring buffer that grows to the largest backlog seen and
 //! then never allocates again).
 //!
@@ -29,18 +32,76 @@ use serde::{Deserialize, Serialize};
 use spikelab_core::{BitRate, Packet, SimRng, Time};
 use std::collections::VecDeque;
 
-/// Which queue discipline sits in front of a link direction, as written in a scenario
-/// (`kind = "drop-tail"`, `"red"` or `"adaptive-red"`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum QueueConfig {
+/// The hooks of a queue discipline: the link calls [`QueueDiscipline::on_enqueue`] once
+/// per arrival and [`QueueDiscipline::on_dequeue`] once per departure.
+pub trait QueueDiscipline {
+    /// Offers `pkt` arriving at `now`; returns the packet dropped, if any (the arrival,
+    /// or the head with drop-from-front).
+    fn on_enqueue(&mut self, now: Time, pkt: Packet, rng: &mut SimRng) -> Option<Packet>;
+    /// The transmitter takes the head at `now` (None: the queue is empty and the link
+    /// goes idle at `now`).
+    fn on_dequeue(&mut self, now: Time) -> Option<Packet>;
+    /// The link rate changed.
+    fn on_rate_change(&mut self, _rate: BitRate) {}
+    /// The waiting packets.
+    fn fifo(&self) -> &PacketFifo;
+}
+
+/// The registration macro: from one list, one line per discipline, it generates
+/// [`QueueConfig`] (the scenario's `kind` tag names), [`QueueConfig::KINDS`], [`Queue`]
+/// with its [`QueueDiscipline`] forwarding and [`Queue::new`]. A line reads
+/// `"kind" => Variant(ConfigType): Type = |config, rate| constructor,`.
+macro_rules! disciplines {
+    ($( $(#[$doc:meta])* $name:literal => $V:ident($Cfg:ty): $T:ty = |$c:ident, $r:ident| $new:expr, )*) => {
+        /// Which queue discipline sits in front of a link direction, as written in a
+        /// scenario (`kind =` one of [`QueueConfig::KINDS`]).
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "kind")]
+        pub enum QueueConfig {
+            $( $(#[$doc])* #[serde(rename = $name)] $V($Cfg), )*
+        }
+
+        impl QueueConfig {
+            /// Every discipline's `kind` name, in registration order.
+            pub const KINDS: &'static [&'static str] = &[$($name),*];
+        }
+
+        spikelab_core::dispatch_enum! {
+            /// A queue discipline with its packets, built from a [`QueueConfig`]
+            /// (enum dispatch: the link calls it once per arrival and departure).
+            #[derive(Clone, Debug)]
+            pub enum Queue: QueueDiscipline { $( $(#[$doc])* $V($T) ),* }
+            methods {
+                fn on_enqueue(&mut self, now: Time, pkt: Packet, rng: &mut SimRng) -> Option<Packet>;
+                fn on_dequeue(&mut self, now: Time) -> Option<Packet>;
+                fn on_rate_change(&mut self, rate: BitRate);
+                fn fifo(&self) -> &PacketFifo;
+            }
+        }
+
+        impl Queue {
+            /// Builds the queue. `rate` is the link rate, which RED needs to age its
+            /// average over idle periods (and adaptive RED to choose its parameters).
+            pub fn new(cfg: &QueueConfig, rate: BitRate) -> Queue {
+                match cfg {
+                    $( QueueConfig::$V($c) => {
+                        let $r = rate;
+                        Queue::$V($new)
+                    } )*
+                }
+            }
+        }
+    };
+}
+
+disciplines! {
     /// First in, first out; drops arrivals (or the head) beyond a packet or byte limit.
-    DropTail(DropTailConfig),
+    "drop-tail" => DropTail(DropTailConfig): DropTail = |c, _rate| DropTail::new(c),
     /// Random Early Detection (Floyd & Jacobson 1993) as in ns-2's red.cc.
-    Red(RedConfig),
+    "red" => Red(RedConfig): Red = |c, rate| Red::new(c, rate),
     /// Adaptive RED (Floyd, Gummadi & Shenker 2001): RED whose max_p adapts every
     /// `interval`, with thresholds and weight derived from the link rate.
-    AdaptiveRed(AdaptiveRedConfig),
+    "adaptive-red" => AdaptiveRed(AdaptiveRedConfig): Red = |c, rate| Red::adaptive(c, rate),
 }
 
 impl Default for QueueConfig {
@@ -96,56 +157,24 @@ impl PacketFifo {
     }
 }
 
-/// A queue discipline with its packets. Built from a [`QueueConfig`].
-#[derive(Clone, Debug)]
-pub enum Queue {
-    /// See [`DropTail`].
-    DropTail(DropTail),
-    /// See [`Red`] (plain and adaptive RED share one implementation).
-    Red(Red),
-}
-
 impl Queue {
-    /// Builds the queue. `rate` is the link rate, which RED needs to age its average
-    /// over idle periods (and adaptive RED to choose its parameters).
-    pub fn new(cfg: &QueueConfig, rate: BitRate) -> Queue {
-        match cfg {
-            QueueConfig::DropTail(c) => Queue::DropTail(DropTail::new(c)),
-            QueueConfig::Red(c) => Queue::Red(Red::new(c, rate)),
-            QueueConfig::AdaptiveRed(c) => Queue::Red(Red::adaptive(c, rate)),
-        }
-    }
-
-    /// Offers `pkt` arriving at `now`; returns the packet dropped, if any (the arrival,
-    /// or the head with drop-from-front).
+    /// Offers `pkt` arriving at `now`; returns the packet dropped, if any.
     pub fn enqueue(&mut self, now: Time, pkt: Packet, rng: &mut SimRng) -> Option<Packet> {
-        match self {
-            Queue::DropTail(q) => q.enqueue(pkt),
-            Queue::Red(q) => q.enqueue(now, pkt, rng),
-        }
+        self.on_enqueue(now, pkt, rng)
     }
 
-    /// The transmitter takes the head at `now` (None: the queue is empty and, for RED,
-    /// the link goes idle at `now`).
+    /// The transmitter takes the head at `now`.
     pub fn dequeue(&mut self, now: Time) -> Option<Packet> {
-        match self {
-            Queue::DropTail(q) => q.dequeue(),
-            Queue::Red(q) => q.dequeue(now),
-        }
+        self.on_dequeue(now)
     }
 
     /// The link rate changed (RED's idle aging depends on it).
     pub fn set_rate(&mut self, rate: BitRate) {
-        if let Queue::Red(q) = self {
-            q.set_rate(rate);
-        }
+        self.on_rate_change(rate)
     }
 
     /// The waiting packets.
     pub fn fifo(&self) -> &PacketFifo {
-        match self {
-            Queue::DropTail(q) => q.fifo(),
-            Queue::Red(q) => q.fifo(),
-        }
+        QueueDiscipline::fifo(self)
     }
 }
