@@ -18,6 +18,7 @@
 //! * [`peak_hopper`]: the Peak-Hopper RTO ([Ekström & Ludwig 2004] section III).
 //! * [`linux`]: the Linux kernel's estimator (`tcp_rtt_estimator`, `tcp_set_rto`).
 //! * [`ns2`]: ns-2's own timer in its integer tick arithmetic.
+//! * [`fixed`]: a constant RTO (with back-off), the baseline and test oracle.
 //!
 //! A new estimator is one file here, its `mod`/`use` line, and one line in the
 //! `estimators!` list below, which generates everything that selects it.
@@ -31,11 +32,13 @@
 //! sets the back-off count to zero, which "collapses" the RTO back to the base (RFC 6298
 //! section 5, note after (5.7); Karn's algorithm).
 
+pub mod fixed;
 pub mod linux;
 pub mod ns2;
 pub mod peak_hopper;
 pub mod rfc6298;
 
+pub use fixed::{Fixed, FixedConfig};
 pub use linux::{Linux, LinuxConfig};
 pub use ns2::{Ns2Rto, Ns2RtoConfig};
 pub use peak_hopper::{PeakHopper, PeakHopperConfig};
@@ -168,6 +171,8 @@ estimators! {
     "linux" => Linux(LinuxConfig) -> Linux,
     /// ns-2's own timer in its integer tick arithmetic (`tcp.cc` rtt_update/rtt_timeout).
     "ns2" => Ns2(Ns2RtoConfig) -> Ns2Rto,
+    /// A constant RTO with RFC 6298 back-off: the "RTO = const" baseline.
+    "fixed" => Fixed(FixedConfig) -> Fixed,
 }
 
 impl Default for RtoConfig {
@@ -399,6 +404,7 @@ mod tests {
             RtoConfig::Rfc6298(freebsd_modified_no_syn),
             RtoConfig::PeakHopper(PeakHopperConfig::default()),
             RtoConfig::Linux(LinuxConfig::default()),
+            RtoConfig::Fixed(FixedConfig::default()),
         ]
     }
 
@@ -413,6 +419,7 @@ mod tests {
             RtoConfig::PeakHopper(c) => (plus_2g(c.granularity), c.max_rto),
             RtoConfig::Linux(c) => (c.rto_min, c.rto_max),
             RtoConfig::Ns2(c) => (c.min_rto, c.max_rto),
+            RtoConfig::Fixed(c) => (c.rto.min(c.max_rto.unwrap_or(Dur::MAX)), c.max_rto),
         }
     }
 
@@ -427,7 +434,7 @@ mod tests {
             RtoConfig::Rfc6298(c) => c.use_syn_sample,
             RtoConfig::PeakHopper(c) => c.use_syn_sample,
             RtoConfig::Linux(c) => c.use_syn_sample,
-            RtoConfig::Ns2(_) => true,
+            RtoConfig::Ns2(_) | RtoConfig::Fixed(_) => true,
         }
     }
 
