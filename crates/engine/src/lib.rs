@@ -2,8 +2,10 @@
 //!
 //! * [`events`]: the event queue ordered by (time, insertion order) and cancellable
 //!   timer slots.
-//! * [`world`]: links, flows and the loop that drives them; ground truth for every
-//!   retransmission timeout; invariant checks on every run.
+//! * [`world`]: links, flows and the loop that drives them; invariant checks on every
+//!   run. It knows no particular middlebox.
+//! * [`truth`]: ground truth for every retransmission timeout, and the verdicts of
+//!   detectors and boxes attached to it by timeout identity.
 //! * [`results`]: what a run produces.
 //! * [`route`]: source routing and link/middlebox placement, shared with the emulator.
 //! * [`watchdog`]: ends a run whose clock stops advancing (or that exceeds a budget).
@@ -16,6 +18,7 @@ pub mod events;
 pub mod results;
 pub mod route;
 pub mod trace;
+pub mod truth;
 pub mod watchdog;
 pub mod world;
 

@@ -57,6 +57,12 @@ pub trait Middlebox {
     /// Every packet the box currently holds (ground truth: held packets are still
     /// "alive").
     fn for_each_held(&self, f: &mut dyn FnMut(&Packet));
+    /// The spurious-timeout detector this box runs, by its registered name (a
+    /// `network` detector of `spikelab_tcp::spurious`), if any. The engine scores the
+    /// box's [`MbEventKind::Verdict`]s under that name for every flow crossing it.
+    fn detector(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// What a box call produced: packets that continue, and the decisions taken.
@@ -114,7 +120,8 @@ pub enum MbEventKind {
         /// The timer value T = G * average ACK inter-arrival time.
         t: Dur,
     },
-    /// STD (III.B): the verdict on the episode's timeout.
+    /// The verdict of the detector the box runs ([`Middlebox::detector`]; STD: III.B)
+    /// on the flow's timeouts since its previous verdict.
     Verdict {
         /// True when a new ACK arrived before T expired.
         spurious: bool,
@@ -224,6 +231,7 @@ macro_rules! boxes {
                 fn next_wakeup(&self) -> Option<Time>;
                 fn on_wakeup(&mut self, now: Time, out: &mut MbOutput);
                 fn for_each_held(&self, f: &mut dyn FnMut(&Packet));
+                fn detector(&self) -> Option<&'static str>;
             }
         }
 

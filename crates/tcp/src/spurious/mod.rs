@@ -56,6 +56,15 @@ macro_rules! detectors {
                     $( DetectorKind::$N => $nname, )*
                 }
             }
+
+            /// The kind registered under `name` (the inverse of [`DetectorKind::label`]).
+            pub fn from_label(name: &str) -> Option<DetectorKind> {
+                match name {
+                    $( $name => Some(DetectorKind::$V), )*
+                    $( $nname => Some(DetectorKind::$N), )*
+                    _ => None,
+                }
+            }
         }
 
         spikelab_core::dispatch_enum! {
@@ -152,6 +161,10 @@ pub enum Step {
 #[derive(Clone, Copy, Debug)]
 pub struct TimeoutView {
     pub now: Time,
+    /// The sender's number for this retransmission timeout (0 = the flow's first; see
+    /// [`crate::sender::TimerOutcome::Timeout`]). Verdicts name the timeouts they judge
+    /// by it.
+    pub number: u64,
     /// The first timeout of this segment (false for a backed-off repeat).
     pub first: bool,
     pub snd_una: u64,
@@ -219,6 +232,7 @@ pub(crate) mod test_util {
     pub fn timeout(una: u64, max: u64, tsval: Option<u64>) -> TimeoutView {
         TimeoutView {
             now: Time(1_000_000_000),
+            number: 0,
             first: true,
             snd_una: una,
             snd_max: max,
@@ -249,5 +263,44 @@ pub(crate) mod test_util {
             srtt: Some(Dur::from_millis(100)),
             can_send_new: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize)]
+    struct Named {
+        k: DetectorKind,
+    }
+
+    #[test]
+    fn every_registered_name_parses_to_its_kind_and_back() {
+        for name in DetectorKind::NAMES {
+            let k = DetectorKind::from_label(name).unwrap();
+            assert_eq!(k.label(), *name);
+            let parsed: Named = toml::from_str(&format!("k = \"{name}\"")).unwrap();
+            assert_eq!(parsed.k, k);
+        }
+        assert_eq!(DetectorKind::from_label("eifle"), None);
+    }
+
+    #[test]
+    fn only_sender_detectors_are_built_and_only_frto_must_drive() {
+        let built: Vec<_> = DetectorKind::NAMES
+            .iter()
+            .map(|n| DetectorKind::from_label(n).unwrap())
+            .filter(|k| Detector::new(*k).is_some())
+            .collect();
+        assert!(!built.contains(&DetectorKind::StdProxy));
+        assert_eq!(built.len(), DetectorKind::NAMES.len() - 1);
+        let drivers: Vec<_> = built.into_iter().filter(|k| k.must_drive()).collect();
+        let want = [
+            DetectorKind::Frto,
+            DetectorKind::SackFrto,
+            DetectorKind::LinuxFrto,
+        ];
+        assert_eq!(drivers, want);
     }
 }
