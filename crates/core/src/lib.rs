@@ -4,6 +4,7 @@
 //! * [`packet`]: the one packet type that crosses links, with honest header sizes.
 //! * [`rng`]: per-component random streams derived from the run seed.
 //! * [`ids`]: small typed indices for flows, links and nodes.
+//! * [`registry`]: [`dispatch_enum!`], the one way an algorithm family dispatches.
 //!
 //! Sequence numbers are absolute `u64` byte offsets from the flow's initial sequence
 //! number: a simulated flow never sends 2^64 bytes, so wrap-around arithmetic
@@ -12,6 +13,7 @@
 
 pub mod ids;
 pub mod packet;
+pub mod registry;
 pub mod rng;
 pub mod time;
 pub mod trace;

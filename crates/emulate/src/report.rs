@@ -118,6 +118,7 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         spurious_responses: c("TcpExt.TCPSpuriousRTOs") + c("TcpExt.TCPLossUndo"),
         delivered: i.counts.delivered,
         detectors: i.settings.detectors(),
+        unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
     };
     (r, records, unmatched)
@@ -146,6 +147,7 @@ pub fn cbr_result(i: &FlowInputs) -> FlowResult {
         spurious_responses: 0,
         delivered: i.counts.delivered,
         detectors: Vec::new(),
+        unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
     }
 }

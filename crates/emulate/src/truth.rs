@@ -6,7 +6,7 @@
 //! middlebox (issue text: "an earlier copy of the same bytes was delivered or is still
 //! queued or held in a spike"). Its first byte is also classified the way the engine
 //! classifies the segment at `snd_una` when a simulated timer fires
-//! (`spikelab_engine` `record_timeout`): an earlier copy alive -> data delayed; already
+//! (`spikelab_engine::truth::classify`): an earlier copy alive -> data delayed; already
 //! delivered and an ACK covering it alive or still owed by the receiver -> ACK delayed;
 //! delivered but no such ACK -> ACK lost; otherwise data lost. The kernel's timeouts
 //! take the class of the retransmission they sent ([`crate::report`]).

@@ -3,8 +3,10 @@
 //! * [`arena`]: the packets in the network, moved through links by 8-byte handles.
 //! * [`events`]: the event queue ordered by (time, insertion order) and cancellable
 //!   timer slots.
-//! * [`world`]: links, flows and the loop that drives them; ground truth for every
-//!   retransmission timeout; invariant checks on every run.
+//! * [`world`]: links, flows and the loop that drives them; invariant checks on every
+//!   run. It knows no particular middlebox.
+//! * [`truth`]: ground truth for every retransmission timeout, and the verdicts of
+//!   detectors and boxes attached to it by timeout identity.
 //! * [`results`]: what a run produces.
 //! * [`route`]: source routing and link/middlebox placement, shared with the emulator.
 //! * [`watchdog`]: ends a run whose clock stops advancing (or that exceeds a budget).
@@ -18,6 +20,7 @@ pub mod events;
 pub mod results;
 pub mod route;
 pub mod trace;
+pub mod truth;
 pub mod watchdog;
 pub mod world;
 

@@ -8,36 +8,7 @@ use serde::{Deserialize, Serialize};
 use spikelab_core::{Dur, Packet, Time};
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
-/// What really happened to the segment a retransmission timer fired for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Truth {
-    /// A transmission of the segment was still in the network: only delayed.
-    SpuriousDataDelayed,
-    /// The receiver had the segment and an ACK for it was in the network or held by
-    /// the delayed-ACK timer: only the ACK was late.
-    SpuriousAckDelayed,
-    /// The receiver had the segment but every ACK covering it was lost.
-    GenuineAckLost,
-    /// No copy of the segment was left in the network and the receiver lacked it.
-    GenuineDataLost,
-}
-
-impl Truth {
-    /// Was the timeout spurious: would the ACK have come without the retransmission?
-    pub fn is_spurious(self) -> bool {
-        matches!(self, Truth::SpuriousDataDelayed | Truth::SpuriousAckDelayed)
-    }
-
-    /// A short label for CSV files.
-    pub fn label(self) -> &'static str {
-        match self {
-            Truth::SpuriousDataDelayed => "spurious-data-delayed",
-            Truth::SpuriousAckDelayed => "spurious-ack-delayed",
-            Truth::GenuineAckLost => "genuine-ack-lost",
-            Truth::GenuineDataLost => "genuine-data-lost",
-        }
-    }
-}
+pub use crate::truth::Truth;
 
 /// One detector's verdict on a timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +91,11 @@ pub struct FlowResult {
     pub delivered: u64,
     /// Spurious-timeout detectors the flow ran (driver and observers).
     pub detectors: Vec<DetectorKind>,
+    /// Verdicts of a middlebox's detector that covered none of the flow's timeouts: the
+    /// box took a retransmission that was no timeout's (a fast retransmission, a SYN
+    /// retransmission) for one (see [`crate::truth`]).
+    #[serde(default)]
+    pub unmatched_box_verdicts: u64,
     /// Every RTO computation after an RTT sample (only with `SimConfig::record_rto`).
     pub rto_samples: Vec<RtoSample>,
 }

@@ -9,22 +9,20 @@ use crate::arena::{Arena, Slot};
 use crate::config::{DropRule, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
 use crate::events::{Event, EventQueue, FlowTimer, TimerSlot};
 use crate::results::{
-    Captured, DetectorVerdict, Endpoint, FlowResult, LinkResult, RtoSample, RunResult,
-    TimeoutRecord, Truth,
+    Captured, Endpoint, FlowResult, LinkResult, RtoSample, RunResult, TimeoutRecord,
 };
 use crate::route::{self, AfterBox};
 use crate::trace::Tracer;
+use crate::truth::{self, BoxVerdict, Facts, Ledger, SenderReport};
 use crate::watchdog::{Bark, Watchdog};
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
 use spikelab_net::streams::dir_index;
-use spikelab_net::{
-    Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, MiddleboxConfig, Schedule,
-};
+use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
 use spikelab_tcp::rto::Rto;
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
-use spikelab_tcp::{Phase, TcpReceiver, TcpSender};
+use spikelab_tcp::{Phase, TcpReceiver, TcpSender, TimerOutcome};
 
 /// A broken invariant: the run is wrong and must not be reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,7 +94,8 @@ pub struct World {
     arena: Arena,
     delivered: Vec<Slot>,
     dropped: Vec<Slot>,
-    timeouts: Vec<TimeoutRecord>,
+    /// Every data timeout with its ground truth; verdicts attach to it by identity.
+    ledger: Ledger,
     tracer: Tracer,
     captures: Option<Vec<Vec<Captured>>>,
     stop_at: Time,
@@ -108,12 +107,25 @@ pub struct World {
     boxes: Vec<BoxState>,
     /// Per link, the index of the middlebox at its first endpoint.
     box_at: Vec<Option<usize>>,
-    /// Links with an STD proxy (its verdicts are scored like a detector's).
-    std_proxy_links: Vec<usize>,
     mb_out: MbOutput,
-    /// (flow, time, spurious) verdicts reached by STD proxies.
-    box_verdicts: Vec<(usize, Time, bool)>,
     watchdog: Watchdog,
+}
+
+/// What the world saw when a sender's timer fired (before the sender acted).
+enum Seen {
+    /// The SYN was outstanding.
+    Syn,
+    /// A data segment: the record, with its ground truth, awaiting the sender's number.
+    Data(TimeoutRecord),
+}
+
+impl Seen {
+    fn label(&self) -> &'static str {
+        match self {
+            Seen::Syn => "a SYN timeout",
+            Seen::Data(_) => "a data timeout",
+        }
+    }
 }
 
 /// A middlebox placed at the first endpoint of `link`.
@@ -121,6 +133,8 @@ struct BoxState {
     link: usize,
     mb: Mb,
     slot: TimerSlot,
+    /// The detector the box runs ([`Middlebox::detector`]), by the name it reports.
+    detector: Option<&'static str>,
 }
 
 impl World {
@@ -143,7 +157,7 @@ impl World {
             arena: Arena::default(),
             delivered: Vec::new(),
             dropped: Vec::new(),
-            timeouts: Vec::new(),
+            ledger: Ledger::new(cfg.flows.len()),
             tracer: Tracer::new(cfg.trace),
             captures: cfg.pcap.then(|| vec![Vec::new(); cfg.flows.len()]),
             stop_at: Time::ZERO + cfg.stop_at,
@@ -153,21 +167,15 @@ impl World {
             drops: cfg.drops.clone(),
             record_rto: cfg.record_rto,
             boxes: Vec::new(),
-            std_proxy_links: cfg
-                .middleboxes
-                .iter()
-                .filter(|m| matches!(m.config, MiddleboxConfig::StdProxy(_)))
-                .map(|m| m.link)
-                .collect(),
             box_at: route::box_placement(cfg.links.len(), &cfg.middleboxes),
             mb_out: MbOutput::new(),
-            box_verdicts: Vec::new(),
             watchdog: Watchdog::default(),
         };
         for (i, spec) in cfg.middleboxes.iter().enumerate() {
             let mb = Mb::new(&spec.config, streams.stream("middlebox", i as u64));
             world.boxes.push(BoxState {
                 link: spec.link,
+                detector: mb.detector(),
                 mb,
                 slot: TimerSlot::default(),
             });
@@ -238,12 +246,13 @@ impl World {
             }
             FlowKind::Cbr { .. } => Vec::new(),
         };
-        if spec
-            .route
-            .iter()
-            .any(|h| self.std_proxy_links.contains(&h.link))
-        {
-            detectors.push(DetectorKind::StdProxy);
+        // Boxes that run a detector judge every flow crossing them.
+        for b in &self.boxes {
+            let kind = b.detector.and_then(DetectorKind::from_label);
+            let crosses = spec.route.iter().any(|h| h.link == b.link);
+            if let Some(k) = kind.filter(|k| crosses && !detectors.contains(k)) {
+                detectors.push(k);
+            }
         }
         let result = FlowResult {
             name: spec.name.clone(),
@@ -383,7 +392,7 @@ impl World {
             return Ok(());
         }
         match timer {
-            FlowTimer::Rto => self.on_rto(f),
+            FlowTimer::Rto => self.on_rto(f)?,
             FlowTimer::DelayedAck => {
                 let mut acks = std::mem::take(&mut self.out);
                 if let FlowState::Tcp(t) = &mut self.flows[f].state {
@@ -396,7 +405,7 @@ impl World {
         self.after_flow_event(f)
     }
 
-    fn on_rto(&mut self, f: usize) {
+    fn on_rto(&mut self, f: usize) -> Result<(), InvariantViolation> {
         let now = self.now;
         let due = match &self.flows[f].state {
             FlowState::Tcp(t) => {
@@ -407,18 +416,20 @@ impl World {
             FlowState::Cbr(_) => false,
         };
         if !due {
-            return;
+            return Ok(());
         }
-        // A Tail Loss Probe's timer (the `linux` profile) is no retransmission timeout.
+        // A Tail Loss Probe's or RACK's reordering timer (the `linux` profile) is no
+        // retransmission timeout.
         let probe = matches!(&self.flows[f].state, FlowState::Tcp(t) if t.sender.probe_armed());
-        if !probe {
-            self.record_timeout(f);
-        }
+        // The network as it is when the timer fires, before the retransmission.
+        let seen = (!probe).then(|| self.observe_timeout(f)).flatten();
         let mut out = std::mem::take(&mut self.out);
-        if let FlowState::Tcp(t) = &mut self.flows[f].state {
-            t.sender.on_timer(now, &mut out);
-        }
+        let outcome = match &mut self.flows[f].state {
+            FlowState::Tcp(t) => t.sender.on_timer(now, &mut out),
+            FlowState::Cbr(_) => TimerOutcome::NotDue,
+        };
         self.out = out;
+        self.record_timeout(f, outcome, seen)
     }
 
     fn on_cbr_send(&mut self, f: usize) {
@@ -756,12 +767,12 @@ impl World {
 
     /// Sends on what box `b` released, notes its verdicts, re-arms its wake-up.
     fn after_box(&mut self, b: usize, mut out: MbOutput) -> Result<(), InvariantViolation> {
+        let mut result = Ok(());
         for e in &out.events {
             if let MbEventKind::Verdict { spurious } = e.kind {
-                self.box_verdicts.push((e.flow.index(), e.time, spurious));
+                result = result.and_then(|_| self.note_box_verdict(b, e.flow, e.time, spurious));
             }
         }
-        let mut result = Ok(());
         for q in out.forward.drain(..) {
             if result.is_ok() {
                 result = self.leave_box(b, q);
@@ -869,71 +880,108 @@ impl World {
 
     // ----- ground truth ------------------------------------------------------------
 
-    /// Classifies the timeout about to fire for flow `f` against the network's state.
-    fn record_timeout(&mut self, f: usize) {
+    /// What the timer of flow `f` fires on, seen before the sender acts: the SYN, or a
+    /// data segment with the network's facts about it (see [`crate::truth`]).
+    fn observe_timeout(&self, f: usize) -> Option<Seen> {
         let FlowState::Tcp(t) = &self.flows[f].state else {
-            return;
+            return None;
         };
         if !t.sender.established() {
-            self.flows[f].result.syn_timeouts += 1;
-            return;
+            return Some(Seen::Syn);
         }
         let una = t.sender.window().snd_una;
         let fid = FlowId(f as u32);
-        let data_alive = self.any_in_network(f, |p| {
-            p.flow == fid && p.kind == PacketKind::Data && p.seq <= una && una < p.end_seq()
-        });
-        let truth = if t.receiver.holds(una) {
-            let ack_alive = t.receiver.ack_pending()
-                || self.any_in_network(f, |p| {
-                    p.flow == fid && p.kind == PacketKind::Ack && p.ack > una
-                });
-            if ack_alive {
-                Truth::SpuriousAckDelayed
-            } else {
-                Truth::GenuineAckLost
-            }
-        } else if data_alive {
-            Truth::SpuriousDataDelayed
-        } else {
-            Truth::GenuineDataLost
+        let receiver_holds = t.receiver.holds(una);
+        let facts = Facts {
+            receiver_holds,
+            ack_alive: receiver_holds
+                && (t.receiver.ack_pending()
+                    || self.any_in_network(f, |p| {
+                        p.flow == fid && p.kind == PacketKind::Ack && p.ack > una
+                    })),
+            data_alive: self.any_in_network(f, |p| {
+                p.flow == fid && p.kind == PacketKind::Data && p.seq <= una && una < p.end_seq()
+            }),
         };
-        let rec = TimeoutRecord {
+        Some(Seen::Data(TimeoutRecord {
             time: self.now,
             flow: f as u32,
             seq: una,
             rto: t.sender.armed_rto(),
             last_rtt: t.sender.last_rtt(),
             backoff: t.sender.consecutive_timeouts(),
-            truth,
+            truth: truth::classify(facts),
             in_fast_recovery: matches!(t.sender.phase(), Phase::Recovery { .. }),
             fast: false,
             verdicts: Vec::new(),
-        };
+        }))
+    }
+
+    /// Records what the sender says its timer expiry was; it must agree with what the
+    /// world saw.
+    fn record_timeout(
+        &mut self,
+        f: usize,
+        outcome: TimerOutcome,
+        seen: Option<Seen>,
+    ) -> Result<(), InvariantViolation> {
         let r = &mut self.flows[f].result;
-        r.timeouts += 1;
-        if truth.is_spurious() {
-            r.spurious_timeouts += 1;
-        } else {
-            r.genuine_timeouts += 1;
-        }
-        if rec.starts_episode() {
-            r.timeout_episodes += 1;
-            if truth.is_spurious() {
-                r.spurious_timeout_episodes += 1;
-            } else {
-                r.genuine_timeout_episodes += 1;
+        let done = match (outcome, seen) {
+            (TimerOutcome::SynTimeout, Some(Seen::Syn)) => {
+                r.syn_timeouts += 1;
+                Ok(())
             }
-        }
-        self.tracer.record(
-            self.now,
-            fid,
-            TraceEvent::Timeout {
-                seq: una,
-                spurious: truth.is_spurious(),
-            },
-        );
-        self.timeouts.push(rec);
+            (TimerOutcome::Timeout { number }, Some(Seen::Data(rec))) => {
+                let ev = TraceEvent::Timeout {
+                    seq: rec.seq,
+                    spurious: rec.truth.is_spurious(),
+                };
+                self.tracer.record(self.now, FlowId(f as u32), ev);
+                self.ledger.on_timeout(number, rec, r)
+            }
+            (TimerOutcome::LossProbe | TimerOutcome::ReorderTimeout, None) => Ok(()),
+            (outcome, seen) => Err(format!(
+                "flow {f}: the sender's timer expiry ({outcome:?}) is not what the world saw ({})",
+                seen.map_or("a loss probe", |s| s.label())
+            )),
+        };
+        done.map_err(|what| InvariantViolation {
+            time: self.now,
+            what,
+        })
+    }
+
+    /// Box `b` reached a verdict on `flow`'s timeouts: score it under the box's detector.
+    fn note_box_verdict(
+        &mut self,
+        b: usize,
+        flow: FlowId,
+        at: Time,
+        spurious: bool,
+    ) -> Result<(), InvariantViolation> {
+        let name = self.boxes[b].detector;
+        let Some(detector) = name.and_then(DetectorKind::from_label) else {
+            let what = format!(
+                "the middlebox on link `{}` reported a verdict but runs no registered detector ({name:?})",
+                self.links[self.boxes[b].link].name
+            );
+            return Err(InvariantViolation {
+                time: self.now,
+                what,
+            });
+        };
+        let verdict = if spurious {
+            Verdict::Spurious
+        } else {
+            Verdict::Genuine
+        };
+        self.ledger.on_box_verdict(BoxVerdict {
+            detector,
+            flow: flow.index(),
+            at,
+            verdict,
+        });
+        Ok(())
     }
 
     fn any_in_network(&self, f: usize, pred: impl Fn(&Packet) -> bool) -> bool {
@@ -1026,10 +1074,30 @@ impl World {
                 });
             }
         }
-        let mut timeouts = self.timeouts;
-        attach_verdicts(&self.flows, &mut timeouts);
-        attach_box_verdicts(&self.box_verdicts, &mut timeouts);
-        let flows = self.flows.into_iter().map(finish_flow).collect();
+        let reports: Vec<Option<SenderReport>> = self
+            .flows
+            .iter()
+            .map(|f| match &f.state {
+                FlowState::Tcp(t) => Some(SenderReport {
+                    fast_timeouts: t.sender.fast_timeouts(),
+                    verdicts: t.sender.verdicts(),
+                }),
+                FlowState::Cbr(_) => None,
+            })
+            .collect();
+        let done = self
+            .ledger
+            .finish(&reports)
+            .map_err(|what| InvariantViolation {
+                time: self.now,
+                what,
+            })?;
+        let mut flows = self.flows;
+        for v in &done.unmatched_box_verdicts {
+            flows[v.flow].result.unmatched_box_verdicts += 1;
+        }
+        let timeouts = done.records;
+        let flows = flows.into_iter().map(finish_flow).collect();
         Ok(RunResult {
             seed: self.seed,
             end: self.now,
@@ -1054,68 +1122,6 @@ fn finish_flow(f: Flow) -> FlowResult {
         r.spurious_responses = s.spurious_responses;
     }
     r
-}
-
-/// Gives the STD proxies' verdicts to the timeouts they judged: each verdict covers the
-/// flow's timeouts since its previous verdict.
-fn attach_box_verdicts(verdicts: &[(usize, Time, bool)], records: &mut [TimeoutRecord]) {
-    for &(f, at, spurious) in verdicts {
-        let verdict = if spurious {
-            Verdict::Spurious
-        } else {
-            Verdict::Genuine
-        };
-        let judged = |r: &&mut TimeoutRecord| {
-            r.verdicts
-                .iter()
-                .any(|v| v.detector == DetectorKind::StdProxy)
-        };
-        for rec in records
-            .iter_mut()
-            .filter(|r| r.flow as usize == f && r.time <= at)
-        {
-            if !judged(&rec) {
-                rec.verdicts.push(DetectorVerdict {
-                    detector: DetectorKind::StdProxy,
-                    verdict,
-                    at,
-                    drove: false,
-                });
-            }
-        }
-    }
-}
-
-/// Gives each timeout record the verdicts its sender's detectors reached on it. The
-/// sender numbers its data timeouts 0, 1, ... in the same order as the records.
-fn attach_verdicts(flows: &[Flow], records: &mut [TimeoutRecord]) {
-    for (f, flow) in flows.iter().enumerate() {
-        let FlowState::Tcp(t) = &flow.state else {
-            continue;
-        };
-        let mine: Vec<&mut TimeoutRecord> = records
-            .iter_mut()
-            .filter(|r| r.flow as usize == f)
-            .collect();
-        let mut mine = mine;
-        for &k in t.sender.fast_timeouts() {
-            if let Some(rec) = mine.get_mut(k as usize) {
-                rec.fast = true;
-            }
-        }
-        for v in t.sender.verdicts() {
-            for k in v.from_timeout..=v.to_timeout {
-                if let Some(rec) = mine.get_mut(k as usize) {
-                    rec.verdicts.push(DetectorVerdict {
-                        detector: v.detector,
-                        verdict: v.verdict,
-                        at: v.at,
-                        drove: v.drove,
-                    });
-                }
-            }
-        }
-    }
 }
 
 fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> LinkState {

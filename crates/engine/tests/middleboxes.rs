@@ -101,3 +101,24 @@ fn ftfd_oracle_with_n_1_delays_every_timed_segment_by_d0() {
         min(&injected)
     );
 }
+
+/// The engine scores a box's verdicts under the detector name the box reports; every
+/// registered box must name a registered network detector (one without sender state),
+/// or none.
+#[test]
+fn every_box_that_judges_timeouts_names_a_registered_network_detector() {
+    use spikelab_core::RngStreams;
+    use spikelab_net::{Mb, Middlebox};
+    use spikelab_tcp::spurious::Detector;
+    let mut judges = Vec::new();
+    for (i, kind) in MiddleboxConfig::KINDS.iter().enumerate() {
+        let cfg: MiddleboxConfig = toml::from_str(&format!("kind = \"{kind}\"")).unwrap();
+        let mb = Mb::new(&cfg, RngStreams::new(1).stream("middlebox", i as u64));
+        if let Some(name) = mb.detector() {
+            let k = DetectorKind::from_label(name).unwrap_or_else(|| panic!("{name}"));
+            assert!(Detector::new(k).is_none(), "`{name}` has sender-side state");
+            judges.push(k);
+        }
+    }
+    assert_eq!(judges, [DetectorKind::StdProxy]);
+}

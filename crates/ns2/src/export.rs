@@ -662,6 +662,9 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
         RtoConfig::Linux(_) => {
             return refuse(key("rto.kind = linux"), "ns-2.35 has no Linux timer")
         }
+        RtoConfig::Fixed(_) => {
+            return refuse(key("rto.kind = fixed"), "ns-2.35 has no constant timer")
+        }
     };
     let sp = &tcp.spurious;
     if !sp.observe.is_empty() {

@@ -34,7 +34,9 @@ use spikelab_net::{
     AdaptiveRedConfig, DirOverride, Distribution, LinkConfig, MiddleboxConfig, QueueConfig,
     QueueLimit, RedConfig, ServiceConfig, SpikeConfig,
 };
-use spikelab_tcp::rto::{LinuxConfig, Ns2RtoConfig, PeakHopperConfig, Rfc6298Config, RtoConfig};
+use spikelab_tcp::rto::{
+    FixedConfig, LinuxConfig, Ns2RtoConfig, PeakHopperConfig, Rfc6298Config, RtoConfig,
+};
 use spikelab_tcp::{LinuxSysctls, TcpConfig};
 
 /// Longest duration anywhere in a scenario: 10^6 s.
@@ -635,7 +637,15 @@ fn rto(r: &RtoConfig, p: &FieldPath) -> Check {
         RtoConfig::PeakHopper(c) => peak_hopper(c, p),
         RtoConfig::Linux(c) => linux(c, p),
         RtoConfig::Ns2(c) => ns2(c, p),
+        RtoConfig::Fixed(c) => fixed(c, p),
     }
+}
+
+/// The constant timer's value is its initial RTO too: at least the smallest ceiling,
+/// and not above its own maximum.
+fn fixed(c: &FixedConfig, p: &FieldPath) -> Check {
+    dur_in(&p.key("rto"), c.rto, MIN_RTO_CEILING, MAX_DUR)?;
+    rto_range(p, ("rto", c.rto), ("max_rto", c.max_rto))
 }
 
 /// ns-2's timer counts in ticks (`tcpTick_`), so a tick must be positive and the RTOs

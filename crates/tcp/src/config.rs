@@ -6,38 +6,12 @@
 
 use crate::linux_profile::LinuxSysctls;
 use crate::recovery::PipeRule;
+pub use crate::recovery::RecoveryKind;
 use crate::response::SpuriousConfig;
 use crate::rto::RtoConfig;
 use crate::window::SsthreshRule;
 use serde::{Deserialize, Serialize};
 use spikelab_core::Dur;
-
-/// Which loss-recovery algorithm the sender runs after duplicate ACKs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RecoveryKind {
-    /// RFC 5681 fast retransmit / fast recovery; leaves recovery on the first new ACK.
-    Reno,
-    /// RFC 6582: stays in recovery until the recovery point, retransmitting on partial ACKs.
-    NewReno,
-    /// RFC 6675 / 3517 conservative SACK loss recovery with the pipe estimate.
-    RenoSack,
-    /// Reno-SACK that retransmits at least one segment on each partial ACK
-    /// ([Gurtov & Ludwig 2003] III.A).
-    NewRenoSack,
-    /// Forward Acknowledgment (Mathis and Mahdavi 1996).
-    Fack,
-}
-
-impl RecoveryKind {
-    /// Does this variant need SACK information from the receiver?
-    pub fn uses_sack(self) -> bool {
-        matches!(
-            self,
-            RecoveryKind::RenoSack | RecoveryKind::NewRenoSack | RecoveryKind::Fack
-        )
-    }
-}
 
 /// What the sender retransmits when its timer fires.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

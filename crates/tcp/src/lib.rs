@@ -32,4 +32,4 @@ pub mod window;
 pub use config::{DelayedAck, EchoRule, Ns2Switches, RecoveryKind, TcpConfig, TimeoutRetransmit};
 pub use linux_profile::{CongestionControl, LinuxSysctls};
 pub use receiver::TcpReceiver;
-pub use sender::{AckInfo, Phase, SenderStats, TcpSender};
+pub use sender::{AckInfo, Phase, SenderStats, TcpSender, TimerOutcome};

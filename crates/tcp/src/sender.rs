@@ -45,6 +45,23 @@ struct Timing {
     sent_at: Time,
 }
 
+/// What an expiry of the retransmission timer was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerOutcome {
+    /// Nothing was due (a stale timer, or nothing outstanding).
+    NotDue,
+    /// The SYN was retransmitted.
+    SynTimeout,
+    /// A Tail Loss Probe went out (the `linux` profile); no retransmission timeout.
+    LossProbe,
+    /// RACK's reordering timer fired (the `linux` profile, `tcp_rack_reo_timeout`): it
+    /// marks segments lost and may start recovery; no retransmission timeout.
+    ReorderTimeout,
+    /// A retransmission timeout of data. `number` counts the flow's data timeouts from
+    /// 0 in order; detectors' verdicts and fast-timeout reports name timeouts by it.
+    Timeout { number: u64 },
+}
+
 /// Counters kept by the sender.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {
@@ -495,6 +512,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let retransmitted_end = self.w.segs.get(0).map_or(self.w.snd_una, |s| s.end);
         let view = TimeoutView {
             now,
+            number: self.stats.timeouts - 1,
             first,
             snd_una: self.w.snd_una,
             snd_max: self.w.snd_max,
@@ -507,29 +525,32 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.frto_hold = self.watch.driver_holds_retransmissions();
     }
 
-    /// The retransmission timer fired.
-    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+    /// The retransmission timer fired; says what the expiry was.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) -> TimerOutcome {
         if self.timer.is_none_or(|t| t > now) {
-            return;
+            return TimerOutcome::NotDue;
         }
         self.timer = None;
         if let Handshake::SynSent { .. } = self.handshake {
             self.rto.on_timeout();
             self.send_syn(now, true, out);
-            return;
+            return TimerOutcome::SynTimeout;
         }
         if self.w.snd_una >= self.w.snd_max {
-            return;
+            return TimerOutcome::NotDue;
         }
         if self.reo_armed {
             self.on_reo_timeout(now, out);
-            return;
+            return TimerOutcome::ReorderTimeout;
         }
         if self.probe_armed {
             self.on_probe_timeout(now, out);
-            return;
+            return TimerOutcome::LossProbe;
         }
         self.on_retransmission_timeout(now, out);
+        TimerOutcome::Timeout {
+            number: self.stats.timeouts - 1,
+        }
     }
 
     // ----- tail loss probe (crate::tlp) -------------------------------------------

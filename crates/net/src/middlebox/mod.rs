@@ -57,6 +57,12 @@ pub trait Middlebox {
     /// Every packet the box currently holds (ground truth: held packets are still
     /// "alive").
     fn for_each_held(&self, f: &mut dyn FnMut(&Packet));
+    /// The spurious-timeout detector this box runs, by its registered name (a
+    /// `network` detector of `spikelab_tcp::spurious`), if any. The engine scores the
+    /// box's [`MbEventKind::Verdict`]s under that name for every flow crossing it.
+    fn detector(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// What a box call produced: packets that continue, and the decisions taken.
@@ -114,7 +120,8 @@ pub enum MbEventKind {
         /// The timer value T = G * average ACK inter-arrival time.
         t: Dur,
     },
-    /// STD (III.B): the verdict on the episode's timeout.
+    /// The verdict of the detector the box runs ([`Middlebox::detector`]; STD: III.B)
+    /// on the flow's timeouts since its previous verdict.
     Verdict {
         /// True when a new ACK arrived before T expired.
         spurious: bool,
@@ -174,83 +181,81 @@ pub enum MbEventKind {
     },
 }
 
-/// Which middlebox sits at a point, with its parameters; read from scenario files as a
-/// table tagged by `kind`. Omitted fields take the defaults documented on each struct.
-///
-/// ```toml
-/// kind = "std-proxy"       # [Kim & Cho 2003] III; every field optional, paper defaults
-/// dup_ack_thresh = 3
-/// gain = 2.0               # G: T = G * average ACK inter-arrival time
-/// s = 20.0
-/// alpha_n = 0.9
-/// alpha_s = 0.9
-/// x_th_factor = 0.5        # X_th = 0.5 wRTT
-/// wrtt = "600ms"           # omit to measure wRTT (gain wrtt_gain = 0.125)
-/// remove_dup_acks = true
-/// ```
-///
-/// ```toml
-/// kind = "delay-injection" # [Klein et al. 2004] III; defaults: FTFD, 100 ms, N = 3
-/// method = "ftfd"          # ftfd | rtfd | rtrd
-/// d0 = "100ms"
-/// n = 3                    # p = 1/N for rtfd / rtrd unless p = 0.25 is given
-/// direction = "data"       # data | ack
-/// select = "oracle"        # oracle | every-nth (select_every = 1) | probability (select_p = 1.0)
-/// order = "reorder"        # reorder | fifo
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum MiddleboxConfig {
-    /// The STD proxy of [Kim & Cho 2003] section III.
-    StdProxy(StdProxyConfig),
-    /// The delay jitter algorithm of [Klein et al. 2004] section III.
-    DelayInjection(DelayInjectionConfig),
-}
+/// The registration macro: from one list, one line per box, it generates
+/// [`MiddleboxConfig`] (the scenario's `kind` tag names), [`MiddleboxConfig::KINDS`],
+/// [`Mb`] with its [`Middlebox`] forwarding and [`Mb::new`]. A line reads
+/// `"kind" => Variant(ConfigType): Type = |config, rng| constructor,`.
+macro_rules! boxes {
+    ($( $(#[$doc:meta])* $name:literal => $V:ident($Cfg:ty): $T:ty = |$c:ident, $r:ident| $new:expr, )*) => {
+        /// Which middlebox sits at a point, with its parameters; read from scenario files as a
+        /// table tagged by `kind`. Omitted fields take the defaults documented on each struct.
+        ///
+        /// ```toml
+        /// kind = "std-proxy"       # [Kim & Cho 2003] III; every field optional, paper defaults
+        /// dup_ack_thresh = 3
+        /// gain = 2.0               # G: T = G * average ACK inter-arrival time
+        /// s = 20.0
+        /// alpha_n = 0.9
+        /// alpha_s = 0.9
+        /// x_th_factor = 0.5        # X_th = 0.5 wRTT
+        /// wrtt = "600ms"           # omit to measure wRTT (gain wrtt_gain = 0.125)
+        /// remove_dup_acks = true
+        /// ```
+        ///
+        /// ```toml
+        /// kind = "delay-injection" # [Klein et al. 2004] III; defaults: FTFD, 100 ms, N = 3
+        /// method = "ftfd"          # ftfd | rtfd | rtrd
+        /// d0 = "100ms"
+        /// n = 3                    # p = 1/N for rtfd / rtrd unless p = 0.25 is given
+        /// direction = "data"       # data | ack
+        /// select = "oracle"        # oracle | every-nth (select_every = 1) | probability (select_p = 1.0)
+        /// order = "reorder"        # reorder | fifo
+        /// ```
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "kind", deny_unknown_fields)]
+        pub enum MiddleboxConfig {
+            $( $(#[$doc])* #[serde(rename = $name)] $V($Cfg), )*
+        }
 
-/// The box selected by a [`MiddleboxConfig`]; dispatches by `match`.
-#[derive(Clone, Debug)]
-pub enum Mb {
-    /// See [`StdProxy`].
-    StdProxy(StdProxy),
-    /// See [`DelayInjector`] (boxed: it carries its own RNG state).
-    DelayInjection(Box<DelayInjector>),
-}
+        impl MiddleboxConfig {
+            /// Every box's `kind` name, in registration order.
+            pub const KINDS: &'static [&'static str] = &[$($name),*];
+        }
 
-impl Mb {
-    /// A fresh box. `rng` is the box's own stream (only delay injection draws from it).
-    pub fn new(config: &MiddleboxConfig, rng: SimRng) -> Mb {
-        match config {
-            MiddleboxConfig::StdProxy(c) => Mb::StdProxy(StdProxy::new(c.clone())),
-            MiddleboxConfig::DelayInjection(c) => {
-                Mb::DelayInjection(Box::new(DelayInjector::new(c.clone(), rng)))
+        spikelab_core::dispatch_enum! {
+            /// The box selected by a [`MiddleboxConfig`]; dispatches by `match`.
+            #[derive(Clone, Debug)]
+            pub enum Mb: Middlebox { $( $(#[$doc])* $V($T) ),* }
+            methods {
+                fn on_packet(&mut self, now: Time, pkt: Packet, out: &mut MbOutput);
+                fn next_wakeup(&self) -> Option<Time>;
+                fn on_wakeup(&mut self, now: Time, out: &mut MbOutput);
+                fn for_each_held(&self, f: &mut dyn FnMut(&Packet));
+                fn detector(&self) -> Option<&'static str>;
             }
         }
-    }
-}
 
-/// Forwards one trait call to whichever box the enum holds.
-macro_rules! dispatch {
-    ($self:expr, $b:ident => $call:expr) => {
-        match $self {
-            Mb::StdProxy($b) => $call,
-            Mb::DelayInjection($b) => $call,
+        impl Mb {
+            /// A fresh box. `rng` is the box's own stream (only boxes that draw use it).
+            pub fn new(config: &MiddleboxConfig, rng: SimRng) -> Mb {
+                match config {
+                    $( MiddleboxConfig::$V($c) => {
+                        let $r = rng;
+                        Mb::$V($new)
+                    } )*
+                }
+            }
         }
     };
 }
 
-impl Middlebox for Mb {
-    fn on_packet(&mut self, now: Time, pkt: Packet, out: &mut MbOutput) {
-        dispatch!(self, b => b.on_packet(now, pkt, out))
-    }
-    fn next_wakeup(&self) -> Option<Time> {
-        dispatch!(self, b => b.next_wakeup())
-    }
-    fn on_wakeup(&mut self, now: Time, out: &mut MbOutput) {
-        dispatch!(self, b => b.on_wakeup(now, out))
-    }
-    fn for_each_held(&self, f: &mut dyn FnMut(&Packet)) {
-        dispatch!(self, b => b.for_each_held(f))
-    }
+boxes! {
+    /// The STD proxy of [Kim & Cho 2003] section III.
+    "std-proxy" => StdProxy(StdProxyConfig): StdProxy = |c, _rng| StdProxy::new(c.clone()),
+    /// The delay jitter algorithm of [Klein et al. 2004] section III (boxed: it carries
+    /// its own RNG state).
+    "delay-injection" => DelayInjection(DelayInjectionConfig): Box<DelayInjector> =
+        |c, rng| Box::new(DelayInjector::new(c.clone(), rng)),
 }
 
 #[cfg(test)]

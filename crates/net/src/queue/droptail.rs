@@ -6,9 +6,9 @@
 //! drop-from-front shortens TCP's loss-detection time; [Ekström & Ludwig 2004] Scenario A
 //! uses it). See the parent module for what the limit counts.
 
-use super::PacketFifo;
+use super::{PacketFifo, QueueDiscipline};
 use serde::{Deserialize, Serialize};
-use spikelab_core::{ByteSize, Packet, Wire};
+use spikelab_core::{ByteSize, Packet, SimRng, Time, Wire};
 
 /// A queue limit: `{ packets = 10 }` or `{ bytes = "10KB" }` in a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,6 +110,18 @@ impl<P: Wire> DropTail<P> {
 
     /// The waiting packets.
     pub fn fifo(&self) -> &PacketFifo<P> {
+        &self.fifo
+    }
+}
+
+impl<P: Wire> QueueDiscipline<P> for DropTail<P> {
+    fn on_enqueue(&mut self, _now: Time, pkt: P, _rng: &mut SimRng) -> Option<P> {
+        self.enqueue(pkt)
+    }
+    fn on_dequeue(&mut self, _now: Time) -> Option<P> {
+        self.dequeue()
+    }
+    fn fifo(&self) -> &PacketFifo<P> {
         &self.fifo
     }
 }

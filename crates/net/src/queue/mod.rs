@@ -1,7 +1,10 @@
 //! The queue in front of a link's transmitter.
 //!
-//! [`Queue`] is an enum (no `Box<dyn>`): the link calls it once per arrival and once per
-//! departure, so static dispatch matters. Every variant stores its packets in one
+//! Each discipline implements [`QueueDiscipline`]; [`Queue`] is the enum over them (no
+//! `Box<dyn>`): the link calls it once per arrival and once per departure, so static
+//! dispatch matters. Both [`Queue`] and [`QueueConfig`] are generated from the one list
+//! in `disciplines!`: a new discipline is one file, its `mod`/`use` line and one line
+//! there. Every variant stores its packets in one
 //! [`PacketFifo`] (a `VecDeque` ring buffer that grows to the largest backlog seen and
 //! then never allocates again).
 //!
@@ -29,18 +32,88 @@ use serde::{Deserialize, Serialize};
 use spikelab_core::{BitRate, Packet, SimRng, Time, Wire};
 use std::collections::VecDeque;
 
-/// Which queue discipline sits in front of a link direction, as written in a scenario
-/// (`kind = "drop-tail"`, `"red"` or `"adaptive-red"`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum QueueConfig {
+/// The hooks of a queue discipline: the link calls [`QueueDiscipline::on_enqueue`] once
+/// per arrival and [`QueueDiscipline::on_dequeue`] once per departure. `P` is what the
+/// queue holds: a [`Packet`], or a handle to one (see [`Wire`]).
+pub trait QueueDiscipline<P: Wire = Packet> {
+    /// Offers `pkt` arriving at `now`; returns the packet dropped, if any (the arrival,
+    /// or the head with drop-from-front).
+    fn on_enqueue(&mut self, now: Time, pkt: P, rng: &mut SimRng) -> Option<P>;
+    /// The transmitter takes the head at `now` (None: the queue is empty and the link
+    /// goes idle at `now`).
+    fn on_dequeue(&mut self, now: Time) -> Option<P>;
+    /// The link rate changed.
+    fn on_rate_change(&mut self, _rate: BitRate) {}
+    /// The waiting packets.
+    fn fifo(&self) -> &PacketFifo<P>;
+}
+
+/// The registration macro: from one list, one line per discipline, it generates
+/// [`QueueConfig`] (the scenario's `kind` tag names), [`QueueConfig::KINDS`], [`Queue`]
+/// with its [`QueueDiscipline`] forwarding and [`Queue::new`]. A line reads
+/// `"kind" => Variant(ConfigType): Type = |config, rate| constructor,` where `Type` is
+/// generic over what the queue holds (`Type<P>`). The forwarding is written here rather
+/// than by `spikelab_core::dispatch_enum!` because the queue enum is generic.
+macro_rules! disciplines {
+    ($( $(#[$doc:meta])* $name:literal => $V:ident($Cfg:ty): $T:ident = |$c:ident, $r:ident| $new:expr, )*) => {
+        /// Which queue discipline sits in front of a link direction, as written in a
+        /// scenario (`kind =` one of [`QueueConfig::KINDS`]).
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "kind")]
+        pub enum QueueConfig {
+            $( $(#[$doc])* #[serde(rename = $name)] $V($Cfg), )*
+        }
+
+        impl QueueConfig {
+            /// Every discipline's `kind` name, in registration order.
+            pub const KINDS: &'static [&'static str] = &[$($name),*];
+        }
+
+        /// A queue discipline with its packets, built from a [`QueueConfig`] (enum
+        /// dispatch: the link calls it once per arrival and departure).
+        #[derive(Clone, Debug)]
+        pub enum Queue<P = Packet> {
+            $( $(#[$doc])* $V($T<P>), )*
+        }
+
+        impl<P: Wire> QueueDiscipline<P> for Queue<P> {
+            fn on_enqueue(&mut self, now: Time, pkt: P, rng: &mut SimRng) -> Option<P> {
+                match self { $( Queue::$V(q) => q.on_enqueue(now, pkt, rng), )* }
+            }
+            fn on_dequeue(&mut self, now: Time) -> Option<P> {
+                match self { $( Queue::$V(q) => q.on_dequeue(now), )* }
+            }
+            fn on_rate_change(&mut self, rate: BitRate) {
+                match self { $( Queue::$V(q) => q.on_rate_change(rate), )* }
+            }
+            fn fifo(&self) -> &PacketFifo<P> {
+                match self { $( Queue::$V(q) => q.fifo(), )* }
+            }
+        }
+
+        impl<P: Wire> Queue<P> {
+            /// Builds the queue. `rate` is the link rate, which RED needs to age its
+            /// average over idle periods (and adaptive RED to choose its parameters).
+            pub fn new(cfg: &QueueConfig, rate: BitRate) -> Queue<P> {
+                match cfg {
+                    $( QueueConfig::$V($c) => {
+                        let $r = rate;
+                        Queue::$V($new)
+                    } )*
+                }
+            }
+        }
+    };
+}
+
+disciplines! {
     /// First in, first out; drops arrivals (or the head) beyond a packet or byte limit.
-    DropTail(DropTailConfig),
+    "drop-tail" => DropTail(DropTailConfig): DropTail = |c, _rate| DropTail::new(c),
     /// Random Early Detection (Floyd & Jacobson 1993) as in ns-2's red.cc.
-    Red(RedConfig),
+    "red" => Red(RedConfig): Red = |c, rate| Red::new(c, rate),
     /// Adaptive RED (Floyd, Gummadi & Shenker 2001): RED whose max_p adapts every
     /// `interval`, with thresholds and weight derived from the link rate.
-    AdaptiveRed(AdaptiveRedConfig),
+    "adaptive-red" => AdaptiveRed(AdaptiveRedConfig): Red = |c, rate| Red::adaptive(c, rate),
 }
 
 impl Default for QueueConfig {
@@ -106,56 +179,24 @@ impl<P: Wire> PacketFifo<P> {
     }
 }
 
-/// A queue discipline with its packets. Built from a [`QueueConfig`].
-#[derive(Clone, Debug)]
-pub enum Queue<P = Packet> {
-    /// See [`DropTail`].
-    DropTail(DropTail<P>),
-    /// See [`Red`] (plain and adaptive RED share one implementation).
-    Red(Red<P>),
-}
-
 impl<P: Wire> Queue<P> {
-    /// Builds the queue. `rate` is the link rate, which RED needs to age its average
-    /// over idle periods (and adaptive RED to choose its parameters).
-    pub fn new(cfg: &QueueConfig, rate: BitRate) -> Queue<P> {
-        match cfg {
-            QueueConfig::DropTail(c) => Queue::DropTail(DropTail::new(c)),
-            QueueConfig::Red(c) => Queue::Red(Red::new(c, rate)),
-            QueueConfig::AdaptiveRed(c) => Queue::Red(Red::adaptive(c, rate)),
-        }
-    }
-
-    /// Offers `pkt` arriving at `now`; returns the packet dropped, if any (the arrival,
-    /// or the head with drop-from-front).
+    /// Offers `pkt` arriving at `now`; returns the packet dropped, if any.
     pub fn enqueue(&mut self, now: Time, pkt: P, rng: &mut SimRng) -> Option<P> {
-        match self {
-            Queue::DropTail(q) => q.enqueue(pkt),
-            Queue::Red(q) => q.enqueue(now, pkt, rng),
-        }
+        self.on_enqueue(now, pkt, rng)
     }
 
-    /// The transmitter takes the head at `now` (None: the queue is empty and, for RED,
-    /// the link goes idle at `now`).
+    /// The transmitter takes the head at `now`.
     pub fn dequeue(&mut self, now: Time) -> Option<P> {
-        match self {
-            Queue::DropTail(q) => q.dequeue(),
-            Queue::Red(q) => q.dequeue(now),
-        }
+        self.on_dequeue(now)
     }
 
     /// The link rate changed (RED's idle aging depends on it).
     pub fn set_rate(&mut self, rate: BitRate) {
-        if let Queue::Red(q) = self {
-            q.set_rate(rate);
-        }
+        self.on_rate_change(rate)
     }
 
     /// The waiting packets.
     pub fn fifo(&self) -> &PacketFifo<P> {
-        match self {
-            Queue::DropTail(q) => q.fifo(),
-            Queue::Red(q) => q.fifo(),
-        }
+        QueueDiscipline::fifo(self)
     }
 }

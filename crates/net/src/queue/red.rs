@@ -25,7 +25,7 @@
 //! RED here counts packets (ns-2's default `queue-in-bytes_ false`); `mean_pktsize` only
 //! sets the idle decay rate `ptc`.
 
-use super::PacketFifo;
+use super::{PacketFifo, QueueDiscipline};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use spikelab_core::{BitRate, ByteSize, Dur, Packet, SimRng, Time, Wire};
@@ -385,7 +385,24 @@ impl<P: Wire> Red<P> {
     pub fn fifo(&self) -> &PacketFifo<P> {
         &self.fifo
     }
+}
 
+impl<P: Wire> QueueDiscipline<P> for Red<P> {
+    fn on_enqueue(&mut self, now: Time, pkt: P, rng: &mut SimRng) -> Option<P> {
+        self.enqueue(now, pkt, rng)
+    }
+    fn on_dequeue(&mut self, now: Time) -> Option<P> {
+        self.dequeue(now)
+    }
+    fn on_rate_change(&mut self, rate: BitRate) {
+        self.set_rate(rate)
+    }
+    fn fifo(&self) -> &PacketFifo<P> {
+        &self.fifo
+    }
+}
+
+impl<P: Wire> Red<P> {
     /// The current average queue, in packets.
     pub fn average(&self) -> f64 {
         self.avg

@@ -36,6 +36,10 @@ pub fn awnd(w: &Window) -> u64 {
 }
 
 impl LossRecovery for Fack {
+    /// FACK's snd.fack is the highest SACKed byte (section 3).
+    fn uses_sack(&self) -> bool {
+        true
+    }
     fn should_enter(&self, w: &Window, dupacks: u32) -> bool {
         // Section 3: recovery starts on DupThresh duplicate ACKs or as soon as
         // snd.fack - snd.una exceeds DupThresh segments.

@@ -16,8 +16,8 @@ pub use newreno::NewReno;
 pub use reno::Reno;
 pub use sack::{PipeRule, Sack};
 
-use crate::config::RecoveryKind;
 use crate::window::Window;
+use serde::{Deserialize, Serialize};
 
 /// What to transmit next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,15 +54,100 @@ pub trait LossRecovery {
     /// What the window allows next during recovery; `may_send_new` says whether the
     /// application and the receiver window allow one more new segment.
     fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit>;
+    /// Does the algorithm need SACK information from the receiver?
+    fn uses_sack(&self) -> bool {
+        false
+    }
+    /// Switches NewReno-SACK's retransmission on partial ACKs on or off (a Reno-SACK
+    /// sender may use it after a spurious timeout, [Gurtov & Ludwig 2003] III.A).
+    /// Algorithms without the switch ignore it.
+    fn set_retransmit_on_partial_ack(&mut self, _on: bool) {}
 }
 
-/// The algorithm selected for a flow (enum dispatch, no `Box<dyn>`).
-#[derive(Clone, Debug)]
-pub enum Recovery {
-    Reno(Reno),
-    NewReno(NewReno),
-    Sack(Sack),
-    Fack(Fack),
+/// What building an algorithm may depend on besides its kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecoveryParams {
+    /// How Reno-SACK and NewReno-SACK estimate the data in flight.
+    pub pipe: PipeRule,
+    /// ns-2's 2002 NewReno partial-ACK rules (see
+    /// [`crate::config::Ns2Switches::newreno_2002_partial_ack`]).
+    pub ns2_newreno: bool,
+}
+
+/// The registration macro: from one list, one line per algorithm, it generates
+/// [`RecoveryKind`] (the scenario's `tcp.recovery` names), [`RecoveryKind::NAMES`],
+/// [`Recovery`] with its [`LossRecovery`] forwarding and [`Recovery::build`]. A line
+/// reads `"name" => Kind: Type = |params| constructor,`.
+macro_rules! algorithms {
+    ($( $(#[$doc:meta])* $name:literal => $V:ident: $T:ty = |$p:ident| $new:expr, )*) => {
+        /// Which loss-recovery algorithm the sender runs after duplicate ACKs.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum RecoveryKind {
+            $( $(#[$doc])* #[serde(rename = $name)] $V, )*
+        }
+
+        impl RecoveryKind {
+            /// Every algorithm's name, in registration order.
+            pub const NAMES: &'static [&'static str] = &[$($name),*];
+
+            /// The name in scenario files.
+            pub fn label(self) -> &'static str {
+                match self {
+                    $( RecoveryKind::$V => $name, )*
+                }
+            }
+        }
+
+        spikelab_core::dispatch_enum! {
+            /// The algorithm selected for a flow (enum dispatch, no `Box<dyn>`).
+            #[derive(Clone, Debug)]
+            pub enum Recovery: LossRecovery { $( $(#[$doc])* $V($T) ),* }
+            methods {
+                fn should_enter(&self, w: &Window, dupacks: u32) -> bool;
+                fn on_enter(&mut self, w: &mut Window) -> Option<usize>;
+                fn on_dupack(&mut self, w: &mut Window);
+                fn on_sent(&mut self, w: &Window);
+                fn on_partial_ack(&mut self, w: &mut Window, acked: u64) -> PartialAck;
+                fn on_exit(&mut self, w: &mut Window);
+                fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit>;
+                fn uses_sack(&self) -> bool;
+                fn set_retransmit_on_partial_ack(&mut self, on: bool);
+            }
+        }
+
+        impl Recovery {
+            /// Builds the algorithm of `kind`.
+            pub fn build(kind: RecoveryKind, params: RecoveryParams) -> Recovery {
+                match kind {
+                    $( RecoveryKind::$V => {
+                        let $p = params;
+                        Recovery::$V($new)
+                    } )*
+                }
+            }
+        }
+    };
+}
+
+algorithms! {
+    /// RFC 5681 fast retransmit / fast recovery; leaves recovery on the first new ACK.
+    "reno" => Reno: Reno = |_p| Reno,
+    /// RFC 6582: stays in recovery until the recovery point, retransmitting on partial ACKs.
+    "new-reno" => NewReno: NewReno = |p| NewReno { ns2_2002: p.ns2_newreno },
+    /// RFC 6675 / 3517 conservative SACK loss recovery with the pipe estimate.
+    "reno-sack" => RenoSack: Sack = |p| Sack::new(false, p.pipe),
+    /// Reno-SACK that retransmits at least one segment on each partial ACK
+    /// ([Gurtov & Ludwig 2003] III.A).
+    "new-reno-sack" => NewRenoSack: Sack = |p| Sack::new(true, p.pipe),
+    /// Forward Acknowledgment (Mathis and Mahdavi 1996).
+    "fack" => Fack: Fack = |_p| Fack,
+}
+
+impl RecoveryKind {
+    /// Does this variant need SACK information from the receiver?
+    pub fn uses_sack(self) -> bool {
+        Recovery::build(self, RecoveryParams::default()).uses_sack()
+    }
 }
 
 impl Recovery {
@@ -74,66 +159,7 @@ impl Recovery {
     /// As [`Recovery::new`]; `ns2_newreno` selects ns-2's 2002 NewReno partial-ACK
     /// rules (see [`crate::config::Ns2Switches::newreno_2002_partial_ack`]).
     pub fn with_ns2_newreno(kind: RecoveryKind, pipe: PipeRule, ns2_newreno: bool) -> Recovery {
-        match kind {
-            RecoveryKind::Reno => Recovery::Reno(Reno),
-            RecoveryKind::NewReno => Recovery::NewReno(NewReno {
-                ns2_2002: ns2_newreno,
-            }),
-            RecoveryKind::RenoSack => Recovery::Sack(Sack::new(false, pipe)),
-            RecoveryKind::NewRenoSack => Recovery::Sack(Sack::new(true, pipe)),
-            RecoveryKind::Fack => Recovery::Fack(Fack),
-        }
-    }
-
-    /// Switches NewReno-SACK's retransmission on partial ACKs on or off (a Reno-SACK
-    /// sender may use it after a spurious timeout, [Gurtov & Ludwig 2003] III.A). Other
-    /// algorithms ignore it.
-    pub fn set_retransmit_on_partial_ack(&mut self, on: bool) {
-        if let Recovery::Sack(s) = self {
-            s.set_retransmit_on_partial_ack(on);
-        }
-    }
-
-    fn inner(&self) -> &dyn LossRecovery {
-        match self {
-            Recovery::Reno(r) => r,
-            Recovery::NewReno(r) => r,
-            Recovery::Sack(r) => r,
-            Recovery::Fack(r) => r,
-        }
-    }
-
-    fn inner_mut(&mut self) -> &mut dyn LossRecovery {
-        match self {
-            Recovery::Reno(r) => r,
-            Recovery::NewReno(r) => r,
-            Recovery::Sack(r) => r,
-            Recovery::Fack(r) => r,
-        }
-    }
-}
-
-impl LossRecovery for Recovery {
-    fn should_enter(&self, w: &Window, dupacks: u32) -> bool {
-        self.inner().should_enter(w, dupacks)
-    }
-    fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
-        self.inner_mut().on_enter(w)
-    }
-    fn on_dupack(&mut self, w: &mut Window) {
-        self.inner_mut().on_dupack(w)
-    }
-    fn on_sent(&mut self, w: &Window) {
-        self.inner_mut().on_sent(w)
-    }
-    fn on_partial_ack(&mut self, w: &mut Window, acked: u64) -> PartialAck {
-        self.inner_mut().on_partial_ack(w, acked)
-    }
-    fn on_exit(&mut self, w: &mut Window) {
-        self.inner_mut().on_exit(w)
-    }
-    fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit> {
-        self.inner().next_in_recovery(w, may_send_new)
+        Self::build(kind, RecoveryParams { pipe, ns2_newreno })
     }
 }
 

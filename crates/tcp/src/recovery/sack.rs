@@ -52,11 +52,6 @@ impl Sack {
         }
     }
 
-    /// Switches NewReno-SACK's partial-ACK retransmission on or off.
-    pub fn set_retransmit_on_partial_ack(&mut self, on: bool) {
-        self.retransmit_on_partial_ack = on;
-    }
-
     fn pipe(&self, w: &Window) -> u64 {
         match self.rule {
             PipeRule::Rfc6675 => w.pipe(),
@@ -66,6 +61,13 @@ impl Sack {
 }
 
 impl LossRecovery for Sack {
+    fn uses_sack(&self) -> bool {
+        true
+    }
+    /// Switches NewReno-SACK's partial-ACK retransmission on or off.
+    fn set_retransmit_on_partial_ack(&mut self, on: bool) {
+        self.retransmit_on_partial_ack = on;
+    }
     fn should_enter(&self, w: &Window, dupacks: u32) -> bool {
         // RFC 6675 section 5 step (C)/(4): DupAcks >= DupThresh, or the first
         // unacknowledged segment is deemed lost by IsLost(HighACK + 1).

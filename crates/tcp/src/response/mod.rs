@@ -8,7 +8,7 @@ pub mod rto_adapt;
 pub use restore::{Restore, Snapshot};
 pub use rto_adapt::{RtoAdapt, RtoAdaptState};
 
-use crate::spurious::DetectorKind;
+use crate::spurious::{Detector, DetectorKind, Requires, SpuriousDetector};
 use serde::{Deserialize, Serialize};
 
 /// How the sender responds once its driving detector calls a timeout spurious.
@@ -68,14 +68,20 @@ impl SpuriousConfig {
         }
         let all = self.driver.iter().chain(&self.observe);
         for k in all {
-            match k {
-                DetectorKind::StdProxy => {
-                    return Err("`std-proxy` runs in the network: place a `std-proxy` middlebox on a link instead".into())
+            let Some(det) = Detector::new(*k) else {
+                let name = k.label();
+                return Err(format!(
+                    "`{name}` runs in the network: place a `{name}` middlebox on a link instead"
+                ));
+            };
+            match det.requires() {
+                Requires::Timestamps if !timestamps => {
+                    return Err(format!(
+                        "`{}` needs the timestamps option (`timestamps = true`)",
+                        k.label()
+                    ))
                 }
-                DetectorKind::Eifel if !timestamps => {
-                    return Err("`eifel` needs the timestamps option (`timestamps = true`)".into())
-                }
-                DetectorKind::SackFrto | DetectorKind::Dsack if !sack => {
+                Requires::Sack if !sack => {
                     return Err(format!(
                         "`{}` needs SACK: use a SACK recovery (reno-sack, new-reno-sack, fack)",
                         k.label()

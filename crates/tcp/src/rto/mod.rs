@@ -7,7 +7,8 @@
 //! its bounds, granularity and exponential back-off.
 //!
 //! Selection at run time is by the [`Rto`] enum built from [`RtoConfig`], not by
-//! `Box<dyn>`, so the hot path stays monomorphic.
+//! `Box<dyn>`, so the hot path stays monomorphic; both enums are generated from the one
+//! list in `estimators!` (see [`spikelab_core::dispatch_enum!`]).
 //!
 //! The estimators, one per file:
 //!
@@ -16,6 +17,11 @@
 //!   (last sample + 2G, section II.A) and the modified initialisation (section V.A).
 //! * [`peak_hopper`]: the Peak-Hopper RTO ([Ekström & Ludwig 2004] section III).
 //! * [`linux`]: the Linux kernel's estimator (`tcp_rtt_estimator`, `tcp_set_rto`).
+//! * [`ns2`]: ns-2's own timer in its integer tick arithmetic.
+//! * [`fixed`]: a constant RTO (with back-off), the baseline and test oracle.
+//!
+//! A new estimator is one file here, its `mod`/`use` line, and one line in the
+//! `estimators!` list below, which generates everything that selects it.
 //!
 //! Shared rules live here, each in one place: exponential back-off (`backed_off`),
 //! scaling a duration by a real factor (`scale`) and the `"none"`-or-duration serde
@@ -26,11 +32,13 @@
 //! sets the back-off count to zero, which "collapses" the RTO back to the base (RFC 6298
 //! section 5, note after (5.7); Karn's algorithm).
 
+pub mod fixed;
 pub mod linux;
 pub mod ns2;
 pub mod peak_hopper;
 pub mod rfc6298;
 
+pub use fixed::{Fixed, FixedConfig};
 pub use linux::{Linux, LinuxConfig};
 pub use ns2::{Ns2Rto, Ns2RtoConfig};
 pub use peak_hopper::{PeakHopper, PeakHopperConfig};
@@ -98,20 +106,73 @@ pub enum ReseedRule {
     Rfc4015,
 }
 
-/// Which estimator a flow uses, with its parameters; read from scenario files as a
-/// table tagged by `kind` (`"rfc6298"`, `"peak-hopper"` or `"linux"`). Omitted fields
-/// take the defaults documented on each variant's struct.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum RtoConfig {
+/// The registration macro: from one list, one line per estimator, it generates
+/// [`RtoConfig`] (the scenario's `kind` tag names), [`Rto`] with its [`RtoEstimator`]
+/// forwarding, [`Rto::new`] and [`RtoConfig::KINDS`]. A line reads
+/// `"kind" => Variant(ConfigType) -> EstimatorType,`; the estimator type has
+/// `fn new(ConfigType) -> Self`.
+macro_rules! estimators {
+    ($( $(#[$doc:meta])* $name:literal => $V:ident($Cfg:ty) -> $T:ident, )*) => {
+        /// Which estimator a flow uses, with its parameters; read from scenario files as a
+        /// table tagged by `kind` (one of [`RtoConfig::KINDS`]). Omitted fields take the
+        /// defaults documented on each variant's struct.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "kind")]
+        pub enum RtoConfig {
+            $( $(#[$doc])* #[serde(rename = $name)] $V($Cfg), )*
+        }
+
+        impl RtoConfig {
+            /// Every estimator's `kind` name, in registration order.
+            pub const KINDS: &'static [&'static str] = &[$($name),*];
+
+            /// This configuration's `kind` name.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $( RtoConfig::$V(_) => $name, )*
+                }
+            }
+        }
+
+        spikelab_core::dispatch_enum! {
+            /// The estimator selected by an [`RtoConfig`]; dispatches by `match`.
+            #[derive(Clone, Debug, PartialEq)]
+            pub enum Rto: RtoEstimator { $( $(#[$doc])* $V($T) ),* }
+            methods {
+                fn on_syn_sample(&mut self, rtt: Dur);
+                fn on_rtt_sample(&mut self, sample: &RttSample);
+                fn on_timed_segment_acked(&mut self);
+                fn on_timeout(&mut self);
+                fn on_spurious_timeout_reseed(&mut self, rtt: Dur, rule: ReseedRule);
+                fn max_rto(&self) -> Option<Dur>;
+                fn rto(&self) -> Dur;
+                fn backoff_count(&self) -> u32;
+                fn srtt(&self) -> Option<Dur>;
+            }
+        }
+
+        impl Rto {
+            /// A fresh estimator for a new connection, before its SYN is sent.
+            pub fn new(config: &RtoConfig) -> Rto {
+                match config {
+                    $( RtoConfig::$V(c) => Rto::$V(<$T>::new(c.clone())), )*
+                }
+            }
+        }
+    };
+}
+
+estimators! {
     /// RFC 6298 / RFC 2988 and the variants of [Ekström & Ludwig 2004] II.A and V.A.
-    Rfc6298(Rfc6298Config),
+    "rfc6298" => Rfc6298(Rfc6298Config) -> Rfc6298,
     /// The Peak-Hopper RTO of [Ekström & Ludwig 2004] III.
-    PeakHopper(PeakHopperConfig),
+    "peak-hopper" => PeakHopper(PeakHopperConfig) -> PeakHopper,
     /// The Linux kernel's estimator.
-    Linux(LinuxConfig),
+    "linux" => Linux(LinuxConfig) -> Linux,
     /// ns-2's own timer in its integer tick arithmetic (`tcp.cc` rtt_update/rtt_timeout).
-    Ns2(Ns2RtoConfig),
+    "ns2" => Ns2(Ns2RtoConfig) -> Ns2Rto,
+    /// A constant RTO with RFC 6298 back-off: the "RTO = const" baseline.
+    "fixed" => Fixed(FixedConfig) -> Fixed,
 }
 
 impl Default for RtoConfig {
@@ -149,73 +210,6 @@ impl RtoConfig {
             init_mode: InitMode::Modified,
             ..Rfc6298Config::default()
         })
-    }
-}
-
-/// The estimator selected by an [`RtoConfig`]; dispatches by `match`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Rto {
-    /// See [`Rfc6298`].
-    Rfc6298(Rfc6298),
-    /// See [`PeakHopper`].
-    PeakHopper(PeakHopper),
-    /// See [`Linux`].
-    Linux(Linux),
-    /// See [`Ns2Rto`].
-    Ns2(Ns2Rto),
-}
-
-impl Rto {
-    /// A fresh estimator for a new connection, before its SYN is sent.
-    pub fn new(config: &RtoConfig) -> Rto {
-        match config {
-            RtoConfig::Rfc6298(c) => Rto::Rfc6298(Rfc6298::new(c.clone())),
-            RtoConfig::PeakHopper(c) => Rto::PeakHopper(PeakHopper::new(c.clone())),
-            RtoConfig::Linux(c) => Rto::Linux(Linux::new(c.clone())),
-            RtoConfig::Ns2(c) => Rto::Ns2(Ns2Rto::new(c.clone())),
-        }
-    }
-}
-
-/// Forwards one trait call to whichever estimator the enum holds.
-macro_rules! dispatch {
-    ($self:expr, $e:ident => $call:expr) => {
-        match $self {
-            Rto::Rfc6298($e) => $call,
-            Rto::PeakHopper($e) => $call,
-            Rto::Linux($e) => $call,
-            Rto::Ns2($e) => $call,
-        }
-    };
-}
-
-impl RtoEstimator for Rto {
-    fn on_syn_sample(&mut self, rtt: Dur) {
-        dispatch!(self, e => e.on_syn_sample(rtt))
-    }
-    fn on_rtt_sample(&mut self, sample: &RttSample) {
-        dispatch!(self, e => e.on_rtt_sample(sample))
-    }
-    fn on_timed_segment_acked(&mut self) {
-        dispatch!(self, e => e.on_timed_segment_acked())
-    }
-    fn on_timeout(&mut self) {
-        dispatch!(self, e => e.on_timeout())
-    }
-    fn on_spurious_timeout_reseed(&mut self, rtt: Dur, rule: ReseedRule) {
-        dispatch!(self, e => e.on_spurious_timeout_reseed(rtt, rule))
-    }
-    fn max_rto(&self) -> Option<Dur> {
-        dispatch!(self, e => e.max_rto())
-    }
-    fn rto(&self) -> Dur {
-        dispatch!(self, e => e.rto())
-    }
-    fn backoff_count(&self) -> u32 {
-        dispatch!(self, e => e.backoff_count())
-    }
-    fn srtt(&self) -> Option<Dur> {
-        dispatch!(self, e => e.srtt())
     }
 }
 
@@ -410,6 +404,7 @@ mod tests {
             RtoConfig::Rfc6298(freebsd_modified_no_syn),
             RtoConfig::PeakHopper(PeakHopperConfig::default()),
             RtoConfig::Linux(LinuxConfig::default()),
+            RtoConfig::Fixed(FixedConfig::default()),
         ]
     }
 
@@ -424,6 +419,7 @@ mod tests {
             RtoConfig::PeakHopper(c) => (plus_2g(c.granularity), c.max_rto),
             RtoConfig::Linux(c) => (c.rto_min, c.rto_max),
             RtoConfig::Ns2(c) => (c.min_rto, c.max_rto),
+            RtoConfig::Fixed(c) => (c.rto.min(c.max_rto.unwrap_or(Dur::MAX)), c.max_rto),
         }
     }
 
@@ -438,7 +434,7 @@ mod tests {
             RtoConfig::Rfc6298(c) => c.use_syn_sample,
             RtoConfig::PeakHopper(c) => c.use_syn_sample,
             RtoConfig::Linux(c) => c.use_syn_sample,
-            RtoConfig::Ns2(_) => true,
+            RtoConfig::Ns2(_) | RtoConfig::Fixed(_) => true,
         }
     }
 

@@ -8,7 +8,7 @@
 //! (section 3 allows waiting "for a short time") before deciding that some
 //! retransmission was needed.
 
-use super::{AckView, SpuriousDetector, Step, TimeoutView, Verdict};
+use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
 use spikelab_core::{Dur, Time};
 
 /// One retransmitted range and whether a D-SACK reported it.
@@ -89,6 +89,11 @@ impl SpuriousDetector for DsackDetector {
             return self.decide(Verdict::Genuine);
         }
         Step::Pending
+    }
+
+    /// RFC 3708 reads D-SACK blocks, which only a SACK connection receives.
+    fn requires(&self) -> Requires {
+        Requires::Sack
     }
 }
 

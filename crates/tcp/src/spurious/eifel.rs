@@ -11,7 +11,7 @@
 //! Eifel calls the timeout spurious, as the paper says; with ns-2's pre-2003 rule it
 //! echoes the retransmission's and Eifel calls it genuine.
 
-use super::{AckView, SpuriousDetector, Step, TimeoutView, Verdict};
+use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
 
 /// Eifel's state for the current episode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,6 +52,11 @@ impl SpuriousDetector for Eifel {
             Some(ecr) if ecr < retransmit_ts => Step::Decided(Verdict::Spurious),
             _ => Step::Decided(Verdict::Genuine),
         }
+    }
+
+    /// RFC 3522 section 2: the timestamps option is what tells the two ACKs apart.
+    fn requires(&self) -> Requires {
+        Requires::Timestamps
     }
 }
 

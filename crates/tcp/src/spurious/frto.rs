@@ -12,7 +12,7 @@
 //! not "RTO recovery" in that sense; as Linux does (tcp_enter_loss keeps F-RTO on
 //! repeated timeouts), F-RTO restarts at step 2 with the original recover.
 
-use super::{AckView, SpuriousDetector, Step, TimeoutView, Verdict};
+use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
 
 /// Where F-RTO is in its steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -150,6 +150,20 @@ impl SpuriousDetector for Frto {
 
     fn holds_retransmissions(&self) -> bool {
         matches!(self.stage, Stage::FirstAck { .. } | Stage::SecondAck { .. })
+    }
+
+    /// F-RTO decides by sending new data after the timeout (RFC 5682 step 2b).
+    fn must_drive(&self) -> bool {
+        true
+    }
+
+    /// The SACK-enhanced variant reads SACK blocks (RFC 5682 section 3).
+    fn requires(&self) -> Requires {
+        if self.sack {
+            Requires::Sack
+        } else {
+            Requires::Nothing
+        }
     }
 }
 

@@ -227,6 +227,11 @@ impl SpuriousDetector for LinuxUndo {
     fn holds_retransmissions(&self) -> bool {
         matches!(self.state, State::Loss { frto: true, .. })
     }
+
+    /// With F-RTO on, the kernel decides by what it sends after the timeout.
+    fn must_drive(&self) -> bool {
+        self.frto_enabled
+    }
 }
 
 #[cfg(test)]

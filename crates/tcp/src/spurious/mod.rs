@@ -27,53 +27,116 @@ use crate::segments::SegmentTable;
 use serde::{Deserialize, Serialize};
 use spikelab_core::{Dur, Time};
 
-/// The detection algorithms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DetectorKind {
-    /// Eifel detection with timestamps (RFC 3522; [Gurtov & Ludwig 2003] II.B).
-    Eifel,
-    /// Basic F-RTO (RFC 5682 section 2).
-    Frto,
-    /// SACK-enhanced F-RTO (RFC 5682 section 3).
-    SackFrto,
-    /// Late detection from D-SACK reports (RFC 3708).
-    Dsack,
-    /// Allman and Paxson's ACK-timing heuristic ([Gurtov & Ludwig 2003] II.C).
-    AckTiming,
-    /// The Linux kernel's undo after a timeout, from timestamps and D-SACKs, without
-    /// F-RTO (`tcp_frto = 0`; see [`linux_undo`]).
-    LinuxUndo,
-    /// The Linux kernel's undo with its SACK-enhanced F-RTO (`tcp_frto` != 0).
-    LinuxFrto,
-    /// The STD proxy in the network ([Kim & Cho 2003] III.B); placed as a middlebox on a
-    /// link, never configured on a sender.
-    StdProxy,
+/// The registration macro: from one list, one line per detector kind, it generates
+/// [`DetectorKind`] (the scenario's names, also the labels in outputs),
+/// [`DetectorKind::NAMES`], [`Detector`] with its [`SpuriousDetector`] forwarding and
+/// [`Detector::new`]. A `sender` line reads `"name" => Kind: Type = constructor,`; a
+/// `network` line names a detector that runs in a middlebox (it reports its verdicts
+/// through the box, see `spikelab_net::middlebox`) and has no sender-side state.
+macro_rules! detectors {
+    (
+        sender { $( $(#[$doc:meta])* $name:literal => $V:ident: $T:ty = $new:expr, )* }
+        network { $( $(#[$ndoc:meta])* $nname:literal => $N:ident, )* }
+    ) => {
+        /// The detection algorithms.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum DetectorKind {
+            $( $(#[$doc])* #[serde(rename = $name)] $V, )*
+            $( $(#[$ndoc])* #[serde(rename = $nname)] $N, )*
+        }
+
+        impl DetectorKind {
+            /// Every detector's name, in registration order.
+            pub const NAMES: &'static [&'static str] = &[$($name,)* $($nname,)*];
+
+            /// A short label for outputs (the name in scenario files).
+            pub fn label(self) -> &'static str {
+                match self {
+                    $( DetectorKind::$V => $name, )*
+                    $( DetectorKind::$N => $nname, )*
+                }
+            }
+
+            /// The kind registered under `name` (the inverse of [`DetectorKind::label`]).
+            pub fn from_label(name: &str) -> Option<DetectorKind> {
+                match name {
+                    $( $name => Some(DetectorKind::$V), )*
+                    $( $nname => Some(DetectorKind::$N), )*
+                    _ => None,
+                }
+            }
+        }
+
+        spikelab_core::dispatch_enum! {
+            /// A detector selected at run time (enum dispatch).
+            #[derive(Clone, Debug)]
+            pub enum Detector: SpuriousDetector { $( $(#[$doc])* $V($T) ),* }
+            methods {
+                fn on_timeout(&mut self, t: &TimeoutView);
+                fn on_retransmit(&mut self, start: u64, end: u64);
+                fn on_ack(&mut self, a: &AckView) -> Step;
+                fn holds_retransmissions(&self) -> bool;
+                fn must_drive(&self) -> bool;
+                fn requires(&self) -> Requires;
+            }
+        }
+
+        impl Detector {
+            /// The sender-side detector of this kind; `None` for a `network` kind, which
+            /// lives in a middlebox.
+            pub fn new(kind: DetectorKind) -> Option<Detector> {
+                match kind {
+                    $( DetectorKind::$V => Some(Detector::$V($new)), )*
+                    $( DetectorKind::$N => None, )*
+                }
+            }
+        }
+    };
+}
+
+detectors! {
+    sender {
+        /// Eifel detection with timestamps (RFC 3522; [Gurtov & Ludwig 2003] II.B).
+        "eifel" => Eifel: Eifel = Eifel::default(),
+        /// Basic F-RTO (RFC 5682 section 2).
+        "frto" => Frto: Frto = Frto::new(false),
+        /// SACK-enhanced F-RTO (RFC 5682 section 3).
+        "sack-frto" => SackFrto: Frto = Frto::new(true),
+        /// Late detection from D-SACK reports (RFC 3708).
+        "dsack" => Dsack: DsackDetector = DsackDetector::default(),
+        /// Allman and Paxson's ACK-timing heuristic ([Gurtov & Ludwig 2003] II.C).
+        "ack-timing" => AckTiming: AckTiming = AckTiming::default(),
+        /// The Linux kernel's undo after a timeout, from timestamps and D-SACKs, without
+        /// F-RTO (`tcp_frto = 0`; see [`linux_undo`]).
+        "linux-undo" => LinuxUndo: LinuxUndo = LinuxUndo::new(false),
+        /// The Linux kernel's undo with its SACK-enhanced F-RTO (`tcp_frto` != 0).
+        "linux-frto" => LinuxFrto: LinuxUndo = LinuxUndo::new(true),
+    }
+    network {
+        /// The STD proxy in the network ([Kim & Cho 2003] III.B); placed as a middlebox on
+        /// a link, never configured on a sender.
+        "std-proxy" => StdProxy,
+    }
 }
 
 impl DetectorKind {
-    /// A short label for outputs.
-    pub fn label(self) -> &'static str {
-        match self {
-            DetectorKind::Eifel => "eifel",
-            DetectorKind::Frto => "frto",
-            DetectorKind::SackFrto => "sack-frto",
-            DetectorKind::Dsack => "dsack",
-            DetectorKind::AckTiming => "ack-timing",
-            DetectorKind::LinuxUndo => "linux-undo",
-            DetectorKind::LinuxFrto => "linux-frto",
-            DetectorKind::StdProxy => "std-proxy",
-        }
-    }
-
     /// F-RTO decides by changing what the sender transmits after the timeout, so it
-    /// can only run as the driver, never as a silent observer.
+    /// can only run as the driver, never as a silent observer. False for a network
+    /// detector.
     pub fn must_drive(self) -> bool {
-        matches!(
-            self,
-            DetectorKind::Frto | DetectorKind::SackFrto | DetectorKind::LinuxFrto
-        )
+        Detector::new(self).is_some_and(|d| d.must_drive())
     }
+}
+
+/// What a detector needs the connection to negotiate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requires {
+    /// Nothing beyond plain TCP.
+    Nothing,
+    /// The timestamps option (RFC 7323).
+    Timestamps,
+    /// SACK (RFC 2018).
+    Sack,
 }
 
 /// A detector's conclusion about an episode.
@@ -98,6 +161,10 @@ pub enum Step {
 #[derive(Clone, Copy, Debug)]
 pub struct TimeoutView {
     pub now: Time,
+    /// The sender's number for this retransmission timeout (0 = the flow's first; see
+    /// [`crate::sender::TimerOutcome::Timeout`]). Verdicts name the timeouts they judge
+    /// by it.
+    pub number: u64,
     /// The first timeout of this segment (false for a backed-off repeat).
     pub first: bool,
     pub snd_una: u64,
@@ -147,67 +214,14 @@ pub trait SpuriousDetector {
     fn holds_retransmissions(&self) -> bool {
         false
     }
-}
-
-/// A detector selected at run time (enum dispatch).
-#[derive(Clone, Debug)]
-pub enum Detector {
-    Eifel(Eifel),
-    Frto(Frto),
-    Dsack(DsackDetector),
-    AckTiming(AckTiming),
-    Linux(LinuxUndo),
-}
-
-impl Detector {
-    /// The sender-side detector of this kind; `None` for [`DetectorKind::StdProxy`],
-    /// which lives in the network.
-    pub fn new(kind: DetectorKind) -> Option<Detector> {
-        Some(match kind {
-            DetectorKind::Eifel => Detector::Eifel(Eifel::default()),
-            DetectorKind::Frto => Detector::Frto(Frto::new(false)),
-            DetectorKind::SackFrto => Detector::Frto(Frto::new(true)),
-            DetectorKind::Dsack => Detector::Dsack(DsackDetector::default()),
-            DetectorKind::AckTiming => Detector::AckTiming(AckTiming::default()),
-            DetectorKind::LinuxUndo => Detector::Linux(LinuxUndo::new(false)),
-            DetectorKind::LinuxFrto => Detector::Linux(LinuxUndo::new(true)),
-            DetectorKind::StdProxy => return None,
-        })
+    /// Does this detector decide by changing what the sender transmits (F-RTO), so that
+    /// it can only be the driver, never an observer?
+    fn must_drive(&self) -> bool {
+        false
     }
-
-    fn inner_ref(&self) -> &dyn SpuriousDetector {
-        match self {
-            Detector::Eifel(d) => d,
-            Detector::Frto(d) => d,
-            Detector::Dsack(d) => d,
-            Detector::AckTiming(d) => d,
-            Detector::Linux(d) => d,
-        }
-    }
-
-    fn inner(&mut self) -> &mut dyn SpuriousDetector {
-        match self {
-            Detector::Eifel(d) => d,
-            Detector::Frto(d) => d,
-            Detector::Dsack(d) => d,
-            Detector::AckTiming(d) => d,
-            Detector::Linux(d) => d,
-        }
-    }
-}
-
-impl SpuriousDetector for Detector {
-    fn on_timeout(&mut self, t: &TimeoutView) {
-        self.inner().on_timeout(t)
-    }
-    fn on_retransmit(&mut self, start: u64, end: u64) {
-        self.inner().on_retransmit(start, end)
-    }
-    fn on_ack(&mut self, a: &AckView) -> Step {
-        self.inner().on_ack(a)
-    }
-    fn holds_retransmissions(&self) -> bool {
-        self.inner_ref().holds_retransmissions()
+    /// What the connection must negotiate for the detector to work.
+    fn requires(&self) -> Requires {
+        Requires::Nothing
     }
 }
 
@@ -218,6 +232,7 @@ pub(crate) mod test_util {
     pub fn timeout(una: u64, max: u64, tsval: Option<u64>) -> TimeoutView {
         TimeoutView {
             now: Time(1_000_000_000),
+            number: 0,
             first: true,
             snd_una: una,
             snd_max: max,
@@ -248,5 +263,44 @@ pub(crate) mod test_util {
             srtt: Some(Dur::from_millis(100)),
             can_send_new: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize)]
+    struct Named {
+        k: DetectorKind,
+    }
+
+    #[test]
+    fn every_registered_name_parses_to_its_kind_and_back() {
+        for name in DetectorKind::NAMES {
+            let k = DetectorKind::from_label(name).unwrap();
+            assert_eq!(k.label(), *name);
+            let parsed: Named = toml::from_str(&format!("k = \"{name}\"")).unwrap();
+            assert_eq!(parsed.k, k);
+        }
+        assert_eq!(DetectorKind::from_label("eifle"), None);
+    }
+
+    #[test]
+    fn only_sender_detectors_are_built_and_only_frto_must_drive() {
+        let built: Vec<_> = DetectorKind::NAMES
+            .iter()
+            .map(|n| DetectorKind::from_label(n).unwrap())
+            .filter(|k| Detector::new(*k).is_some())
+            .collect();
+        assert!(!built.contains(&DetectorKind::StdProxy));
+        assert_eq!(built.len(), DetectorKind::NAMES.len() - 1);
+        let drivers: Vec<_> = built.into_iter().filter(|k| k.must_drive()).collect();
+        let want = [
+            DetectorKind::Frto,
+            DetectorKind::SackFrto,
+            DetectorKind::LinuxFrto,
+        ];
+        assert_eq!(drivers, want);
     }
 }

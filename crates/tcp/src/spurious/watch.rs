@@ -33,7 +33,8 @@ struct Watch {
 pub struct Watchers {
     watches: Vec<Watch>,
     verdicts: Vec<EpisodeVerdict>,
-    timeouts: u64,
+    /// The number of the latest timeout announced.
+    last_timeout: u64,
 }
 
 impl Watchers {
@@ -60,7 +61,7 @@ impl Watchers {
         Watchers {
             watches,
             verdicts: Vec::new(),
-            timeouts: 0,
+            last_timeout: 0,
         }
     }
 
@@ -88,8 +89,8 @@ impl Watchers {
 
     /// The retransmission timer fired (see [`TimeoutView`]).
     pub fn on_timeout(&mut self, t: &TimeoutView) {
-        let number = self.timeouts;
-        self.timeouts += 1;
+        let number = t.number;
+        self.last_timeout = number;
         for w in &mut self.watches {
             w.det.on_timeout(t);
             if t.first || w.armed_from.is_none() {
@@ -108,7 +109,7 @@ impl Watchers {
     /// An ACK arrived; returns what the driver wants (Pending when there is none).
     pub fn on_ack(&mut self, a: &AckView) -> Step {
         let mut driver_step = Step::Pending;
-        let last = self.timeouts.saturating_sub(1);
+        let last = self.last_timeout;
         for w in &mut self.watches {
             let Some(from) = w.armed_from else { continue };
             let step = w.det.on_ack(a);

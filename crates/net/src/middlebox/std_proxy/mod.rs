@@ -152,4 +152,9 @@ impl Middlebox for StdProxy {
             flow.for_each_held(f);
         }
     }
+
+    /// STD is a spurious-timeout detector in the network ([Kim & Cho 2003] III.B).
+    fn detector(&self) -> Option<&'static str> {
+        Some("std-proxy")
+    }
 }
