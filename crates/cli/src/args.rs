@@ -69,8 +69,13 @@ pub enum ExportCommand {
 /// `spikelab reproduce`.
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
-    /// Experiments to run (default: all of them).
+    /// Experiments to run (default: all of them, unless --experiment is given).
     pub names: Vec<String>,
+    /// Also run this experiment file (TOML, as those under experiments/; repeatable).
+    /// The scenario files it names are read from its own directory; its outputs go to
+    /// DIR/<its name>/.
+    #[arg(long = "experiment", value_name = "FILE")]
+    pub experiments: Vec<PathBuf>,
     /// Repetitions per cell.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: u32,

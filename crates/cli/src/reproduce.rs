@@ -14,6 +14,7 @@ use crate::outdir::{self, Scope};
 use crate::run::{create_dir, publish_failure, staging_path};
 use anyhow::{anyhow, Context as _};
 use indicatif::{ProgressBar, ProgressStyle};
+use spikelab_experiments::eifel::OnDisk;
 use spikelab_experiments::report::{render_html, render_markdown, Section};
 use spikelab_experiments::reproduction::{registry, Context, Reproduction};
 use spikelab_experiments::runner::{default_jobs, Progress};
@@ -45,9 +46,33 @@ fn bar(name: &str) -> Bar {
     Bar(b)
 }
 
-/// The reproductions named on the command line (all when none is), or a usage error
-/// listing the known names.
-fn select(names: &[String]) -> Result<Vec<&'static dyn Reproduction>, Failure> {
+/// The reproductions named on the command line (all when none is and no file is
+/// given), then those of the experiment files, or a usage error: an unknown name
+/// (listing the known ones), a bad file (located), or two with one name.
+fn select(a: &ReproduceArgs) -> Result<Vec<&'static dyn Reproduction>, Failure> {
+    let mut chosen = if a.names.is_empty() && !a.experiments.is_empty() {
+        vec![]
+    } else {
+        select_built_in(&a.names)?
+    };
+    for file in &a.experiments {
+        // Leaked: a `Reproduction` is `'static`, and this one lives as long as the command.
+        let r: &'static OnDisk = Box::leak(Box::new(OnDisk::load(file).map_err(Failure::usage)?));
+        if chosen.iter().any(|c| c.name() == r.name()) {
+            return Err(Failure::usage(anyhow!(
+                "{}: experiment `{}` is already chosen (its outputs would overwrite each other)",
+                file.display(),
+                r.name()
+            )));
+        }
+        chosen.push(r);
+    }
+    Ok(chosen)
+}
+
+/// The built-in reproductions named (all when none is), or a usage error listing the
+/// known names.
+fn select_built_in(names: &[String]) -> Result<Vec<&'static dyn Reproduction>, Failure> {
     let all = registry();
     if names.is_empty() {
         return Ok(all);
@@ -68,7 +93,7 @@ fn select(names: &[String]) -> Result<Vec<&'static dyn Reproduction>, Failure> {
 
 /// Runs `spikelab reproduce`.
 pub fn reproduce_command(a: &ReproduceArgs) -> Result<(), Failure> {
-    let chosen = select(&a.names)?;
+    let chosen = select(a)?;
     let out = a.out.clone();
     let target = outdir::check_target(&out).map_err(Failure::usage)?;
     let stage = staging_path(&out).map_err(Failure::usage)?;

@@ -87,6 +87,15 @@ fn a_metric_of_the_experiments_flow_alone_takes_no_group() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("takes no group"), "{e}");
+    // Located at the column that names it, as a scenario's errors are.
+    let line = 1 + bad.lines().position(|l| l.contains("sent@all")).unwrap();
+    let col = 1 + bad.lines().nth(line - 1).unwrap().find("metric").unwrap();
+    assert!(
+        e.starts_with(&format!(
+            "groups.toml:{line}:{col}: field `csv[0].columns[4].metric`: "
+        )),
+        "{e}"
+    );
     let unknown = SPEC.replace("\"timer_p@all\"", "\"timer_p@nobody\"");
     let e = ExperimentSpec::parse(&unknown, "groups.toml")
         .unwrap_err()

@@ -17,6 +17,7 @@ use spikelab_engine::SimConfig;
 use spikelab_output::csv::CsvWriter;
 use spikelab_output::stats::Summary;
 use spikelab_scenario::set_path;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -162,15 +163,29 @@ fn flow_index(sim: &SimConfig, flow: &str) -> anyhow::Result<usize> {
         .ok_or_else(|| anyhow!("no flow `{flow}` in the scenario"))
 }
 
-/// The text of the base scenario `name` (a file of `scenarios/`, built in).
-fn base_text(name: &str) -> anyhow::Result<&'static str> {
-    crate::embedded::scenario(name).ok_or_else(|| anyhow!("no built-in scenario `{name}`"))
+/// The base scenario `name` of `spec`: its text, and the name its messages and relative
+/// paths use. A file of `spec.scenario_dir` when the experiment was read from disk,
+/// else one of `scenarios/` built in.
+pub fn base_text(spec: &ExperimentSpec, name: &str) -> anyhow::Result<(Cow<'static, str>, String)> {
+    match &spec.scenario_dir {
+        Some(dir) => {
+            let path = dir.join(name);
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read scenario {}", path.display()))?;
+            Ok((Cow::Owned(text), path.display().to_string()))
+        }
+        None => {
+            let text = crate::embedded::scenario(name)
+                .ok_or_else(|| anyhow!("no built-in scenario `{name}`"))?;
+            Ok((Cow::Borrowed(text), name.to_string()))
+        }
+    }
 }
 
 /// Every combination of the grid's axis values, in axis order.
 fn cells(spec: &ExperimentSpec, g: &Grid) -> anyhow::Result<Vec<Cell>> {
-    let scenario_name = g.scenario.as_deref().unwrap_or(&spec.scenario);
-    expand(base_text(scenario_name)?, scenario_name, g)?
+    let (base, scenario_name) = base_text(spec, g.scenario.as_deref().unwrap_or(&spec.scenario))?;
+    expand(&base, &scenario_name, g)?
         .into_iter()
         .map(|c| {
             let (labels, sim) = (c.labels, c.scenario.to_sim());
@@ -475,12 +490,8 @@ fn comparisons(t: &TableSpec, g: &GridResult) -> Vec<Comparison> {
 }
 
 fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::Result<Figure> {
-    let scenario_name = f.scenario.as_deref().unwrap_or(&spec.scenario);
-    let s = scenario(
-        base_text(scenario_name)?,
-        &format!("{}[{}]", scenario_name, f.name),
-        &[&f.set],
-    )?;
+    let (base, scenario_name) = base_text(spec, f.scenario.as_deref().unwrap_or(&spec.scenario))?;
+    let s = scenario(&base, &format!("{}[{}]", scenario_name, f.name), &[&f.set])?;
     let mut sim = s.to_sim();
     sim.trace = true;
     let flow = flow_index(&sim, &spec.flow)?;

@@ -4,7 +4,7 @@
 //! ```toml
 //! name = "gprs-eifel"
 //! title = "..."
-//! scenario = "gprs-eifel.toml"        # a file of scenarios/
+//! scenario = "gprs-eifel.toml"        # a file of scenarios/ (or beside a file on disk)
 //! flow = "download"                   # the flow the tables report
 //! notes = "model choices, as Markdown"
 //!
@@ -36,7 +36,10 @@
 
 use crate::grid::metrics;
 use serde::Deserialize;
+use spikelab_scenario::error::Locator;
+use spikelab_scenario::{FieldPath, Invalid, ScenarioError};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// One experiment file.
 #[derive(Clone, Debug, Deserialize)]
@@ -44,7 +47,8 @@ use std::collections::BTreeMap;
 pub struct ExperimentSpec {
     pub name: String,
     pub title: String,
-    /// The base scenario, a file name in `scenarios/`.
+    /// The base scenario: a file name in `scenarios/` (built in), or, for a file read
+    /// from disk (`reproduce --experiment`), a path relative to the experiment file.
     pub scenario: String,
     /// The flow whose metrics the tables report.
     pub flow: String,
@@ -77,6 +81,10 @@ pub struct ExperimentSpec {
     /// notes, then every table, then every figure (the Eifel experiments' layout).
     #[serde(default)]
     pub layout: Vec<String>,
+    /// Where the scenario files it names are read: `None` for the built-in
+    /// `scenarios/`, else this directory (that of an experiment file read from disk).
+    #[serde(skip)]
+    pub scenario_dir: Option<PathBuf>,
 }
 
 /// How a grid value reduces a metric's repetitions.
@@ -374,13 +382,67 @@ fn group_of(g: &Grid, what: &str, m: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks `m` names a known metric.
+fn metric(what: &str, m: &str) -> Result<(), String> {
+    if metrics::known(m) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what}: unknown metric `{m}` (known: {})",
+            metrics::known_names()
+        ))
+    }
+}
+
+/// `m` is a known metric of grid `g` (its group, if any, one of `g`'s), or the
+/// problem at `path`.
+fn grid_metric(g: Option<&Grid>, what: &str, m: &str, path: FieldPath) -> Result<(), Invalid> {
+    metric(what, m)
+        .and_then(|()| g.map_or(Ok(()), |g| group_of(g, what, m)))
+        .map_err(|e| Invalid::new(path, e))
+}
+
 impl ExperimentSpec {
-    /// Parses an experiment file; `name` is used in error messages.
-    pub fn parse(text: &str, name: &str) -> anyhow::Result<ExperimentSpec> {
-        let spec: ExperimentSpec =
-            toml::from_str(text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-        spec.check().map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    /// Parses an experiment file; `name` (the file as the user named it) starts every
+    /// error, which is located `name:line:col: field `path`: why`.
+    pub fn parse(text: &str, name: &str) -> Result<ExperimentSpec, ScenarioError> {
+        let doc = toml_edit::ImDocument::parse(text).map_err(|e| {
+            Locator::new(name, text, None).at_offset(
+                e.span().map_or(0, |s| s.start),
+                format!("TOML syntax: {}", e.message()),
+            )
+        })?;
+        let at = Locator::new(name, text, Some(&doc));
+        let spec: ExperimentSpec = toml::from_str(text).map_err(|e: toml::de::Error| {
+            at.at_offset(e.span().map_or(0, |s| s.start), e.message().to_owned())
+        })?;
+        spec.check().map_err(|e| at.locate(e))?;
         Ok(spec)
+    }
+
+    /// `invalid` located in the experiment file `text` named `name`.
+    pub fn locate(text: &str, name: &str, invalid: Invalid) -> ScenarioError {
+        let doc = toml_edit::ImDocument::parse(text).ok();
+        Locator::new(name, text, doc.as_ref()).locate(invalid)
+    }
+
+    /// Every base scenario the file names, with the field that names it.
+    pub fn scenarios(&self) -> Vec<(FieldPath, &str)> {
+        let mut out = vec![(FieldPath::root("scenario"), self.scenario.as_str())];
+        for (i, g) in self.grid.iter().enumerate() {
+            if let Some(s) = &g.scenario {
+                out.push((FieldPath::root("grid").index(i).key("scenario"), s.as_str()));
+            }
+        }
+        for (i, f) in self.figure.iter().enumerate() {
+            if let Some(s) = &f.scenario {
+                out.push((
+                    FieldPath::root("figure").index(i).key("scenario"),
+                    s.as_str(),
+                ));
+            }
+        }
+        out
     }
 
     /// The grid called `name`.
@@ -388,103 +450,157 @@ impl ExperimentSpec {
         self.grid.iter().find(|g| g.name == name)
     }
 
-    fn check(&self) -> Result<(), String> {
-        for t in &self.table {
-            let g = self
-                .grid(&t.grid)
-                .ok_or_else(|| format!("table `{}`: no grid `{}`", t.file, t.grid))?;
-            for k in t.rows.iter().chain(&t.columns) {
-                if !g.axis.iter().any(|a| &a.name == k) {
-                    return Err(format!(
-                        "table `{}`: `{k}` is not an axis of grid `{}`",
-                        t.file, g.name
-                    ));
-                }
-            }
-            let implied = |k: &String| {
-                g.axis
-                    .iter()
-                    .any(|a| a.values.iter().any(|v| v.labels.contains_key(k)))
-            };
-            for k in &t.keys {
-                if !g.axis.iter().any(|a| &a.name == k) && !t.labels.contains_key(k) && !implied(k)
-                {
-                    return Err(format!(
-                        "table `{}`: key `{k}` is neither an axis nor a label",
-                        t.file
-                    ));
-                }
-            }
-            for m in &t.metrics {
-                if !metrics::NAMES.contains(&m.metric.as_str()) {
-                    let known = metrics::NAMES.join(", ");
-                    return Err(format!(
-                        "table `{}`: unknown metric `{}` (known: {known})",
-                        t.file, m.metric
-                    ));
-                }
-            }
+    fn check(&self) -> Result<(), Invalid> {
+        let plain = |c: char| c.is_ascii_alphanumeric() || "._-".contains(c);
+        if self.name.is_empty() || self.name.starts_with('.') || !self.name.chars().all(plain) {
+            return Err(Invalid::new(
+                FieldPath::root("name"),
+                format!(
+                    "`{}` cannot name the output folder: use letters, digits, `.`, `_`, `-`",
+                    self.name
+                ),
+            ));
         }
-        self.check_values()
+        for (i, t) in self.table.iter().enumerate() {
+            self.check_table(t, FieldPath::root("table").index(i))?;
+        }
+        self.check_values()?;
+        self.check_grids_named()?;
+        self.check_csv()?;
+        self.check_charts()
     }
 
-    /// Every grid value, per-run CSV column and output names a known metric or grid.
-    fn check_values(&self) -> Result<(), String> {
-        let metric = |what: &str, m: &str| {
-            if metrics::known(m) {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{what}: unknown metric `{m}` (known: {})",
-                    metrics::known_names()
-                ))
-            }
-        };
-        for g in &self.grid {
-            if let Some(r) = &g.reps {
-                crate::grid::expr::parse(r).map_err(|e| format!("grid `{}` reps: {e}", g.name))?;
-            }
-            for v in &g.value {
-                let what = format!("grid `{}` value `{}`", g.name, v.name);
-                for m in std::iter::once(&v.metric).chain(&v.only_if) {
-                    metric(&what, m)?;
-                    group_of(g, &what, m)?;
+    fn check_table(&self, t: &TableSpec, at: FieldPath) -> Result<(), Invalid> {
+        let g = self.grid(&t.grid).ok_or_else(|| {
+            Invalid::new(
+                at.key("grid"),
+                format!("table `{}`: no grid `{}`", t.file, t.grid),
+            )
+        })?;
+        let axes = [("rows", &t.rows), ("columns", &t.columns)];
+        for (field, keys) in axes {
+            for (j, k) in keys.iter().enumerate() {
+                if !g.axis.iter().any(|a| &a.name == k) {
+                    return Err(Invalid::new(
+                        at.key(field).index(j),
+                        format!(
+                            "table `{}`: `{k}` is not an axis of grid `{}`",
+                            t.file, g.name
+                        ),
+                    ));
                 }
             }
         }
-        let grids = self
-            .csv
-            .iter()
-            .map(|c| (&c.grid, &c.file))
-            .chain(self.report_table.iter().map(|t| (&t.grid, &t.name)))
-            .chain(self.chart.iter().map(|c| (&c.grid, &c.name)))
-            .chain(self.threshold.iter().map(|t| (&t.grid, &t.what)));
-        for (g, what) in grids {
-            if self.grid(g).is_none() {
-                return Err(format!("`{what}`: no grid `{g}`"));
+        let implied = |k: &String| {
+            g.axis
+                .iter()
+                .any(|a| a.values.iter().any(|v| v.labels.contains_key(k)))
+        };
+        for (j, k) in t.keys.iter().enumerate() {
+            if !g.axis.iter().any(|a| &a.name == k) && !t.labels.contains_key(k) && !implied(k) {
+                return Err(Invalid::new(
+                    at.key("keys").index(j),
+                    format!(
+                        "table `{}`: key `{k}` is neither an axis nor a label",
+                        t.file
+                    ),
+                ));
             }
         }
-        for c in &self.csv {
+        for (j, m) in t.metrics.iter().enumerate() {
+            if !metrics::NAMES.contains(&m.metric.as_str()) {
+                let known = metrics::NAMES.join(", ");
+                return Err(Invalid::new(
+                    at.key("metrics").index(j).key("metric"),
+                    format!(
+                        "table `{}`: unknown metric `{}` (known: {known})",
+                        t.file, m.metric
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every grid's `reps` parses and its values name known metrics of known groups.
+    fn check_values(&self) -> Result<(), Invalid> {
+        for (i, g) in self.grid.iter().enumerate() {
+            let at = FieldPath::root("grid").index(i);
+            if let Some(r) = &g.reps {
+                crate::grid::expr::parse(r).map_err(|e| {
+                    Invalid::new(at.key("reps"), format!("grid `{}` reps: {e}", g.name))
+                })?;
+            }
+            for (j, v) in g.value.iter().enumerate() {
+                let what = format!("grid `{}` value `{}`", g.name, v.name);
+                let v_at = at.key("value").index(j);
+                grid_metric(Some(g), &what, &v.metric, v_at.key("metric"))?;
+                if let Some(m) = &v.only_if {
+                    grid_metric(Some(g), &what, m, v_at.key("only_if"))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every CSV file, report table, chart and threshold names a grid of the file.
+    fn check_grids_named(&self) -> Result<(), Invalid> {
+        let named = |kind: &str, i: usize, g: &String, what: &String| match self.grid(g) {
+            Some(_) => Ok(()),
+            None => Err(Invalid::new(
+                FieldPath::root(kind).index(i).key("grid"),
+                format!("`{what}`: no grid `{g}`"),
+            )),
+        };
+        for (i, c) in self.csv.iter().enumerate() {
+            named("csv", i, &c.grid, &c.file)?;
+        }
+        for (i, t) in self.report_table.iter().enumerate() {
+            named("report_table", i, &t.grid, &t.name)?;
+        }
+        for (i, c) in self.chart.iter().enumerate() {
+            named("chart", i, &c.grid, &c.name)?;
+        }
+        for (i, t) in self.threshold.iter().enumerate() {
+            named("threshold", i, &t.grid, &t.what)?;
+        }
+        Ok(())
+    }
+
+    /// Every metric column of a CSV file is a known metric of its grid.
+    fn check_csv(&self) -> Result<(), Invalid> {
+        for (i, c) in self.csv.iter().enumerate() {
             let what = format!("csv `{}`", c.file);
-            for col in c.columns.iter().filter_map(|c| c.metric.as_ref()) {
-                metric(&what, col)?;
-                self.grid(&c.grid)
-                    .map_or(Ok(()), |g| group_of(g, &what, col))?;
+            for (j, col) in c.columns.iter().enumerate() {
+                if let Some(m) = &col.metric {
+                    let at = FieldPath::root("csv").index(i).key("columns").index(j);
+                    grid_metric(self.grid(&c.grid), &what, m, at.key("metric"))?;
+                }
             }
         }
-        for c in &self.chart {
+        Ok(())
+    }
+
+    /// Every chart has the fields its kind needs and names a known metric.
+    fn check_charts(&self) -> Result<(), Invalid> {
+        for (i, c) in self.chart.iter().enumerate() {
             let what = format!("chart `{}`", c.name);
+            let at = FieldPath::root("chart").index(i);
             match c.kind {
                 ChartKind::Axis if c.value.is_empty() || c.x.is_empty() => {
-                    return Err(format!("{what}: an axis chart needs `x` and `value`"))
+                    return Err(Invalid::new(
+                        at,
+                        format!("{what}: an axis chart needs `x` and `value`"),
+                    ))
                 }
                 ChartKind::Scatter if c.x.is_empty() => {
-                    return Err(format!("{what}: a scatter chart needs `x`"))
+                    return Err(Invalid::new(
+                        at,
+                        format!("{what}: a scatter chart needs `x`"),
+                    ))
                 }
                 ChartKind::Scatter | ChartKind::Cdf => {
-                    metric(&what, &c.metric)?;
-                    self.grid(&c.grid)
-                        .map_or(Ok(()), |g| group_of(g, &what, &c.metric))?;
+                    grid_metric(self.grid(&c.grid), &what, &c.metric, at.key("metric"))?;
                 }
                 ChartKind::Axis => {}
             }

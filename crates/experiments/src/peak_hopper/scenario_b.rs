@@ -84,14 +84,19 @@ fn pool(runs: &[TimerMetrics]) -> TimerMetrics {
 
 const DIFFERENCES: &str = "Our P distributions are much narrower than Fig. 16's (95th percentiles \
 of 2-3 RTTs against the paper's 4 to 8.75), and the RFC2988-RTO's is not the more skewed one at \
-384 kbit/s. The paper traces the skew to the prediction flaw (II.E), which needs sharp RTT drops. \
-In our model they are rare: at 384 kbit/s ns-2's 20-packet window is below pipe plus queue \
-(16 + 16 packets), so the queue holds a steady few packets and nothing is dropped; the RLC \
-model adds 100 ms per retransmission round against a 0.5 s RTT. At 64 kbit/s the 4-packet queue \
-overflows and the window saws, which is where the RFC2988-RTO's tail is longer. The paper gives \
-neither its WCDMA model's parameters nor its window, and we did not tune ours towards its \
-figure. The few spurious timeouts we see are long RLC retransmission series meeting an RTO on \
-its floor; the mean P is within a few tenths for both timers, as Fig. 15 says.";
+384 kbit/s. Measured cause: the RTT never falls far enough. After its initialisation the PH-RTO \
+is at most (1 + B_max) times a recent RTT peak (III.B, Steps 3-5), so Fig. 16's PH-RTO \
+percentiles need RTT swings by factors of 2.7 (timestamps) and 3.9 (without); at 384 kbit/s our \
+RTT samples' p95 / p5 is 1.6. Swept one at a time (3 runs of 400 s, timestamps), the window and \
+the queue move the PH-RTO's P p95 (2.41) by at most 0.36 and the RLC block size not at all; only \
+the ARQ round delay, which sets how far a packet's link-layer retransmissions push the RTT, \
+approaches the paper (400 ms: 3.54, 1.5 s: 4.48, against our 100 ms). The paper gives none of \
+the model's parameters and we did not tune them towards its figure. At 64 kbit/s the 4-packet \
+queue overflows and the window saws, so the RTT falls sharply after each loss, and there the \
+RFC2988-RTO's tail is the longer one, as in Fig. 16 (II.E's prediction flaw). The few spurious \
+timeouts we see are long RLC retransmission series meeting an RTO on its floor; the mean P is \
+within a few tenths for both timers, as Fig. 15 says. The sweep and its table: the book's page \
+reproduction-peak-hopper.md, \"Scenario B's narrow P distribution\".";
 
 fn text(scale: Scale, reps: u32, pooled: &[TimerMetrics]) -> String {
     let spurious: u64 = pooled.iter().map(|m| m.spurious).sum();
