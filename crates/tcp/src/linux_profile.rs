@@ -112,7 +112,8 @@ pub struct LinuxSysctls {
     pub tcp_rmem: [u64; 3],
     /// The receiver's `setsockopt(SO_RCVBUF)` value in bytes, if the application
     /// sets one: the kernel doubles it and locks the buffer, so there is no
-    /// autotuning. Default: not set. (`spikelab emulate` sets 4 x `receiver_window`.)
+    /// autotuning. Default: not set. (`spikelab emulate` sets this value on the
+    /// kernel's receiver, or 4 x `receiver_window` without it.)
     #[serde(skip_serializing_if = "Option::is_none")]
     pub so_rcvbuf: Option<u64>,
 }
