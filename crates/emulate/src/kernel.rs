@@ -6,7 +6,7 @@
 //! `mss` counts payload bytes, the kernel's clamp includes the 12 bytes of the
 //! timestamps option, so `mss + 12` is asked for when timestamps are on), the
 //! receiver's window (`TCP_WINDOW_CLAMP` = `receiver_window`, with `SO_RCVBUF` large
-//! enough not to bind first) and the congestion control module (default `reno`, the
+//! enough not to bind first, or the `linux` profile's `so_rcvbuf`) and the congestion control module (default `reno`, the
 //! family all of spikelab's senders belong to; a flow's `[flow.kernel]` table names
 //! another, and may set the receive buffer and any of the sysctls below, see
 //! [`KernelSettings::for_flow`]). Per namespace (both ends): sysctls
@@ -173,7 +173,15 @@ impl KernelSettings {
             sysctls,
             maxseg: tcp.mss + if ts_on { TS_OPTION } else { 0 },
             window_clamp: window,
-            rcvbuf: (window * 4).max(4096),
+            // The `linux` profile's `so_rcvbuf` is the same setsockopt; without it,
+            // a buffer large enough not to bind before the clamp.
+            rcvbuf: tcp
+                .linux
+                .as_ref()
+                .and_then(|l| l.so_rcvbuf)
+                .map_or((window * 4).max(4096), |b| {
+                    b.min(i32::MAX as u64 / 2) as u32
+                }),
             congestion: cc.to_owned(),
         }
     }
@@ -333,6 +341,17 @@ mod tests {
         let mut off = BTreeMap::new();
         off.insert("tcp_timestamps".to_owned(), "0".to_owned());
         assert_eq!(KernelSettings::from_tcp(&tcp, &off, "reno").maxseg, 1000);
+    }
+
+    #[test]
+    fn the_linux_profiles_so_rcvbuf_is_the_receivers_so_rcvbuf() {
+        let mut tcp = TcpConfig::linux();
+        tcp.receiver_window = 150_000;
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        assert_eq!(k.rcvbuf, 600_000, "4 x receiver_window without it");
+        tcp.linux.as_mut().unwrap().so_rcvbuf = Some(262_144);
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        assert_eq!((k.rcvbuf, k.window_clamp), (262_144, 150_000));
     }
 
     #[test]

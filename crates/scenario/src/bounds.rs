@@ -604,7 +604,8 @@ fn tcp_config(t: &TcpConfig, p: &FieldPath) -> Check {
 
 /// The values each sysctl takes in the kernel (Documentation/networking/ip-sysctl.rst):
 /// booleans 0/1, `tcp_timestamps` and `tcp_frto` 0 to 2, `tcp_recovery` a mask of
-/// bits 1, 2, 4, `tcp_early_retrans` 0 to 4, `tcp_rmem` min <= default <= max.
+/// bits 1, 2, 4, `tcp_early_retrans` 0 to 4, `tcp_rmem` min <= default <= max;
+/// `so_rcvbuf` (a socket option) 1 to 2^30.
 fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
     let flags = [
         ("tcp_timestamps", l.tcp_timestamps, 2),
@@ -628,6 +629,9 @@ fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
         MAX_WINDOW,
         " bytes (default to 2^30)",
     )?;
+    if let Some(v) = l.so_rcvbuf {
+        int(&p.key("so_rcvbuf"), v, 1, MAX_WINDOW, " bytes (1 to 2^30)")?;
+    }
     Ok(())
 }
 

@@ -86,6 +86,11 @@ fn kernel_runs_from(file: &str, cc: &'static str) -> Vec<KernelRun> {
 /// 150000 B on every later one, so the simulated receiver is given the largest window
 /// the kernel really offered. (Before the emulator held the clamp, Linux widened it
 /// from the receive buffer and advertised 262140 B from 1.34 s on.)
+/// The emulator's `SO_RCVBUF` on the kernel's receiver (4 x the 150000 B
+/// `receiver_window`, crates/emulate): a locked buffer of 1.2 MB, so the kernel
+/// offered the clamp from its first ACK and never autotuned.
+const EMULATOR_SO_RCVBUF: u64 = 600_000;
+
 fn kernel_receiver_window() -> u64 {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join(format!("tests/data/kernel-{KERNEL}/receiver-window.csv"));
@@ -140,7 +145,7 @@ at = [{at}]
 name = "tcp"
 route = "pair"
 profile = "linux"
-tcp = {{ mss = 1000, receiver_window = {rwnd}, linux = {{ {sys}, tcp_congestion_control = "{cc}" }} }}
+tcp = {{ mss = 1000, receiver_window = {rwnd}, linux = {{ {sys}, tcp_congestion_control = "{cc}", so_rcvbuf = {rcvbuf} }} }}
 workload = {{ kind = "bulk", bytes = "5MB" }}
 "#,
         c = k.config,
@@ -149,6 +154,7 @@ workload = {{ kind = "bulk", bytes = "5MB" }}
         sys = sysctls(k.config),
         cc = k.cc,
         rwnd = kernel_receiver_window(),
+        rcvbuf = EMULATOR_SO_RCVBUF,
     )
 }
 

@@ -315,3 +315,12 @@ fn tcp_rmem_must_be_ordered_min_default_max() {
     );
     assert_has(&m, &["tcp.linux.tcp_rmem"]);
 }
+
+#[test]
+fn so_rcvbuf_must_be_positive() {
+    let m = replaced(
+        "tcp = { recovery = \"reno-sack\" }",
+        "profile = \"linux\"\ntcp = { linux = { so_rcvbuf = 0 } }",
+    );
+    assert_has(&m, &["tcp.linux.so_rcvbuf"]);
+}

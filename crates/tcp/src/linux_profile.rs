@@ -106,9 +106,16 @@ pub struct LinuxSysctls {
     /// reno by default too). Drives `ssthresh_rule`.
     pub tcp_congestion_control: CongestionControl,
     /// Receive buffer `[min, default, max]` in bytes. Default `[4096, 131072,
-    /// 6291456]`. Autotuning is not modelled yet; the advertised window is
-    /// `receiver_window`.
+    /// 6291456]`. The receiver starts from `tcp_rmem[1]` and autotunes up to
+    /// `tcp_rmem[2]` ([`crate::linux_rcvbuf`]); `receiver_window` is its
+    /// `TCP_WINDOW_CLAMP`.
     pub tcp_rmem: [u64; 3],
+    /// The receiver's `setsockopt(SO_RCVBUF)` value in bytes, if the application
+    /// sets one: the kernel doubles it and locks the buffer, so there is no
+    /// autotuning. Default: not set. (`spikelab emulate` sets this value on the
+    /// kernel's receiver, or 4 x `receiver_window` without it.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub so_rcvbuf: Option<u64>,
 }
 
 impl Default for LinuxSysctls {
@@ -122,6 +129,7 @@ impl Default for LinuxSysctls {
             tcp_early_retrans: 3,
             tcp_congestion_control: CongestionControl::Reno,
             tcp_rmem: [4096, 131_072, 6_291_456],
+            so_rcvbuf: None,
         }
     }
 }

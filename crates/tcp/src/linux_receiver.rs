@@ -12,9 +12,10 @@
 //!   halved toward the inter-arrival time, at most the RTO, then bounded by the
 //!   smoothed RTT and 500 ms.
 //!
-//! Not modelled: `tcp_rmem` autotuning of the advertised window
-//! (`tcp_rcv_space_adjust`; the advertised window stays `receiver_window`),
-//! ping-pong (interactive) mode and `ICSK_ACK_PUSHED`, which a bulk receiver never
+//! The advertised window and its growth are [`crate::linux_rcvbuf`]'s; each growth
+//! step asks for one immediate ACK here ([`LinuxAck::on_window_growth`]).
+//!
+//! Not modelled: ping-pong (interactive) mode and `ICSK_ACK_PUSHED`, which a bulk receiver never
 //! enters.
 
 use spikelab_core::{Dur, Time};
@@ -76,6 +77,11 @@ impl LinuxAck {
             }
         }
         self.last_rcv = now;
+    }
+
+    /// `tcp_grow_window` raised `rcv_ssthresh`: `icsk_ack.quick |= 1`.
+    pub fn on_window_growth(&mut self) {
+        self.quick |= 1;
     }
 
     /// `tcp_in_quickack_mode` (outside ping-pong mode).
@@ -168,6 +174,19 @@ mod tests {
         // Back-to-back arrivals pull it back toward 40 ms.
         a.on_data(ms(71), 65_535, 1000, RTO);
         assert_eq!(a.delay(None), Dur::from_micros(51_250));
+    }
+
+    #[test]
+    fn window_growth_owes_one_immediate_ack() {
+        let mut a = LinuxAck::default();
+        a.on_data(ms(0), 65_535, 1000, RTO);
+        while a.in_quickack_mode() {
+            a.on_ack_sent();
+        }
+        a.on_window_growth();
+        assert!(a.in_quickack_mode());
+        a.on_ack_sent();
+        assert!(!a.in_quickack_mode());
     }
 
     #[test]

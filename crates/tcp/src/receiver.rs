@@ -1,9 +1,11 @@
 //! The TCP receiver: cumulative ACKs, delayed ACKs, SACK (RFC 2018), D-SACK (RFC 2883)
 //! and the timestamp echo rules (RFC 7323 section 4.3, or ns-2's pre-2003 rule).
 //!
-//! The application reads instantly, so the advertised window is constant.
+//! The application reads instantly, so the advertised window is constant, except
+//! under the `linux` profile, whose window grows ([`crate::linux_rcvbuf`]).
 
 use crate::config::{EchoRule, TcpConfig};
+use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
 use crate::rto::{Rto, RtoEstimator};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
@@ -52,6 +54,8 @@ pub struct TcpReceiver {
     stats: ReceiverStats,
     /// The `linux` profile's ACK clock ([`crate::linux_receiver`]).
     linux_ack: Option<LinuxAck>,
+    /// The `linux` profile's advertised window ([`crate::linux_rcvbuf`]).
+    linux_rcvbuf: Option<LinuxRcvBuf>,
     /// The receiver's own RTT estimate, from its SYN-ACK (`tcp_synack_rtt_meas`).
     own_rto: Option<Rto>,
     /// When the SYN-ACK went out, until the first data segment times it.
@@ -75,6 +79,15 @@ impl TcpReceiver {
             syn_ack_pending: false,
             stats: ReceiverStats::default(),
             linux_ack: cfg.linux.as_ref().map(|_| LinuxAck::default()),
+            linux_rcvbuf: cfg.linux.as_ref().map(|l| {
+                LinuxRcvBuf::new(&RcvBufConfig {
+                    tcp_rmem: l.tcp_rmem,
+                    // sock_setsockopt(SO_RCVBUF): sk_rcvbuf = 2 x val, locked.
+                    locked_rcvbuf: l.so_rcvbuf.map(|v| 2 * v),
+                    window_clamp: cfg.receiver_window,
+                    advmss: cfg.mss as u64,
+                })
+            }),
             own_rto: None,
             syn_ack_sent: None,
         }
@@ -109,8 +122,7 @@ impl TcpReceiver {
         if self.delack_deadline.is_some_and(|d| d <= now) {
             if std::mem::take(&mut self.syn_ack_pending) {
                 self.delack_deadline = None;
-                let mut p = self.ack_packet(now, PacketKind::SynAck);
-                p.sack = SackBlocks::new();
+                let p = self.syn_ack_packet(now);
                 out.push(p);
                 return;
             }
@@ -131,8 +143,7 @@ impl TcpReceiver {
                 .get_or_insert(now + self.cfg.delayed_ack.timeout);
             return;
         }
-        let mut p = self.ack_packet(now, PacketKind::SynAck);
-        p.sack = SackBlocks::new();
+        let p = self.syn_ack_packet(now);
         out.push(p);
         self.syn_ack_sent = Some(now);
     }
@@ -150,6 +161,7 @@ impl TcpReceiver {
             self.stats.duplicate_segments += 1;
         }
         let quick = self.linux_on_data(now, was_in_order && !duplicate, duplicate);
+        let quick = self.linux_grow_window(now, seg.len as u64, was_in_order, new_bytes) || quick;
         let immediate =
             !was_in_order || had_holes || duplicate || !self.cfg.delayed_ack.enabled || quick;
         if immediate {
@@ -278,6 +290,45 @@ impl TcpReceiver {
         a.in_quickack_mode()
     }
 
+    /// The `linux` profile's window growth: `tcp_grow_window` for new data (in order
+    /// from `tcp_event_data_recv`; out of order from `tcp_data_queue_ofo`, SACK
+    /// flows only), then `tcp_rcv_space_adjust` as the application reads the
+    /// in-order bytes. Returns whether the growth asks for an immediate ACK.
+    fn linux_grow_window(&mut self, now: Time, len: u64, in_order: bool, new: u64) -> bool {
+        let held = self.held_out_of_order();
+        let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
+        let (rcv_nxt, sack) = (self.rcv_nxt, self.cfg.sack_enabled());
+        let Some(b) = self.linux_rcvbuf.as_mut() else {
+            return false;
+        };
+        let grew = new > 0 && (in_order || sack) && b.on_segment(len, held) == Growth::Grew;
+        if in_order {
+            b.on_read(now, rcv_nxt, srtt);
+        }
+        if grew {
+            if let Some(a) = self.linux_ack.as_mut() {
+                a.on_window_growth();
+                return in_order && a.in_quickack_mode();
+            }
+        }
+        false
+    }
+
+    /// Bytes queued out of order (`sk_rmem_alloc`: in-order bytes are read at once).
+    fn held_out_of_order(&self) -> u64 {
+        self.ooo.iter().map(|b| b.end - b.start).sum()
+    }
+
+    /// The window an ACK offers: `receiver_window`, or the Linux receiver's.
+    fn advertised_window(&mut self) -> u64 {
+        let held = self.held_out_of_order();
+        let rcv_nxt = self.rcv_nxt;
+        match self.linux_rcvbuf.as_mut() {
+            Some(b) => b.window(rcv_nxt, held),
+            None => self.cfg.receiver_window,
+        }
+    }
+
     /// The delayed-ACK timeout: the configured one, or the Linux receiver's `ato`.
     fn delack_timeout(&self) -> Dur {
         let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
@@ -297,13 +348,24 @@ impl TcpReceiver {
         }
     }
 
-    fn ack_packet(&self, now: Time, kind: PacketKind) -> Packet {
+    /// A SYN-ACK: no SACK blocks, and its window is not scaled (RFC 7323 2.2), so
+    /// at most 65535 B (`tcp_make_synack`: min(rsk_rcv_wnd, 65535)) under `linux`.
+    fn syn_ack_packet(&mut self, now: Time) -> Packet {
+        let mut p = self.ack_packet(now, PacketKind::SynAck);
+        p.sack = SackBlocks::new();
+        if self.linux_rcvbuf.is_some() {
+            p.rwnd = p.rwnd.min(65_535);
+        }
+        p
+    }
+
+    fn ack_packet(&mut self, now: Time, kind: PacketKind) -> Packet {
         let mut p = Packet::new(0, self.flow, kind, now);
         if self.cfg.ns2.header_sizes {
             p.wire_model = spikelab_core::WireModel::Ns2OneWay;
         }
         p.ack = self.rcv_nxt;
-        p.rwnd = self.cfg.receiver_window.min(u32::MAX as u64) as u32;
+        p.rwnd = self.advertised_window().min(u32::MAX as u64) as u32;
         if self.cfg.timestamps {
             p.ts = Some(Timestamps {
                 val: self.cfg.ts_clock(now),

@@ -1,0 +1,352 @@
+//! The Linux receiver's advertised window: its initial value, `rcv_ssthresh`
+//! growth and receive-buffer autotuning (Dynamic Right-Sizing), as Linux 6.x runs
+//! them (net/ipv4/tcp_input.c, tcp_output.c, include/net/tcp.h).
+//!
+//! * Start (`tcp_select_initial_window`, `tcp_init_buffer_space`): the window the
+//!   receiver may offer is `tcp_full_space` = the buffer (`tcp_rmem[1]`, or a locked
+//!   `SO_RCVBUF`) times the scaling ratio, at most the window clamp
+//!   (`TCP_WINDOW_CLAMP`, the scenario's `receiver_window`), rounded down to whole
+//!   segments: 131072 B x 1/2 = 65536 B, 64240 B at MSS 1460. `rcv_ssthresh` starts
+//!   there.
+//! * Growth (`tcp_grow_window`, called by `tcp_event_data_recv` for each in-order
+//!   segment of 128 B or more): `rcv_ssthresh` rises by max(2 x advmss, 2 x len), up
+//!   to min(window clamp, `tcp_space`), and every growth step asks for an immediate
+//!   ACK (`icsk_ack.quick |= 1`).
+//! * Autotuning (`tcp_rcv_space_adjust` with `tcp_rcvbuf_grow`, run when the
+//!   application reads, here at every in-order arrival): once per receiver RTT, if
+//!   more was read than in the previous RTT, the buffer grows to hold
+//!   2 x copied + 16 x advmss plus twice the growth, at most `tcp_rmem[2]`, and the
+//!   window clamp follows. A locked buffer (`SO_RCVBUF`) is never autotuned.
+//! * The offered window (`__tcp_select_window`, `tcp_select_window`): min(free
+//!   space, `rcv_ssthresh`), never shrinking the right edge already offered.
+//!
+//! Differences from the kernel: the scaling ratio stays the kernel's default 1/2
+//! (`TCP_DEFAULT_SCALING_RATIO`; the kernel re-measures it from each skb's
+//! len/truesize in `tcp_measure_rcv_mss`, 229/256 over veth), so check #2 of
+//! `tcp_grow_window` always passes; the receiver RTT is the receiver's smoothed RTT
+//! from its SYN-ACK and data arrivals' timing is not re-measured
+//! (`tcp_rcv_rtt_measure`); the window is not rounded to the window-scale
+//! granularity; memory pressure (`tcp_under_memory_pressure`,
+//! `tcp_clamp_window`) never happens.
+
+use spikelab_core::{Dur, Time};
+
+/// `TCP_RMEM_TO_WIN_SCALE`: the scaling ratio is in 1/256 units.
+const RMEM_TO_WIN_SCALE: u32 = 8;
+/// `TCP_DEFAULT_SCALING_RATIO` (1 << (TCP_RMEM_TO_WIN_SCALE - 1)): half the buffer
+/// holds payload.
+const SCALING_RATIO: u64 = 1 << (RMEM_TO_WIN_SCALE - 1);
+/// `TCP_INIT_CWND`, used by `tcp_init_buffer_space` for the first measurement.
+const INIT_CWND: u64 = 10;
+/// `tcp_event_data_recv` grows the window only for segments of at least 128 B.
+const GROW_MIN_LEN: u64 = 128;
+
+/// `__tcp_win_from_space`: payload bytes a buffer of `space` bytes holds.
+fn win_from_space(space: u64) -> u64 {
+    (space * SCALING_RATIO) >> RMEM_TO_WIN_SCALE
+}
+
+/// `__tcp_space_from_win`: the buffer needed for `win` payload bytes.
+fn space_from_win(win: u64) -> u64 {
+    (win << RMEM_TO_WIN_SCALE) / SCALING_RATIO
+}
+
+/// The receive buffer's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RcvBufConfig {
+    /// `net.ipv4.tcp_rmem` [min, default, max].
+    pub tcp_rmem: [u64; 3],
+    /// `sk_rcvbuf` after `setsockopt(SO_RCVBUF)` (the kernel's doubled value), which
+    /// locks the buffer (`SOCK_RCVBUF_LOCK`): no autotuning. `None`: `tcp_rmem[1]`.
+    pub locked_rcvbuf: Option<u64>,
+    /// `TCP_WINDOW_CLAMP` (the scenario's `receiver_window`).
+    pub window_clamp: u64,
+    /// `tp->advmss`.
+    pub advmss: u64,
+}
+
+/// What `tcp_grow_window` did with a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// `rcv_ssthresh` rose: the ACK should go out at once (`icsk_ack.quick |= 1`).
+    Grew,
+    /// No room left below the clamp and the free space, or a tiny segment.
+    Held,
+}
+
+/// The receiver's window state (`sk_rcvbuf`, `window_clamp`, `rcv_ssthresh`,
+/// `rcvq_space`, `rcv_wnd` / `rcv_wup`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinuxRcvBuf {
+    rmem_max: u64,
+    locked: bool,
+    advmss: u64,
+    rcvbuf: u64,
+    window_clamp: u64,
+    rcv_ssthresh: u64,
+    /// `rcvq_space.space`, `.seq`, `.time` (`None` before the first data).
+    space: u64,
+    space_seq: u64,
+    space_time: Option<Time>,
+    /// The right edge last offered (`rcv_wup + rcv_wnd`).
+    right_edge: u64,
+}
+
+impl LinuxRcvBuf {
+    /// `tcp_select_initial_window` with `tcp_full_space`, then `tcp_init_buffer_space`.
+    pub fn new(c: &RcvBufConfig) -> LinuxRcvBuf {
+        let rcvbuf = c.locked_rcvbuf.unwrap_or(c.tcp_rmem[1]);
+        let mss = c.advmss.max(1);
+        // tcp_select_initial_window: space = min(window_clamp, full space), rounded
+        // down to whole segments ("Quantize space offering to a multiple of mss").
+        let mut space = win_from_space(rcvbuf).min(c.window_clamp);
+        if space > mss {
+            space -= space % mss;
+        }
+        let rcv_wnd = space;
+        // tcp_init_buffer_space: window_clamp <= tcp_full_space; rcv_ssthresh <=
+        // window_clamp; rcvq_space.space = min3(rcv_ssthresh, rcv_wnd, 10 x advmss).
+        let window_clamp = c.window_clamp.min(win_from_space(rcvbuf));
+        let rcv_ssthresh = rcv_wnd.min(window_clamp);
+        LinuxRcvBuf {
+            rmem_max: c.tcp_rmem[2],
+            locked: c.locked_rcvbuf.is_some(),
+            advmss: mss,
+            rcvbuf,
+            window_clamp,
+            rcv_ssthresh,
+            space: rcv_ssthresh.min(rcv_wnd).min(INIT_CWND * mss),
+            space_seq: 0,
+            space_time: None,
+            right_edge: rcv_wnd,
+        }
+    }
+
+    /// `tcp_space`: free payload room, the buffer less `held` bytes queued out of
+    /// order (in-order data is read at once).
+    fn tcp_space(&self, held: u64) -> u64 {
+        win_from_space(self.rcvbuf).saturating_sub(held)
+    }
+
+    /// `tcp_grow_window` for a new segment of `len` bytes; `held` as in `tcp_space`.
+    pub fn on_segment(&mut self, len: u64, held: u64) -> Growth {
+        if len < GROW_MIN_LEN {
+            return Growth::Held;
+        }
+        // room = min(window_clamp, tcp_space) - rcv_ssthresh.
+        let room = self
+            .window_clamp
+            .min(self.tcp_space(held))
+            .saturating_sub(self.rcv_ssthresh);
+        if room == 0 {
+            return Growth::Held;
+        }
+        // Check #2 passes (the ratio is len/truesize): incr = 2 x advmss, at least
+        // 2 x len; rcv_ssthresh += min(room, incr).
+        let incr = (2 * self.advmss).max(2 * len);
+        self.rcv_ssthresh += room.min(incr);
+        Growth::Grew
+    }
+
+    /// `tcp_rcv_space_adjust`: the application has read everything up to `copied_seq`
+    /// at `now`; `rtt` is the receiver's RTT estimate (`rcv_rtt_est`).
+    pub fn on_read(&mut self, now: Time, copied_seq: u64, rtt: Option<Dur>) {
+        let Some(since) = self.space_time else {
+            // tcp_init_buffer_space: the first measurement starts here.
+            self.space_time = Some(now);
+            self.space_seq = copied_seq;
+            return;
+        };
+        // "if (time < (tp->rcv_rtt_est.rtt_us >> 3) || tp->rcv_rtt_est.rtt_us == 0)"
+        let Some(rtt) = rtt.filter(|r| r.0 > 0) else {
+            return;
+        };
+        if now.saturating_since(since) < rtt {
+            return;
+        }
+        let copied = copied_seq - self.space_seq;
+        if copied > self.space {
+            if !self.locked {
+                self.rcvbuf_grow(copied);
+            }
+            self.space = copied;
+        }
+        // new_measure:
+        self.space_seq = copied_seq;
+        self.space_time = Some(now);
+    }
+
+    /// `tcp_rcvbuf_grow`: rcvwin = 2 x copied + 16 x advmss ("minimal window to cope
+    /// with packet losses"), plus twice the growth over the last RTT ("Accommodate
+    /// for sender rate increase"); sk_rcvbuf = min(space for rcvwin, tcp_rmem[2]) if
+    /// larger, and the window clamp follows it.
+    fn rcvbuf_grow(&mut self, copied: u64) {
+        let mut rcvwin = 2 * copied + 16 * self.advmss;
+        let grow = rcvwin * (copied - self.space) / self.space.max(1);
+        rcvwin += 2 * grow;
+        let rcvbuf = space_from_win(rcvwin).min(self.rmem_max);
+        if rcvbuf > self.rcvbuf {
+            self.rcvbuf = rcvbuf;
+            self.window_clamp = win_from_space(rcvbuf);
+        }
+    }
+
+    /// `tcp_select_window` for an ACK acknowledging up to `rcv_nxt`: the offer is
+    /// min(free space, rcv_ssthresh) (`__tcp_select_window` with window scaling,
+    /// which offers the free space as it is, not in whole segments), but the right edge
+    /// already offered is never withdrawn ("Never shrink the offered window").
+    pub fn window(&mut self, rcv_nxt: u64, held: u64) -> u64 {
+        let mut win = self.tcp_space(held).min(self.rcv_ssthresh);
+        let current = self.right_edge.saturating_sub(rcv_nxt);
+        if win < current {
+            win = current;
+        }
+        self.right_edge = rcv_nxt + win;
+        win
+    }
+
+    /// `rcv_ssthresh`.
+    pub fn rcv_ssthresh(&self) -> u64 {
+        self.rcv_ssthresh
+    }
+
+    /// `sk_rcvbuf`.
+    pub fn rcvbuf(&self) -> u64 {
+        self.rcvbuf
+    }
+
+    /// `window_clamp`.
+    pub fn window_clamp(&self) -> u64 {
+        self.window_clamp
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(clamp: u64, locked: Option<u64>) -> RcvBufConfig {
+        RcvBufConfig {
+            tcp_rmem: [4096, 131_072, 6_291_456],
+            locked_rcvbuf: locked,
+            window_clamp: clamp,
+            advmss: 1460,
+        }
+    }
+
+    fn ms(v: u64) -> Time {
+        Time(v * 1_000_000)
+    }
+
+    #[test]
+    fn the_default_buffer_offers_64240_bytes_at_first() {
+        // 131072 x 128/256 = 65536, rounded down to 44 segments of 1460 B.
+        let mut r = LinuxRcvBuf::new(&cfg(u32::MAX as u64, None));
+        assert_eq!(r.rcv_ssthresh(), 64_240);
+        assert_eq!(r.window(0, 0), 64_240);
+    }
+
+    #[test]
+    fn the_window_clamp_binds_below_the_buffer() {
+        let mut r = LinuxRcvBuf::new(&cfg(20_000, None));
+        assert_eq!(r.window(0, 0), 18_980, "13 whole segments of 20000 B");
+        for _ in 0..10 {
+            r.on_segment(1460, 0);
+        }
+        assert_eq!(r.rcv_ssthresh(), 20_000);
+    }
+
+    #[test]
+    fn each_segment_grows_rcv_ssthresh_by_two_segments_up_to_the_free_space() {
+        let mut d = LinuxRcvBuf::new(&cfg(u32::MAX as u64, None));
+        // A locked 100000 B buffer (50000 B of payload): 34 segments offered.
+        let mut l = LinuxRcvBuf::new(&cfg(1_000_000, Some(100_000)));
+        assert_eq!(l.rcv_ssthresh(), 49_640);
+        assert_eq!(l.on_segment(1460, 0), Growth::Grew);
+        assert_eq!(l.rcv_ssthresh(), 50_000, "room 360 < 2 x 1460");
+        // The default buffer: 65536 B of payload, 64240 B offered, 1296 B to grow.
+        assert_eq!(d.on_segment(1460, 0), Growth::Grew);
+        assert_eq!(d.rcv_ssthresh(), 65_536);
+        assert_eq!(d.on_segment(1460, 0), Growth::Held);
+        // Once autotuning has grown the buffer, each segment adds 2 x advmss.
+        let rtt = Some(Dur::from_millis(100));
+        d.on_read(ms(0), 0, rtt);
+        d.on_read(ms(100), 100_000, rtt);
+        assert_eq!(d.on_segment(1460, 0), Growth::Grew);
+        assert_eq!(d.rcv_ssthresh(), 65_536 + 2920);
+        assert_eq!(d.on_segment(1000, 0), Growth::Grew);
+        assert_eq!(d.rcv_ssthresh(), 65_536 + 2 * 2920);
+    }
+
+    #[test]
+    fn tiny_segments_do_not_grow_the_window() {
+        let mut d = LinuxRcvBuf::new(&cfg(u32::MAX as u64, None));
+        assert_eq!(d.on_segment(100, 0), Growth::Held);
+        assert_eq!(d.rcv_ssthresh(), 64_240);
+    }
+
+    #[test]
+    fn a_large_locked_buffer_offers_the_clamp_at_once() {
+        // As the emulator sets up Table 1: clamp 150000 B, SO_RCVBUF 600000 B
+        // (sk_rcvbuf 1200000 B): the first offer is the clamp; nothing to grow.
+        let mut r = LinuxRcvBuf::new(&RcvBufConfig {
+            advmss: 1000,
+            ..cfg(150_000, Some(1_200_000))
+        });
+        assert_eq!(r.window(0, 0), 150_000);
+        assert_eq!(r.on_segment(1000, 0), Growth::Held);
+    }
+
+    #[test]
+    fn autotuning_grows_the_buffer_from_what_was_read_per_rtt() {
+        let mut d = LinuxRcvBuf::new(&cfg(u32::MAX as u64, None));
+        let rtt = Some(Dur::from_millis(100));
+        d.on_read(ms(0), 0, rtt);
+        d.on_read(ms(50), 20_000, rtt);
+        assert_eq!(d.rcvbuf(), 131_072, "less than an RTT");
+        // 100000 B read in an RTT against space 14600: rcvwin = 200000 + 23360 =
+        // 223360, grow = 223360 x 85400 / 14600 = 1306503, rcvwin = 2836366;
+        // the buffer is twice that (ratio 1/2), below tcp_rmem[2] = 6291456.
+        d.on_read(ms(100), 100_000, rtt);
+        assert_eq!(d.rcvbuf(), 5_672_732);
+        assert_eq!(d.window_clamp(), 2_836_366);
+        // Reading less than last time changes nothing.
+        d.on_read(ms(200), 150_000, rtt);
+        assert_eq!(d.rcvbuf(), 5_672_732);
+    }
+
+    #[test]
+    fn autotuning_stops_at_tcp_rmem_max() {
+        let mut d = LinuxRcvBuf::new(&cfg(u32::MAX as u64, None));
+        let rtt = Some(Dur::from_millis(100));
+        d.on_read(ms(0), 0, rtt);
+        d.on_read(ms(100), 1_000_000, rtt);
+        assert_eq!(d.rcvbuf(), 6_291_456);
+        assert_eq!(d.window_clamp(), 3_145_728);
+    }
+
+    #[test]
+    fn a_locked_buffer_is_never_autotuned() {
+        let mut d = LinuxRcvBuf::new(&cfg(u32::MAX as u64, Some(262_144)));
+        let rtt = Some(Dur::from_millis(100));
+        d.on_read(ms(0), 0, rtt);
+        d.on_read(ms(100), 1_000_000, rtt);
+        assert_eq!(d.rcvbuf(), 262_144);
+    }
+
+    #[test]
+    fn without_a_receiver_rtt_nothing_is_measured() {
+        let mut d = LinuxRcvBuf::new(&cfg(u32::MAX as u64, None));
+        d.on_read(ms(0), 0, None);
+        d.on_read(ms(1000), 1_000_000, None);
+        assert_eq!(d.rcvbuf(), 131_072);
+    }
+
+    #[test]
+    fn the_offered_right_edge_never_moves_back() {
+        let mut d = LinuxRcvBuf::new(&cfg(u32::MAX as u64, None));
+        assert_eq!(d.window(0, 0), 64_240);
+        // 30000 B held out of order: free space 35536, but the edge stays at 64240.
+        assert_eq!(d.window(10_000, 30_000), 54_240);
+    }
+}
