@@ -158,9 +158,39 @@ pub struct Ns2Switches {
     /// so it does not count as a duplicate and releases no Limited Transmit segment
     /// (`send_one()`): slow start retransmits only what cwnd allows.
     pub frto_fallback_dupack_uncounted: bool,
+    /// `FackTcpAgent::recv()` (FACK only): fast recovery starts when `fack_ - last_ack_
+    /// - 1 >= numdupacks_` on any ACK with SACK blocks, new or duplicate, whatever the
+    /// duplicate count and `bugFix_` ([`crate::recovery::ns2_fack`]).
+    pub fack_enters_by_forward_ack: bool,
+    /// `FackTcpAgent::recv()` with `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`
+    /// (FACK only): fast recovery restarts cwnd at one packet, every ACK in it runs
+    /// `opencwnd()`, leaving keeps the grown window, and `send_much()` counts the window
+    /// in whole packets ([`crate::recovery::ns2_fack`]).
+    pub fack_restarts_window_in_recovery: bool,
+    /// `FackTcpAgent::recv()` outside fast recovery (FACK only): an ACK with SACK blocks
+    /// runs `oldack()` (no `opencwnd()`) and sends nothing (`dupacks_ != 0`), so no
+    /// Limited Transmit ([`crate::recovery::ns2_fack`]).
+    pub fack_sack_acks_send_nothing: bool,
+    /// `FackTcpAgent::oldack()` (FACK only), run for every ACK that acknowledges
+    /// nothing new: `newtimer()` restarts the retransmission timer while data is
+    /// outstanding, so duplicate ACKs postpone the timeout.
+    pub fack_restarts_timer_on_every_ack: bool,
+    /// `FackTcpAgent::oldack()` (FACK only): `rtt_update(now - ts_echo())` on every ACK
+    /// that acknowledges nothing new, so duplicate ACKs feed the RTT estimator (with
+    /// timestamps; spikelab's ACKs carry no echo without them).
+    pub fack_samples_rtt_on_every_ack: bool,
 }
 
 impl Ns2Switches {
+    /// The FACK agent's switches as [`crate::recovery::ns2_fack::Ns2FackRules`].
+    pub fn fack_rules(&self) -> crate::recovery::ns2_fack::Ns2FackRules {
+        crate::recovery::ns2_fack::Ns2FackRules {
+            enters_by_forward_ack: self.fack_enters_by_forward_ack,
+            restarts_window_in_recovery: self.fack_restarts_window_in_recovery,
+            sack_acks_send_nothing: self.fack_sack_acks_send_nothing,
+        }
+    }
+
     /// Every switch on: ns-2's agents as they ran in 2002.
     pub fn all() -> Ns2Switches {
         Ns2Switches {
@@ -178,6 +208,11 @@ impl Ns2Switches {
             sack1_dupack_rules: true,
             sack1_go_back_n_resends_sacked: true,
             frto_fallback_dupack_uncounted: true,
+            fack_enters_by_forward_ack: true,
+            fack_restarts_window_in_recovery: true,
+            fack_sack_acks_send_nothing: true,
+            fack_restarts_timer_on_every_ack: true,
+            fack_samples_rtt_on_every_ack: true,
         }
     }
 }

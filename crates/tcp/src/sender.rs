@@ -122,6 +122,9 @@ pub struct TcpSender<E: RtoEstimator> {
     prr: crate::prr::Prr,
     /// ns-2 Sack1's rules for counting duplicate ACKs (`Ns2Switches::sack1_dupack_rules`).
     sack1_dupacks: Sack1DupAcks,
+    /// ns-2 FACK: the ACK being handled carries SACK blocks outside fast recovery, so it
+    /// neither opens cwnd nor sends (`Ns2Switches::fack_sack_acks_send_nothing`).
+    fack_hold: bool,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -157,11 +160,15 @@ impl<E: RtoEstimator> TcpSender<E> {
             flow,
             cfg: cfg.clone(),
             w,
-            recovery: Recovery::with_ns2_newreno(
-                cfg.recovery,
-                cfg.sack_pipe,
-                cfg.ns2.newreno_2002_partial_ack,
-            ),
+            recovery: {
+                let mut r = Recovery::with_ns2_newreno(
+                    cfg.recovery,
+                    cfg.sack_pipe,
+                    cfg.ns2.newreno_2002_partial_ack,
+                );
+                r.set_ns2_fack(cfg.ns2.fack_rules());
+                r
+            },
             phase: Phase::Open,
             armed_rto: rto.rto(),
             rto,
@@ -190,6 +197,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             tlp_high_seq: None,
             prr: Default::default(),
             sack1_dupacks: Sack1DupAcks::default(),
+            fack_hold: false,
         }
     }
 
@@ -301,6 +309,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             return AckInfo::default();
         }
         let timeouts = self.consecutive_timeouts;
+        self.fack_hold = self.fack_holds(pkt);
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
         let (dsack, newly_sacked) = self.apply_sack(pkt);
@@ -315,15 +324,24 @@ impl<E: RtoEstimator> TcpSender<E> {
                 self.rto.on_timed_segment_acked();
             }
             info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
+            if self.fack_hold && self.recovery.should_enter(&self.w, 0) {
+                // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
+                self.enter_recovery(now, out);
+            }
         } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
             if self.sack1_counts_dupack(pkt) {
                 self.on_duplicate_ack(now, out);
             }
         }
+        if pkt.ack == self.w.snd_una {
+            self.fack_oldack(now, pkt);
+        }
         self.follow_driver(now, step, timeouts, &info, out);
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
-        self.try_send(now, out);
+        if !self.fack_hold {
+            self.try_send(now, out);
+        }
         if self.probe_armed && (self.phase != Phase::Open || self.frto_hold) {
             self.rearm_rto_from_head(now);
         }
@@ -625,6 +643,34 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.cfg.linux.is_none() || !self.cfg.sack_enabled() || newly_sacked > 0
     }
 
+    /// ns-2 FACK outside fast recovery: an ACK with SACK blocks runs `oldack()` and
+    /// sends only when `dupacks_ == 0` (`Ns2Switches::fack_sack_acks_send_nothing`).
+    fn fack_holds(&self, pkt: &Packet) -> bool {
+        self.cfg.ns2.fack_sack_acks_send_nothing
+            && self.cfg.recovery == RecoveryKind::Fack
+            && !matches!(self.phase, Phase::Recovery { .. })
+            && !pkt.sack.as_slice().is_empty()
+    }
+
+    /// ns-2 `FackTcpAgent::oldack()`, run for every ACK that acknowledges nothing new:
+    /// `newtimer()` restarts the timer while data is outstanding
+    /// (`Ns2Switches::fack_restarts_timer_on_every_ack`), and `rtt_update()` takes the
+    /// echoed timestamp as a sample (`Ns2Switches::fack_samples_rtt_on_every_ack`).
+    fn fack_oldack(&mut self, now: Time, pkt: &Packet) {
+        if self.cfg.recovery != RecoveryKind::Fack {
+            return;
+        }
+        let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
+        if self.cfg.ns2.fack_samples_rtt_on_every_ack {
+            if let Some(rtt) = self.ts_sample(now, pkt) {
+                self.feed_rtt_sample(now, rtt, flight_segments);
+            }
+        }
+        if self.cfg.ns2.fack_restarts_timer_on_every_ack && self.w.snd_max > self.w.snd_una {
+            self.arm_timer(now);
+        }
+    }
+
     /// `Ns2Switches::sack1_dupack_rules` applies: on, and the agent is Reno-SACK.
     fn sack1_rules(&self) -> bool {
         self.cfg.ns2.sack1_dupack_rules && self.cfg.recovery == RecoveryKind::RenoSack
@@ -662,11 +708,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if timed.is_some() {
             self.timing = None;
         }
-        let ts_sample = pkt
-            .ts
-            .filter(|_| self.cfg.timestamps)
-            .and_then(|ts| self.cfg.ts_time(ts.ecr))
-            .and_then(|sent| (sent <= now).then(|| now - sent));
+        let ts_sample = self.ts_sample(now, pkt);
         if self.cfg.linux.is_some() {
             // tcp_clean_rtx_queue / tcp_ack_update_rtt (crate::linux_rtt).
             let s = crate::linux_rtt::rtt_sample(&self.w.segs, pkt.ack, now, ts_sample);
@@ -676,6 +718,28 @@ impl<E: RtoEstimator> TcpSender<E> {
             return (ts_sample, timed.is_some());
         }
         (timed.map(|t| now - t.sent_at), timed.is_some())
+    }
+
+    /// RTT from the ACK's echoed timestamp, when the flow uses timestamps.
+    fn ts_sample(&self, now: Time, pkt: &Packet) -> Option<Dur> {
+        pkt.ts
+            .filter(|_| self.cfg.timestamps)
+            .and_then(|ts| self.cfg.ts_time(ts.ecr))
+            .and_then(|sent| (sent <= now).then(|| now - sent))
+    }
+
+    /// Gives an RTT sample to the estimator and the sender's own RTT records.
+    fn feed_rtt_sample(&mut self, now: Time, rtt: Dur, flight_segments: u32) {
+        let s = RttSample {
+            now,
+            rtt,
+            flight_segments,
+            from_timestamps: self.cfg.timestamps,
+        };
+        self.rto.on_rtt_sample(&s);
+        self.last_rtt = Some(rtt);
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        self.stats.rtt_samples += 1;
     }
 
     fn on_new_ack(
@@ -694,16 +758,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.sack1_dupacks.on_new_ack();
         self.consecutive_timeouts = 0;
         if let Some(rtt) = sample {
-            let s = RttSample {
-                now,
-                rtt,
-                flight_segments,
-                from_timestamps: self.cfg.timestamps,
-            };
-            self.rto.on_rtt_sample(&s);
-            self.last_rtt = Some(rtt);
-            self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
-            self.stats.rtt_samples += 1;
+            self.feed_rtt_sample(now, rtt, flight_segments);
         }
         self.advance_phase(now, ack, newly, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
@@ -718,6 +773,9 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     fn advance_phase(&mut self, now: Time, ack: u64, newly: u64, out: &mut Vec<Packet>) {
+        if matches!(self.phase, Phase::Recovery { .. }) {
+            self.grow_in_recovery();
+        }
         match self.phase {
             Phase::Recovery { point } if ack >= point => {
                 self.exit_recovery();
@@ -732,12 +790,23 @@ impl<E: RtoEstimator> TcpSender<E> {
                 PartialAck::Stay(None) => {}
             },
             Phase::Loss { point } => {
-                self.grow_cwnd(newly);
+                if !self.fack_hold {
+                    self.grow_cwnd(newly);
+                }
                 if ack >= point {
                     self.phase = Phase::Open;
                 }
             }
+            Phase::Open if self.fack_hold => {}
             Phase::Open => self.grow_cwnd(newly),
+        }
+    }
+
+    /// ns-2 FACK runs `opencwnd()` on every ACK of fast recovery
+    /// ([`LossRecovery::grows_cwnd_on_every_ack`]).
+    fn grow_in_recovery(&mut self) {
+        if self.recovery.grows_cwnd_on_every_ack() {
+            self.grow_cwnd(self.w.mss);
         }
     }
 
@@ -785,7 +854,10 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.dupacks += 1;
         match self.phase {
-            Phase::Recovery { .. } => self.recovery.on_dupack(&mut self.w),
+            Phase::Recovery { .. } => {
+                self.grow_in_recovery();
+                self.recovery.on_dupack(&mut self.w);
+            }
             Phase::Open | Phase::Loss { .. } => {
                 // ns-2 Sack1TcpAgent::recv(): dupack_action() at ++dupacks_ ==
                 // numdupacks(cwnd_) only (Ns2Switches::sack1_dupack_rules).
@@ -805,7 +877,12 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// [Gurtov & Ludwig 2003] III.A): after a timeout, duplicate ACKs that do not
     /// acknowledge beyond snd_max-at-timeout may come from go-back-N duplicates.
     fn fast_retransmit_permitted(&self) -> bool {
-        !self.cfg.careful_fast_retransmit || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)
+        // ns-2 FackTcpAgent::recv() never consults recover_ (fack_enters_by_forward_ack).
+        let fack_ignores =
+            self.cfg.ns2.fack_enters_by_forward_ack && self.cfg.recovery == RecoveryKind::Fack;
+        fack_ignores
+            || !self.cfg.careful_fast_retransmit
+            || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)
     }
 
     /// `tcp_cwnd_reduction` (crate::prr) on every ACK of a `linux` fast recovery:
@@ -1339,6 +1416,58 @@ mod tests {
             s.on_ack(ms(t), &ns2_ack(1000), &mut out);
         }
         assert_eq!(s.stats().fast_retransmits, 1);
+    }
+
+    /// An `ns2-2002` FACK sender with segments 0..8 outstanding.
+    fn ns2_fack_sender() -> (TcpSender<Rto>, Vec<Packet>) {
+        let cfg = TcpConfig {
+            recovery: RecoveryKind::Fack,
+            handshake: false,
+            receiver_window: 20_000,
+            initial_window: 8,
+            ..TcpConfig::ns2_2002()
+        };
+        let (s, mut out) = started(&cfg, 40_000);
+        out.clear();
+        (s, out)
+    }
+
+    /// A duplicate ACK for segment 0 SACKing 1000..`end`.
+    fn ns2_sack_ack(end: u64) -> Packet {
+        let mut p = ns2_ack(0);
+        p.sack.push(1000, end);
+        p
+    }
+
+    #[test]
+    fn ns2_fack_sends_nothing_on_sack_acks_before_recovery() {
+        let (mut s, mut out) = ns2_fack_sender();
+        s.on_ack(ms(100), &ns2_sack_ack(2000), &mut out);
+        s.on_ack(ms(101), &ns2_sack_ack(3000), &mut out);
+        assert!(out.is_empty(), "no Limited Transmit: {out:?}");
+        assert_eq!(s.window().cwnd, 8000);
+    }
+
+    #[test]
+    fn ns2_fack_recovery_restarts_cwnd_at_one_packet_and_grows_it_per_ack() {
+        let (mut s, mut out) = ns2_fack_sender();
+        for (t, end) in [(100, 2000), (101, 3000), (102, 4000)] {
+            s.on_ack(ms(t), &ns2_sack_ack(end), &mut out);
+        }
+        assert_eq!(
+            out.iter().map(|p| (p.seq, p.retx)).collect::<Vec<_>>(),
+            vec![(0, true)]
+        );
+        assert_eq!((s.window().cwnd, s.window().ssthresh), (1000, 4000));
+        s.on_ack(ms(103), &ns2_sack_ack(5000), &mut out);
+        assert_eq!(s.window().cwnd, 2000);
+    }
+
+    #[test]
+    fn ns2_fack_duplicate_acks_restart_the_timer() {
+        let (mut s, mut out) = ns2_fack_sender();
+        s.on_ack(ms(500), &ns2_sack_ack(2000), &mut out);
+        assert_eq!(s.next_deadline(), Some(ms(500) + s.armed_rto()));
     }
 
     /// A `linux`-profile sender (no handshake, no timestamps, MSS 1000) that has just

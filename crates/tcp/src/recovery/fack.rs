@@ -6,12 +6,16 @@
 //! `awnd = snd.nxt - snd.fack + retran_data`, and the sender transmits while
 //! `awnd < cwnd`.
 
+use super::ns2_fack::{self, Ns2FackRules};
 use super::{LossRecovery, PartialAck, Transmit};
 use crate::window::Window;
 
-/// FACK loss recovery.
+/// FACK loss recovery; `ns2` selects ns-2.35 `FackTcpAgent`'s departures
+/// ([`super::ns2_fack`]), all off by default.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Fack;
+pub struct Fack {
+    pub ns2: Ns2FackRules,
+}
 
 /// snd.fack: the forward-most byte the receiver holds (snd.una if nothing is SACKed).
 fn snd_fack(w: &Window) -> u64 {
@@ -37,11 +41,18 @@ pub fn awnd(w: &Window) -> u64 {
 
 impl LossRecovery for Fack {
     fn should_enter(&self, w: &Window, dupacks: u32) -> bool {
+        if self.ns2.enters_by_forward_ack {
+            return ns2_fack::enters(w);
+        }
         // Section 3: recovery starts on DupThresh duplicate ACKs or as soon as
         // snd.fack - snd.una exceeds DupThresh segments.
         dupacks >= w.dupthresh || snd_fack(w) - w.snd_una > w.dupthresh as u64 * w.mss
     }
     fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
+        if self.ns2.restarts_window_in_recovery {
+            ns2_fack::restart_window(w);
+            return w.segs.get(0).filter(|s| !s.sacked).map(|_| 0);
+        }
         // The window is halved at once (no inflation): ssthresh = cwnd = FlightSize / 2,
         // floored at 2*SMSS; the first hole is retransmitted.
         w.ssthresh = w.halved_ssthresh();
@@ -54,10 +65,21 @@ impl LossRecovery for Fack {
         PartialAck::Stay(None)
     }
     fn on_exit(&mut self, w: &mut Window) {
-        w.cwnd = w.ssthresh;
+        // ns-2 keeps the window grown during recovery (ns2_fack module docs).
+        if !self.ns2.restarts_window_in_recovery {
+            w.cwnd = w.ssthresh;
+        }
+    }
+    fn grows_cwnd_on_every_ack(&self) -> bool {
+        self.ns2.restarts_window_in_recovery
     }
     fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit> {
-        if awnd(w) + w.mss > w.cwnd {
+        let room = if self.ns2.restarts_window_in_recovery {
+            ns2_fack::window_allows(w)
+        } else {
+            awnd(w) + w.mss <= w.cwnd
+        };
+        if !room {
             return None;
         }
         // Every unSACKed, unretransmitted segment below snd.fack is lost: fill holes
@@ -78,9 +100,9 @@ mod tests {
     fn enters_when_fack_is_more_than_three_segments_ahead_without_dupacks() {
         let mut w = window_with(10);
         w.segs.on_sack_block(2000, 3000);
-        assert!(!Fack.should_enter(&w, 1)); // fack - una = 3000, not more than 3 segments
+        assert!(!Fack::default().should_enter(&w, 1)); // fack - una = 3000, not more than 3 segments
         w.segs.on_sack_block(3000, 4000);
-        assert!(Fack.should_enter(&w, 1)); // 4000 > 3000
+        assert!(Fack::default().should_enter(&w, 1)); // 4000 > 3000
     }
 
     #[test]
@@ -98,7 +120,7 @@ mod tests {
         // as fast as cwnd allows ([Gurtov & Ludwig 2003] Fig. 4c).
         let mut w = window_with(10);
         w.segs.on_sack_block(9000, 10_000);
-        let mut f = Fack;
+        let mut f = Fack::default();
         assert!(f.should_enter(&w, 1));
         f.on_enter(&mut w);
         assert_eq!(w.cwnd, 5000);

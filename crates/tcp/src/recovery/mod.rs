@@ -7,6 +7,7 @@
 
 mod fack;
 mod newreno;
+pub mod ns2_fack;
 pub mod ns2_sack1;
 mod reno;
 mod sack;
@@ -45,6 +46,11 @@ pub trait LossRecovery {
     fn on_enter(&mut self, w: &mut Window) -> Option<usize>;
     /// A duplicate ACK during recovery.
     fn on_dupack(&mut self, w: &mut Window);
+    /// Whether every ACK during recovery, duplicate or partial, and the one ending it run
+    /// the ordinary cwnd increase (ns-2's FACK agent, [`ns2_fack`]).
+    fn grows_cwnd_on_every_ack(&self) -> bool {
+        false
+    }
     /// A segment (retransmitted or new) went out during recovery.
     fn on_sent(&mut self, _w: &Window) {}
     /// A new ACK that does not reach the recovery point; `acked` bytes newly acknowledged.
@@ -81,7 +87,7 @@ impl Recovery {
             }),
             RecoveryKind::RenoSack => Recovery::Sack(Sack::new(false, pipe)),
             RecoveryKind::NewRenoSack => Recovery::Sack(Sack::new(true, pipe)),
-            RecoveryKind::Fack => Recovery::Fack(Fack),
+            RecoveryKind::Fack => Recovery::Fack(Fack::default()),
         }
     }
 
@@ -91,6 +97,14 @@ impl Recovery {
     pub fn set_retransmit_on_partial_ack(&mut self, on: bool) {
         if let Recovery::Sack(s) = self {
             s.set_retransmit_on_partial_ack(on);
+        }
+    }
+
+    /// Selects ns-2.35 `FackTcpAgent`'s rules ([`ns2_fack`]) for FACK; other
+    /// algorithms ignore it.
+    pub fn set_ns2_fack(&mut self, rules: ns2_fack::Ns2FackRules) {
+        if let Recovery::Fack(f) = self {
+            f.ns2 = rules;
         }
     }
 
@@ -122,6 +136,9 @@ impl LossRecovery for Recovery {
     }
     fn on_dupack(&mut self, w: &mut Window) {
         self.inner_mut().on_dupack(w)
+    }
+    fn grows_cwnd_on_every_ack(&self) -> bool {
+        self.inner().grows_cwnd_on_every_ack()
     }
     fn on_sent(&mut self, w: &Window) {
         self.inner_mut().on_sent(w)
