@@ -647,6 +647,21 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             tcp.ns2.fack_samples_rtt_on_every_ack,
             all.fack_samples_rtt_on_every_ack,
         ),
+        (
+            "fack_timeout_keeps_recovery",
+            tcp.ns2.fack_timeout_keeps_recovery,
+            all.fack_timeout_keeps_recovery,
+        ),
+        (
+            "fack_stops_when_lost_again",
+            tcp.ns2.fack_stops_when_lost_again,
+            all.fack_stops_when_lost_again,
+        ),
+        (
+            "fack_exit_beyond_recover",
+            tcp.ns2.fack_exit_beyond_recover,
+            all.fack_exit_beyond_recover,
+        ),
     ];
     if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
         return refuse(

@@ -179,6 +179,20 @@ pub struct Ns2Switches {
     /// that acknowledges nothing new, so duplicate ACKs feed the RTT estimator (with
     /// timestamps; spikelab's ACKs carry no echo without them).
     pub fack_samples_rtt_on_every_ack: bool,
+    /// `FackTcpAgent::timeout()` (FACK only): "Do not clear fastrecov_ or alter
+    /// recover_": a timeout during fast recovery leaves the agent in it, and every ACK
+    /// there raises `t_seqno_` to `fack_ + 1`, so go-back-N skips to the forward-most
+    /// SACKed segment ([`crate::recovery::ns2_fack`]).
+    pub fack_timeout_keeps_recovery: bool,
+    /// `ScoreBoard::CheckSndNxt()` (FACK only): a SACK block beyond snd_nxt as it was
+    /// when a fast-recovery retransmission went out marks that retransmission lost
+    /// again and shuts sending off (`timeout_ = TRUE`) until the timer expires or fast
+    /// recovery ends ([`crate::recovery::ns2_fack`]).
+    pub fack_stops_when_lost_again: bool,
+    /// `FackTcpAgent::recv()` (FACK only): `recover_ = t_seqno_` on entering fast
+    /// recovery and it ends at `last_ack_ >= recover_`, one packet beyond the highest
+    /// sent ([`crate::recovery::ns2_fack`]).
+    pub fack_exit_beyond_recover: bool,
 }
 
 impl Ns2Switches {
@@ -188,6 +202,9 @@ impl Ns2Switches {
             enters_by_forward_ack: self.fack_enters_by_forward_ack,
             restarts_window_in_recovery: self.fack_restarts_window_in_recovery,
             sack_acks_send_nothing: self.fack_sack_acks_send_nothing,
+            timeout_keeps_recovery: self.fack_timeout_keeps_recovery,
+            stops_when_lost_again: self.fack_stops_when_lost_again,
+            exit_beyond_recover: self.fack_exit_beyond_recover,
         }
     }
 
@@ -213,6 +230,9 @@ impl Ns2Switches {
             fack_sack_acks_send_nothing: true,
             fack_restarts_timer_on_every_ack: true,
             fack_samples_rtt_on_every_ack: true,
+            fack_timeout_keeps_recovery: true,
+            fack_stops_when_lost_again: true,
+            fack_exit_beyond_recover: true,
         }
     }
 }

@@ -313,6 +313,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
         let (dsack, newly_sacked) = self.apply_sack(pkt);
+        if let (Phase::Recovery { .. }, Some(right)) = (self.phase, sack_right_edge(pkt)) {
+            self.recovery.on_sack_ack(&self.w, pkt.ack, right);
+        }
         let mut info = AckInfo {
             dsack,
             ..AckInfo::default()
@@ -906,7 +909,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         // tcp_init_cwnd_reduction: prior_cwnd before the reduction.
         self.prr = crate::prr::Prr::start(self.w.cwnd / self.w.mss);
         self.phase = Phase::Recovery {
-            point: self.w.snd_max,
+            point: self.recovery.recovery_point(&self.w),
         };
         self.w.segs.clear_episode_marks();
         self.linux_cc.on_reduction();
@@ -958,9 +961,17 @@ impl<E: RtoEstimator> TcpSender<E> {
         });
         // RFC 6298 (5.5): back off the timer.
         self.rto.on_timeout();
+        self.recovery.on_timeout();
         self.timeout_recover = Some(self.w.snd_max);
-        self.phase = Phase::Loss {
-            point: self.w.snd_max,
+        self.phase = match self.phase {
+            // ns-2 FackTcpAgent::timeout(): "Do not clear fastrecov_ or alter recover_"
+            // (Ns2Switches::fack_timeout_keeps_recovery).
+            Phase::Recovery { point } if self.recovery.timeout_keeps_recovery() => {
+                Phase::Recovery { point }
+            }
+            _ => Phase::Loss {
+                point: self.w.snd_max,
+            },
         };
         self.dupacks = 0;
         self.sack1_dupacks.on_timeout();
@@ -1069,6 +1080,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                 && self.cfg.recovery == RecoveryKind::RenoSack;
             if resend_sacked || !self.w.segs.get(i).is_some_and(|s| s.sacked) {
                 self.mark_retransmitted(now, i);
+                self.unmark_fack_go_back_n(i);
                 self.emit(now, start, end, true, out);
             }
         } else {
@@ -1087,6 +1099,21 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         self.mark_retransmitted(now, i);
         self.emit(now, seg.start, seg.end, true, out);
+        if let Phase::Recovery { .. } = self.phase {
+            self.recovery.on_retransmitted(&self.w, seg.start);
+        }
+    }
+
+    /// ns-2 FACK in fast recovery after a timeout (`Ns2Switches::fack_timeout_keeps_recovery`)
+    /// sends go-back-N segments from `t_seqno_`, not from its scoreboard: they carry no
+    /// `retran_` mark and do not count in `retran_data_`.
+    fn unmark_fack_go_back_n(&mut self, i: usize) {
+        let in_recovery = matches!(self.phase, Phase::Recovery { .. });
+        if in_recovery && self.recovery.timeout_keeps_recovery() {
+            if let Some(s) = self.w.segs.get_mut(i) {
+                s.rexmit_in_episode = false;
+            }
+        }
     }
 
     fn mark_retransmitted(&mut self, now: Time, i: usize) {
@@ -1202,6 +1229,11 @@ type SackBlock = (u64, u64);
 /// Splits an ACK's SACK blocks into the D-SACK block, if any, and the others
 /// (RFC 2883 section 4: the first block reports a duplicate when it lies below the
 /// cumulative ACK or inside the second block).
+/// The highest right edge among an ACK's SACK blocks (D-SACK excluded).
+fn sack_right_edge(pkt: &Packet) -> Option<u64> {
+    split_dsack(pkt).1.iter().map(|b| b.1).max()
+}
+
 fn split_dsack(pkt: &Packet) -> (Option<SackBlock>, &[SackBlock]) {
     let blocks = pkt.sack.as_slice();
     let inside_second = |s: u64, e: u64| blocks.get(1).is_some_and(|&(s2, e2)| s >= s2 && e <= e2);
@@ -1461,6 +1493,23 @@ mod tests {
         assert_eq!((s.window().cwnd, s.window().ssthresh), (1000, 4000));
         s.on_ack(ms(103), &ns2_sack_ack(5000), &mut out);
         assert_eq!(s.window().cwnd, 2000);
+    }
+
+    #[test]
+    fn ns2_fack_stays_in_recovery_through_a_timeout() {
+        let (mut s, mut out) = ns2_fack_sender();
+        for (t, end) in [(100, 2000), (101, 3000), (102, 4000)] {
+            s.on_ack(ms(t), &ns2_sack_ack(end), &mut out);
+        }
+        let Phase::Recovery { point } = s.phase() else {
+            panic!("not in recovery: {:?}", s.phase());
+        };
+        assert_eq!(
+            point, 9000,
+            "recover_ = t_seqno_ = 8: one beyond the highest sent"
+        );
+        s.on_timer(ms(60_000), &mut out);
+        assert_eq!(s.phase(), Phase::Recovery { point });
     }
 
     #[test]

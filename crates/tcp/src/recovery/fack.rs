@@ -6,19 +6,21 @@
 //! `awnd = snd.nxt - snd.fack + retran_data`, and the sender transmits while
 //! `awnd < cwnd`.
 
-use super::ns2_fack::{self, Ns2FackRules};
+use super::ns2_fack::{self, LostAgain, Ns2FackRules};
 use super::{LossRecovery, PartialAck, Transmit};
 use crate::window::Window;
 
 /// FACK loss recovery; `ns2` selects ns-2.35 `FackTcpAgent`'s departures
 /// ([`super::ns2_fack`]), all off by default.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Fack {
     pub ns2: Ns2FackRules,
+    /// ns-2's `CheckSndNxt()` state (`Ns2FackRules::stops_when_lost_again`).
+    lost_again: LostAgain,
 }
 
 /// snd.fack: the forward-most byte the receiver holds (snd.una if nothing is SACKed).
-fn snd_fack(w: &Window) -> u64 {
+pub(super) fn snd_fack(w: &Window) -> u64 {
     w.segs
         .highest_sacked_end()
         .unwrap_or(w.snd_una)
@@ -49,6 +51,10 @@ impl LossRecovery for Fack {
         dupacks >= w.dupthresh || snd_fack(w) - w.snd_una > w.dupthresh as u64 * w.mss
     }
     fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
+        self.lost_again.clear();
+        if self.ns2.timeout_keeps_recovery {
+            ns2_fack::skip_to_forward_ack(w);
+        }
         if self.ns2.restarts_window_in_recovery {
             ns2_fack::restart_window(w);
             return w.segs.get(0).filter(|s| !s.sacked).map(|_| 0);
@@ -59,12 +65,42 @@ impl LossRecovery for Fack {
         w.cwnd = w.ssthresh;
         w.segs.get(0).filter(|s| !s.sacked).map(|_| 0)
     }
-    fn on_dupack(&mut self, _w: &mut Window) {}
-    fn on_partial_ack(&mut self, _w: &mut Window, _acked: u64) -> PartialAck {
+    fn on_dupack(&mut self, w: &mut Window) {
+        if self.ns2.timeout_keeps_recovery {
+            ns2_fack::skip_to_forward_ack(w);
+        }
+    }
+    fn on_partial_ack(&mut self, w: &mut Window, _acked: u64) -> PartialAck {
+        if self.ns2.timeout_keeps_recovery {
+            ns2_fack::skip_to_forward_ack(w);
+        }
         // Retransmissions are driven by awnd < cwnd, not by the kind of ACK.
         PartialAck::Stay(None)
     }
+    fn timeout_keeps_recovery(&self) -> bool {
+        self.ns2.timeout_keeps_recovery
+    }
+    fn recovery_point(&self, w: &Window) -> u64 {
+        if self.ns2.exit_beyond_recover {
+            return ns2_fack::recover(w);
+        }
+        w.snd_max
+    }
+    fn on_retransmitted(&mut self, w: &Window, start: u64) {
+        if self.ns2.stops_when_lost_again {
+            self.lost_again.on_retransmit(start, w.snd_nxt);
+        }
+    }
+    fn on_sack_ack(&mut self, w: &Window, ack: u64, right: u64) {
+        if self.ns2.stops_when_lost_again {
+            self.lost_again.on_sack_ack(w, ack, right);
+        }
+    }
+    fn on_timeout(&mut self) {
+        self.lost_again.clear();
+    }
     fn on_exit(&mut self, w: &mut Window) {
+        self.lost_again.clear();
         // ns-2 keeps the window grown during recovery (ns2_fack module docs).
         if !self.ns2.restarts_window_in_recovery {
             w.cwnd = w.ssthresh;
@@ -79,7 +115,7 @@ impl LossRecovery for Fack {
         } else {
             awnd(w) + w.mss <= w.cwnd
         };
-        if !room {
+        if !room || self.lost_again.stopped() {
             return None;
         }
         // Every unSACKed, unretransmitted segment below snd.fack is lost: fill holes

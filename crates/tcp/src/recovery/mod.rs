@@ -51,6 +51,23 @@ pub trait LossRecovery {
     fn grows_cwnd_on_every_ack(&self) -> bool {
         false
     }
+    /// Whether a timeout during recovery leaves the sender in recovery, with the same
+    /// recovery point (ns-2's FACK agent, [`ns2_fack`]).
+    fn timeout_keeps_recovery(&self) -> bool {
+        false
+    }
+    /// The recovery point set on entering: recovery ends when the cumulative ACK
+    /// reaches it. RFC 6582's `recover`: the highest byte sent.
+    fn recovery_point(&self, w: &Window) -> u64 {
+        w.snd_max
+    }
+    /// Segment `start` was retransmitted from the recovery's own choice (fast retransmit,
+    /// [`Transmit::Retransmit`]).
+    fn on_retransmitted(&mut self, _w: &Window, _start: u64) {}
+    /// An ACK during recovery, cumulative `ack`, carried SACK blocks reaching `right`.
+    fn on_sack_ack(&mut self, _w: &Window, _ack: u64, _right: u64) {}
+    /// The retransmission timer expired.
+    fn on_timeout(&mut self) {}
     /// A segment (retransmitted or new) went out during recovery.
     fn on_sent(&mut self, _w: &Window) {}
     /// A new ACK that does not reach the recovery point; `acked` bytes newly acknowledged.
@@ -139,6 +156,21 @@ impl LossRecovery for Recovery {
     }
     fn grows_cwnd_on_every_ack(&self) -> bool {
         self.inner().grows_cwnd_on_every_ack()
+    }
+    fn timeout_keeps_recovery(&self) -> bool {
+        self.inner().timeout_keeps_recovery()
+    }
+    fn recovery_point(&self, w: &Window) -> u64 {
+        self.inner().recovery_point(w)
+    }
+    fn on_retransmitted(&mut self, w: &Window, start: u64) {
+        self.inner_mut().on_retransmitted(w, start)
+    }
+    fn on_sack_ack(&mut self, w: &Window, ack: u64, right: u64) {
+        self.inner_mut().on_sack_ack(w, ack, right)
+    }
+    fn on_timeout(&mut self) {
+        self.inner_mut().on_timeout()
     }
     fn on_sent(&mut self, w: &Window) {
         self.inner_mut().on_sent(w)
