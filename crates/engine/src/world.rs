@@ -398,7 +398,8 @@ impl World {
             FlowState::Tcp(t) => {
                 let w = t.sender.window();
                 let outstanding = w.snd_una < w.snd_max || !t.sender.established();
-                outstanding && t.sender.next_deadline().is_some_and(|d| d <= now)
+                let runs = outstanding || t.sender.timer_runs_idle();
+                runs && t.sender.next_deadline().is_some_and(|d| d <= now)
             }
             FlowState::Cbr(_) => false,
         };
@@ -407,7 +408,10 @@ impl World {
         }
         // A Tail Loss Probe's timer (the `linux` profile) is no retransmission timeout.
         let probe = matches!(&self.flows[f].state, FlowState::Tcp(t) if t.sender.probe_armed());
-        if !probe {
+        // A timer running with nothing outstanding (ns-2 FACK) retransmits nothing.
+        let idle = matches!(&self.flows[f].state, FlowState::Tcp(t) if t.sender.timer_runs_idle()
+            && t.sender.window().snd_una >= t.sender.window().snd_max);
+        if !probe && !idle {
             self.record_timeout(f);
         }
         let mut out = std::mem::take(&mut self.out);

@@ -234,6 +234,11 @@ impl<E: RtoEstimator> TcpSender<E> {
     pub fn next_deadline(&self) -> Option<Time> {
         self.timer
     }
+    /// Whether the timer runs with nothing outstanding (ns-2 FACK still in fast
+    /// recovery after everything sent is acknowledged); it then must still fire.
+    pub fn timer_runs_idle(&self) -> bool {
+        self.fack_timer_runs_idle() && self.timer.is_some()
+    }
     /// The armed timer is a Tail Loss Probe's: its expiry is no timeout.
     pub fn probe_armed(&self) -> bool {
         self.probe_armed
@@ -522,6 +527,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             return;
         }
         if self.w.snd_una >= self.w.snd_max {
+            self.fack_idle_timeout(now, out);
             return;
         }
         if self.probe_armed {
@@ -766,7 +772,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.advance_phase(now, ack, newly, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
         // restart it so that it expires after the current RTO.
-        if self.w.snd_una >= self.w.snd_max {
+        if self.w.snd_una >= self.w.snd_max && !self.fack_timer_runs_idle() {
             self.timer = None;
             self.probe_armed = false;
         } else if !self.schedule_probe(now, true) {
@@ -1102,6 +1108,28 @@ impl<E: RtoEstimator> TcpSender<E> {
         if let Phase::Recovery { .. } = self.phase {
             self.recovery.on_retransmitted(&self.w, seg.start);
         }
+    }
+
+    /// ns-2 FACK in fast recovery (`Ns2Switches::fack_timeout_keeps_recovery`): every ACK
+    /// runs `oldack()` -> `newtimer()`, which sets the timer while `t_seqno_ > seqno`,
+    /// also when everything sent is acknowledged, since recovery lasts until `recover_
+    /// = t_seqno_` itself is.
+    fn fack_timer_runs_idle(&self) -> bool {
+        matches!(self.phase, Phase::Recovery { .. }) && self.recovery.timeout_keeps_recovery()
+    }
+
+    /// `FackTcpAgent::timeout()` with nothing outstanding, still in fast recovery
+    /// (`highest_ack_ == maxseq_`, `slow_start_restart_` set): `timeout_ = FALSE`,
+    /// `slowdown(CLOSE_CWND_INIT)` (cwnd = the initial window, ssthresh kept), the timer
+    /// restarted without back-off, and `send_much()`.
+    fn fack_idle_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if !self.fack_timer_runs_idle() {
+            return;
+        }
+        self.recovery.on_timeout();
+        self.w.cwnd = self.cfg.initial_window as u64 * self.w.mss;
+        self.arm_timer(now);
+        self.try_send(now, out);
     }
 
     /// ns-2 FACK in fast recovery after a timeout (`Ns2Switches::fack_timeout_keeps_recovery`)
@@ -1510,6 +1538,25 @@ mod tests {
         );
         s.on_timer(ms(60_000), &mut out);
         assert_eq!(s.phase(), Phase::Recovery { point });
+    }
+
+    #[test]
+    fn ns2_fack_stopped_by_a_retransmission_lost_again_resumes_at_the_timer() {
+        let (mut s, mut out) = ns2_fack_sender();
+        for (t, end) in [(100, 2000), (101, 3000), (102, 4000)] {
+            s.on_ack(ms(t), &ns2_sack_ack(end), &mut out);
+        }
+        s.on_timer(ms(60_000), &mut out); // still in recovery, go-back-N resends 0
+        s.on_ack(ms(60_100), &ns2_sack_ack(4000), &mut out); // retransmits 0, mark 4000
+        s.on_ack(ms(60_101), &ns2_sack_ack(5000), &mut out); // 5000 > 4000: lost again
+        out.clear();
+        s.on_ack(ms(60_200), &ns2_ack(8000), &mut out); // all acked, recover_ is 9000
+        assert!(out.is_empty(), "sending is shut off: {out:?}");
+        let deadline = s
+            .next_deadline()
+            .expect("newtimer() keeps the timer running");
+        s.on_timer(deadline, &mut out);
+        assert_eq!(out.first().map(|p| (p.seq, p.retx)), Some((8000, false)));
     }
 
     #[test]
