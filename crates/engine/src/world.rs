@@ -411,7 +411,8 @@ impl World {
             FlowState::Tcp(t) => {
                 let w = t.sender.window();
                 let outstanding = w.snd_una < w.snd_max || !t.sender.established();
-                outstanding && t.sender.next_deadline().is_some_and(|d| d <= now)
+                let runs = outstanding || t.sender.timer_runs_idle();
+                runs && t.sender.next_deadline().is_some_and(|d| d <= now)
             }
             FlowState::Cbr(_) => false,
         };
@@ -421,8 +422,11 @@ impl World {
         // A Tail Loss Probe's or RACK's reordering timer (the `linux` profile) is no
         // retransmission timeout.
         let probe = matches!(&self.flows[f].state, FlowState::Tcp(t) if t.sender.probe_armed());
+        // A timer running with nothing outstanding (ns-2 FACK) retransmits nothing.
+        let idle = matches!(&self.flows[f].state, FlowState::Tcp(t) if t.sender.timer_runs_idle()
+            && t.sender.window().snd_una >= t.sender.window().snd_max);
         // The network as it is when the timer fires, before the retransmission.
-        let seen = (!probe).then(|| self.observe_timeout(f)).flatten();
+        let seen = (!probe && !idle).then(|| self.observe_timeout(f)).flatten();
         let mut out = std::mem::take(&mut self.out);
         let outcome = match &mut self.flows[f].state {
             FlowState::Tcp(t) => t.sender.on_timer(now, &mut out),
@@ -939,7 +943,10 @@ impl World {
                 self.tracer.record(self.now, FlowId(f as u32), ev);
                 self.ledger.on_timeout(number, rec, r)
             }
-            (TimerOutcome::LossProbe | TimerOutcome::ReorderTimeout, None) => Ok(()),
+            (
+                TimerOutcome::LossProbe | TimerOutcome::ReorderTimeout | TimerOutcome::IdleTimer,
+                None,
+            ) => Ok(()),
             (outcome, seen) => Err(format!(
                 "flow {f}: the sender's timer expiry ({outcome:?}) is not what the world saw ({})",
                 seen.map_or("a loss probe", |s| s.label())

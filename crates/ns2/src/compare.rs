@@ -192,6 +192,19 @@ fn diff_flow(info: &TcpFlowInfo, n: &Ns2Flow, r: &FlowResult, trace: &[TraceReco
             (Some(a), Some(b)) => a.1 != b.1 || (a.0 - b.0).abs() > TIME_TOLERANCE_S,
             _ => true,
         });
+    if let (Some(i), Ok(n)) = (diverge, std::env::var("NS2DIFF_CONTEXT")) {
+        let n: usize = n.parse().unwrap_or(20);
+        for j in i.saturating_sub(n)..i + n {
+            eprintln!("#{j} ns2 {:?} spikelab {:?}", ns_series.get(j), mine.get(j));
+        }
+        let t0 = mine.get(i).map_or(0.0, |m| m.0) - 0.01;
+        for t in trace.iter().filter(|t| t.flow == flow) {
+            let ts = (t.time - Time::ZERO).as_secs_f64();
+            if ts >= t0 && ts < t0 + 0.06 {
+                eprintln!("  {ts:.6} {:?}", t.event);
+            }
+        }
+    }
     let divergence = diverge.map(|i| {
         let at = ns_series
             .get(i)

@@ -622,6 +622,46 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             tcp.ns2.frto_fallback_dupack_uncounted,
             all.frto_fallback_dupack_uncounted,
         ),
+        (
+            "fack_enters_by_forward_ack",
+            tcp.ns2.fack_enters_by_forward_ack,
+            all.fack_enters_by_forward_ack,
+        ),
+        (
+            "fack_restarts_window_in_recovery",
+            tcp.ns2.fack_restarts_window_in_recovery,
+            all.fack_restarts_window_in_recovery,
+        ),
+        (
+            "fack_sack_acks_send_nothing",
+            tcp.ns2.fack_sack_acks_send_nothing,
+            all.fack_sack_acks_send_nothing,
+        ),
+        (
+            "fack_restarts_timer_on_every_ack",
+            tcp.ns2.fack_restarts_timer_on_every_ack,
+            all.fack_restarts_timer_on_every_ack,
+        ),
+        (
+            "fack_samples_rtt_on_every_ack",
+            tcp.ns2.fack_samples_rtt_on_every_ack,
+            all.fack_samples_rtt_on_every_ack,
+        ),
+        (
+            "fack_timeout_keeps_recovery",
+            tcp.ns2.fack_timeout_keeps_recovery,
+            all.fack_timeout_keeps_recovery,
+        ),
+        (
+            "fack_stops_when_lost_again",
+            tcp.ns2.fack_stops_when_lost_again,
+            all.fack_stops_when_lost_again,
+        ),
+        (
+            "fack_exit_beyond_recover",
+            tcp.ns2.fack_exit_beyond_recover,
+            all.fack_exit_beyond_recover,
+        ),
     ];
     if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
         return refuse(

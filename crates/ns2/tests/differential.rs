@@ -39,6 +39,11 @@ const MATCHING: &[&str] = &[
     "30k/300ms reno-sack Btd q10 w20 Retransmission 120p",
     "2M/150ms reno-sack btd q100 w8 Retransmission 400p",
     "2M/150ms fack bTd q100 w8 EveryOther 400p",
+    "2M/150ms fack bTD q75 w20 One 400p",
+    "30k/300ms fack BtD q100 w20 Burst 120p",
+    "2M/150ms fack btD q10 w150 Burst 400p",
+    "30k/300ms fack BTd q10 w8 EveryOther 120p",
+    "2M/150ms fack btd q75 w20 Retransmission 400p",
     "300k->4k reno BTD q10 w8 None 400p",
     "300k->4k reno frto BTD q10 w8 None 400p",
     "300k->4k new-reno frto BTD q10 w8 None 400p",
@@ -48,6 +53,7 @@ const MATCHING: &[&str] = &[
     "2M/150ms spike new-reno BTD q75 w150 None 5000p",
     "2M/150ms spike reno-sack BTD q75 w150 None 5000p",
     "2M/150ms spike reno frto BTD q75 w150 None 5000p",
+    "2M/150ms spike fack BTD q75 w150 None 5000p",
     "300k->4k reno-sack sack-frto BTD q10 w20 None 400p",
 ];
 

@@ -132,9 +132,56 @@ pub struct Ns2Switches {
     /// so it does not count as a duplicate and releases no Limited Transmit segment
     /// (`send_one()`): slow start retransmits only what cwnd allows.
     pub frto_fallback_dupack_uncounted: bool,
+    /// `FackTcpAgent::recv()` (FACK only): fast recovery starts when `fack_ - last_ack_
+    /// - 1 >= numdupacks_` on any ACK with SACK blocks, new or duplicate, whatever the
+    /// duplicate count and `bugFix_` ([`crate::recovery::ns2_fack`]).
+    pub fack_enters_by_forward_ack: bool,
+    /// `FackTcpAgent::recv()` with `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`
+    /// (FACK only): fast recovery restarts cwnd at one packet, every ACK in it runs
+    /// `opencwnd()`, leaving keeps the grown window, and `send_much()` counts the window
+    /// in whole packets ([`crate::recovery::ns2_fack`]).
+    pub fack_restarts_window_in_recovery: bool,
+    /// `FackTcpAgent::recv()` outside fast recovery (FACK only): an ACK with SACK blocks
+    /// runs `oldack()` (no `opencwnd()`) and sends nothing (`dupacks_ != 0`), so no
+    /// Limited Transmit ([`crate::recovery::ns2_fack`]).
+    pub fack_sack_acks_send_nothing: bool,
+    /// `FackTcpAgent::oldack()` (FACK only), run for every ACK that acknowledges
+    /// nothing new: `newtimer()` restarts the retransmission timer while data is
+    /// outstanding, so duplicate ACKs postpone the timeout.
+    pub fack_restarts_timer_on_every_ack: bool,
+    /// `FackTcpAgent::oldack()` (FACK only): `rtt_update(now - ts_echo())` on every ACK
+    /// that acknowledges nothing new, so duplicate ACKs feed the RTT estimator (with
+    /// timestamps; spikelab's ACKs carry no echo without them).
+    pub fack_samples_rtt_on_every_ack: bool,
+    /// `FackTcpAgent::timeout()` (FACK only): "Do not clear fastrecov_ or alter
+    /// recover_": a timeout during fast recovery leaves the agent in it, and every ACK
+    /// there raises `t_seqno_` to `fack_ + 1`, so go-back-N skips to the forward-most
+    /// SACKed segment ([`crate::recovery::ns2_fack`]).
+    pub fack_timeout_keeps_recovery: bool,
+    /// `ScoreBoard::CheckSndNxt()` (FACK only): a SACK block beyond snd_nxt as it was
+    /// when a fast-recovery retransmission went out marks that retransmission lost
+    /// again and shuts sending off (`timeout_ = TRUE`) until the timer expires or fast
+    /// recovery ends ([`crate::recovery::ns2_fack`]).
+    pub fack_stops_when_lost_again: bool,
+    /// `FackTcpAgent::recv()` (FACK only): `recover_ = t_seqno_` on entering fast
+    /// recovery and it ends at `last_ack_ >= recover_`, one packet beyond the highest
+    /// sent ([`crate::recovery::ns2_fack`]).
+    pub fack_exit_beyond_recover: bool,
 }
 
 impl Ns2Switches {
+    /// The FACK agent's switches as [`crate::recovery::ns2_fack::Ns2FackRules`].
+    pub fn fack_rules(&self) -> crate::recovery::ns2_fack::Ns2FackRules {
+        crate::recovery::ns2_fack::Ns2FackRules {
+            enters_by_forward_ack: self.fack_enters_by_forward_ack,
+            restarts_window_in_recovery: self.fack_restarts_window_in_recovery,
+            sack_acks_send_nothing: self.fack_sack_acks_send_nothing,
+            timeout_keeps_recovery: self.fack_timeout_keeps_recovery,
+            stops_when_lost_again: self.fack_stops_when_lost_again,
+            exit_beyond_recover: self.fack_exit_beyond_recover,
+        }
+    }
+
     /// Every switch on: ns-2's agents as they ran in 2002.
     pub fn all() -> Ns2Switches {
         Ns2Switches {
@@ -152,6 +199,14 @@ impl Ns2Switches {
             sack1_dupack_rules: true,
             sack1_go_back_n_resends_sacked: true,
             frto_fallback_dupack_uncounted: true,
+            fack_enters_by_forward_ack: true,
+            fack_restarts_window_in_recovery: true,
+            fack_sack_acks_send_nothing: true,
+            fack_restarts_timer_on_every_ack: true,
+            fack_samples_rtt_on_every_ack: true,
+            fack_timeout_keeps_recovery: true,
+            fack_stops_when_lost_again: true,
+            fack_exit_beyond_recover: true,
         }
     }
 }

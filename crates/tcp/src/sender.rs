@@ -57,6 +57,10 @@ pub enum TimerOutcome {
     /// RACK's reordering timer fired (the `linux` profile, `tcp_rack_reo_timeout`): it
     /// marks segments lost and may start recovery; no retransmission timeout.
     ReorderTimeout,
+    /// The timer ran with nothing outstanding and fired (ns-2 FACK still in fast
+    /// recovery, `FackTcpAgent::timeout()`): the window restarts, nothing is
+    /// retransmitted; no retransmission timeout.
+    IdleTimer,
     /// A retransmission timeout of data. `number` counts the flow's data timeouts from
     /// 0 in order; detectors' verdicts and fast-timeout reports name timeouts by it.
     Timeout { number: u64 },
@@ -144,6 +148,9 @@ pub struct TcpSender<E: RtoEstimator> {
     prr: crate::prr::Prr,
     /// ns-2 Sack1's rules for counting duplicate ACKs (`Ns2Switches::sack1_dupack_rules`).
     sack1_dupacks: Sack1DupAcks,
+    /// ns-2 FACK: the ACK being handled carries SACK blocks outside fast recovery, so it
+    /// neither opens cwnd nor sends (`Ns2Switches::fack_sack_acks_send_nothing`).
+    fack_hold: bool,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -179,11 +186,15 @@ impl<E: RtoEstimator> TcpSender<E> {
             flow,
             cfg: cfg.clone(),
             w,
-            recovery: Recovery::with_ns2_newreno(
-                cfg.recovery,
-                cfg.sack_pipe,
-                cfg.ns2.newreno_2002_partial_ack,
-            ),
+            recovery: {
+                let mut r = Recovery::with_ns2_newreno(
+                    cfg.recovery,
+                    cfg.sack_pipe,
+                    cfg.ns2.newreno_2002_partial_ack,
+                );
+                r.set_ns2_fack(cfg.ns2.fack_rules());
+                r
+            },
             phase: Phase::Open,
             armed_rto: rto.rto(),
             rto,
@@ -218,6 +229,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             reo_armed: false,
             prr: Default::default(),
             sack1_dupacks: Sack1DupAcks::default(),
+            fack_hold: false,
         }
     }
 
@@ -253,6 +265,11 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// When the retransmission timer fires, if armed.
     pub fn next_deadline(&self) -> Option<Time> {
         self.timer
+    }
+    /// Whether the timer runs with nothing outstanding (ns-2 FACK still in fast
+    /// recovery after everything sent is acknowledged); it then must still fire.
+    pub fn timer_runs_idle(&self) -> bool {
+        self.fack_timer_runs_idle() && self.timer.is_some()
     }
     /// The armed timer is a Tail Loss Probe's or RACK's reordering timer: its expiry
     /// is no timeout.
@@ -330,12 +347,16 @@ impl<E: RtoEstimator> TcpSender<E> {
             return AckInfo::default();
         }
         let timeouts = self.consecutive_timeouts;
+        self.fack_hold = self.fack_holds(pkt);
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
         if self.rack_enabled() {
             self.rack_note_deliveries(now, pkt);
         }
         let (dsack, newly_sacked) = self.apply_sack(pkt);
+        if let (Phase::Recovery { .. }, Some(right)) = (self.phase, sack_right_edge(pkt)) {
+            self.recovery.on_sack_ack(&self.w, pkt.ack, right);
+        }
         let mut info = AckInfo {
             dsack,
             ..AckInfo::default()
@@ -347,6 +368,10 @@ impl<E: RtoEstimator> TcpSender<E> {
                 self.rto.on_timed_segment_acked();
             }
             info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
+            if self.fack_hold && self.recovery.should_enter(&self.w, 0) {
+                // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
+                self.enter_recovery(now, out);
+            }
         } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
             if self.sack1_counts_dupack(pkt) {
@@ -354,11 +379,16 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
         }
         self.process_probe_ack(pkt, &info, newly_sacked);
+        if pkt.ack == self.w.snd_una {
+            self.fack_oldack(now, pkt);
+        }
         self.follow_driver(now, step, timeouts, &info, out);
         let dubious = info.duplicate || newly_sacked > 0 || dsack;
         self.rack_on_ack(now, dubious);
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
-        self.try_send(now, out);
+        if !self.fack_hold {
+            self.try_send(now, out);
+        }
         if self.probe_armed && (self.phase != Phase::Open || self.frto_hold) {
             self.rearm_rto_from_head(now);
         }
@@ -537,6 +567,10 @@ impl<E: RtoEstimator> TcpSender<E> {
             return TimerOutcome::SynTimeout;
         }
         if self.w.snd_una >= self.w.snd_max {
+            if self.fack_timer_runs_idle() {
+                self.fack_idle_timeout(now, out);
+                return TimerOutcome::IdleTimer;
+            }
             return TimerOutcome::NotDue;
         }
         if self.reo_armed {
@@ -848,6 +882,34 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.cfg.linux.is_none() || !self.cfg.sack_enabled() || newly_sacked > 0
     }
 
+    /// ns-2 FACK outside fast recovery: an ACK with SACK blocks runs `oldack()` and
+    /// sends only when `dupacks_ == 0` (`Ns2Switches::fack_sack_acks_send_nothing`).
+    fn fack_holds(&self, pkt: &Packet) -> bool {
+        self.cfg.ns2.fack_sack_acks_send_nothing
+            && self.cfg.recovery == RecoveryKind::Fack
+            && !matches!(self.phase, Phase::Recovery { .. })
+            && !pkt.sack.as_slice().is_empty()
+    }
+
+    /// ns-2 `FackTcpAgent::oldack()`, run for every ACK that acknowledges nothing new:
+    /// `newtimer()` restarts the timer while data is outstanding
+    /// (`Ns2Switches::fack_restarts_timer_on_every_ack`), and `rtt_update()` takes the
+    /// echoed timestamp as a sample (`Ns2Switches::fack_samples_rtt_on_every_ack`).
+    fn fack_oldack(&mut self, now: Time, pkt: &Packet) {
+        if self.cfg.recovery != RecoveryKind::Fack {
+            return;
+        }
+        let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
+        if self.cfg.ns2.fack_samples_rtt_on_every_ack {
+            if let Some(rtt) = self.ts_sample(now, pkt) {
+                self.feed_rtt_sample(now, rtt, flight_segments);
+            }
+        }
+        if self.cfg.ns2.fack_restarts_timer_on_every_ack && self.w.snd_max > self.w.snd_una {
+            self.arm_timer(now);
+        }
+    }
+
     /// `Ns2Switches::sack1_dupack_rules` applies: on, and the agent is Reno-SACK.
     fn sack1_rules(&self) -> bool {
         self.cfg.ns2.sack1_dupack_rules && self.cfg.recovery == RecoveryKind::RenoSack
@@ -885,11 +947,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if timed.is_some() {
             self.timing = None;
         }
-        let ts_sample = pkt
-            .ts
-            .filter(|_| self.cfg.timestamps)
-            .and_then(|ts| self.cfg.ts_time(ts.ecr))
-            .and_then(|sent| (sent <= now).then(|| now - sent));
+        let ts_sample = self.ts_sample(now, pkt);
         if self.cfg.linux.is_some() {
             // tcp_clean_rtx_queue / tcp_ack_update_rtt (crate::linux_rtt).
             let s = crate::linux_rtt::rtt_sample(&self.w.segs, pkt.ack, now, ts_sample);
@@ -899,6 +957,28 @@ impl<E: RtoEstimator> TcpSender<E> {
             return (ts_sample, timed.is_some());
         }
         (timed.map(|t| now - t.sent_at), timed.is_some())
+    }
+
+    /// RTT from the ACK's echoed timestamp, when the flow uses timestamps.
+    fn ts_sample(&self, now: Time, pkt: &Packet) -> Option<Dur> {
+        pkt.ts
+            .filter(|_| self.cfg.timestamps)
+            .and_then(|ts| self.cfg.ts_time(ts.ecr))
+            .and_then(|sent| (sent <= now).then(|| now - sent))
+    }
+
+    /// Gives an RTT sample to the estimator and the sender's own RTT records.
+    fn feed_rtt_sample(&mut self, now: Time, rtt: Dur, flight_segments: u32) {
+        let s = RttSample {
+            now,
+            rtt,
+            flight_segments,
+            from_timestamps: self.cfg.timestamps,
+        };
+        self.rto.on_rtt_sample(&s);
+        self.last_rtt = Some(rtt);
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        self.stats.rtt_samples += 1;
     }
 
     fn on_new_ack(
@@ -917,22 +997,13 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.sack1_dupacks.on_new_ack();
         self.consecutive_timeouts = 0;
         if let Some(rtt) = sample {
-            let s = RttSample {
-                now,
-                rtt,
-                flight_segments,
-                from_timestamps: self.cfg.timestamps,
-            };
-            self.rto.on_rtt_sample(&s);
-            self.last_rtt = Some(rtt);
-            self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
-            self.stats.rtt_samples += 1;
+            self.feed_rtt_sample(now, rtt, flight_segments);
             self.cc_on_rtt_sample(now, rtt);
         }
         self.advance_phase(now, ack, newly, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
         // restart it so that it expires after the current RTO.
-        if self.w.snd_una >= self.w.snd_max {
+        if self.w.snd_una >= self.w.snd_max && !self.fack_timer_runs_idle() {
             self.timer = None;
             self.probe_armed = false;
             self.reo_armed = false;
@@ -959,6 +1030,9 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     fn advance_phase(&mut self, now: Time, ack: u64, newly: u64, out: &mut Vec<Packet>) {
+        if matches!(self.phase, Phase::Recovery { .. }) {
+            self.grow_in_recovery(now);
+        }
         match self.phase {
             Phase::Recovery { point } if ack >= point => {
                 self.exit_recovery();
@@ -973,12 +1047,23 @@ impl<E: RtoEstimator> TcpSender<E> {
                 PartialAck::Stay(None) => {}
             },
             Phase::Loss { point } => {
-                self.grow_cwnd(now, newly);
+                if !self.fack_hold {
+                    self.grow_cwnd(now, newly);
+                }
                 if ack >= point {
                     self.phase = Phase::Open;
                 }
             }
+            Phase::Open if self.fack_hold => {}
             Phase::Open => self.grow_cwnd(now, newly),
+        }
+    }
+
+    /// ns-2 FACK runs `opencwnd()` on every ACK of fast recovery
+    /// ([`LossRecovery::grows_cwnd_on_every_ack`]).
+    fn grow_in_recovery(&mut self, now: Time) {
+        if self.recovery.grows_cwnd_on_every_ack() {
+            self.grow_cwnd(now, self.w.mss);
         }
     }
 
@@ -1027,7 +1112,10 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.dupacks += 1;
         match self.phase {
-            Phase::Recovery { .. } => self.recovery.on_dupack(&mut self.w),
+            Phase::Recovery { .. } => {
+                self.grow_in_recovery(now);
+                self.recovery.on_dupack(&mut self.w);
+            }
             Phase::Open | Phase::Loss { .. } => {
                 // ns-2 Sack1TcpAgent::recv(): dupack_action() at ++dupacks_ ==
                 // numdupacks(cwnd_) only (Ns2Switches::sack1_dupack_rules).
@@ -1049,7 +1137,12 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// [Gurtov & Ludwig 2003] III.A): after a timeout, duplicate ACKs that do not
     /// acknowledge beyond snd_max-at-timeout may come from go-back-N duplicates.
     fn fast_retransmit_permitted(&self) -> bool {
-        !self.cfg.careful_fast_retransmit || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)
+        // ns-2 FackTcpAgent::recv() never consults recover_ (fack_enters_by_forward_ack).
+        let fack_ignores =
+            self.cfg.ns2.fack_enters_by_forward_ack && self.cfg.recovery == RecoveryKind::Fack;
+        fack_ignores
+            || !self.cfg.careful_fast_retransmit
+            || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)
     }
 
     /// `tcp_cwnd_reduction` (crate::prr) on every ACK of a `linux` fast recovery:
@@ -1086,7 +1179,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.prr = crate::prr::Prr::start(self.w.cwnd / self.w.mss);
         self.tlp_high_seq = None;
         self.phase = Phase::Recovery {
-            point: self.w.snd_max,
+            point: self.recovery.recovery_point(&self.w),
         };
         self.w.segs.clear_episode_marks();
         self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
@@ -1133,9 +1226,17 @@ impl<E: RtoEstimator> TcpSender<E> {
         });
         // RFC 6298 (5.5): back off the timer.
         self.rto.on_timeout();
+        self.recovery.on_timeout();
         self.timeout_recover = Some(self.w.snd_max);
-        self.phase = Phase::Loss {
-            point: self.w.snd_max,
+        self.phase = match self.phase {
+            // ns-2 FackTcpAgent::timeout(): "Do not clear fastrecov_ or alter recover_"
+            // (Ns2Switches::fack_timeout_keeps_recovery).
+            Phase::Recovery { point } if self.recovery.timeout_keeps_recovery() => {
+                Phase::Recovery { point }
+            }
+            _ => Phase::Loss {
+                point: self.w.snd_max,
+            },
         };
         self.dupacks = 0;
         self.sack1_dupacks.on_timeout();
@@ -1248,6 +1349,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                 && self.cfg.recovery == RecoveryKind::RenoSack;
             if resend_sacked || !self.w.segs.get(i).is_some_and(|s| s.sacked) {
                 self.mark_retransmitted(now, i);
+                self.unmark_fack_go_back_n(i);
                 self.emit(now, start, end, true, out);
             }
         } else {
@@ -1266,6 +1368,43 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         self.mark_retransmitted(now, i);
         self.emit(now, seg.start, seg.end, true, out);
+        if let Phase::Recovery { .. } = self.phase {
+            self.recovery.on_retransmitted(&self.w, seg.start);
+        }
+    }
+
+    /// ns-2 FACK in fast recovery (`Ns2Switches::fack_timeout_keeps_recovery`): every ACK
+    /// runs `oldack()` -> `newtimer()`, which sets the timer while `t_seqno_ > seqno`,
+    /// also when everything sent is acknowledged, since recovery lasts until `recover_
+    /// = t_seqno_` itself is.
+    fn fack_timer_runs_idle(&self) -> bool {
+        matches!(self.phase, Phase::Recovery { .. }) && self.recovery.timeout_keeps_recovery()
+    }
+
+    /// `FackTcpAgent::timeout()` with nothing outstanding, still in fast recovery
+    /// (`highest_ack_ == maxseq_`, `slow_start_restart_` set): `timeout_ = FALSE`,
+    /// `slowdown(CLOSE_CWND_INIT)` (cwnd = the initial window, ssthresh kept), the timer
+    /// restarted without back-off, and `send_much()`.
+    fn fack_idle_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if !self.fack_timer_runs_idle() {
+            return;
+        }
+        self.recovery.on_timeout();
+        self.w.cwnd = self.cfg.initial_window as u64 * self.w.mss;
+        self.arm_timer(now);
+        self.try_send(now, out);
+    }
+
+    /// ns-2 FACK in fast recovery after a timeout (`Ns2Switches::fack_timeout_keeps_recovery`)
+    /// sends go-back-N segments from `t_seqno_`, not from its scoreboard: they carry no
+    /// `retran_` mark and do not count in `retran_data_`.
+    fn unmark_fack_go_back_n(&mut self, i: usize) {
+        let in_recovery = matches!(self.phase, Phase::Recovery { .. });
+        if in_recovery && self.recovery.timeout_keeps_recovery() {
+            if let Some(s) = self.w.segs.get_mut(i) {
+                s.rexmit_in_episode = false;
+            }
+        }
     }
 
     fn mark_retransmitted(&mut self, now: Time, i: usize) {
@@ -1383,6 +1522,11 @@ type SackBlock = (u64, u64);
 /// Splits an ACK's SACK blocks into the D-SACK block, if any, and the others
 /// (RFC 2883 section 4: the first block reports a duplicate when it lies below the
 /// cumulative ACK or inside the second block).
+/// The highest right edge among an ACK's SACK blocks (D-SACK excluded).
+fn sack_right_edge(pkt: &Packet) -> Option<u64> {
+    split_dsack(pkt).1.iter().map(|b| b.1).max()
+}
+
 fn split_dsack(pkt: &Packet) -> (Option<SackBlock>, &[SackBlock]) {
     let blocks = pkt.sack.as_slice();
     let inside_second = |s: u64, e: u64| blocks.get(1).is_some_and(|&(s2, e2)| s >= s2 && e <= e2);
@@ -1597,6 +1741,94 @@ mod tests {
             s.on_ack(ms(t), &ns2_ack(1000), &mut out);
         }
         assert_eq!(s.stats().fast_retransmits, 1);
+    }
+
+    /// An `ns2-2002` FACK sender with segments 0..8 outstanding.
+    fn ns2_fack_sender() -> (TcpSender<Rto>, Vec<Packet>) {
+        let cfg = TcpConfig {
+            recovery: RecoveryKind::Fack,
+            handshake: false,
+            receiver_window: 20_000,
+            initial_window: 8,
+            ..TcpConfig::ns2_2002()
+        };
+        let (s, mut out) = started(&cfg, 40_000);
+        out.clear();
+        (s, out)
+    }
+
+    /// A duplicate ACK for segment 0 SACKing 1000..`end`.
+    fn ns2_sack_ack(end: u64) -> Packet {
+        let mut p = ns2_ack(0);
+        p.sack.push(1000, end);
+        p
+    }
+
+    #[test]
+    fn ns2_fack_sends_nothing_on_sack_acks_before_recovery() {
+        let (mut s, mut out) = ns2_fack_sender();
+        s.on_ack(ms(100), &ns2_sack_ack(2000), &mut out);
+        s.on_ack(ms(101), &ns2_sack_ack(3000), &mut out);
+        assert!(out.is_empty(), "no Limited Transmit: {out:?}");
+        assert_eq!(s.window().cwnd, 8000);
+    }
+
+    #[test]
+    fn ns2_fack_recovery_restarts_cwnd_at_one_packet_and_grows_it_per_ack() {
+        let (mut s, mut out) = ns2_fack_sender();
+        for (t, end) in [(100, 2000), (101, 3000), (102, 4000)] {
+            s.on_ack(ms(t), &ns2_sack_ack(end), &mut out);
+        }
+        assert_eq!(
+            out.iter().map(|p| (p.seq, p.retx)).collect::<Vec<_>>(),
+            vec![(0, true)]
+        );
+        assert_eq!((s.window().cwnd, s.window().ssthresh), (1000, 4000));
+        s.on_ack(ms(103), &ns2_sack_ack(5000), &mut out);
+        assert_eq!(s.window().cwnd, 2000);
+    }
+
+    #[test]
+    fn ns2_fack_stays_in_recovery_through_a_timeout() {
+        let (mut s, mut out) = ns2_fack_sender();
+        for (t, end) in [(100, 2000), (101, 3000), (102, 4000)] {
+            s.on_ack(ms(t), &ns2_sack_ack(end), &mut out);
+        }
+        let Phase::Recovery { point } = s.phase() else {
+            panic!("not in recovery: {:?}", s.phase());
+        };
+        assert_eq!(
+            point, 9000,
+            "recover_ = t_seqno_ = 8: one beyond the highest sent"
+        );
+        s.on_timer(ms(60_000), &mut out);
+        assert_eq!(s.phase(), Phase::Recovery { point });
+    }
+
+    #[test]
+    fn ns2_fack_stopped_by_a_retransmission_lost_again_resumes_at_the_timer() {
+        let (mut s, mut out) = ns2_fack_sender();
+        for (t, end) in [(100, 2000), (101, 3000), (102, 4000)] {
+            s.on_ack(ms(t), &ns2_sack_ack(end), &mut out);
+        }
+        s.on_timer(ms(60_000), &mut out); // still in recovery, go-back-N resends 0
+        s.on_ack(ms(60_100), &ns2_sack_ack(4000), &mut out); // retransmits 0, mark 4000
+        s.on_ack(ms(60_101), &ns2_sack_ack(5000), &mut out); // 5000 > 4000: lost again
+        out.clear();
+        s.on_ack(ms(60_200), &ns2_ack(8000), &mut out); // all acked, recover_ is 9000
+        assert!(out.is_empty(), "sending is shut off: {out:?}");
+        let deadline = s
+            .next_deadline()
+            .expect("newtimer() keeps the timer running");
+        s.on_timer(deadline, &mut out);
+        assert_eq!(out.first().map(|p| (p.seq, p.retx)), Some((8000, false)));
+    }
+
+    #[test]
+    fn ns2_fack_duplicate_acks_restart_the_timer() {
+        let (mut s, mut out) = ns2_fack_sender();
+        s.on_ack(ms(500), &ns2_sack_ack(2000), &mut out);
+        assert_eq!(s.next_deadline(), Some(ms(500) + s.armed_rto()));
     }
 
     /// A `linux`-profile sender (no handshake, no timestamps, MSS 1000) that has just

@@ -6,15 +6,21 @@
 //! `awnd = snd.nxt - snd.fack + retran_data`, and the sender transmits while
 //! `awnd < cwnd`.
 
+use super::ns2_fack::{self, LostAgain, Ns2FackRules};
 use super::{LossRecovery, PartialAck, Transmit};
 use crate::window::Window;
 
-/// FACK loss recovery.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Fack;
+/// FACK loss recovery; `ns2` selects ns-2.35 `FackTcpAgent`'s departures
+/// ([`super::ns2_fack`]), all off by default.
+#[derive(Clone, Debug, Default)]
+pub struct Fack {
+    pub ns2: Ns2FackRules,
+    /// ns-2's `CheckSndNxt()` state (`Ns2FackRules::stops_when_lost_again`).
+    lost_again: LostAgain,
+}
 
 /// snd.fack: the forward-most byte the receiver holds (snd.una if nothing is SACKed).
-fn snd_fack(w: &Window) -> u64 {
+pub(super) fn snd_fack(w: &Window) -> u64 {
     w.segs
         .highest_sacked_end()
         .unwrap_or(w.snd_una)
@@ -40,28 +46,83 @@ impl LossRecovery for Fack {
     fn uses_sack(&self) -> bool {
         true
     }
+    fn set_ns2_fack(&mut self, rules: ns2_fack::Ns2FackRules) {
+        self.ns2 = rules;
+    }
     fn should_enter(&self, w: &Window, dupacks: u32) -> bool {
+        if self.ns2.enters_by_forward_ack {
+            return ns2_fack::enters(w);
+        }
         // Section 3: recovery starts on DupThresh duplicate ACKs or as soon as
         // snd.fack - snd.una exceeds DupThresh segments.
         dupacks >= w.dupthresh || snd_fack(w) - w.snd_una > w.dupthresh as u64 * w.mss
     }
     fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
+        self.lost_again.clear();
+        if self.ns2.timeout_keeps_recovery {
+            ns2_fack::skip_to_forward_ack(w);
+        }
+        if self.ns2.restarts_window_in_recovery {
+            ns2_fack::restart_window(w);
+            return w.segs.get(0).filter(|s| !s.sacked).map(|_| 0);
+        }
         // The window is halved at once (no inflation): ssthresh = cwnd = FlightSize / 2,
         // floored at 2*SMSS; the first hole is retransmitted.
         w.ssthresh = w.halved_ssthresh();
         w.cwnd = w.ssthresh;
         w.segs.get(0).filter(|s| !s.sacked).map(|_| 0)
     }
-    fn on_dupack(&mut self, _w: &mut Window) {}
-    fn on_partial_ack(&mut self, _w: &mut Window, _acked: u64) -> PartialAck {
+    fn on_dupack(&mut self, w: &mut Window) {
+        if self.ns2.timeout_keeps_recovery {
+            ns2_fack::skip_to_forward_ack(w);
+        }
+    }
+    fn on_partial_ack(&mut self, w: &mut Window, _acked: u64) -> PartialAck {
+        if self.ns2.timeout_keeps_recovery {
+            ns2_fack::skip_to_forward_ack(w);
+        }
         // Retransmissions are driven by awnd < cwnd, not by the kind of ACK.
         PartialAck::Stay(None)
     }
+    fn timeout_keeps_recovery(&self) -> bool {
+        self.ns2.timeout_keeps_recovery
+    }
+    fn recovery_point(&self, w: &Window) -> u64 {
+        if self.ns2.exit_beyond_recover {
+            return ns2_fack::recover(w);
+        }
+        w.snd_max
+    }
+    fn on_retransmitted(&mut self, w: &Window, start: u64) {
+        if self.ns2.stops_when_lost_again {
+            self.lost_again.on_retransmit(start, w.snd_nxt);
+        }
+    }
+    fn on_sack_ack(&mut self, w: &Window, ack: u64, right: u64) {
+        if self.ns2.stops_when_lost_again {
+            self.lost_again.on_sack_ack(w, ack, right);
+        }
+    }
+    fn on_timeout(&mut self) {
+        self.lost_again.clear();
+    }
     fn on_exit(&mut self, w: &mut Window) {
-        w.cwnd = w.ssthresh;
+        self.lost_again.clear();
+        // ns-2 keeps the window grown during recovery (ns2_fack module docs).
+        if !self.ns2.restarts_window_in_recovery {
+            w.cwnd = w.ssthresh;
+        }
+    }
+    fn grows_cwnd_on_every_ack(&self) -> bool {
+        self.ns2.restarts_window_in_recovery
     }
     fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit> {
-        if awnd(w) + w.mss > w.cwnd {
+        let room = if self.ns2.restarts_window_in_recovery {
+            ns2_fack::window_allows(w)
+        } else {
+            awnd(w) + w.mss <= w.cwnd
+        };
+        if !room || self.lost_again.stopped() {
             return None;
         }
         // Every unSACKed, unretransmitted segment below snd.fack is lost: fill holes
@@ -82,9 +143,9 @@ mod tests {
     fn enters_when_fack_is_more_than_three_segments_ahead_without_dupacks() {
         let mut w = window_with(10);
         w.segs.on_sack_block(2000, 3000);
-        assert!(!Fack.should_enter(&w, 1)); // fack - una = 3000, not more than 3 segments
+        assert!(!Fack::default().should_enter(&w, 1)); // fack - una = 3000, not more than 3 segments
         w.segs.on_sack_block(3000, 4000);
-        assert!(Fack.should_enter(&w, 1)); // 4000 > 3000
+        assert!(Fack::default().should_enter(&w, 1)); // 4000 > 3000
     }
 
     #[test]
@@ -102,7 +163,7 @@ mod tests {
         // as fast as cwnd allows ([Gurtov & Ludwig 2003] Fig. 4c).
         let mut w = window_with(10);
         w.segs.on_sack_block(9000, 10_000);
-        let mut f = Fack;
+        let mut f = Fack::default();
         assert!(f.should_enter(&w, 1));
         f.on_enter(&mut w);
         assert_eq!(w.cwnd, 5000);

@@ -7,6 +7,7 @@
 
 mod fack;
 mod newreno;
+pub mod ns2_fack;
 pub mod ns2_sack1;
 mod reno;
 mod sack;
@@ -45,6 +46,28 @@ pub trait LossRecovery {
     fn on_enter(&mut self, w: &mut Window) -> Option<usize>;
     /// A duplicate ACK during recovery.
     fn on_dupack(&mut self, w: &mut Window);
+    /// Whether every ACK during recovery, duplicate or partial, and the one ending it run
+    /// the ordinary cwnd increase (ns-2's FACK agent, [`ns2_fack`]).
+    fn grows_cwnd_on_every_ack(&self) -> bool {
+        false
+    }
+    /// Whether a timeout during recovery leaves the sender in recovery, with the same
+    /// recovery point (ns-2's FACK agent, [`ns2_fack`]).
+    fn timeout_keeps_recovery(&self) -> bool {
+        false
+    }
+    /// The recovery point set on entering: recovery ends when the cumulative ACK
+    /// reaches it. RFC 6582's `recover`: the highest byte sent.
+    fn recovery_point(&self, w: &Window) -> u64 {
+        w.snd_max
+    }
+    /// Segment `start` was retransmitted from the recovery's own choice (fast retransmit,
+    /// [`Transmit::Retransmit`]).
+    fn on_retransmitted(&mut self, _w: &Window, _start: u64) {}
+    /// An ACK during recovery, cumulative `ack`, carried SACK blocks reaching `right`.
+    fn on_sack_ack(&mut self, _w: &Window, _ack: u64, _right: u64) {}
+    /// The retransmission timer expired.
+    fn on_timeout(&mut self) {}
     /// A segment (retransmitted or new) went out during recovery.
     fn on_sent(&mut self, _w: &Window) {}
     /// A new ACK that does not reach the recovery point; `acked` bytes newly acknowledged.
@@ -62,6 +85,9 @@ pub trait LossRecovery {
     /// sender may use it after a spurious timeout, [Gurtov & Ludwig 2003] III.A).
     /// Algorithms without the switch ignore it.
     fn set_retransmit_on_partial_ack(&mut self, _on: bool) {}
+    /// Selects ns-2.35 `FackTcpAgent`'s rules ([`ns2_fack`]); algorithms other than
+    /// FACK ignore it.
+    fn set_ns2_fack(&mut self, _rules: ns2_fack::Ns2FackRules) {}
 }
 
 /// What building an algorithm may depend on besides its kind.
@@ -106,12 +132,19 @@ macro_rules! algorithms {
                 fn should_enter(&self, w: &Window, dupacks: u32) -> bool;
                 fn on_enter(&mut self, w: &mut Window) -> Option<usize>;
                 fn on_dupack(&mut self, w: &mut Window);
+                fn grows_cwnd_on_every_ack(&self) -> bool;
+                fn timeout_keeps_recovery(&self) -> bool;
+                fn recovery_point(&self, w: &Window) -> u64;
+                fn on_retransmitted(&mut self, w: &Window, start: u64);
+                fn on_sack_ack(&mut self, w: &Window, ack: u64, right: u64);
+                fn on_timeout(&mut self);
                 fn on_sent(&mut self, w: &Window);
                 fn on_partial_ack(&mut self, w: &mut Window, acked: u64) -> PartialAck;
                 fn on_exit(&mut self, w: &mut Window);
                 fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit>;
                 fn uses_sack(&self) -> bool;
                 fn set_retransmit_on_partial_ack(&mut self, on: bool);
+                fn set_ns2_fack(&mut self, rules: ns2_fack::Ns2FackRules);
             }
         }
 
@@ -140,7 +173,7 @@ algorithms! {
     /// ([Gurtov & Ludwig 2003] III.A).
     "new-reno-sack" => NewRenoSack: Sack = |p| Sack::new(true, p.pipe),
     /// Forward Acknowledgment (Mathis and Mahdavi 1996).
-    "fack" => Fack: Fack = |_p| Fack,
+    "fack" => Fack: Fack = |_p| Fack::default(),
 }
 
 impl RecoveryKind {
