@@ -623,6 +623,11 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             all.frto_fallback_dupack_uncounted,
         ),
         (
+            "frto_spurious_response_1",
+            tcp.ns2.frto_spurious_response_1,
+            all.frto_spurious_response_1,
+        ),
+        (
             "fack_enters_by_forward_ack",
             tcp.ns2.fack_enters_by_forward_ack,
             all.fack_enters_by_forward_ack,

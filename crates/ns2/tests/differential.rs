@@ -55,6 +55,7 @@ const MATCHING: &[&str] = &[
     "2M/150ms spike reno frto BTD q75 w150 None 5000p",
     "2M/150ms spike fack BTD q75 w150 None 5000p",
     "300k->4k reno-sack sack-frto BTD q10 w20 None 400p",
+    "300k->4k reno frto BTD q10 w20 None 400p",
 ];
 
 #[test]

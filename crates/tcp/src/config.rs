@@ -132,6 +132,13 @@ pub struct Ns2Switches {
     /// so it does not count as a duplicate and releases no Limited Transmit segment
     /// (`send_one()`): slow start retransmits only what cwnd allows.
     pub frto_fallback_dupack_uncounted: bool,
+    /// `TcpAgent::spurious_timeout()` with `spurious_response_` 1 (F-RTO and SACK-F-RTO):
+    /// a timeout F-RTO declares spurious sets `cwnd_ = t_seqno_ - prev_highest_ack_`
+    /// (the packets outstanding before the last new ACK, plus one) and `ssthresh_ =
+    /// pipe_prev_`, which `TcpAgent::timeout()` sets at every expiry, before reducing,
+    /// to `max(window(), ssthresh_)` (`window()` = min(cwnd_, wnd_) in whole packets),
+    /// and clears `recover_`, in place of the configured `spurious.response.restore`.
+    pub frto_spurious_response_1: bool,
     /// `FackTcpAgent::recv()` (FACK only): fast recovery starts when `fack_ - last_ack_
     /// - 1 >= numdupacks_` on any ACK with SACK blocks, new or duplicate, whatever the
     /// duplicate count and `bugFix_` ([`crate::recovery::ns2_fack`]).
@@ -199,6 +206,7 @@ impl Ns2Switches {
             sack1_dupack_rules: true,
             sack1_go_back_n_resends_sacked: true,
             frto_fallback_dupack_uncounted: true,
+            frto_spurious_response_1: true,
             fack_enters_by_forward_ack: true,
             fack_restarts_window_in_recovery: true,
             fack_sack_acks_send_nothing: true,

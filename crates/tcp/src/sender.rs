@@ -10,7 +10,7 @@
 use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
 use crate::recovery::ns2_sack1::Sack1DupAcks;
 use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
-use crate::response::restore::{restore, RestoreInputs};
+use crate::response::restore::{restore, Ns2SpuriousResponse, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
 use crate::spurious::{
@@ -127,6 +127,8 @@ pub struct TcpSender<E: RtoEstimator> {
     adapt: RtoAdaptState,
     /// The F-RTO driver is probing: no go-back-N until it decides.
     frto_hold: bool,
+    /// ns-2's `spurious_response_` 1 state (`Ns2Switches::frto_spurious_response_1`).
+    ns2_spurious: Ns2SpuriousResponse,
     /// Reno-SACK behaves as NewReno-SACK until this is acknowledged.
     newreno_sack_until: Option<u64>,
     /// The last timeout, until it is known whether it was a "fast timeout".
@@ -215,6 +217,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             episode_recover: 0,
             adapt: RtoAdaptState::default(),
             frto_hold: false,
+            ns2_spurious: Ns2SpuriousResponse::default(),
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
@@ -486,7 +489,16 @@ impl<E: RtoEstimator> TcpSender<E> {
             ssthresh_now: self.w.ssthresh,
             cwnd_now: self.w.cwnd,
         };
-        let (ssthresh, cwnd) = restore(r.restore, self.snapshot, inputs);
+        let ns2 = self.cfg.ns2.frto_spurious_response_1
+            && matches!(
+                self.cfg.spurious.driver,
+                Some(DetectorKind::Frto | DetectorKind::SackFrto)
+            );
+        let (ssthresh, cwnd) = if ns2 {
+            self.ns2_spurious.response(self.w.snd_max, self.w.mss)
+        } else {
+            restore(r.restore, self.snapshot, inputs)
+        };
         self.w.ssthresh = ssthresh;
         self.w.cwnd = cwnd.max(self.w.mss);
         if r.resume_with_new_data {
@@ -499,7 +511,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.rto.on_spurious_timeout_reseed(rtt, rule);
         }
         self.adapt.on_spurious(r.rto_adapt, timeouts);
-        if r.fast_retransmit_below_recovery_point {
+        // ns-2 spurious_timeout(): "If timeout was spurious, bugfix is not needed".
+        if r.fast_retransmit_below_recovery_point || ns2 {
             self.timeout_recover = None;
         }
         if r.newreno_sack_until_recovery_point {
@@ -990,6 +1003,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     ) -> u64 {
         let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
         let newly = ack - self.w.snd_una;
+        self.ns2_spurious.on_new_ack(self.w.snd_una);
         self.w.snd_una = ack;
         self.w.snd_nxt = self.w.snd_nxt.max(ack);
         self.w.segs.on_cumulative_ack(ack);
@@ -1199,6 +1213,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         // RFC 5681 (4): halve on the first timeout; hold ssthresh when the segment was
         // already retransmitted by the timer (ns-2 halves again: see SsthreshRule).
         let first = self.consecutive_timeouts == 0;
+        let w = &self.w;
+        self.ns2_spurious
+            .on_timeout(w.cwnd, w.rwnd, w.ssthresh, w.mss);
         if !first && self.w.ssthresh_rule == SsthreshRule::Ns2 {
             self.w.ssthresh = self.w.halved_ssthresh();
         }
@@ -1599,6 +1616,42 @@ mod tests {
         s.on_ack(ms(1120), &ack(1000), &mut out);
         s.on_ack(ms(1130), &ack(1000), &mut out);
         assert!(s.fast_timeouts().is_empty());
+    }
+
+    /// F-RTO (`frto`) with 8 x 1000-byte segments out, ssthresh 4000: a timeout, then
+    /// two new ACKs for original transmissions; returns (ssthresh, cwnd) after the second.
+    fn frto_spurious_response(ns2_response: bool) -> (u64, u64) {
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            initial_window: 8,
+            initial_ssthresh: 4000,
+            timestamps: false,
+            ..TcpConfig::default()
+        };
+        cfg.spurious.driver = Some(DetectorKind::Frto);
+        cfg.ns2.frto_spurious_response_1 = ns2_response;
+        let (mut s, mut out) = started(&cfg, 40_000);
+        assert_eq!(out.len(), 8);
+        s.on_timer(ms(1000), &mut out);
+        // The first new ACK: F-RTO step 2b sends new segments 8000 and 9000.
+        out.clear();
+        s.on_ack(ms(1100), &ack(1000), &mut out);
+        let sent: Vec<u64> = out.iter().map(|p| p.seq).collect();
+        assert_eq!(sent, vec![8000, 9000]);
+        // The second acknowledges an original transmission: spurious (step 3b).
+        s.on_ack(ms(1110), &ack(2000), &mut out);
+        assert_eq!(s.stats().spurious_responses, 1);
+        (s.window().ssthresh, s.window().cwnd)
+    }
+
+    #[test]
+    fn ns2_spurious_response_1_sets_cwnd_from_the_flight_and_ssthresh_from_pipe_prev() {
+        // ns-2 spurious_timeout(): cwnd_ = t_seqno_ 10 - prev_highest_ack_ 0 = 10
+        // packets (9 outstanding before the ACK, plus one); ssthresh_ = pipe_prev_ =
+        // max(window() 8, ssthresh_ 4) at the timeout.
+        assert_eq!(frto_spurious_response(true), (8000, 10_000));
+        // The configured response (eifel-original option 1): the pre-timeout state.
+        assert_eq!(frto_spurious_response(false), (4000, 8000));
     }
 
     #[test]

@@ -93,6 +93,39 @@ pub fn restore(rule: Restore, old: Snapshot, i: RestoreInputs) -> (u64, u64) {
     }
 }
 
+/// The state ns-2.35's `TcpAgent::spurious_timeout()` reads for `spurious_response_` 1
+/// (switch `Ns2Switches::frto_spurious_response_1`), kept in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ns2SpuriousResponse {
+    /// `pipe_prev_`, set by `TcpAgent::timeout()` at every expiry.
+    pipe_prev: u64,
+    /// `prev_highest_ack_` as snd_una: set by `TcpAgent::newack()` to the cumulative
+    /// ACK point before the last new ACK.
+    prev_una: u64,
+}
+
+impl Ns2SpuriousResponse {
+    /// `TcpAgent::timeout()`, before `slowdown()`: `pipe_prev_ = (window() >
+    /// ssthresh_) ? window() : ssthresh_`, `window()` = min(cwnd_, wnd_) in whole packets.
+    pub fn on_timeout(&mut self, cwnd: u64, rwnd: u64, ssthresh: u64, mss: u64) {
+        let window = cwnd.min(rwnd) / mss * mss;
+        self.pipe_prev = window.max(ssthresh);
+    }
+
+    /// `TcpAgent::newack()`: `prev_highest_ack_ = highest_ack_` before the new ACK.
+    pub fn on_new_ack(&mut self, snd_una_before: u64) {
+        self.prev_una = snd_una_before;
+    }
+
+    /// `TcpAgent::spurious_timeout()`, case 1: (ssthresh, cwnd) = (`pipe_prev_`,
+    /// `t_seqno_ - prev_highest_ack_`). ns-2 numbers packets from `highest_ack_` (the
+    /// last one acknowledged), so the difference is the data outstanding from
+    /// prev_una up to `snd_nxt` plus one packet.
+    pub fn response(&self, snd_nxt: u64, mss: u64) -> (u64, u64) {
+        (self.pipe_prev, snd_nxt - self.prev_una + mss)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +184,26 @@ mod tests {
             restore(Restore::EifelOriginal, OLD, inputs(7)),
             (10_000, 1000)
         );
+    }
+
+    #[test]
+    fn ns2_response_1_reverts_to_the_flight_before_the_last_new_ack_plus_one() {
+        let mut n = Ns2SpuriousResponse::default();
+        // Timeout with cwnd 13.8 packets, wnd_ 20, ssthresh_ 5: window() = 13.
+        n.on_timeout(13_800, 20_000, 5000, 1000);
+        n.on_new_ack(100_000);
+        // t_seqno_ 114 packets past prev_highest_ack_: cwnd_ = 15 (14 + 1).
+        assert_eq!(n.response(114_000, 1000), (13_000, 15_000));
+    }
+
+    #[test]
+    fn ns2_pipe_prev_is_taken_at_every_expiry_and_bounded_by_the_advertised_window() {
+        let mut n = Ns2SpuriousResponse::default();
+        n.on_timeout(30_000, 8000, 2000, 1000);
+        assert_eq!(n.response(0, 1000).0, 8000);
+        // The second expiry of an episode: cwnd 1 packet, ssthresh halved to 4.
+        n.on_timeout(1000, 8000, 4000, 1000);
+        assert_eq!(n.response(0, 1000).0, 4000);
     }
 
     #[test]
