@@ -223,6 +223,11 @@ impl Rack {
         self.lost.first().copied()
     }
 
+    /// Is the segment at `start` marked lost and not retransmitted since?
+    pub fn is_lost(&self, start: u64) -> bool {
+        self.lost.contains(&start)
+    }
+
     /// Segments marked lost and not retransmitted since (`lost_out - retrans_out`).
     pub fn lost_pending(&self) -> u64 {
         self.lost.len() as u64

@@ -10,11 +10,11 @@
 use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
 use crate::recovery::ns2_sack1::Sack1DupAcks;
 use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
-use crate::response::restore::{restore, Ns2SpuriousResponse, RestoreInputs};
+use crate::response::restore::{restore, Ns2SpuriousResponse, Restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
 use crate::spurious::{
-    AckView, DetectorKind, EpisodeVerdict, Step, TimeoutView, Verdict, Watchers,
+    AckView, DetectorKind, EpisodeVerdict, RecoveryView, Step, TimeoutView, Verdict, Watchers,
 };
 use crate::window::{SsthreshRule, Window};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
@@ -78,6 +78,8 @@ pub struct SenderStats {
     pub dsacks_received: u64,
     /// Spurious-timeout responses applied (the driving detector said "spurious").
     pub spurious_responses: u64,
+    /// Fast-recovery reductions undone ([`Step::UndoRecovery`]).
+    pub recovery_undos: u64,
 }
 
 /// What one ACK did, for the engine's traces and metrics.
@@ -121,6 +123,9 @@ pub struct TcpSender<E: RtoEstimator> {
     watch: Watchers,
     /// ssthresh and cwnd saved at the episode's first timeout, before reducing.
     snapshot: Snapshot,
+    /// cwnd and ssthresh when fast recovery began (`tcp_init_cwnd_reduction`'s
+    /// prior_cwnd, `tcp_enter_recovery`'s prior_ssthresh), before reducing.
+    recovery_snapshot: Snapshot,
     /// snd_max at the episode's first timeout (the recovery point of the responses).
     episode_recover: u64,
     /// Timer adaptations kept across episodes.
@@ -214,6 +219,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             stats: SenderStats::default(),
             watch: Watchers::new(&cfg.spurious),
             snapshot: Snapshot::default(),
+            recovery_snapshot: Snapshot::default(),
             episode_recover: 0,
             adapt: RtoAdaptState::default(),
             frto_hold: false,
@@ -453,6 +459,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             Step::SendNew(n) => self.send_new_probe(now, n, out),
             Step::Decided(Verdict::Spurious) => self.respond_spurious(now, timeouts, info),
             Step::Decided(Verdict::Genuine) => self.respond_genuine(info),
+            Step::UndoRecovery => self.undo_recovery(),
         }
         // A driver may stop probing without a verdict (Linux's F-RTO turns itself off
         // and keeps its undo tests running; see `spurious::linux_undo`).
@@ -524,6 +531,29 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.w.snd_una < self.w.snd_max {
             self.arm_timer(now);
         }
+    }
+
+    /// Fast recovery was unnecessary: `tcp_undo_cwnd_reduction` restores cwnd and
+    /// ssthresh from what recovery saved, and the connection is Open again
+    /// (`tcp_try_undo_recovery` / `tcp_try_keep_open` / `tcp_try_to_open`).
+    fn undo_recovery(&mut self) {
+        if matches!(self.phase, Phase::Recovery { .. }) {
+            self.exit_recovery();
+        }
+        let inputs = RestoreInputs {
+            mss: self.w.mss,
+            timeouts: 0,
+            flight_size: self.w.flight_size(),
+            bytes_acked: 0,
+            initial_window: self.cfg.initial_window as u64 * self.w.mss,
+            ssthresh_now: self.w.ssthresh,
+            cwnd_now: self.w.cwnd,
+        };
+        let old = self.recovery_snapshot;
+        let (ssthresh, cwnd) = restore(Restore::LinuxUndo, old, inputs);
+        self.w.ssthresh = ssthresh;
+        self.w.cwnd = cwnd.max(self.w.mss);
+        self.stats.recovery_undos += 1;
     }
 
     /// The driver found the timeout genuine: conventional recovery continues.
@@ -766,14 +796,14 @@ impl<E: RtoEstimator> TcpSender<E> {
             Phase::Recovery { .. } => false,
         };
         if enter {
-            self.enter_rack_recovery();
+            self.enter_rack_recovery(now);
         }
     }
 
     /// `tcp_enter_recovery` on RACK's word. From the Loss state, the segments the
     /// timeout's go-back-N has not resent yet keep the kernel's lost marks
     /// (`tcp_timeout_mark_lost`) and are retransmitted from the lost list.
-    fn enter_rack_recovery(&mut self) {
+    fn enter_rack_recovery(&mut self, now: Time) {
         if let Phase::Loss { .. } = self.phase {
             let nxt = self.w.snd_nxt;
             let unsent: Vec<u64> = (self.w.segs.iter())
@@ -786,7 +816,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.w.snd_nxt = self.w.snd_max;
         }
         // The lost segments go out from try_send (tcp_xmit_retransmit_queue).
-        let _ = self.begin_recovery();
+        let _ = self.begin_recovery(now);
     }
 
     /// In-flight segments as the kernel counts them (`tcp_packets_in_flight`) with
@@ -821,7 +851,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             .detect_loss(&self.w.segs, now, self.rack_reo_wnd());
         if d.newly_lost > 0 {
             if !matches!(self.phase, Phase::Recovery { .. }) {
-                self.enter_rack_recovery();
+                self.enter_rack_recovery(now);
                 self.prr_on_ack(self.w.mss, false);
             }
             self.try_send(now, out);
@@ -1177,7 +1207,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if let Some(i) = self.begin_recovery() {
+        if let Some(i) = self.begin_recovery(now) {
             self.retransmit(now, i, out);
         }
         if self.cfg.ns2.restart_timer_on_fast_retransmit {
@@ -1188,9 +1218,25 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// Fast recovery begins: the algorithm reduces ssthresh and cwnd and names the
     /// segment to fast-retransmit.
-    fn begin_recovery(&mut self) -> Option<usize> {
+    fn begin_recovery(&mut self, now: Time) -> Option<usize> {
         // tcp_init_cwnd_reduction: prior_cwnd before the reduction; tlp_high_seq = 0.
         self.prr = crate::prr::Prr::start(self.w.cwnd / self.w.mss);
+        self.recovery_snapshot = Snapshot {
+            cwnd: self.w.cwnd,
+            ssthresh: self.w.ssthresh,
+            pipe_prev: self.w.flight_size().max(self.w.ssthresh),
+        };
+        // tcp_enter_recovery: tcp_init_undo (spurious::linux_undo).
+        let retrans_out = (self.w.segs.iter())
+            .filter(|s| s.retx_count > 0 && !s.sacked && !self.rack.is_lost(s.start))
+            .count() as u64;
+        let view = RecoveryView {
+            snd_una: self.w.snd_una,
+            snd_max: self.w.snd_max,
+            retrans_out,
+            retransmit_tsval: self.cfg.timestamps.then(|| self.cfg.ts_clock(now)),
+        };
+        self.watch.on_fast_recovery(&view);
         self.tlp_high_seq = None;
         self.phase = Phase::Recovery {
             point: self.recovery.recovery_point(&self.w),
@@ -1964,6 +2010,27 @@ mod tests {
         let (s, out) = linux_host_missing_segment_two(3);
         assert_eq!(s.stats().fast_retransmits, 1);
         assert!(out.iter().any(|p| p.seq == 2000 && p.retx));
+    }
+
+    #[test]
+    fn a_linux_host_undoes_fast_recovery_when_its_retransmission_is_dsacked() {
+        // Segment 2 fast-retransmitted with cwnd 12: Reno halves to 6.
+        let (mut s, mut out) = linux_host_missing_segment_two(3);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.window().ssthresh, 6000, "PRR brings cwnd down to it");
+        // The original arrives late (reordering), then the retransmission's D-SACK.
+        s.on_ack(ms(210), &ack(6000), &mut out);
+        let mut d = ack(6000);
+        d.sack.push(2000, 3000);
+        s.on_ack(ms(220), &d, &mut out);
+        // tcp_try_undo_dsack -> tcp_undo_cwnd_reduction: prior_cwnd is back.
+        assert_eq!(s.stats().recovery_undos, 1);
+        assert!(s.window().cwnd >= 12_000, "{}", s.window().cwnd);
+        assert!(
+            s.window().ssthresh >= 9000,
+            "tcp_current_ssthresh: 3/4 of 12"
+        );
+        assert_eq!(s.stats().spurious_responses, 0, "no timeout was undone");
     }
 
     #[test]

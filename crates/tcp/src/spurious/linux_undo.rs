@@ -30,12 +30,33 @@
 //! `retrans_stamp` the TSval of the episode's first retransmission. What the undo does
 //! to cwnd and ssthresh is [`crate::response::Restore::LinuxUndo`].
 //!
+//! A fast-recovery episode (`TCP_CA_Recovery`) has its own undo tests, run by
+//! `tcp_fastretrans_alert` on every ACK in this order:
+//!
+//! 1. (section D, state exit) snd_una reached `high_seq`: `tcp_try_undo_recovery`
+//!    undoes if `tcp_may_undo` holds (`TCPFullUndo`), else recovery ends and the
+//!    marker is kept for a later D-SACK undo;
+//! 2. (section E) the ACK advanced snd_una: `tcp_try_undo_partial` undoes if the
+//!    marker is set, `tcp_packet_delayed` holds and no retransmission is still in
+//!    flight (`retrans_out` == 0, `TCPPartialUndo`);
+//! 3. `tcp_try_undo_dsack`: every retransmission was D-SACKed (`TCPDSACKUndo`).
+//!
+//! `tcp_enter_recovery` re-initialises the marker (`tcp_init_undo`) with `high_seq` =
+//! snd_nxt (`tcp_init_cwnd_reduction`); the undo restores what it saved
+//! ([`crate::response::Restore::LinuxUndo`]) and the sender leaves recovery
+//! ([`Step::UndoRecovery`]).
+//!
 //! Simplifications: each D-SACK block counts as one D-SACKed retransmission (the
 //! kernel divides the block by the MSS; spikelab's receiver reports one duplicate
-//! segment per block); undo in the fast-recovery state (`tcp_try_undo_partial`) is
-//! not modelled here (this detector follows timeout episodes).
+//! segment per block). Not modelled: a timeout during fast recovery keeps the
+//! recovery's marker in the kernel (`tcp_enter_loss` skips `tcp_init_undo` when the
+//! state is Recovery and snd_una < `high_seq`), here it starts a new one; Reno without
+//! SACK holding the Recovery state until data above `high_seq` is acknowledged
+//! (`tcp_try_undo_recovery` returning true); `tcp_try_undo_partial`'s early return
+//! while retransmissions are in flight (no further loss marking on that ACK) and its
+//! `tcp_check_sack_reordering`; the RACK `reo_wnd_persist` bump of a D-SACK undo.
 
-use super::{AckView, SpuriousDetector, Step, TimeoutView, Verdict};
+use super::{AckView, RecoveryView, SpuriousDetector, Step, TimeoutView, Verdict};
 
 /// Which undo test fired: the kernel's counter for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,8 +66,22 @@ pub enum UndoKind {
     Loss,
     /// `tcp_try_undo_loss(sk, true)`: F-RTO (`TCPSpuriousRTOs`, also `TCPLossUndo`).
     Frto,
-    /// `tcp_try_undo_dsack` after the Loss state ended (`TCPDSACKUndo`).
+    /// `tcp_try_undo_dsack` after the Loss state ended, or in or after fast recovery
+    /// (`TCPDSACKUndo`).
     Dsack,
+    /// `tcp_try_undo_recovery` ending fast recovery (`TCPFullUndo`).
+    Full,
+    /// `tcp_try_undo_partial` on a partial ACK of fast recovery (`TCPPartialUndo`).
+    Partial,
+}
+
+/// Which kind of episode set the undo marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Episode {
+    /// A retransmission timeout (`tcp_enter_loss`).
+    Loss,
+    /// Fast recovery (`tcp_enter_recovery`).
+    Recovery,
 }
 
 /// Where the kernel's congestion state machine is, for undo purposes.
@@ -57,8 +92,10 @@ enum State {
     Idle,
     /// `TCP_CA_Loss` until `high_seq` is acknowledged.
     Loss { high_seq: u64, frto: bool },
-    /// The Loss state ended without undo; the marker is kept for D-SACK undo.
-    Open,
+    /// `TCP_CA_Recovery` until `high_seq` is acknowledged.
+    Recovery { high_seq: u64 },
+    /// The episode ended without undo; the marker is kept for D-SACK undo.
+    Open { after: Episode },
 }
 
 /// The undo bookkeeping of one connection. `frto` is the `tcp_frto` sysctl (non-zero).
@@ -107,6 +144,36 @@ impl LinuxUndo {
         Step::Decided(Verdict::Spurious)
     }
 
+    /// The same for a fast-recovery episode: not a verdict about a timeout.
+    fn undo_recovery(&mut self, kind: UndoKind) -> Step {
+        self.undo(kind);
+        Step::UndoRecovery
+    }
+
+    /// `tcp_fastretrans_alert` in `TCP_CA_Recovery`, in the kernel's order.
+    fn process_recovery(&mut self, a: &AckView, high_seq: u64) -> Step {
+        // Section D: `!before(tp->snd_una, tp->high_seq)` -> tcp_try_undo_recovery.
+        if a.ack >= high_seq {
+            if self.may_undo(a) {
+                return self.undo_recovery(UndoKind::Full);
+            }
+            self.state = State::Open {
+                after: Episode::Recovery,
+            };
+            return Step::Pending;
+        }
+        // Section E: FLAG_SND_UNA_ADVANCED -> tcp_try_undo_partial.
+        let delayed = self.packet_delayed(a);
+        if a.ack > a.snd_una && delayed && retrans_out(a) == 0 {
+            return self.undo_recovery(UndoKind::Partial);
+        }
+        // tcp_try_undo_dsack: `undo_marker && !undo_retrans`.
+        if self.undo_retrans == 0 {
+            return self.undo_recovery(UndoKind::Dsack);
+        }
+        Step::Pending
+    }
+
     /// `tcp_check_dsack` / `tcp_sacktag_one`: a D-SACK of data above the undo marker
     /// accounts for one retransmission.
     fn count_dsack(&mut self, a: &AckView) {
@@ -150,7 +217,9 @@ impl LinuxUndo {
             if self.may_undo(a) {
                 return self.undo(UndoKind::Loss);
             }
-            self.state = State::Open;
+            self.state = State::Open {
+                after: Episode::Loss,
+            };
             return Step::Pending;
         }
         self.state = State::Loss { high_seq, frto };
@@ -173,6 +242,17 @@ fn orig_sack_acked(a: &AckView) -> bool {
             .any(|s| s.start >= st && s.end <= en && !s.sacked && never_retransmitted(s))
     });
     cum || sacked
+}
+
+/// `tp->retrans_out` after this ACK: retransmitted segments neither acknowledged
+/// cumulatively nor SACKed, before or by this ACK.
+fn retrans_out(a: &AckView) -> usize {
+    let sacked_now =
+        |s: &crate::segments::Seg| a.sack.iter().any(|&(st, en)| s.start >= st && s.end <= en);
+    a.segs
+        .iter()
+        .filter(|s| s.retx_count > 0 && s.end > a.ack && !s.sacked && !sacked_now(s))
+        .count()
 }
 
 /// `FLAG_DATA_SACKED`: the ACK SACKs data not SACKed before.
@@ -204,6 +284,29 @@ impl SpuriousDetector for LinuxUndo {
         };
     }
 
+    /// `tcp_enter_recovery`: `tcp_init_undo` (undo_retrans = retrans_out, -1 when
+    /// none; the fast retransmission that follows is counted by `on_retransmit`),
+    /// `high_seq` = snd_nxt (`tcp_init_cwnd_reduction`), and `retrans_stamp` the
+    /// first retransmission's stamp (`tcp_retransmit_skb`).
+    fn on_fast_recovery(&mut self, r: &RecoveryView) -> bool {
+        // retrans_stamp is cleared only in the Open state: recovery taking over from
+        // a timeout keeps the timeout's first retransmission as the reference.
+        let from_loss = matches!(self.state, State::Loss { .. }) && self.retrans_stamp != 0;
+        if !from_loss {
+            self.retrans_stamp = r.retransmit_tsval.unwrap_or(0);
+        }
+        self.undo_marker = r.snd_una;
+        self.undo_retrans = if r.retrans_out > 0 {
+            r.retrans_out as i64
+        } else {
+            -1
+        };
+        self.state = State::Recovery {
+            high_seq: r.snd_max,
+        };
+        true
+    }
+
     /// `tcp_retransmit_skb`: `if (tp->undo_retrans < 0) tp->undo_retrans = 0;
     /// tp->undo_retrans += tcp_skb_pcount(skb)`.
     fn on_retransmit(&mut self, _start: u64, _end: u64) {
@@ -217,9 +320,13 @@ impl SpuriousDetector for LinuxUndo {
         match self.state {
             State::Idle => Step::Pending,
             State::Loss { high_seq, frto } => self.process_loss(a, high_seq, frto),
-            // tcp_try_undo_dsack: `undo_marker && !undo_retrans`.
-            State::Open if self.undo_retrans == 0 => self.undo(UndoKind::Dsack),
-            State::Open => Step::Pending,
+            State::Recovery { high_seq } => self.process_recovery(a, high_seq),
+            // tcp_try_undo_dsack (state <= Disorder): `undo_marker && !undo_retrans`.
+            State::Open { after } if self.undo_retrans == 0 => match after {
+                Episode::Loss => self.undo(UndoKind::Dsack),
+                Episode::Recovery => self.undo_recovery(UndoKind::Dsack),
+            },
+            State::Open { .. } => Step::Pending,
         }
     }
 
@@ -255,6 +362,107 @@ mod tests {
         let mut d = LinuxUndo::new(frto);
         d.on_timeout(&timeout(0, 10_000, Some(500)));
         d
+    }
+
+    /// Fast recovery entered with segments 0..10 outstanding; segment 0 fast-retransmitted
+    /// with TSval 500.
+    fn recovering() -> LinuxUndo {
+        let mut d = LinuxUndo::new(true);
+        let r = RecoveryView {
+            snd_una: 0,
+            snd_max: 10_000,
+            retrans_out: 0,
+            retransmit_tsval: Some(500),
+        };
+        assert!(
+            d.on_fast_recovery(&r),
+            "the kernel's undo follows fast recovery"
+        );
+        d.on_retransmit(0, 1000);
+        d
+    }
+
+    #[test]
+    fn recovery_ending_on_an_echo_from_before_the_fast_retransmit_is_a_full_undo() {
+        let segs = table();
+        let mut d = recovering();
+        let mut a = ack(&segs, 0, 10_000, 10_000, None);
+        a.tsecr = Some(499);
+        assert_eq!(d.on_ack(&a), Step::UndoRecovery);
+        assert_eq!(d.undos(), &[UndoKind::Full]);
+    }
+
+    #[test]
+    fn recovery_ending_on_an_echo_of_the_retransmission_keeps_the_reduction() {
+        let segs = table();
+        let mut d = recovering();
+        let mut a = ack(&segs, 0, 10_000, 10_000, None);
+        a.tsecr = Some(500);
+        assert_eq!(d.on_ack(&a), Step::Pending);
+        assert!(d.undos().is_empty());
+    }
+
+    #[test]
+    fn a_delayed_partial_ack_undoes_only_when_no_retransmission_is_in_flight() {
+        let mut segs = table();
+        segs.get_mut(3).unwrap().retx_count = 1; // a second retransmission, unacknowledged
+        let mut d = recovering();
+        let mut a = ack(&segs, 0, 10_000, 2000, None);
+        a.tsecr = Some(499);
+        assert_eq!(d.on_ack(&a), Step::Pending, "retrans_out = 1: no undo yet");
+        let segs = table(); // only segment 0 was retransmitted, and 2000 covers it
+        let mut a = ack(&segs, 0, 10_000, 2000, None);
+        a.tsecr = Some(499);
+        assert_eq!(d.on_ack(&a), Step::UndoRecovery);
+        assert_eq!(d.undos(), &[UndoKind::Partial]);
+    }
+
+    #[test]
+    fn a_dsack_of_every_fast_retransmission_undoes_during_recovery() {
+        let segs = table();
+        let mut d = recovering();
+        let mut a = ack(&segs, 0, 10_000, 4000, None);
+        a.dsack = Some((0, 1000));
+        assert_eq!(d.on_ack(&a), Step::UndoRecovery);
+        assert_eq!(d.undos(), &[UndoKind::Dsack]);
+    }
+
+    #[test]
+    fn recovery_ending_without_evidence_keeps_the_marker_for_a_later_dsack() {
+        let segs = table();
+        let mut d = recovering();
+        assert_eq!(
+            d.on_ack(&ack(&segs, 0, 10_000, 10_000, None)),
+            Step::Pending
+        );
+        let mut a = ack(&segs, 10_000, 10_000, 10_000, None);
+        a.dsack = Some((0, 1000));
+        assert_eq!(d.on_ack(&a), Step::UndoRecovery, "not a timeout verdict");
+        assert_eq!(d.undos(), &[UndoKind::Dsack]);
+    }
+
+    #[test]
+    fn a_new_recovery_replaces_the_marker_a_timeout_episode_left() {
+        let segs = table();
+        let mut d = fired(false);
+        d.on_retransmit(1000, 2000);
+        assert_eq!(
+            d.on_ack(&ack(&segs, 0, 10_000, 10_000, None)),
+            Step::Pending
+        );
+        // tcp_enter_recovery -> tcp_init_undo: the timeout's D-SACKs no longer count.
+        let r = RecoveryView {
+            snd_una: 10_000,
+            snd_max: 20_000,
+            retrans_out: 0,
+            retransmit_tsval: None,
+        };
+        d.on_fast_recovery(&r);
+        d.on_retransmit(10_000, 11_000);
+        let mut a = ack(&segs, 10_000, 20_000, 10_000, None);
+        a.dsack = Some((0, 1000));
+        assert_eq!(d.on_ack(&a), Step::Pending, "below the new undo marker");
+        assert!(d.undos().is_empty());
     }
 
     #[test]

@@ -73,6 +73,7 @@ macro_rules! detectors {
             pub enum Detector: SpuriousDetector { $( $(#[$doc])* $V($T) ),* }
             methods {
                 fn on_timeout(&mut self, t: &TimeoutView);
+                fn on_fast_recovery(&mut self, r: &RecoveryView) -> bool;
                 fn on_retransmit(&mut self, start: u64, end: u64);
                 fn on_ack(&mut self, a: &AckView) -> Step;
                 fn holds_retransmissions(&self) -> bool;
@@ -155,6 +156,23 @@ pub enum Step {
     SendNew(u32),
     /// The conclusion.
     Decided(Verdict),
+    /// A fast-recovery episode's reduction turned out unnecessary: restore cwnd and
+    /// ssthresh and leave recovery (Linux's `tcp_try_undo_recovery`,
+    /// `tcp_try_undo_partial`, `tcp_try_undo_dsack`; see [`linux_undo`]). Not a verdict
+    /// about a timeout.
+    UndoRecovery,
+}
+
+/// What the sender knows when it enters fast recovery.
+#[derive(Clone, Copy, Debug)]
+pub struct RecoveryView {
+    pub snd_una: u64,
+    pub snd_max: u64,
+    /// Retransmissions in flight, neither acknowledged nor SACKed nor marked lost
+    /// again (`tp->retrans_out`; non-zero when recovery takes over from a timeout).
+    pub retrans_out: u64,
+    /// TSval carried by the recovery's first retransmission, sent now (timestamps on).
+    pub retransmit_tsval: Option<u64>,
 }
 
 /// What the sender knows when its retransmission timer fires.
@@ -205,6 +223,11 @@ pub trait SpuriousDetector {
     /// The retransmission timer fired and the first unacknowledged segment was
     /// retransmitted.
     fn on_timeout(&mut self, t: &TimeoutView);
+    /// Fast recovery began (before its first retransmission is announced); returns
+    /// whether this detector follows fast-recovery episodes and wants their ACKs.
+    fn on_fast_recovery(&mut self, _r: &RecoveryView) -> bool {
+        false
+    }
     /// A segment was retransmitted during the episode (go-back-N or fast retransmit).
     fn on_retransmit(&mut self, _start: u64, _end: u64) {}
     /// An ACK arrived while the episode is undecided.

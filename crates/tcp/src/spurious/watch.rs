@@ -1,7 +1,9 @@
 //! Running several detectors side by side on one flow, recording every verdict, and
 //! telling the sender what the driving one wants.
 
-use super::{AckView, Detector, DetectorKind, SpuriousDetector, Step, TimeoutView, Verdict};
+use super::{
+    AckView, Detector, DetectorKind, RecoveryView, SpuriousDetector, Step, TimeoutView, Verdict,
+};
 use crate::response::SpuriousConfig;
 use spikelab_core::Time;
 
@@ -26,6 +28,8 @@ struct Watch {
     drives: bool,
     /// The timeout number that armed the detector for the current episode.
     armed_from: Option<u64>,
+    /// The detector follows fast-recovery episodes and sees every ACK from the first.
+    follows_recovery: bool,
 }
 
 /// The detectors of one flow. The driver, if any, comes first.
@@ -55,6 +59,7 @@ impl Watchers {
                     det,
                     drives,
                     armed_from: None,
+                    follows_recovery: false,
                 })
             })
             .collect();
@@ -99,6 +104,13 @@ impl Watchers {
         }
     }
 
+    /// Fast recovery began (see [`RecoveryView`]).
+    pub fn on_fast_recovery(&mut self, r: &RecoveryView) {
+        for w in &mut self.watches {
+            w.follows_recovery |= w.det.on_fast_recovery(r);
+        }
+    }
+
     /// A segment was retransmitted.
     pub fn on_retransmit(&mut self, start: u64, end: u64) {
         for w in &mut self.watches {
@@ -111,8 +123,11 @@ impl Watchers {
         let mut driver_step = Step::Pending;
         let last = self.last_timeout;
         for w in &mut self.watches {
-            let Some(from) = w.armed_from else { continue };
+            if w.armed_from.is_none() && !w.follows_recovery {
+                continue;
+            }
             let step = w.det.on_ack(a);
+            let from = w.armed_from.unwrap_or(last);
             if let Step::Decided(verdict) = step {
                 w.armed_from = None;
                 let v = EpisodeVerdict {
