@@ -83,6 +83,19 @@ struct InFlight<P> {
     lost: bool,
 }
 
+/// A suspension in progress ([`LinkDir::suspend`] until [`LinkDir::resume`]).
+#[derive(Clone, Debug)]
+struct Suspension<P> {
+    /// When it began.
+    since: Time,
+    /// How it freezes the link.
+    mode: FreezeMode,
+    /// Arrivals held in front of the queue by a [`crate::freeze::FreezePoint::BeforeQueue`]
+    /// freeze, in order.
+    gate: VecDeque<P>,
+    gate_bytes: PacketBytes,
+}
+
 /// One direction of a point-to-point link. Sans-I/O: the engine calls
 /// [`LinkDir::next_wakeup`] and [`LinkDir::poll`].
 ///
@@ -104,13 +117,9 @@ pub struct LinkDir<P = Packet> {
     rng: Box<SimRng>,
     pipe: VecDeque<InFlight<P>>,
     pipe_bytes: PacketBytes,
-    suspended_at: Option<Time>,
-    /// How the current (or last) suspension freezes the link.
-    freeze: FreezeMode,
-    /// Arrivals held in front of the queue by a [`crate::freeze::FreezePoint::BeforeQueue`]
-    /// freeze, in order.
-    gate: VecDeque<P>,
-    gate_bytes: PacketBytes,
+    /// The suspension in progress, if any. Boxed: links are rarely frozen, and held
+    /// inline its 70 bytes would sit between the hot fields of every link.
+    suspension: Option<Box<Suspension<P>>>,
     clock: Time,
     offered: PacketBytes,
     dropped: PacketBytes,
@@ -134,10 +143,7 @@ impl<P: Wire> LinkDir<P> {
             rng: Box::new(rng),
             pipe: VecDeque::new(),
             pipe_bytes: PacketBytes::default(),
-            suspended_at: None,
-            freeze: FreezeMode::default(),
-            gate: VecDeque::new(),
-            gate_bytes: PacketBytes::default(),
+            suspension: None,
             clock: Time::ZERO,
             offered: PacketBytes::default(),
             dropped: PacketBytes::default(),
@@ -159,8 +165,10 @@ impl<P: Wire> LinkDir<P> {
         let dropped = match self.frozen_arrival() {
             Some(FrozenArrivals::Dropped) => Some(pkt),
             Some(FrozenArrivals::Queued) => {
-                self.gate_bytes.add(&pkt);
-                self.gate.push_back(pkt);
+                if let Some(s) = self.suspension.as_mut() {
+                    s.gate_bytes.add(&pkt);
+                    s.gate.push_back(pkt);
+                }
                 None
             }
             None => self.queue.enqueue(now, pkt, &mut self.rng),
@@ -183,9 +191,9 @@ impl<P: Wire> LinkDir<P> {
     /// without changing any time.
     pub fn next_wakeup(&self) -> Option<Time> {
         let arrival = self.pipe.front().map(|f| f.at);
-        match self.suspended_at {
-            Some(since) if self.freeze.holds_wire() => arrival.filter(|&at| at <= since),
-            Some(_) if self.freeze.stops_transmitter() => arrival,
+        match self.suspension.as_deref() {
+            Some(s) if s.mode.holds_wire() => arrival.filter(|&at| at <= s.since),
+            Some(s) if s.mode.stops_transmitter() => arrival,
             _ => arrival.or_else(|| self.service.next_wakeup(&self.queue)),
         }
     }
@@ -196,8 +204,8 @@ impl<P: Wire> LinkDir<P> {
     pub fn poll(&mut self, now: Time, delivered: &mut Vec<P>, dropped: &mut Vec<P>) {
         self.tick(now);
         self.advance(now);
-        let horizon = match self.suspended_at {
-            Some(since) if self.freeze.holds_wire() => since.min(now),
+        let horizon = match self.suspension.as_deref() {
+            Some(s) if s.mode.holds_wire() => s.since.min(now),
             _ => now,
         };
         while self.pipe.front().is_some_and(|f| f.at <= horizon) {
@@ -223,10 +231,14 @@ impl<P: Wire> LinkDir<P> {
     /// Suspending a suspended link changes nothing.
     pub fn suspend(&mut self, now: Time, mode: FreezeMode) {
         self.tick(now);
-        if self.suspended_at.is_none() {
+        if self.suspension.is_none() {
             self.advance(now);
-            self.suspended_at = Some(now);
-            self.freeze = mode;
+            self.suspension = Some(Box::new(Suspension {
+                since: now,
+                mode,
+                gate: VecDeque::new(),
+                gate_bytes: PacketBytes::default(),
+            }));
         }
     }
 
@@ -236,21 +248,20 @@ impl<P: Wire> LinkDir<P> {
     pub fn resume(&mut self, now: Time) -> Vec<P> {
         self.tick(now);
         let mut dropped = Vec::new();
-        let Some(since) = self.suspended_at.take() else {
+        let Some(mut s) = self.suspension.take() else {
             return dropped;
         };
-        let d = now - since;
-        if self.freeze.stops_transmitter() {
+        let (since, d) = (s.since, now - s.since);
+        if s.mode.stops_transmitter() {
             self.service.resume(since, now);
         }
-        if self.freeze.holds_wire() {
+        if s.mode.holds_wire() {
             for f in self.pipe.iter_mut().filter(|f| f.at > since) {
                 f.at += d;
             }
         }
         self.advance(now);
-        while let Some(pkt) = self.gate.pop_front() {
-            self.gate_bytes.sub(&pkt);
+        while let Some(pkt) = s.gate.pop_front() {
             if let Some(lost) = self.queue.enqueue(now, pkt, &mut self.rng) {
                 self.dropped.add(&lost);
                 dropped.push(lost);
@@ -263,8 +274,8 @@ impl<P: Wire> LinkDir<P> {
 
     /// What a freeze does to an arrival now: `None` when it enters the queue as usual.
     fn frozen_arrival(&self) -> Option<FrozenArrivals> {
-        self.suspended_at?;
-        match (self.freeze.stops_transmitter(), self.freeze.arrivals) {
+        let mode = self.suspension.as_ref()?.mode;
+        match (mode.stops_transmitter(), mode.arrivals) {
             (true, FrozenArrivals::Queued) => None,
             (_, a) => Some(a),
         }
@@ -272,7 +283,7 @@ impl<P: Wire> LinkDir<P> {
 
     /// Is the link suspended?
     pub fn is_suspended(&self) -> bool {
-        self.suspended_at.is_some()
+        self.suspension.is_some()
     }
 
     /// Changes the transmission rate from now on (the packet being sent finishes at the
@@ -287,7 +298,9 @@ impl<P: Wire> LinkDir<P> {
     /// Every packet still inside this direction (held in front of the queue by a freeze,
     /// queued, being sent, propagating), for ground truth, in that order.
     pub fn for_each_in_network(&self, mut f: impl FnMut(&P)) {
-        self.gate.iter().for_each(&mut f);
+        if let Some(s) = &self.suspension {
+            s.gate.iter().for_each(&mut f);
+        }
         self.queue.fifo().iter().for_each(&mut f);
         self.service.holding().into_iter().for_each(&mut f);
         self.pipe.iter().for_each(|x| f(&x.pkt));
@@ -326,13 +339,21 @@ impl<P: Wire> LinkDir<P> {
         }
         .plus(held)
         .plus(self.pipe_bytes)
-        .plus(self.gate_bytes)
+        .plus(
+            self.suspension
+                .as_ref()
+                .map_or(PacketBytes::default(), |s| s.gate_bytes),
+        )
     }
 
     /// Runs the transmitter up to `now` unless a freeze stops it; finished packets
     /// enter the propagation pipe.
     fn advance(&mut self, now: Time) {
-        if self.suspended_at.is_some() && self.freeze.stops_transmitter() {
+        if self
+            .suspension
+            .as_ref()
+            .is_some_and(|s| s.mode.stops_transmitter())
+        {
             return;
         }
         let (pipe, pipe_bytes, latency) = (&mut self.pipe, &mut self.pipe_bytes, self.latency);

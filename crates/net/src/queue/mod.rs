@@ -52,10 +52,13 @@ pub trait QueueDiscipline<P: Wire = Packet> {
 /// [`QueueConfig`] (the scenario's `kind` tag names), [`QueueConfig::KINDS`], [`Queue`]
 /// with its [`QueueDiscipline`] forwarding and [`Queue::new`]. A line reads
 /// `"kind" => Variant(ConfigType): Type = |config, rate| constructor,` where `Type` is
-/// generic over what the queue holds (`Type<P>`). The forwarding is written here rather
+/// the variant's payload, generic over what the queue holds (`Type<P>`). A discipline
+/// with a large state (RED's parameters and averages, 176 bytes) is boxed
+/// (`Box<Type<P>>`): the enum is as large as its largest variant, and the queue sits
+/// inline in every link direction, whose hot fields should share few cache lines. The forwarding is written here rather
 /// than by `spikelab_core::dispatch_enum!` because the queue enum is generic.
 macro_rules! disciplines {
-    ($( $(#[$doc:meta])* $name:literal => $V:ident($Cfg:ty): $T:ident = |$c:ident, $r:ident| $new:expr, )*) => {
+    ($( $(#[$doc:meta])* $name:literal => $V:ident($Cfg:ty): $T:ty = |$c:ident, $r:ident| $new:expr, )*) => {
         /// Which queue discipline sits in front of a link direction, as written in a
         /// scenario (`kind =` one of [`QueueConfig::KINDS`]).
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,7 +76,7 @@ macro_rules! disciplines {
         /// dispatch: the link calls it once per arrival and departure).
         #[derive(Clone, Debug)]
         pub enum Queue<P = Packet> {
-            $( $(#[$doc])* $V($T<P>), )*
+            $( $(#[$doc])* $V($T), )*
         }
 
         impl<P: Wire> QueueDiscipline<P> for Queue<P> {
@@ -108,12 +111,12 @@ macro_rules! disciplines {
 
 disciplines! {
     /// First in, first out; drops arrivals (or the head) beyond a packet or byte limit.
-    "drop-tail" => DropTail(DropTailConfig): DropTail = |c, _rate| DropTail::new(c),
+    "drop-tail" => DropTail(DropTailConfig): DropTail<P> = |c, _rate| DropTail::new(c),
     /// Random Early Detection (Floyd & Jacobson 1993) as in ns-2's red.cc.
-    "red" => Red(RedConfig): Red = |c, rate| Red::new(c, rate),
+    "red" => Red(RedConfig): Box<Red<P>> = |c, rate| Box::new(Red::new(c, rate)),
     /// Adaptive RED (Floyd, Gummadi & Shenker 2001): RED whose max_p adapts every
     /// `interval`, with thresholds and weight derived from the link rate.
-    "adaptive-red" => AdaptiveRed(AdaptiveRedConfig): Red = |c, rate| Red::adaptive(c, rate),
+    "adaptive-red" => AdaptiveRed(AdaptiveRedConfig): Box<Red<P>> = |c, rate| Box::new(Red::adaptive(c, rate)),
 }
 
 impl Default for QueueConfig {

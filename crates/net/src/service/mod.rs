@@ -56,8 +56,12 @@ pub struct Departure<P = Packet> {
 /// The per-packet timing model of a timed (non-trace) transmitter.
 #[derive(Clone, Debug)]
 enum TimedModel {
-    Rate { rate: BitRate },
-    Wcdma(Wcdma),
+    Rate {
+        rate: BitRate,
+    },
+    /// Boxed: its parameters (40 bytes) would double the size of every link's
+    /// transmitter, and most links are plain rate.
+    Wcdma(Box<Wcdma>),
 }
 
 impl TimedModel {
@@ -131,7 +135,7 @@ impl<P: Wire> Service<P> {
         let timed = |model| Service::Timed(Timed { model, busy: None });
         match cfg {
             ServiceConfig::Rate => timed(TimedModel::Rate { rate }),
-            ServiceConfig::Wcdma(w) => timed(TimedModel::Wcdma(Wcdma::new(w, rate))),
+            ServiceConfig::Wcdma(w) => timed(TimedModel::Wcdma(Box::new(Wcdma::new(w, rate)))),
             ServiceConfig::Mahimahi(m) => Service::Trace(TraceTransmitter::new(m)),
         }
     }
