@@ -949,7 +949,7 @@ impl World {
             ) => Ok(()),
             (outcome, seen) => Err(format!(
                 "flow {f}: the sender's timer expiry ({outcome:?}) is not what the world saw ({})",
-                seen.map_or("a loss probe", |s| s.label())
+                seen.map_or("no timeout: a probe, reorder or idle timer", |s| s.label())
             )),
         };
         done.map_err(|what| InvariantViolation {
