@@ -9,7 +9,7 @@
 
 use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
 use crate::recovery::ns2_sack1::Sack1DupAcks;
-use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
+use crate::recovery::{LossRecovery, PartialAck, PipeRule, Recovery, RecoveryParams, Transmit};
 use crate::response::restore::{restore, Ns2SpuriousResponse, Restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
@@ -194,10 +194,16 @@ impl<E: RtoEstimator> TcpSender<E> {
             cfg: cfg.clone(),
             w,
             recovery: {
-                let mut r = Recovery::with_ns2_newreno(
+                let mut r = Recovery::build(
                     cfg.recovery,
-                    cfg.sack_pipe,
-                    cfg.ns2.newreno_2002_partial_ack,
+                    RecoveryParams {
+                        pipe: cfg.sack_pipe,
+                        ns2_newreno: cfg.ns2.newreno_2002_partial_ack,
+                        // GetNextRetran() is half of ns-2's Sack1 agent, its pipe_ the
+                        // other: with RFC 6675's SetPipe the sender keeps NextSeg.
+                        ns2_sack1_next_retran: cfg.ns2.sack1_retransmits_every_hole_first
+                            && cfg.sack_pipe == PipeRule::Ns2Sack1,
+                    },
                 );
                 r.set_ns2_fack(cfg.ns2.fack_rules());
                 r
