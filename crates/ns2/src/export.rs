@@ -623,6 +623,11 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             all.sack1_retransmits_every_hole_first,
         ),
         (
+            "sack1_no_frto_in_fast_recovery",
+            tcp.ns2.sack1_no_frto_in_fast_recovery,
+            all.sack1_no_frto_in_fast_recovery,
+        ),
+        (
             "frto_fallback_dupack_uncounted",
             tcp.ns2.frto_fallback_dupack_uncounted,
             all.frto_fallback_dupack_uncounted,

@@ -136,6 +136,11 @@ pub struct Ns2Switches {
     /// `sack_pipe = "ns2-sack1"`, the agent's other half: with RFC 6675's SetPipe the
     /// sender keeps RFC 6675's NextSeg.
     pub sack1_retransmits_every_hole_first: bool,
+    /// `Sack1TcpAgent::timeout()` (Reno-SACK and NewReno-SACK with an F-RTO driver): "F-RTO
+    /// is not allowed if earlier SACK fast recovery is underway": a timeout during
+    /// fast recovery sets `frto_ = 0` after `TcpAgent::timeout()`, so it is recovered by
+    /// go-back-N without F-RTO's probe; RFC 5682 and RFC 6675 have no such exception.
+    pub sack1_no_frto_in_fast_recovery: bool,
     /// `TcpAgent::recv_frto_helper()` (Reno and NewReno F-RTO): the duplicate ACK that
     /// ends F-RTO as a genuine timeout sets `dupacks_ = -1`, which `recv()` raises to 0,
     /// so it does not count as a duplicate and releases no Limited Transmit segment
@@ -215,6 +220,7 @@ impl Ns2Switches {
             sack1_dupack_rules: true,
             sack1_go_back_n_resends_sacked: true,
             sack1_retransmits_every_hole_first: true,
+            sack1_no_frto_in_fast_recovery: true,
             frto_fallback_dupack_uncounted: true,
             frto_spurious_response_1: true,
             fack_enters_by_forward_ack: true,

@@ -584,7 +584,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// Tells the detectors that the timer fired and the first segment went out again.
-    fn announce_timeout(&mut self, now: Time, first: bool) {
+    fn announce_timeout(&mut self, now: Time, first: bool, frto_barred: bool) {
         if self.watch.is_empty() {
             return;
         }
@@ -599,6 +599,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             retransmit_tsval: self.cfg.timestamps.then(|| self.cfg.ts_clock(now)),
             min_rtt: self.min_rtt,
             srtt: self.rto.srtt(),
+            frto_barred,
         };
         self.watch.on_timeout(&view);
         self.frto_hold = self.watch.driver_holds_retransmissions();
@@ -1265,6 +1266,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         // RFC 5681 (4): halve on the first timeout; hold ssthresh when the segment was
         // already retransmitted by the timer (ns-2 halves again: see SsthreshRule).
         let first = self.consecutive_timeouts == 0;
+        let frto_barred = self.sack1_bars_frto();
         let w = &self.w;
         self.ns2_spurious
             .on_timeout(w.cwnd, w.rwnd, w.ssthresh, w.mss);
@@ -1328,7 +1330,18 @@ impl<E: RtoEstimator> TcpSender<E> {
             // Only the timed-out segment; snd_nxt stays where it was.
             TimeoutRetransmit::SelectiveRepeat => self.retransmit(now, 0, out),
         }
-        self.announce_timeout(now, first);
+        self.announce_timeout(now, first, frto_barred);
+    }
+
+    /// `Ns2Switches::sack1_no_frto_in_fast_recovery`: on, a Sack1 agent (Reno-SACK or
+    /// NewReno-SACK), and the timer fires during fast recovery.
+    fn sack1_bars_frto(&self) -> bool {
+        self.cfg.ns2.sack1_no_frto_in_fast_recovery
+            && matches!(
+                self.cfg.recovery,
+                RecoveryKind::RenoSack | RecoveryKind::NewRenoSack
+            )
+            && matches!(self.phase, Phase::Recovery { .. })
     }
 
     // ----- transmission ----------------------------------------------------------
