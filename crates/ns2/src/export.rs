@@ -628,6 +628,11 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             all.sack1_no_frto_in_fast_recovery,
         ),
         (
+            "timeout_drops_inflation",
+            tcp.ns2.timeout_drops_inflation,
+            all.timeout_drops_inflation,
+        ),
+        (
             "frto_fallback_dupack_uncounted",
             tcp.ns2.frto_fallback_dupack_uncounted,
             all.frto_fallback_dupack_uncounted,

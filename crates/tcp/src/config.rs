@@ -141,6 +141,12 @@ pub struct Ns2Switches {
     /// fast recovery sets `frto_ = 0` after `TcpAgent::timeout()`, so it is recovered by
     /// go-back-N without F-RTO's probe; RFC 5682 and RFC 6675 have no such exception.
     pub sack1_no_frto_in_fast_recovery: bool,
+    /// `RenoTcpAgent::timeout()` (Reno and NewReno): `dupwnd_ = 0` before
+    /// `TcpAgent::timeout()`, so a timeout during fast recovery halves the window
+    /// without its inflation (ns-2 keeps the inflation in `dupwnd_`, apart from `cwnd_`
+    /// = ssthresh): spikelab's cwnd, inflated by one segment per duplicate ACK, drops
+    /// to ssthresh before the timeout's halving (RFC 5681 halves FlightSize instead).
+    pub timeout_drops_inflation: bool,
     /// `TcpAgent::recv_frto_helper()` (Reno and NewReno F-RTO): the duplicate ACK that
     /// ends F-RTO as a genuine timeout sets `dupacks_ = -1`, which `recv()` raises to 0,
     /// so it does not count as a duplicate and releases no Limited Transmit segment
@@ -221,6 +227,7 @@ impl Ns2Switches {
             sack1_go_back_n_resends_sacked: true,
             sack1_retransmits_every_hole_first: true,
             sack1_no_frto_in_fast_recovery: true,
+            timeout_drops_inflation: true,
             frto_fallback_dupack_uncounted: true,
             frto_spurious_response_1: true,
             fack_enters_by_forward_ack: true,

@@ -1267,6 +1267,11 @@ impl<E: RtoEstimator> TcpSender<E> {
         // already retransmitted by the timer (ns-2 halves again: see SsthreshRule).
         let first = self.consecutive_timeouts == 0;
         let frto_barred = self.sack1_bars_frto();
+        if self.timeout_drops_inflation() {
+            // ns-2 RenoTcpAgent::timeout(): dupwnd_ = 0 before TcpAgent::timeout()'s
+            // slowdown(), which halves window() = cwnd_, the uninflated window.
+            self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
+        }
         let w = &self.w;
         self.ns2_spurious
             .on_timeout(w.cwnd, w.rwnd, w.ssthresh, w.mss);
@@ -1331,6 +1336,17 @@ impl<E: RtoEstimator> TcpSender<E> {
             TimeoutRetransmit::SelectiveRepeat => self.retransmit(now, 0, out),
         }
         self.announce_timeout(now, first, frto_barred);
+    }
+
+    /// `Ns2Switches::timeout_drops_inflation`: on, Reno or NewReno (which inflate cwnd
+    /// by one segment per duplicate ACK), and the timer fires during fast recovery.
+    fn timeout_drops_inflation(&self) -> bool {
+        self.cfg.ns2.timeout_drops_inflation
+            && matches!(
+                self.cfg.recovery,
+                RecoveryKind::Reno | RecoveryKind::NewReno
+            )
+            && matches!(self.phase, Phase::Recovery { .. })
     }
 
     /// `Ns2Switches::sack1_no_frto_in_fast_recovery`: on, a Sack1 agent (Reno-SACK or
