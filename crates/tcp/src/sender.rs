@@ -1755,6 +1755,36 @@ mod tests {
         assert_eq!(resent, vec![(1000, true), (2000, true)]);
     }
 
+    /// ssthresh after a Reno timeout in fast recovery (8 segments out, five duplicate
+    /// ACKs inflate cwnd to 9 segments), with ns-2's halving of min(cwnd, rwnd).
+    fn ssthresh_after_timeout_in_reno_recovery(drop_inflation: bool) -> u64 {
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            initial_window: 8,
+            timestamps: false,
+            recovery: RecoveryKind::Reno,
+            ssthresh_rule: SsthreshRule::Ns2,
+            ..TcpConfig::default()
+        };
+        cfg.ns2.timeout_drops_inflation = drop_inflation;
+        let (mut s, mut out) = started(&cfg, 40_000);
+        for i in 0..5 {
+            s.on_ack(ms(100 + i), &ack(0), &mut out);
+        }
+        assert_eq!(s.window().cwnd, 9000, "ssthresh 4 + 3 + 2 duplicate ACKs");
+        let deadline = s.next_deadline().unwrap();
+        s.on_timer(deadline, &mut out);
+        s.window().ssthresh
+    }
+
+    #[test]
+    fn a_timeout_in_reno_recovery_halves_the_uninflated_window_as_ns2_does() {
+        // RFC-style: half of the inflated 9 segments; ns-2 RenoTcpAgent::timeout():
+        // dupwnd_ = 0 first, so half of cwnd_ = ssthresh 4.
+        assert_eq!(ssthresh_after_timeout_in_reno_recovery(false), 4000);
+        assert_eq!(ssthresh_after_timeout_in_reno_recovery(true), 2000);
+    }
+
     #[test]
     fn selective_repeat_resends_only_the_timed_out_segment_then_new_data() {
         let cfg = TcpConfig {
