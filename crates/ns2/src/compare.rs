@@ -197,10 +197,14 @@ fn diff_flow(info: &TcpFlowInfo, n: &Ns2Flow, r: &FlowResult, trace: &[TraceReco
         for j in i.saturating_sub(n)..i + n {
             eprintln!("#{j} ns2 {:?} spikelab {:?}", ns_series.get(j), mine.get(j));
         }
-        let t0 = mine.get(i).map_or(0.0, |m| m.0) - 0.01;
+        // NS2DIFF_TRACE_FROM / NS2DIFF_TRACE_SPAN (seconds) move spikelab's trace window.
+        let env_secs = |k: &str| std::env::var(k).ok().and_then(|s| s.parse::<f64>().ok());
+        let t0 = env_secs("NS2DIFF_TRACE_FROM")
+            .unwrap_or_else(|| mine.get(i).map_or(0.0, |m| m.0) - 0.01);
+        let span = env_secs("NS2DIFF_TRACE_SPAN").unwrap_or(0.06);
         for t in trace.iter().filter(|t| t.flow == flow) {
             let ts = (t.time - Time::ZERO).as_secs_f64();
-            if ts >= t0 && ts < t0 + 0.06 {
+            if ts >= t0 && ts < t0 + span {
                 eprintln!("  {ts:.6} {:?}", t.event);
             }
         }

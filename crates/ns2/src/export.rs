@@ -618,6 +618,21 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             all.sack1_go_back_n_resends_sacked,
         ),
         (
+            "sack1_retransmits_every_hole_first",
+            tcp.ns2.sack1_retransmits_every_hole_first,
+            all.sack1_retransmits_every_hole_first,
+        ),
+        (
+            "sack1_no_frto_in_fast_recovery",
+            tcp.ns2.sack1_no_frto_in_fast_recovery,
+            all.sack1_no_frto_in_fast_recovery,
+        ),
+        (
+            "timeout_drops_inflation",
+            tcp.ns2.timeout_drops_inflation,
+            all.timeout_drops_inflation,
+        ),
+        (
             "frto_fallback_dupack_uncounted",
             tcp.ns2.frto_fallback_dupack_uncounted,
             all.frto_fallback_dupack_uncounted,

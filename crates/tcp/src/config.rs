@@ -127,6 +127,26 @@ pub struct Ns2Switches {
     /// scoreboard (`GetNextRetran()`) is empty there, since every new ACK and every
     /// timeout clears it and a duplicate ACK that fills it stops `send_much()`.
     pub sack1_go_back_n_resends_sacked: bool,
+    /// `Sack1TcpAgent::send_much()` in fast recovery (Reno-SACK and NewReno-SACK, both
+    /// ns-2's Sack1 agent): while `pipe_ < cwnd_` it sends `ScoreBoard::GetNextRetran()`,
+    /// the first packet between the cumulative ACK and the highest SACKed packet that
+    /// is neither SACKed nor already retransmitted, before any new data, whether or not
+    /// RFC 6675's IsLost() deems it lost (NextSeg's rule 1 needs DupThresh SACKed
+    /// segments above a hole; its rule 3 comes only after new data). Only with
+    /// `sack_pipe = "ns2-sack1"`, the agent's other half: with RFC 6675's SetPipe the
+    /// sender keeps RFC 6675's NextSeg.
+    pub sack1_retransmits_every_hole_first: bool,
+    /// `Sack1TcpAgent::timeout()` (Reno-SACK and NewReno-SACK with an F-RTO driver): "F-RTO
+    /// is not allowed if earlier SACK fast recovery is underway": a timeout during
+    /// fast recovery sets `frto_ = 0` after `TcpAgent::timeout()`, so it is recovered by
+    /// go-back-N without F-RTO's probe; RFC 5682 and RFC 6675 have no such exception.
+    pub sack1_no_frto_in_fast_recovery: bool,
+    /// `RenoTcpAgent::timeout()` (Reno and NewReno): `dupwnd_ = 0` before
+    /// `TcpAgent::timeout()`, so a timeout during fast recovery halves the window
+    /// without its inflation (ns-2 keeps the inflation in `dupwnd_`, apart from `cwnd_`
+    /// = ssthresh): spikelab's cwnd, inflated by one segment per duplicate ACK, drops
+    /// to ssthresh before the timeout's halving (RFC 5681 halves FlightSize instead).
+    pub timeout_drops_inflation: bool,
     /// `TcpAgent::recv_frto_helper()` (Reno and NewReno F-RTO): the duplicate ACK that
     /// ends F-RTO as a genuine timeout sets `dupacks_ = -1`, which `recv()` raises to 0,
     /// so it does not count as a duplicate and releases no Limited Transmit segment
@@ -205,6 +225,9 @@ impl Ns2Switches {
             frto_needs_room_for_two: true,
             sack1_dupack_rules: true,
             sack1_go_back_n_resends_sacked: true,
+            sack1_retransmits_every_hole_first: true,
+            sack1_no_frto_in_fast_recovery: true,
+            timeout_drops_inflation: true,
             frto_fallback_dupack_uncounted: true,
             frto_spurious_response_1: true,
             fack_enters_by_forward_ack: true,

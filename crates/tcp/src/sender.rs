@@ -9,7 +9,7 @@
 
 use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
 use crate::recovery::ns2_sack1::Sack1DupAcks;
-use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
+use crate::recovery::{LossRecovery, PartialAck, PipeRule, Recovery, RecoveryParams, Transmit};
 use crate::response::restore::{restore, Ns2SpuriousResponse, Restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
@@ -194,10 +194,16 @@ impl<E: RtoEstimator> TcpSender<E> {
             cfg: cfg.clone(),
             w,
             recovery: {
-                let mut r = Recovery::with_ns2_newreno(
+                let mut r = Recovery::build(
                     cfg.recovery,
-                    cfg.sack_pipe,
-                    cfg.ns2.newreno_2002_partial_ack,
+                    RecoveryParams {
+                        pipe: cfg.sack_pipe,
+                        ns2_newreno: cfg.ns2.newreno_2002_partial_ack,
+                        // GetNextRetran() is half of ns-2's Sack1 agent, its pipe_ the
+                        // other: with RFC 6675's SetPipe the sender keeps NextSeg.
+                        ns2_sack1_next_retran: cfg.ns2.sack1_retransmits_every_hole_first
+                            && cfg.sack_pipe == PipeRule::Ns2Sack1,
+                    },
                 );
                 r.set_ns2_fack(cfg.ns2.fack_rules());
                 r
@@ -578,7 +584,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// Tells the detectors that the timer fired and the first segment went out again.
-    fn announce_timeout(&mut self, now: Time, first: bool) {
+    fn announce_timeout(&mut self, now: Time, first: bool, frto_barred: bool) {
         if self.watch.is_empty() {
             return;
         }
@@ -593,6 +599,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             retransmit_tsval: self.cfg.timestamps.then(|| self.cfg.ts_clock(now)),
             min_rtt: self.min_rtt,
             srtt: self.rto.srtt(),
+            frto_barred,
         };
         self.watch.on_timeout(&view);
         self.frto_hold = self.watch.driver_holds_retransmissions();
@@ -1259,6 +1266,12 @@ impl<E: RtoEstimator> TcpSender<E> {
         // RFC 5681 (4): halve on the first timeout; hold ssthresh when the segment was
         // already retransmitted by the timer (ns-2 halves again: see SsthreshRule).
         let first = self.consecutive_timeouts == 0;
+        let frto_barred = self.sack1_bars_frto();
+        if self.timeout_drops_inflation() {
+            // ns-2 RenoTcpAgent::timeout(): dupwnd_ = 0 before TcpAgent::timeout()'s
+            // slowdown(), which halves window() = cwnd_, the uninflated window.
+            self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
+        }
         let w = &self.w;
         self.ns2_spurious
             .on_timeout(w.cwnd, w.rwnd, w.ssthresh, w.mss);
@@ -1322,7 +1335,29 @@ impl<E: RtoEstimator> TcpSender<E> {
             // Only the timed-out segment; snd_nxt stays where it was.
             TimeoutRetransmit::SelectiveRepeat => self.retransmit(now, 0, out),
         }
-        self.announce_timeout(now, first);
+        self.announce_timeout(now, first, frto_barred);
+    }
+
+    /// `Ns2Switches::timeout_drops_inflation`: on, Reno or NewReno (which inflate cwnd
+    /// by one segment per duplicate ACK), and the timer fires during fast recovery.
+    fn timeout_drops_inflation(&self) -> bool {
+        self.cfg.ns2.timeout_drops_inflation
+            && matches!(
+                self.cfg.recovery,
+                RecoveryKind::Reno | RecoveryKind::NewReno
+            )
+            && matches!(self.phase, Phase::Recovery { .. })
+    }
+
+    /// `Ns2Switches::sack1_no_frto_in_fast_recovery`: on, a Sack1 agent (Reno-SACK or
+    /// NewReno-SACK), and the timer fires during fast recovery.
+    fn sack1_bars_frto(&self) -> bool {
+        self.cfg.ns2.sack1_no_frto_in_fast_recovery
+            && matches!(
+                self.cfg.recovery,
+                RecoveryKind::RenoSack | RecoveryKind::NewRenoSack
+            )
+            && matches!(self.phase, Phase::Recovery { .. })
     }
 
     // ----- transmission ----------------------------------------------------------
@@ -1718,6 +1753,36 @@ mod tests {
         s.on_ack(ms(3100), &ack(1000), &mut out);
         let resent: Vec<(u64, bool)> = out.iter().map(|p| (p.seq, p.retx)).collect();
         assert_eq!(resent, vec![(1000, true), (2000, true)]);
+    }
+
+    /// ssthresh after a Reno timeout in fast recovery (8 segments out, five duplicate
+    /// ACKs inflate cwnd to 9 segments), with ns-2's halving of min(cwnd, rwnd).
+    fn ssthresh_after_timeout_in_reno_recovery(drop_inflation: bool) -> u64 {
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            initial_window: 8,
+            timestamps: false,
+            recovery: RecoveryKind::Reno,
+            ssthresh_rule: SsthreshRule::Ns2,
+            ..TcpConfig::default()
+        };
+        cfg.ns2.timeout_drops_inflation = drop_inflation;
+        let (mut s, mut out) = started(&cfg, 40_000);
+        for i in 0..5 {
+            s.on_ack(ms(100 + i), &ack(0), &mut out);
+        }
+        assert_eq!(s.window().cwnd, 9000, "ssthresh 4 + 3 + 2 duplicate ACKs");
+        let deadline = s.next_deadline().unwrap();
+        s.on_timer(deadline, &mut out);
+        s.window().ssthresh
+    }
+
+    #[test]
+    fn a_timeout_in_reno_recovery_halves_the_uninflated_window_as_ns2_does() {
+        // RFC-style: half of the inflated 9 segments; ns-2 RenoTcpAgent::timeout():
+        // dupwnd_ = 0 first, so half of cwnd_ = ssthresh 4.
+        assert_eq!(ssthresh_after_timeout_in_reno_recovery(false), 4000);
+        assert_eq!(ssthresh_after_timeout_in_reno_recovery(true), 2000);
     }
 
     #[test]

@@ -98,6 +98,9 @@ pub struct RecoveryParams {
     /// ns-2's 2002 NewReno partial-ACK rules (see
     /// [`crate::config::Ns2Switches::newreno_2002_partial_ack`]).
     pub ns2_newreno: bool,
+    /// ns-2 Sack1's choice of what to send in fast recovery (see
+    /// [`crate::config::Ns2Switches::sack1_retransmits_every_hole_first`]).
+    pub ns2_sack1_next_retran: bool,
 }
 
 /// The registration macro: from one list, one line per algorithm, it generates
@@ -168,10 +171,10 @@ algorithms! {
     /// RFC 6582: stays in recovery until the recovery point, retransmitting on partial ACKs.
     "new-reno" => NewReno: NewReno = |p| NewReno { ns2_2002: p.ns2_newreno },
     /// RFC 6675 / 3517 conservative SACK loss recovery with the pipe estimate.
-    "reno-sack" => RenoSack: Sack = |p| Sack::new(false, p.pipe),
+    "reno-sack" => RenoSack: Sack = |p| Sack::with_ns2_next_retran(false, p.pipe, p.ns2_sack1_next_retran),
     /// Reno-SACK that retransmits at least one segment on each partial ACK
     /// ([Gurtov & Ludwig 2003] III.A).
-    "new-reno-sack" => NewRenoSack: Sack = |p| Sack::new(true, p.pipe),
+    "new-reno-sack" => NewRenoSack: Sack = |p| Sack::with_ns2_next_retran(true, p.pipe, p.ns2_sack1_next_retran),
     /// Forward Acknowledgment (Mathis and Mahdavi 1996).
     "fack" => Fack: Fack = |_p| Fack::default(),
 }
@@ -192,7 +195,14 @@ impl Recovery {
     /// As [`Recovery::new`]; `ns2_newreno` selects ns-2's 2002 NewReno partial-ACK
     /// rules (see [`crate::config::Ns2Switches::newreno_2002_partial_ack`]).
     pub fn with_ns2_newreno(kind: RecoveryKind, pipe: PipeRule, ns2_newreno: bool) -> Recovery {
-        Self::build(kind, RecoveryParams { pipe, ns2_newreno })
+        Self::build(
+            kind,
+            RecoveryParams {
+                pipe,
+                ns2_newreno,
+                ..RecoveryParams::default()
+            },
+        )
     }
 }
 

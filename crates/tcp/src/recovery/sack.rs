@@ -39,6 +39,9 @@ pub struct Sack {
     pipe: u64,
     /// The fast retransmission about to go out is not counted in the Ns2Sack1 pipe.
     uncounted_fast_retransmit: bool,
+    /// ns-2 `Sack1TcpAgent::send_much()`: retransmit by `ScoreBoard::GetNextRetran()`
+    /// (see [`crate::Ns2Switches::sack1_retransmits_every_hole_first`]).
+    every_hole_first: bool,
 }
 
 impl Sack {
@@ -49,6 +52,21 @@ impl Sack {
             rule,
             pipe: 0,
             uncounted_fast_retransmit: false,
+            every_hole_first: false,
+        }
+    }
+
+    /// As [`Sack::new`], choosing what to send in recovery as ns-2's `Sack1TcpAgent`
+    /// does when `every_hole_first` is set
+    /// ([`crate::Ns2Switches::sack1_retransmits_every_hole_first`]).
+    pub fn with_ns2_next_retran(
+        retransmit_on_partial_ack: bool,
+        rule: PipeRule,
+        every_hole_first: bool,
+    ) -> Sack {
+        Sack {
+            every_hole_first,
+            ..Sack::new(retransmit_on_partial_ack, rule)
         }
     }
 
@@ -114,6 +132,9 @@ impl LossRecovery for Sack {
         if w.cwnd < self.pipe(w) + w.mss {
             return None;
         }
+        if self.every_hole_first {
+            return ns2_get_next_retran(w, may_send_new);
+        }
         // NextSeg rule (1): a lost hole below the highest SACKed byte.
         // IsLost is monotone in the segment (segments::SegmentTable::lost_boundary).
         let boundary = w.segs.lost_boundary(w.dupthresh, w.mss);
@@ -128,6 +149,17 @@ impl LossRecovery for Sack {
         // Rule (3): any unretransmitted hole below the highest SACKed byte.
         w.first_hole(|_| true).map(Transmit::Retransmit)
     }
+}
+
+/// ns-2.35 `Sack1TcpAgent::send_much()` in fast recovery: `ScoreBoard::GetNextRetran()`
+/// returns the first scoreboard entry (from `highest_ack_ + 1` up to the highest SACKed
+/// packet) that is neither SACKed nor marked `retran_`, lost or not by RFC 6675's
+/// IsLost(); only when there is none does `t_seqno_++` send new data.
+fn ns2_get_next_retran(w: &Window, may_send_new: bool) -> Option<Transmit> {
+    if let Some(i) = w.first_hole(|_| true) {
+        return Some(Transmit::Retransmit(i));
+    }
+    may_send_new.then_some(Transmit::New)
 }
 
 #[cfg(test)]
@@ -189,6 +221,26 @@ mod tests {
         s.on_partial_ack(&mut w, 1000); // 5 - 2 = 3
         assert_eq!(s.pipe(&w), 3000);
         assert!(s.next_in_recovery(&w, true).is_some());
+    }
+
+    #[test]
+    fn ns2_sack1_retransmits_a_hole_rfc6675_does_not_yet_deem_lost_before_new_data() {
+        // Segments 0 and 2 lost, 1 and 3 SACKed: IsLost(2) needs three SACKed above it.
+        let mut w = window_with(8);
+        w.segs.on_sack_block(1000, 2000);
+        w.segs.on_sack_block(3000, 4000);
+        w.cwnd = 20_000; // the window is open: only the choice of segment is tested
+        w.segs.get_mut(0).unwrap().rexmit_in_episode = true;
+        let rfc = Sack::new(false, PipeRule::Rfc6675);
+        assert_eq!(rfc.next_in_recovery(&w, true), Some(Transmit::New));
+        let ns2 = Sack::with_ns2_next_retran(false, PipeRule::Rfc6675, true);
+        assert_eq!(
+            ns2.next_in_recovery(&w, true),
+            Some(Transmit::Retransmit(2))
+        );
+        w.segs.get_mut(2).unwrap().rexmit_in_episode = true;
+        assert_eq!(ns2.next_in_recovery(&w, true), Some(Transmit::New));
+        assert_eq!(ns2.next_in_recovery(&w, false), None);
     }
 
     #[test]

@@ -112,6 +112,14 @@ fn acknowledges_an_original(a: &AckView, recover: u64) -> bool {
 
 impl SpuriousDetector for Frto {
     fn on_timeout(&mut self, t: &TimeoutView) {
+        if t.frto_barred {
+            // ns-2.35 Sack1TcpAgent::timeout(): "F-RTO is not allowed if earlier SACK
+            // fast recovery is underway" (frto_ = 0 after TcpAgent::timeout()): this
+            // timeout is recovered conventionally; the next one, outside fast recovery,
+            // starts F-RTO again (TcpAgent::timeout() sets frto_ = 1 at every expiry).
+            self.stage = Stage::Idle;
+            return;
+        }
         self.stage = match self.stage {
             // Step 1: already in conventional RTO recovery with recover >= SND.UNA: stay.
             Stage::Conventional { recover } if recover >= t.snd_una => {
@@ -197,6 +205,21 @@ mod tests {
             f.on_ack(&ack(&segs, 1000, 12_000, 2000, None)),
             Step::Decided(Verdict::Spurious)
         );
+    }
+
+    #[test]
+    fn a_barred_timeout_sends_no_probe_and_the_next_timeout_probes_again() {
+        let segs = table();
+        let mut f = Frto::new(true);
+        let barred = TimeoutView {
+            frto_barred: true,
+            ..timeout(0, 10_000, None)
+        };
+        f.on_timeout(&barred);
+        assert!(!f.holds_retransmissions());
+        assert_eq!(f.on_ack(&ack(&segs, 0, 10_000, 1000, None)), Step::Pending);
+        f.on_timeout(&timeout(1000, 10_000, None));
+        assert!(f.holds_retransmissions());
     }
 
     #[test]

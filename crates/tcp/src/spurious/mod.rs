@@ -195,6 +195,9 @@ pub struct TimeoutView {
     pub min_rtt: Option<Dur>,
     /// Smoothed RTT, if the estimator keeps one.
     pub srtt: Option<Dur>,
+    /// F-RTO may not start at this timeout (ns-2's Sack1 agent in fast recovery,
+    /// [`crate::Ns2Switches::sack1_no_frto_in_fast_recovery`]).
+    pub frto_barred: bool,
 }
 
 /// One arriving ACK, seen before the sender applies it.
@@ -263,6 +266,7 @@ pub(crate) mod test_util {
             retransmit_tsval: tsval,
             min_rtt: Some(Dur::from_millis(100)),
             srtt: Some(Dur::from_millis(100)),
+            frto_barred: false,
         }
     }
 
