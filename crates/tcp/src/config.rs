@@ -174,6 +174,16 @@ pub struct Ns2Switches {
     /// recovery and it ends at `last_ack_ >= recover_`, one packet beyond the highest
     /// sent ([`crate::recovery::ns2_fack`]).
     pub fack_exit_beyond_recover: bool,
+    /// `CalendarScheduler::insert()` (`common/scheduler.cc`): events of equal time run
+    /// in the order they were scheduled, so a packet reaching a link at the instant a
+    /// transmission there ends enters the queue first when its arrival was scheduled
+    /// first (at its transmission's start on the previous link, `LinkDelay::recv()`).
+    /// A network-wide setting of the engine (`spikelab_net::link::same_instant`): on
+    /// when any flow turns it on. Off in the `ns2-2002` profile: measured against
+    /// ns-2.35, its doubles order the 2 Mbit/s + CBR "ties" by accumulated rounding,
+    /// not by this rule, and the 30 kbit/s ties it does decide this way are 1 ns apart
+    /// in spikelab (docs/src/validation-ns2.md).
+    pub same_instant_in_scheduling_order: bool,
 }
 
 impl Ns2Switches {
@@ -189,7 +199,8 @@ impl Ns2Switches {
         }
     }
 
-    /// Every switch on: ns-2's agents as they ran in 2002.
+    /// Every switch on but `same_instant_in_scheduling_order`: ns-2's agents as they ran
+    /// in 2002.
     pub fn all() -> Ns2Switches {
         Ns2Switches {
             ssthresh_starts_at_window: true,
@@ -215,6 +226,9 @@ impl Ns2Switches {
             fack_timeout_keeps_recovery: true,
             fack_stops_when_lost_again: true,
             fack_exit_beyond_recover: true,
+            // Off: ns-2's doubles rarely tie where spikelab's nanoseconds do
+            // (docs/src/validation-ns2.md, "Known causes of the remaining differences").
+            same_instant_in_scheduling_order: false,
         }
     }
 }
