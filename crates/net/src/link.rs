@@ -163,7 +163,7 @@ impl<P: Wire> LinkDir<P> {
     pub fn enqueue(&mut self, now: Time, pkt: P) -> Option<P> {
         self.tick(now);
         self.advance(now);
-        self.admit(now, pkt)
+        self.admit(now, pkt, true)
     }
 
     /// [`LinkDir::enqueue`] in ns-2's order of same-instant events: an arrival whose
@@ -181,11 +181,14 @@ impl<P: Wire> LinkDir<P> {
         if !first {
             self.advance(now);
         }
-        self.admit(now, pkt)
+        // Before the end it is queued behind, the transmitter stays busy until that
+        // end runs: later arrivals of the same event (an agent's burst) meet it too.
+        self.admit(now, pkt, !first)
     }
 
-    /// Offers `pkt` to the queue (or a freeze) once the transmitter has run.
-    fn admit(&mut self, now: Time, pkt: P) -> Option<P> {
+    /// Offers `pkt` to the queue (or a freeze) once the transmitter has run, then
+    /// runs it up to `now` if `run`.
+    fn admit(&mut self, now: Time, pkt: P, run: bool) -> Option<P> {
         self.offered.add(&pkt);
         let dropped = match self.frozen_arrival() {
             Some(FrozenArrivals::Dropped) => Some(pkt),
@@ -201,7 +204,9 @@ impl<P: Wire> LinkDir<P> {
         if let Some(d) = &dropped {
             self.dropped.add(d);
         }
-        self.advance(now);
+        if run {
+            self.advance(now);
+        }
         self.check_invariant();
         dropped
     }

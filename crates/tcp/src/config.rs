@@ -179,10 +179,9 @@ pub struct Ns2Switches {
     /// transmission there ends enters the queue first when its arrival was scheduled
     /// first (at its transmission's start on the previous link, `LinkDelay::recv()`).
     /// A network-wide setting of the engine (`spikelab_net::link::same_instant`): on
-    /// when any flow turns it on. Off in the `ns2-2002` profile: measured against
-    /// ns-2.35, its doubles order the 2 Mbit/s + CBR "ties" by accumulated rounding,
-    /// not by this rule, and the 30 kbit/s ties it does decide this way are 1 ns apart
-    /// in spikelab (docs/src/validation-ns2.md).
+    /// when any flow turns it on. Not yet on in the `ns2-2002` profile: it makes 43 of
+    /// the 60 differential cases match instead of 40, but the reproductions that use
+    /// the profile have not been re-run with it (docs/src/validation-ns2.md).
     pub same_instant_in_scheduling_order: bool,
 }
 
@@ -226,8 +225,9 @@ impl Ns2Switches {
             fack_timeout_keeps_recovery: true,
             fack_stops_when_lost_again: true,
             fack_exit_beyond_recover: true,
-            // Off: ns-2's doubles rarely tie where spikelab's nanoseconds do
-            // (docs/src/validation-ns2.md, "Known causes of the remaining differences").
+            // Not yet on: the reproductions using the profile have not been re-run
+            // with it (docs/src/validation-ns2.md, "Known causes of the remaining
+            // differences").
             same_instant_in_scheduling_order: false,
         }
     }

@@ -315,6 +315,29 @@ fn an_arrival_scheduled_after_a_transmission_that_ends_with_it_finds_room() {
 }
 
 #[test]
+fn a_burst_scheduled_before_a_transmission_that_ends_with_it_meets_it_in_service() {
+    // An agent answering one ACK sends two packets in the same event: both run before
+    // the transmission end, so with packet 1 waiting the second finds the queue full.
+    let c = cfg(2_000_000, Dur::ZERO, 2);
+    let mut l = link(&c);
+    assert!(l.enqueue(ms(1), data(0, 1000)).is_none());
+    assert!(l.enqueue(ms(1), data(1, 1000)).is_none());
+    let end = ms(1) + Dur::from_micros(4160);
+    let early = Time::ZERO + Dur::from_micros(500);
+    assert!(l.enqueue_scheduled(end, data(2, 1000), early).is_none());
+    assert_eq!(l.next_wakeup(), Some(end), "packet 0 is still in service");
+    assert_eq!(
+        l.enqueue_scheduled(end, data(3, 1000), early)
+            .map(|p| p.uid),
+        Some(3)
+    );
+    let out = drive(&mut l, &[]);
+    let sent: Vec<u64> = out.delivered.iter().map(|d| d.0).collect();
+    assert_eq!(sent, vec![0, 1, 2]);
+    assert_eq!(out.delivered[1].1, end + Dur::from_micros(4160));
+}
+
+#[test]
 fn a_freeze_reschedules_the_held_transmission_end_at_the_thaw() {
     // Packet 0 (1 ms .. 5.16 ms) is held by a freeze from 2 ms to 10 ms: its end moves
     // to 13.16 ms and, as in the patched ns-2's `LinkDelay::freeze_end()`, counts as
