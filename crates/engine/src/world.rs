@@ -109,6 +109,22 @@ pub struct World {
     box_at: Vec<Option<usize>>,
     mb_out: MbOutput,
     watchdog: Watchdog,
+    order: SameInstantOrder,
+}
+
+/// ns-2's order of a packet's arrival and a transmission end at the same instant
+/// (`spikelab_net::link::same_instant`), on when a flow's `ns2` switch
+/// `same_instant_in_scheduling_order` is: the network has one scheduler.
+#[derive(Default)]
+struct SameInstantOrder {
+    on: bool,
+    /// When the event being handled was scheduled: a delivered packet's arrival
+    /// (packets an endpoint sends in reply enter their first link within that event,
+    /// as an ns-2 agent's `send()` does); otherwise now, which lets a transmission
+    /// ending now complete first (timers' scheduling instants are not kept).
+    cause: Time,
+    /// Per packet a link just delivered, when its arrival was scheduled.
+    scheduled: Vec<Time>,
 }
 
 /// What the world saw when a sender's timer fired (before the sender acted).
@@ -170,6 +186,13 @@ impl World {
             box_at: route::box_placement(cfg.links.len(), &cfg.middleboxes),
             mb_out: MbOutput::new(),
             watchdog: Watchdog::default(),
+            order: SameInstantOrder {
+                on: cfg.flows.iter().any(|f| {
+                    matches!(&f.kind, FlowKind::Tcp { tcp, .. }
+                        if tcp.ns2.same_instant_in_scheduling_order)
+                }),
+                ..SameInstantOrder::default()
+            },
         };
         for (i, spec) in cfg.middleboxes.iter().enumerate() {
             let mb = Mb::new(&spec.config, streams.stream("middlebox", i as u64));
@@ -340,6 +363,7 @@ impl World {
     }
 
     fn handle(&mut self, ev: Event) -> Result<(), InvariantViolation> {
+        self.order.cause = self.now;
         match ev {
             Event::FlowStart { flow } => self.on_flow_start(flow as usize),
             Event::Timer { flow, timer, gen } => self.on_flow_timer(flow as usize, timer, gen),
@@ -661,7 +685,12 @@ impl World {
 
     /// Offers the packet in slot `s` to direction `d` of link `l`.
     fn enqueue(&mut self, l: usize, d: usize, s: Slot) {
-        if let Some(lost) = self.links[l].dirs[d].enqueue(self.now, s) {
+        let dir = &mut self.links[l].dirs[d];
+        let lost = match self.order.on {
+            true => dir.enqueue_scheduled(self.now, s, self.order.cause),
+            false => dir.enqueue(self.now, s),
+        };
+        if let Some(lost) = lost {
             let lost = self.arena.take(lost);
             self.note_drop(l, &lost);
         }
@@ -724,7 +753,16 @@ impl World {
         }
         let mut delivered = std::mem::take(&mut self.delivered);
         let mut dropped = std::mem::take(&mut self.dropped);
-        self.links[l].dirs[d].poll(self.now, &mut delivered, &mut dropped);
+        let mut scheduled = std::mem::take(&mut self.order.scheduled);
+        match self.order.on {
+            true => self.links[l].dirs[d].poll_scheduled(
+                self.now,
+                &mut delivered,
+                &mut scheduled,
+                &mut dropped,
+            ),
+            false => self.links[l].dirs[d].poll(self.now, &mut delivered, &mut dropped),
+        }
         for s in dropped.drain(..) {
             let p = self.arena.take(s);
             self.note_drop(l, &p);
@@ -733,10 +771,13 @@ impl World {
         self.check_link(l, d)?;
         self.dropped = dropped;
         let mut result = Ok(());
-        for s in delivered.drain(..) {
+        for (i, s) in delivered.drain(..).enumerate() {
             if result.is_err() {
                 self.arena.take(s);
                 continue;
+            }
+            if let Some(&at) = scheduled.get(i) {
+                self.order.cause = at;
             }
             self.arena.get_mut(s).hop += 1;
             result = match self.box_at[l] {
@@ -749,6 +790,8 @@ impl World {
             };
         }
         self.delivered = delivered;
+        scheduled.clear();
+        self.order.scheduled = scheduled;
         result
     }
 

@@ -81,6 +81,8 @@ struct InFlight<P> {
     /// When it reaches the far end (or is discarded, if `lost`).
     at: Time,
     lost: bool,
+    /// How long before `at` its arrival was scheduled ([`same_instant`]).
+    lead: u32,
 }
 
 /// A suspension in progress ([`LinkDir::suspend`] until [`LinkDir::resume`]).
@@ -161,6 +163,32 @@ impl<P: Wire> LinkDir<P> {
     pub fn enqueue(&mut self, now: Time, pkt: P) -> Option<P> {
         self.tick(now);
         self.advance(now);
+        self.admit(now, pkt, true)
+    }
+
+    /// [`LinkDir::enqueue`] in ns-2's order of same-instant events: an arrival whose
+    /// event was `scheduled` before the end of a transmission due exactly `now` runs
+    /// before it ([`same_instant`]), so it finds that packet still in service.
+    pub fn enqueue_scheduled(&mut self, now: Time, pkt: P, scheduled: Time) -> Option<P> {
+        self.tick(now);
+        if let Some(before) = now.0.checked_sub(1) {
+            self.advance(Time(before));
+        }
+        let first = self
+            .service
+            .end_scheduled_at(now)
+            .is_some_and(|d| same_instant::arrival_runs_first(scheduled, d));
+        if !first {
+            self.advance(now);
+        }
+        // Before the end it is queued behind, the transmitter stays busy until that
+        // end runs: later arrivals of the same event (an agent's burst) meet it too.
+        self.admit(now, pkt, !first)
+    }
+
+    /// Offers `pkt` to the queue (or a freeze) once the transmitter has run, then
+    /// runs it up to `now` if `run`.
+    fn admit(&mut self, now: Time, pkt: P, run: bool) -> Option<P> {
         self.offered.add(&pkt);
         let dropped = match self.frozen_arrival() {
             Some(FrozenArrivals::Dropped) => Some(pkt),
@@ -176,7 +204,9 @@ impl<P: Wire> LinkDir<P> {
         if let Some(d) = &dropped {
             self.dropped.add(d);
         }
-        self.advance(now);
+        if run {
+            self.advance(now);
+        }
         self.check_invariant();
         dropped
     }
@@ -204,6 +234,40 @@ impl<P: Wire> LinkDir<P> {
     pub fn poll(&mut self, now: Time, delivered: &mut Vec<P>, dropped: &mut Vec<P>) {
         self.tick(now);
         self.advance(now);
+        self.poll_noting(now, delivered, dropped, |_| {});
+    }
+
+    /// [`LinkDir::poll`] in ns-2's order of same-instant events ([`same_instant`]): it
+    /// also pushes, for each delivered packet in order, when its arrival was scheduled
+    /// (for [`LinkDir::enqueue_scheduled`] at its next link), and a transmission ending
+    /// exactly `now` is left to end later (its time is kept exactly), so that an
+    /// arrival scheduled before it still finds it in service. When that end is the
+    /// wakeup itself (nothing reached the far end and nothing propagates) it ends now.
+    pub fn poll_scheduled(
+        &mut self,
+        now: Time,
+        delivered: &mut Vec<P>,
+        scheduled: &mut Vec<Time>,
+        dropped: &mut Vec<P>,
+    ) {
+        self.tick(now);
+        if let Some(before) = now.0.checked_sub(1) {
+            self.advance(Time(before));
+        }
+        let out = delivered.len() + dropped.len();
+        self.poll_noting(now, delivered, dropped, |t| scheduled.push(t));
+        if self.pipe.is_empty() && delivered.len() + dropped.len() == out {
+            self.advance(now);
+        }
+    }
+
+    fn poll_noting(
+        &mut self,
+        now: Time,
+        delivered: &mut Vec<P>,
+        dropped: &mut Vec<P>,
+        mut note: impl FnMut(Time),
+    ) {
         let horizon = match self.suspension.as_deref() {
             Some(s) if s.mode.holds_wire() => s.since.min(now),
             _ => now,
@@ -219,6 +283,7 @@ impl<P: Wire> LinkDir<P> {
                 dropped.push(f.pkt);
             } else {
                 self.delivered.add(&f.pkt);
+                note(same_instant::scheduled(f.at, f.lead));
                 delivered.push(f.pkt);
             }
         }
@@ -258,6 +323,8 @@ impl<P: Wire> LinkDir<P> {
         if s.mode.holds_wire() {
             for f in self.pipe.iter_mut().filter(|f| f.at > since) {
                 f.at += d;
+                // `LinkDelay::freeze_end()` (patched ns-2) schedules it anew.
+                f.lead = same_instant::lead(f.at, now);
             }
         }
         self.advance(now);
@@ -371,10 +438,14 @@ impl<P: Wire> LinkDir<P> {
                 let own = d.at + latency + d.extra + traced;
                 let at = pipe.back().map_or(own, |b| own.max(b.at));
                 pipe_bytes.add(&d.pkt);
+                // `LinkDelay::recv()` schedules the arrival when it schedules the
+                // transmission's end.
+                let start = same_instant::scheduled(d.at, d.lead);
                 pipe.push_back(InFlight {
                     pkt: d.pkt,
                     at,
                     lost: d.lost,
+                    lead: same_instant::lead(at, start),
                 });
             });
     }
@@ -406,6 +477,8 @@ impl<P: Wire> LinkDir<P> {
         );
     }
 }
+
+pub mod same_instant;
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -262,6 +262,147 @@ fn a_rate_change_lets_the_packet_in_service_finish_at_the_old_rate() {
     assert_eq!(out.delivered, vec![(0, us(8_320)), (1, us(8_320 + 16_640))]);
 }
 
+/// A 1-packet drop-tail queue at 2 Mbit/s: packet 0 starts at 1 ms and ends at
+/// 5.16 ms, packet 1 waits; packet 2 arrives at exactly 5.16 ms, its arrival scheduled
+/// at `scheduled`. Returns the queue's drops and the delivery times.
+fn arrival_at_a_transmission_end(scheduled: Option<Time>) -> (Vec<u64>, Vec<(u64, Time)>) {
+    let c = cfg(2_000_000, Dur::ZERO, 1);
+    let mut l = link(&c);
+    let mut drops: Vec<u64> = [
+        l.enqueue(ms(1), data(0, 1000)),
+        l.enqueue(ms(1), data(1, 1000)),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|p| p.uid)
+    .collect();
+    let end = ms(1) + Dur::from_micros(4160);
+    assert_eq!(l.next_wakeup(), Some(end));
+    drops.extend(
+        match scheduled {
+            Some(s) => l.enqueue_scheduled(end, data(2, 1000), s),
+            None => l.enqueue(end, data(2, 1000)),
+        }
+        .map(|p| p.uid),
+    );
+    let out = drive(&mut l, &[]);
+    (drops, out.delivered)
+}
+
+#[test]
+fn an_arrival_scheduled_before_a_transmission_that_ends_with_it_finds_the_queue_full() {
+    // ns-2: the arrival's event was scheduled (0.5 ms) before the transmission's end (1 ms).
+    let (drops, delivered) =
+        arrival_at_a_transmission_end(Some(Time::ZERO + Dur::from_micros(500)));
+    assert_eq!(drops, vec![2]);
+    assert_eq!(
+        delivered.iter().map(|d| d.0).collect::<Vec<_>>(),
+        vec![0, 1]
+    );
+}
+
+#[test]
+fn an_arrival_scheduled_after_a_transmission_that_ends_with_it_finds_room() {
+    // Scheduled at 1.5 ms, after the transmission's end (at its start, 1 ms); and a
+    // tie of scheduling instants completes the transmission first too.
+    let want_times = arrival_at_a_transmission_end(None).1;
+    for s in [Time::ZERO + Dur::from_micros(1500), ms(1)] {
+        let (drops, delivered) = arrival_at_a_transmission_end(Some(s));
+        assert!(drops.is_empty(), "scheduled at {s}");
+        assert_eq!(delivered, want_times, "the same times as plain enqueue");
+    }
+    assert_eq!(want_times.len(), 3);
+}
+
+#[test]
+fn a_burst_scheduled_before_a_transmission_that_ends_with_it_meets_it_in_service() {
+    // An agent answering one ACK sends two packets in the same event: both run before
+    // the transmission end, so with packet 1 waiting the second finds the queue full.
+    let c = cfg(2_000_000, Dur::ZERO, 2);
+    let mut l = link(&c);
+    assert!(l.enqueue(ms(1), data(0, 1000)).is_none());
+    assert!(l.enqueue(ms(1), data(1, 1000)).is_none());
+    let end = ms(1) + Dur::from_micros(4160);
+    let early = Time::ZERO + Dur::from_micros(500);
+    assert!(l.enqueue_scheduled(end, data(2, 1000), early).is_none());
+    assert_eq!(l.next_wakeup(), Some(end), "packet 0 is still in service");
+    assert_eq!(
+        l.enqueue_scheduled(end, data(3, 1000), early)
+            .map(|p| p.uid),
+        Some(3)
+    );
+    let out = drive(&mut l, &[]);
+    let sent: Vec<u64> = out.delivered.iter().map(|d| d.0).collect();
+    assert_eq!(sent, vec![0, 1, 2]);
+    assert_eq!(out.delivered[1].1, end + Dur::from_micros(4160));
+}
+
+#[test]
+fn a_freeze_reschedules_the_held_transmission_end_at_the_thaw() {
+    // Packet 0 (1 ms .. 5.16 ms) is held by a freeze from 2 ms to 10 ms: its end moves
+    // to 13.16 ms and, as in the patched ns-2's `LinkDelay::freeze_end()`, counts as
+    // scheduled at 10 ms. An arrival then scheduled at 9 ms runs first.
+    let c = cfg(2_000_000, Dur::ZERO, 1);
+    let mut l = link(&c);
+    assert!(l.enqueue(ms(1), data(0, 1000)).is_none());
+    l.suspend(ms(2), FreezeMode::default());
+    assert!(l.enqueue(ms(3), data(1, 1000)).is_none());
+    assert!(l.resume(ms(10)).is_empty());
+    let end = ms(10) + Dur::from_micros(3160);
+    assert_eq!(l.next_wakeup(), Some(end));
+    let mut early = l.clone();
+    assert_eq!(
+        early
+            .enqueue_scheduled(end, data(2, 1000), ms(9))
+            .map(|p| p.uid),
+        Some(2)
+    );
+    assert!(l
+        .enqueue_scheduled(end, data(2, 1000), ms(10) + Dur::from_micros(1))
+        .is_none());
+}
+
+#[test]
+fn a_delivered_packet_reports_when_its_arrival_was_scheduled() {
+    // LinkDelay::recv(): the arrival is scheduled when the transmission starts.
+    let c = cfg(2_000_000, Dur::from_millis(150), 10);
+    let mut l = link(&c);
+    assert!(l.enqueue(ms(1), data(0, 1000)).is_none());
+    assert!(l.enqueue(ms(1), data(1, 1000)).is_none());
+    let (mut got, mut sched, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+    l.poll_scheduled(ms(200), &mut got, &mut sched, &mut lost);
+    assert_eq!(got.iter().map(|p| p.uid).collect::<Vec<_>>(), vec![0, 1]);
+    assert_eq!(sched, vec![ms(1), ms(1) + Dur::from_micros(4160)]);
+}
+
+#[test]
+fn a_delivery_at_the_instant_a_transmission_ends_leaves_that_end_to_the_arrivals() {
+    // Latency 4.16 ms: packet 0 (1 .. 5.16 ms) reaches the far end at 9.32 ms, the
+    // instant packet 1's transmission (5.16 .. 9.32 ms) ends; packet 2 waits in the
+    // 1-packet queue. Polling in ns-2's order delivers packet 0 and keeps packet 1 in
+    // service, so an arrival scheduled before packet 1 started finds the queue full.
+    let c = cfg(2_000_000, Dur::from_micros(4160), 1);
+    let mut l = link(&c);
+    assert!(l.enqueue(ms(1), data(0, 1000)).is_none());
+    assert!(l.enqueue(ms(1), data(1, 1000)).is_none());
+    assert!(l.enqueue(ms(6), data(2, 1000)).is_none());
+    let at = ms(1) + Dur::from_micros(8320);
+    let (mut got, mut sched, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+    l.poll_scheduled(at, &mut got, &mut sched, &mut lost);
+    assert_eq!(got.iter().map(|p| p.uid).collect::<Vec<_>>(), vec![0]);
+    assert_eq!(l.next_wakeup(), Some(at), "packet 1's end is still due");
+    let (mut late, mut alone) = (l.clone(), l.clone());
+    assert_eq!(
+        l.enqueue_scheduled(at, data(3, 1000), ms(5)).map(|p| p.uid),
+        Some(3)
+    );
+    assert!(late.enqueue_scheduled(at, data(3, 1000), ms(6)).is_none());
+    // Woken for that end alone, the link ends it.
+    alone.poll_scheduled(at, &mut got, &mut sched, &mut lost);
+    assert_eq!(got.len(), 1, "nothing more delivered");
+    assert_eq!(alone.next_wakeup(), Some(at + Dur::from_micros(4160)));
+}
+
 #[test]
 fn enqueue_order_of_polling_does_not_change_results() {
     // Enqueue exactly when a transmission ends, with and without polling first.
@@ -522,6 +663,9 @@ fn link_direction_hot_state_fits_in_five_cache_lines() {
     // scale with the link's size: rarely used state (RED, WCDMA, a suspension) is
     // boxed. Before boxing it a direction took 488 bytes (eight lines).
     assert!(std::mem::size_of::<LinkDir<Handle>>() <= 5 * 64);
+    // ns-2's same-instant order keeps its scheduling leads in padding.
+    assert_eq!(std::mem::size_of::<InFlight<Handle>>(), 24);
+    assert_eq!(std::mem::size_of::<Departure<Handle>>(), 32);
     assert!(
         std::mem::size_of::<Queue<Handle>>()
             <= std::mem::size_of::<crate::queue::DropTail<Handle>>() + 8

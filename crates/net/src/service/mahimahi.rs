@@ -209,6 +209,7 @@ impl<P: Wire> TraceTransmitter<P> {
                     at: t,
                     extra: Dur::ZERO,
                     lost: false,
+                    lead: 0,
                 });
             } else {
                 self.in_transit = Some((pkt, left - sent));

@@ -20,6 +20,7 @@ pub mod wcdma;
 pub use mahimahi::{MahimahiConfig, MahimahiTrace};
 pub use wcdma::WcdmaConfig;
 
+use crate::link::same_instant;
 use crate::queue::Queue;
 use mahimahi::TraceTransmitter;
 use serde::{Deserialize, Serialize};
@@ -51,6 +52,10 @@ pub struct Departure<P = Packet> {
     pub extra: Dur,
     /// Lost inside the link: discarded `extra` after `at` instead of delivered.
     pub lost: bool,
+    /// How long before `at` the end of this transmission was scheduled, in ns
+    /// (saturating): at its start, or at the end of a freeze that held it. Only ns-2's
+    /// order of same-instant events reads it ([`crate::link::same_instant`]).
+    pub lead: u32,
 }
 
 /// The per-packet timing model of a timed (non-trace) transmitter.
@@ -68,12 +73,16 @@ impl TimedModel {
     /// Starts serving `pkt` at `start`; returns when and how it leaves.
     fn serve<P: Wire>(&mut self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P> {
         match self {
-            TimedModel::Rate { rate } => Departure {
-                pkt,
-                at: start + Dur::transmission(pkt.wire_bytes() as u64, rate.bps()),
-                extra: Dur::ZERO,
-                lost: false,
-            },
+            TimedModel::Rate { rate } => {
+                let at = start + Dur::transmission(pkt.wire_bytes() as u64, rate.bps());
+                Departure {
+                    pkt,
+                    at,
+                    extra: Dur::ZERO,
+                    lost: false,
+                    lead: same_instant::lead(at, start),
+                }
+            }
             TimedModel::Wcdma(w) => w.serve(start, pkt, rng),
         }
     }
@@ -164,6 +173,19 @@ impl<P: Wire> Service<P> {
         }
     }
 
+    /// When the end of the transmission ending exactly at `at` was scheduled, if one
+    /// does (a timed transmitter; a trace's delivery opportunities have no schedule).
+    pub fn end_scheduled_at(&self, at: Time) -> Option<Time> {
+        match self {
+            Service::Timed(t) => t
+                .busy
+                .as_ref()
+                .filter(|d| d.at == at)
+                .map(|d| same_instant::scheduled(d.at, d.lead)),
+            Service::Trace(_) => None,
+        }
+    }
+
     /// The packet being transmitted, if any.
     pub fn holding(&self) -> Option<&P> {
         match self {
@@ -180,6 +202,9 @@ impl<P: Wire> Service<P> {
             Service::Timed(t) => {
                 if let Some(d) = t.busy.as_mut().filter(|d| d.at > since) {
                     d.at += now - since;
+                    // The patched ns-2's `LinkDelay::freeze_end()` schedules the
+                    // transmission's end anew when the freeze ends.
+                    d.lead = same_instant::lead(d.at, now);
                 }
             }
             Service::Trace(t) => t.skip_before(now),

@@ -144,11 +144,13 @@ impl Wcdma {
             max_attempts = max_attempts.max(a);
             lost |= !ok;
         }
+        let at = start + self.block_time * sent;
         Departure {
             pkt,
-            at: start + self.block_time * sent,
+            at,
             extra: self.retx_delay * (max_attempts - 1) as u64,
             lost,
+            lead: crate::link::same_instant::lead(at, start),
         }
     }
 }

@@ -1,0 +1,79 @@
+//! ns-2's order of an arrival and a transmission end at the same instant
+//! ([`crate::link::LinkDir::enqueue_scheduled`]).
+//!
+//! ns-2.35 runs events of equal time in the order they were scheduled:
+//! `CalendarScheduler::insert()` (`common/scheduler.cc`) puts a new event after every
+//! event whose time is `<=` its own. A link's two events are both scheduled when a
+//! transmission starts, in `LinkDelay::recv()` (`link/delay.cc`): the packet's arrival
+//! at the far end `txt + delay_` ahead and the end of its transmission (`intr_`, which
+//! makes `Queue::resume()` in `queue/queue.cc` send the next packet) `txt` ahead. So
+//! when a packet reaches a link at the very instant the transmission there ends, the
+//! event scheduled earlier runs first:
+//!
+//! * the arrival, if its transmission on the previous link started before the one
+//!   ending here: it finds the ending packet still in service and the queue not yet
+//!   shortened (`Queue::recv()` enqueues, `DropTail::enque()` may drop);
+//! * the transmission end otherwise: the next packet leaves the queue first.
+//!
+//! spikelab's plain [`crate::link::LinkDir::enqueue`] always completes due
+//! transmissions first; the ns-2 order is a switch of the engine
+//! (`same_instant_in_scheduling_order` of the `ns2-2002` profile).
+//!
+//! A link remembers when each transmission end and each arrival was scheduled as a
+//! *lead*: how long before the event's own time it was scheduled, in nanoseconds,
+//! in the padding of the structures it already keeps (no size cost). Leads saturate at
+//! `u32::MAX` ns (4.3 s): an event scheduled longer ahead counts as scheduled 4.3 s
+//! before its time.
+
+use spikelab_core::Time;
+
+/// How long before `at` an event due at `at` was scheduled at `scheduled`, saturating.
+pub(crate) fn lead(at: Time, scheduled: Time) -> u32 {
+    (at - scheduled).0.min(u32::MAX as u64) as u32
+}
+
+/// When an event due at `at` with `lead` was scheduled.
+pub(crate) fn scheduled(at: Time, lead: u32) -> Time {
+    Time(at.0 - lead as u64)
+}
+
+/// Does an arrival scheduled at `arrival` run before a transmission end at the same
+/// instant scheduled at `departure`? `CalendarScheduler::insert()`: same-time events
+/// in scheduling order. Two events scheduled at the same instant ran in the order of
+/// the events that scheduled them, which a link does not know: the transmission end
+/// then runs first, as in [`crate::link::LinkDir::enqueue`].
+pub fn arrival_runs_first(arrival: Time, departure: Time) -> bool {
+    arrival < departure
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lead_gives_back_the_scheduling_instant() {
+        let at = Time(5_000_000_000);
+        assert_eq!(
+            scheduled(at, lead(at, Time(4_000_000_000))),
+            Time(4_000_000_000)
+        );
+        assert_eq!(scheduled(at, lead(at, at)), at);
+    }
+
+    #[test]
+    fn a_lead_beyond_4_3_s_saturates() {
+        let at = Time(10_000_000_000);
+        assert_eq!(lead(at, Time(0)), u32::MAX);
+        assert_eq!(
+            scheduled(at, u32::MAX),
+            Time(10_000_000_000 - u32::MAX as u64)
+        );
+    }
+
+    #[test]
+    fn the_earlier_scheduled_event_runs_first_and_a_tie_completes_the_transmission() {
+        assert!(arrival_runs_first(Time(1), Time(2)));
+        assert!(!arrival_runs_first(Time(2), Time(1)));
+        assert!(!arrival_runs_first(Time(2), Time(2)));
+    }
+}
