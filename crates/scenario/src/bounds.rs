@@ -15,7 +15,8 @@
 //! * a cycle of a spike schedule lasts at least [`MIN_CYCLE`], so that simulated time
 //!   advances (hiccups of interval and duration 0 or 1 ns, oscillations holding 0 s).
 //!
-//! `run.seed` is the one number without a range: every u64 is a seed.
+//! `run.seed` and a generated delay trace's `seed` are the numbers without a range:
+//! every u64 is a seed.
 //!
 //! The test `every_numeric_field_of_the_reference_has_a_range_check` (tests/ranges.rs)
 //! sets every number of `scenarios/reference.toml` to absurd values in turn and fails if
@@ -27,12 +28,13 @@ use crate::schema::{DropEntry, FlowEntry, KernelEntry, MiddleboxEntry, ScenarioF
 use spikelab_core::{BitRate, ByteSize, Dur};
 use spikelab_engine::{StartTime, Workload};
 use spikelab_net::middlebox::{DelayInjectionConfig, StdProxyConfig};
+use spikelab_net::ping_trace::{PingTrace, Uniform};
 use spikelab_net::spike::{
     BandwidthOscillationConfig, HiccupConfig, IntervalFrom, OutageConfig, SpikeAt,
 };
 use spikelab_net::{
-    AdaptiveRedConfig, DirOverride, Distribution, LinkConfig, MiddleboxConfig, QueueConfig,
-    QueueLimit, RedConfig, ServiceConfig, SpikeConfig,
+    AdaptiveRedConfig, DelayGenerator, DelaySource, DirOverride, Distribution, LinkConfig,
+    MiddleboxConfig, QueueConfig, QueueLimit, RedConfig, ServiceConfig, SpikeConfig,
 };
 use spikelab_tcp::rto::{
     FixedConfig, LinuxConfig, Ns2RtoConfig, PeakHopperConfig, Rfc6298Config, RtoConfig,
@@ -58,6 +60,8 @@ pub const MAX_PACKET_BYTES: u64 = 65_535;
 /// all levels of an oscillation): the papers' spikes last seconds, and a cycle of 0 s
 /// would keep simulated time from advancing.
 pub const MIN_CYCLE: Dur = Dur::from_millis(1);
+/// Most samples of a generated ping trace: 10^7, a thousand times the paper's 10 000.
+pub const MAX_PING_SAMPLES: u64 = 10_000_000;
 /// Shortest initial RTO and RTO ceiling: a timer that may expire every nanosecond
 /// turns each round trip into thousands of timeouts.
 pub const MIN_RTO_CEILING: Dur = Dur::from_millis(1);
@@ -196,6 +200,7 @@ fn link(l: &LinkConfig, p: &FieldPath) -> Check {
     dur(&p.key("latency"), l.latency)?;
     queue(&l.queue, &p.key("queue"))?;
     service(&l.service, &p.key("service"))?;
+    delay_trace(l.delay_trace.as_ref(), &p.key("delay_trace"))?;
     direction(&l.forward, &p.key("forward"))?;
     direction(&l.reverse, &p.key("reverse"))?;
     for (k, s) in l.spikes.iter().enumerate() {
@@ -217,7 +222,36 @@ fn direction(o: &DirOverride, p: &FieldPath) -> Check {
     if let Some(s) = &o.service {
         service(s, &p.key("service"))?;
     }
-    Ok(())
+    delay_trace(o.delay_trace.as_ref(), &p.key("delay_trace"))
+}
+
+/// A generated delay trace's parameters (a file's are checked as it is read).
+fn delay_trace(d: Option<&DelaySource>, p: &FieldPath) -> Check {
+    match d {
+        Some(DelaySource::Generated(g)) => match &g.generator {
+            DelayGenerator::PingTrace(t) => ping_trace(t, p),
+        },
+        Some(DelaySource::File(_)) | None => Ok(()),
+    }
+}
+
+fn ping_trace(t: &PingTrace, p: &FieldPath) -> Check {
+    int(
+        &p.key("samples"),
+        t.samples as u64,
+        1,
+        MAX_PING_SAMPLES,
+        " samples",
+    )?;
+    probability(&p.key("spike_probability"), t.spike_probability)?;
+    uniform(&t.base, &p.key("base"))?;
+    uniform(&t.spike, &p.key("spike"))
+}
+
+fn uniform(u: &Uniform, p: &FieldPath) -> Check {
+    dur(&p.key("min"), u.min)?;
+    dur(&p.key("max"), u.max)?;
+    ordered(&p.key("min"), u.min, u.max, "")
 }
 
 fn queue_limit(p: &FieldPath, n: u64, hi: u64, unit: &str) -> Check {

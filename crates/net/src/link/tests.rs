@@ -287,7 +287,7 @@ fn a_delay_trace_adds_its_delay_but_never_lets_a_packet_overtake_the_one_before(
     // packet 1 at 16.64 ms (+0) and must wait for packet 0.
     let trace = crate::delay::DelayTrace::parse("0,500ms\n0.01,0\n").unwrap();
     let c = LinkDirConfig {
-        delay_trace: Some(crate::trace::TraceRef::with_data("d", trace)),
+        delay_trace: Some(crate::DelaySource::with_data("d", trace)),
         ..cfg(1_000_000, Dur::from_millis(100), 10)
     };
     let out = drive(&mut link(&c), &burst(3, Time::ZERO));
@@ -303,7 +303,7 @@ fn a_per_packet_delay_trace_draws_each_packets_delay_from_its_points_in_fifo_ord
     // and none overtakes the one before.
     let trace = crate::delay::DelayTrace::parse("0,0\n0.001,300ms\n").unwrap();
     let c = LinkDirConfig {
-        delay_trace: Some(crate::trace::TraceRef::with_data("d", trace)),
+        delay_trace: Some(crate::DelaySource::with_data("d", trace)),
         delay_sampling: crate::delay::DelaySampling::PerPacket,
         ..cfg(1_000_000, Dur::from_millis(100), 100)
     };
@@ -495,7 +495,7 @@ proptest! {
             queue,
             service,
             delay_trace: (!delays.is_empty()).then(|| {
-                crate::trace::TraceRef::with_data("prop", crate::delay::DelayTrace::from_points(points))
+                crate::DelaySource::with_data("prop", crate::delay::DelayTrace::from_points(points))
             }),
             ..LinkDirConfig::new(BitRate(1_000_000), Dur::from_millis(20))
         };
