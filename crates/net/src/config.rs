@@ -221,7 +221,7 @@ mod tests {
             link.dir(Dir::Forward).queue,
             QueueConfig::AdaptiveRed(_)
         ));
-        assert_eq!(link.dir(Dir::Reverse).service, ServiceConfig::Rate);
+        assert_eq!(link.dir(Dir::Reverse).service, ServiceConfig::default());
         assert!(matches!(
             link.dir(Dir::Forward).service,
             ServiceConfig::Wcdma(_)

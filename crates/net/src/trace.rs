@@ -147,7 +147,7 @@ impl<'de, T> Deserialize<'de> for TraceRef<T> {
 fn load_service(s: &mut ServiceConfig, base: &Path) -> Result<(), TraceLoadError> {
     match s {
         ServiceConfig::Mahimahi(m) => m.trace.load(base, MahimahiTrace::parse),
-        ServiceConfig::Rate | ServiceConfig::Wcdma(_) => Ok(()),
+        ServiceConfig::Rate(_) | ServiceConfig::Wcdma(_) => Ok(()),
     }
 }
 

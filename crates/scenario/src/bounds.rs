@@ -22,10 +22,15 @@
 //! sets every number of `scenarios/reference.toml` to absurd values in turn and fails if
 //! one is accepted, so a new numeric field needs its check here.
 
-use crate::error::{FieldPath, Invalid};
+use crate::error::FieldPath;
 use crate::resolve::{MAX_CBR_PAYLOAD, MAX_COUNT, MAX_MSS};
 use crate::schema::{DropEntry, FlowEntry, KernelEntry, MiddleboxEntry, ScenarioFile, Topology};
-use spikelab_core::{BitRate, ByteSize, Dur};
+pub use spikelab_core::bounds::{
+    bytes, dur, dur_in, fail, gain, int, ordered, positive, probability, rate, real, Bounded,
+    Check, MAX_BYTES, MAX_DUR, MAX_INITIAL_WINDOW, MAX_PACKETS, MAX_PACKET_BYTES, MAX_PING_SAMPLES,
+    MAX_RATE, MAX_REPS, MAX_THRESHOLD, MAX_WINDOW, MIN_CYCLE, MIN_RTO_CEILING,
+};
+use spikelab_core::Dur;
 use spikelab_engine::{StartTime, Workload};
 use spikelab_net::middlebox::{DelayInjectionConfig, StdProxyConfig};
 use spikelab_net::ping_trace::{PingTrace, Uniform};
@@ -33,127 +38,13 @@ use spikelab_net::spike::{
     BandwidthOscillationConfig, HiccupConfig, IntervalFrom, OutageConfig, SpikeAt,
 };
 use spikelab_net::{
-    AdaptiveRedConfig, DelayGenerator, DelaySource, DirOverride, Distribution, LinkConfig,
-    MiddleboxConfig, QueueConfig, QueueLimit, RedConfig, ServiceConfig, SpikeConfig,
+    DelayGenerator, DelaySource, DirOverride, Distribution, LinkConfig, MiddleboxConfig,
+    SpikeConfig,
 };
 use spikelab_tcp::rto::{
     FixedConfig, LinuxConfig, Ns2RtoConfig, PeakHopperConfig, Rfc6298Config, RtoConfig,
 };
 use spikelab_tcp::{LinuxSysctls, TcpConfig};
-
-/// Longest duration anywhere in a scenario: 10^6 s.
-pub const MAX_DUR: Dur = Dur::from_secs(1_000_000);
-/// Fastest link or CBR rate: 1 Tbit/s.
-pub const MAX_RATE: u64 = 1_000_000_000_000;
-/// Largest byte count (transfer, message, byte-limited queue): 1 TB.
-pub const MAX_BYTES: u64 = 1_000_000_000_000;
-/// Largest packet count (queue limits, ping-pong messages): 10^9.
-pub const MAX_PACKETS: u64 = 1_000_000_000;
-/// Most repetitions of one scenario.
-pub const MAX_REPS: u32 = 1_000_000;
-/// Largest small threshold (duplicate ACKs, ACK every N, RLC retransmissions, ...).
-pub const MAX_THRESHOLD: u64 = 1000;
-/// Largest IP packet: bounds per-packet sizes (RED's mean packet, radio blocks,
-/// Mahimahi delivery opportunities).
-pub const MAX_PACKET_BYTES: u64 = 65_535;
-/// Shortest cycle of a spike schedule (quiet interval plus spike, a whole outage period,
-/// all levels of an oscillation): the papers' spikes last seconds, and a cycle of 0 s
-/// would keep simulated time from advancing.
-pub const MIN_CYCLE: Dur = Dur::from_millis(1);
-/// Most samples of a generated ping trace: 10^7, a thousand times the paper's 10 000.
-pub const MAX_PING_SAMPLES: u64 = 10_000_000;
-/// Shortest initial RTO and RTO ceiling: a timer that may expire every nanosecond
-/// turns each round trip into thousands of timeouts.
-pub const MIN_RTO_CEILING: Dur = Dur::from_millis(1);
-/// Largest TCP window: 2^30 bytes, the most window scaling can express (RFC 7323 2.3).
-pub const MAX_WINDOW: u64 = 1 << 30;
-/// Largest initial window: 1000 segments, a hundred times RFC 6928's 10. A larger one
-/// only puts a whole window (up to 2^30 bytes) into the network at time zero, which no
-/// study means and which the fuzz harness found costing minutes per run.
-pub const MAX_INITIAL_WINDOW: u64 = 1000;
-
-type Check = Result<(), Invalid>;
-
-fn fail(path: &FieldPath, message: impl Into<String>) -> Check {
-    Err(Invalid::new(path.clone(), message))
-}
-
-/// `x` in `lo..=hi`, in `unit`.
-fn int(path: &FieldPath, x: u64, lo: u64, hi: u64, unit: &str) -> Check {
-    if (lo..=hi).contains(&x) {
-        return Ok(());
-    }
-    fail(
-        path,
-        format!("{x} is out of range: must be between {lo} and {hi}{unit}"),
-    )
-}
-
-fn rate(path: &FieldPath, r: BitRate) -> Check {
-    if r.0 == 0 {
-        return fail(path, "the rate must be positive");
-    }
-    int(path, r.0, 1, MAX_RATE, " bit/s")
-}
-
-fn bytes(path: &FieldPath, b: ByteSize, hi: u64) -> Check {
-    int(path, b.0, 1, hi, " bytes")
-}
-
-/// A duration in `lo..=hi`.
-fn dur_in(path: &FieldPath, d: Dur, lo: Dur, hi: Dur) -> Check {
-    if d > hi {
-        return fail(path, format!("{d} is longer than the {hi} allowed here"));
-    }
-    if d < lo {
-        return fail(path, format!("{d} is shorter than the {lo} needed here"));
-    }
-    Ok(())
-}
-
-/// Any duration up to [`MAX_DUR`].
-fn dur(path: &FieldPath, d: Dur) -> Check {
-    dur_in(path, d, Dur::ZERO, MAX_DUR)
-}
-
-/// A positive duration up to [`MAX_DUR`].
-fn positive(path: &FieldPath, d: Dur) -> Check {
-    dur_in(path, d, Dur(1), MAX_DUR)
-}
-
-/// A finite real for which `ok` holds; `range` says which in the message.
-fn real(path: &FieldPath, x: f64, ok: fn(f64) -> bool, range: &str) -> Check {
-    if x.is_finite() && ok(x) {
-        return Ok(());
-    }
-    fail(path, format!("{x} is out of range: must be {range}"))
-}
-
-fn probability(path: &FieldPath, x: f64) -> Check {
-    real(
-        path,
-        x,
-        |x| (0.0..=1.0).contains(&x),
-        "a probability in [0, 1]",
-    )
-}
-
-fn gain(path: &FieldPath, x: f64) -> Check {
-    real(path, x, |x| x > 0.0, "finite and positive")
-}
-
-/// `min <= max`, reported at `min`.
-fn ordered<T: PartialOrd + std::fmt::Display>(
-    path: &FieldPath,
-    min: T,
-    max: T,
-    what: &str,
-) -> Check {
-    if min > max {
-        return fail(path, format!("min {min} is larger than max {max}{what}"));
-    }
-    Ok(())
-}
 
 /// Checks every number in `file`.
 pub fn check(file: &ScenarioFile) -> Check {
@@ -198,8 +89,8 @@ pub fn check(file: &ScenarioFile) -> Check {
 fn link(l: &LinkConfig, p: &FieldPath) -> Check {
     rate(&p.key("rate"), l.rate)?;
     dur(&p.key("latency"), l.latency)?;
-    queue(&l.queue, &p.key("queue"))?;
-    service(&l.service, &p.key("service"))?;
+    l.queue.bounds(&p.key("queue"))?;
+    l.service.bounds(&p.key("service"))?;
     delay_trace(l.delay_trace.as_ref(), &p.key("delay_trace"))?;
     direction(&l.forward, &p.key("forward"))?;
     direction(&l.reverse, &p.key("reverse"))?;
@@ -217,10 +108,10 @@ fn direction(o: &DirOverride, p: &FieldPath) -> Check {
         dur(&p.key("latency"), d)?;
     }
     if let Some(q) = &o.queue {
-        queue(q, &p.key("queue"))?;
+        q.bounds(&p.key("queue"))?;
     }
     if let Some(s) = &o.service {
-        service(s, &p.key("service"))?;
+        s.bounds(&p.key("service"))?;
     }
     delay_trace(o.delay_trace.as_ref(), &p.key("delay_trace"))
 }
@@ -252,121 +143,6 @@ fn uniform(u: &Uniform, p: &FieldPath) -> Check {
     dur(&p.key("min"), u.min)?;
     dur(&p.key("max"), u.max)?;
     ordered(&p.key("min"), u.min, u.max, "")
-}
-
-fn queue_limit(p: &FieldPath, n: u64, hi: u64, unit: &str) -> Check {
-    if n == 0 {
-        return fail(p, "a queue limit of 0 drops every packet: allow at least 1");
-    }
-    int(p, n, 1, hi, unit)
-}
-
-fn queue(q: &QueueConfig, p: &FieldPath) -> Check {
-    match q {
-        QueueConfig::DropTail(d) => match d.limit {
-            QueueLimit::Packets(n) => queue_limit(&p.key("limit"), n, MAX_PACKETS, " packets"),
-            QueueLimit::Bytes(b) => queue_limit(&p.key("limit"), b.0, MAX_BYTES, " bytes"),
-        },
-        QueueConfig::Red(r) => red(r, p),
-        QueueConfig::AdaptiveRed(a) => adaptive_red(a, p),
-    }
-}
-
-/// A RED threshold: an average queue length in packets.
-fn threshold(p: &FieldPath, x: f64) -> Check {
-    let packets = |x: f64| (0.0..=MAX_PACKETS as f64).contains(&x);
-    real(p, x, packets, "between 0 and 1000000000 packets")
-}
-
-/// RED's thresholds with min < max (p_b divides by max_thresh - min_thresh, Floyd &
-/// Jacobson 1993 section 4).
-fn thresholds(p: &FieldPath, min: f64, max: f64) -> Check {
-    threshold(&p.key("min_thresh"), min)?;
-    threshold(&p.key("max_thresh"), max)?;
-    if min >= max {
-        return fail(
-            &p.key("min_thresh"),
-            format!("min_thresh {min} must be below max_thresh {max}"),
-        );
-    }
-    Ok(())
-}
-
-/// The EWMA weight w_q of the average queue, in (0, 1].
-fn q_weight(p: &FieldPath, w: f64) -> Check {
-    real(p, w, |w| w > 0.0 && w <= 1.0, "in (0, 1]")
-}
-
-fn red(r: &RedConfig, p: &FieldPath) -> Check {
-    thresholds(p, r.min_thresh, r.max_thresh)?;
-    q_weight(&p.key("q_weight"), r.q_weight)?;
-    // max_p = 1 / linterm is a probability.
-    real(
-        &p.key("linterm"),
-        r.linterm,
-        |x| x >= 1.0,
-        "at least 1 (max_p = 1/linterm)",
-    )?;
-    queue_limit(&p.key("limit"), r.limit, MAX_PACKETS, " packets")?;
-    bytes(&p.key("mean_pktsize"), r.mean_pktsize, MAX_PACKET_BYTES)
-}
-
-fn adaptive_red(a: &AdaptiveRedConfig, p: &FieldPath) -> Check {
-    positive(&p.key("target_delay"), a.target_delay)?;
-    positive(&p.key("interval"), a.interval)?;
-    // Floyd, Gummadi & Shenker 2001, Fig. 2: max_p += alpha, max_p *= beta.
-    real(
-        &p.key("alpha"),
-        a.alpha,
-        |x| x > 0.0 && x <= 1.0,
-        "in (0, 1]",
-    )?;
-    real(&p.key("beta"), a.beta, |x| x > 0.0 && x < 1.0, "in (0, 1)")?;
-    real(
-        &p.key("initial_max_p"),
-        a.initial_max_p,
-        |x| x > 0.0 && x <= 1.0,
-        "in (0, 1]",
-    )?;
-    if let Some(min) = a.min_thresh {
-        threshold(&p.key("min_thresh"), min)?;
-    }
-    if let Some(max) = a.max_thresh {
-        threshold(&p.key("max_thresh"), max)?;
-    }
-    if let (Some(min), Some(max)) = (a.min_thresh, a.max_thresh) {
-        thresholds(p, min, max)?;
-    }
-    if let Some(w) = a.q_weight {
-        q_weight(&p.key("q_weight"), w)?;
-    }
-    queue_limit(&p.key("limit"), a.limit, MAX_PACKETS, " packets")?;
-    bytes(&p.key("mean_pktsize"), a.mean_pktsize, MAX_PACKET_BYTES)
-}
-
-fn service(s: &ServiceConfig, p: &FieldPath) -> Check {
-    match s {
-        ServiceConfig::Rate => Ok(()),
-        ServiceConfig::Wcdma(w) => {
-            bytes(&p.key("block_bytes"), w.block_bytes, MAX_PACKET_BYTES)?;
-            probability(&p.key("bler"), w.bler)?;
-            dur(&p.key("retx_delay"), w.retx_delay)?;
-            int(
-                &p.key("max_retx"),
-                u64::from(w.max_retx),
-                0,
-                MAX_THRESHOLD,
-                "",
-            )
-        }
-        ServiceConfig::Mahimahi(m) => int(
-            &p.key("opportunity_bytes"),
-            u64::from(m.opportunity_bytes),
-            1,
-            MAX_PACKET_BYTES,
-            " bytes",
-        ),
-    }
 }
 
 // ----- spikes -----------------------------------------------------------------------

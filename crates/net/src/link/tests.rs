@@ -453,7 +453,7 @@ fn any_service() -> impl Strategy<Value = crate::service::ServiceConfig> {
     use crate::service::{MahimahiConfig, MahimahiTrace, ServiceConfig, WcdmaConfig};
     use crate::trace::TraceRef;
     prop_oneof![
-        Just(ServiceConfig::Rate),
+        Just(ServiceConfig::default()),
         (0.0f64..0.6, 0u32..4).prop_map(|(bler, max_retx)| ServiceConfig::Wcdma(WcdmaConfig {
             bler,
             max_retx,
