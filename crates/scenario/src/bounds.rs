@@ -41,9 +41,6 @@ use spikelab_net::{
     DelayGenerator, DelaySource, DirOverride, Distribution, LinkConfig, MiddleboxConfig,
     SpikeConfig,
 };
-use spikelab_tcp::rto::{
-    FixedConfig, LinuxConfig, Ns2RtoConfig, PeakHopperConfig, Rfc6298Config, RtoConfig,
-};
 use spikelab_tcp::{LinuxSysctls, TcpConfig};
 
 /// Checks every number in `file`.
@@ -409,7 +406,7 @@ fn tcp_config(t: &TcpConfig, p: &FieldPath) -> Check {
     if let Some(l) = &t.linux {
         linux_sysctls(l, &p.key("linux"))?;
     }
-    rto(&t.rto, &p.key("rto"))
+    t.rto.bounds(&p.key("rto"))
 }
 
 /// The values each sysctl takes in the kernel (Documentation/networking/ip-sysctl.rst):
@@ -443,105 +440,6 @@ fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
         int(&p.key("so_rcvbuf"), v, 1, MAX_WINDOW, " bytes (1 to 2^30)")?;
     }
     Ok(())
-}
-
-fn rto(r: &RtoConfig, p: &FieldPath) -> Check {
-    match r {
-        RtoConfig::Rfc6298(c) => rfc6298(c, p),
-        RtoConfig::PeakHopper(c) => peak_hopper(c, p),
-        RtoConfig::Linux(c) => linux(c, p),
-        RtoConfig::Ns2(c) => ns2(c, p),
-        RtoConfig::Fixed(c) => fixed(c, p),
-    }
-}
-
-/// The constant timer's value is its initial RTO too: at least the smallest ceiling,
-/// and not above its own maximum.
-fn fixed(c: &FixedConfig, p: &FieldPath) -> Check {
-    dur_in(&p.key("rto"), c.rto, MIN_RTO_CEILING, MAX_DUR)?;
-    rto_range(p, ("rto", c.rto), ("max_rto", c.max_rto))
-}
-
-/// ns-2's timer counts in ticks (`tcpTick_`), so a tick must be positive and the RTOs
-/// must be reachable in whole ticks.
-fn ns2(c: &Ns2RtoConfig, p: &FieldPath) -> Check {
-    dur_in(
-        &p.key("tick"),
-        c.tick,
-        Dur::from_micros(1),
-        Dur::from_secs(10),
-    )?;
-    initial_rto(p, c.initial_rto)?;
-    rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
-}
-
-/// Every estimator's RTO before its first sample: at least the smallest ceiling.
-fn initial_rto(p: &FieldPath, rto: Dur) -> Check {
-    dur_in(&p.key("initial_rto"), rto, MIN_RTO_CEILING, MAX_DUR)
-}
-
-/// A ceiling `max` (if any) at or above the floor `min`.
-fn rto_range(
-    p: &FieldPath,
-    (min_key, min): (&str, Dur),
-    (max_key, max): (&str, Option<Dur>),
-) -> Check {
-    dur(&p.key(min_key), min)?;
-    if let Some(max) = max {
-        dur_in(&p.key(max_key), max, MIN_RTO_CEILING, MAX_DUR)?;
-        ordered(&p.key(min_key), min, max, &format!(" (`{max_key}`)"))?;
-    }
-    Ok(())
-}
-
-fn rfc6298(c: &Rfc6298Config, p: &FieldPath) -> Check {
-    initial_rto(p, c.initial_rto)?;
-    dur(&p.key("granularity"), c.granularity)?;
-    rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
-}
-
-fn peak_hopper(c: &PeakHopperConfig, p: &FieldPath) -> Check {
-    initial_rto(p, c.initial_rto)?;
-    int(
-        &p.key("syn_rto_factor"),
-        c.syn_rto_factor,
-        1,
-        MAX_THRESHOLD,
-        "",
-    )?;
-    real(
-        &p.key("b_init"),
-        c.b_init,
-        |x| x >= 0.0,
-        "finite and at least 0",
-    )?;
-    // The decay 1 - 1/(F s) of Step 4 lies in [0, 1) only for F >= 1.
-    let fader = |x: f64| x >= 1.0;
-    real(
-        &p.key("fader_timestamps"),
-        c.fader_timestamps,
-        fader,
-        "at least 1",
-    )?;
-    real(
-        &p.key("fader_no_timestamps"),
-        c.fader_no_timestamps,
-        fader,
-        "at least 1",
-    )?;
-    gain(&p.key("b_max_timestamps"), c.b_max_timestamps)?;
-    gain(&p.key("b_max_no_timestamps"), c.b_max_no_timestamps)?;
-    gain(&p.key("delta_gain"), c.delta_gain)?;
-    dur(&p.key("granularity"), c.granularity)?;
-    if let Some(max) = c.max_rto {
-        dur_in(&p.key("max_rto"), max, MIN_RTO_CEILING, MAX_DUR)?;
-    }
-    Ok(())
-}
-
-fn linux(c: &LinuxConfig, p: &FieldPath) -> Check {
-    initial_rto(p, c.initial_rto)?;
-    rto_range(p, ("rto_min", c.rto_min), ("rto_max", c.rto_max))
 }
 
 // ----- drops and middleboxes --------------------------------------------------------
