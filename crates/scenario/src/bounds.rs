@@ -32,14 +32,12 @@ pub use spikelab_core::bounds::{
 };
 use spikelab_core::Dur;
 use spikelab_engine::{StartTime, Workload};
-use spikelab_net::middlebox::{DelayInjectionConfig, StdProxyConfig};
 use spikelab_net::ping_trace::{PingTrace, Uniform};
 use spikelab_net::spike::{
     BandwidthOscillationConfig, HiccupConfig, IntervalFrom, OutageConfig, SpikeAt,
 };
 use spikelab_net::{
-    DelayGenerator, DelaySource, DirOverride, Distribution, LinkConfig, MiddleboxConfig,
-    SpikeConfig,
+    DelayGenerator, DelaySource, DirOverride, Distribution, LinkConfig, SpikeConfig,
 };
 use spikelab_tcp::{LinuxSysctls, TcpConfig};
 
@@ -454,55 +452,5 @@ fn drop_rule(d: &DropEntry, p: &FieldPath) -> Check {
 
 fn middlebox(m: &MiddleboxEntry, p: &FieldPath) -> Check {
     let p = p.key("config");
-    match &m.config {
-        MiddleboxConfig::StdProxy(c) => std_proxy(c, &p),
-        MiddleboxConfig::DelayInjection(c) => delay_injection(c, &p),
-    }
-}
-
-fn std_proxy(c: &StdProxyConfig, p: &FieldPath) -> Check {
-    int(
-        &p.key("dup_ack_thresh"),
-        u64::from(c.dup_ack_thresh),
-        1,
-        MAX_THRESHOLD,
-        "",
-    )?;
-    gain(&p.key("gain"), c.gain)?;
-    gain(&p.key("s"), c.s)?;
-    // [Kim & Cho 2003] III.C: beta = 1 - alpha, both weights of a moving average.
-    probability(&p.key("alpha_n"), c.alpha_n)?;
-    probability(&p.key("alpha_s"), c.alpha_s)?;
-    gain(&p.key("x_th_factor"), c.x_th_factor)?;
-    real(
-        &p.key("wrtt_gain"),
-        c.wrtt_gain,
-        |x| x > 0.0 && x <= 1.0,
-        "in (0, 1]",
-    )?;
-    if let Some(w) = c.wrtt {
-        positive(&p.key("wrtt"), w)?;
-    }
-    Ok(())
-}
-
-fn delay_injection(c: &DelayInjectionConfig, p: &FieldPath) -> Check {
-    dur(&p.key("d0"), c.d0)?;
-    int(&p.key("n"), u64::from(c.n), 1, MAX_PACKETS, "")?;
-    if let Some(x) = c.p {
-        real(
-            &p.key("p"),
-            x,
-            |x| x > 0.0 && x <= 1.0,
-            "a probability in (0, 1]",
-        )?;
-    }
-    int(
-        &p.key("select_every"),
-        u64::from(c.select_every),
-        1,
-        MAX_PACKETS,
-        "",
-    )?;
-    probability(&p.key("select_p"), c.select_p)
+    m.config.bounds(&p)
 }
