@@ -4,6 +4,7 @@
 //! * [`packet`]: the one packet type that crosses links, with honest header sizes.
 //! * [`rng`]: per-component random streams derived from the run seed.
 //! * [`ids`]: small typed indices for flows, links and nodes.
+//! * [`bounds`]: range checks of configuration values and the [`bounds::Bounded`] hook.
 //! * [`registry`]: [`dispatch_enum!`], the one way an algorithm family dispatches.
 //!
 //! Sequence numbers are absolute `u64` byte offsets from the flow's initial sequence
@@ -11,6 +12,7 @@
 //! (RFC 793 "modulo 2^32" comparisons) is only needed when writing pcap files, where
 //! the low 32 bits are emitted.
 
+pub mod bounds;
 pub mod ids;
 pub mod packet;
 pub mod registry;

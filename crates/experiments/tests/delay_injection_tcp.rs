@@ -102,7 +102,7 @@ fn the_paper_mode_never_fast_retransmits_and_lets_the_injected_delay_reach_the_r
     // The paper's simulator: no fast retransmit whatever the box reorders, and the
     // injected samples widen the RTO, so FTFD (100 ms, N = 3) times out less than the
     // same box on a sender that applies Karn's rule.
-    let base = tcp::base_of(tcp::Mode::Paper, &tcp::Mode::Paper.trace_config()).unwrap();
+    let base = tcp::base_of(tcp::Mode::Paper).unwrap();
     let ftfd = Some(Injection {
         method: InjectionMethod::Ftfd,
         d0_ms: 100,

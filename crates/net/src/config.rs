@@ -5,11 +5,11 @@
 //! [`crate::LinkDir`]. "Forward" is the direction from the link's first endpoint to its
 //! second (in the papers' setups, the one that carries the data).
 
-use crate::delay::{DelaySampling, DelayTrace};
+use crate::delay::DelaySampling;
+use crate::delay_source::DelaySource;
 use crate::queue::QueueConfig;
 use crate::service::ServiceConfig;
 use crate::spike::{Dir, Schedule, SpikeConfig, SpikeError};
-use crate::trace::TraceRef;
 use serde::{Deserialize, Serialize};
 use spikelab_core::{BitRate, Dur};
 
@@ -27,10 +27,11 @@ pub struct LinkDirConfig {
     /// How packets are served. Default: `{ kind = "rate" }`.
     #[serde(default)]
     pub service: ServiceConfig,
-    /// Extra one-way delay replayed from a `(time, delay)` trace file, added to
-    /// `latency` (see [`crate::delay`]). Default: none.
+    /// Extra one-way delay replayed from a `(time, delay)` trace file or generated
+    /// ([`crate::delay_source`]), added to `latency` (see [`crate::delay`]). Default:
+    /// none.
     #[serde(default)]
-    pub delay_trace: Option<TraceRef<DelayTrace>>,
+    pub delay_trace: Option<DelaySource>,
     /// How `delay_trace` is read: replayed in time ("time") or one independent draw per
     /// packet ("per-packet"; see [`crate::delay`]). Default: time.
     #[serde(default)]
@@ -69,7 +70,7 @@ pub struct DirOverride {
     pub service: Option<ServiceConfig>,
     /// Delay trace of this direction. Default: the link's `delay_trace`.
     #[serde(default)]
-    pub delay_trace: Option<TraceRef<DelayTrace>>,
+    pub delay_trace: Option<DelaySource>,
     /// How this direction reads its delay trace. Default: the link's `delay_sampling`.
     #[serde(default)]
     pub delay_sampling: Option<DelaySampling>,
@@ -93,7 +94,7 @@ pub struct LinkConfig {
     pub service: ServiceConfig,
     /// Delay trace file applied to both directions (see [`crate::delay`]). Default: none.
     #[serde(default)]
-    pub delay_trace: Option<TraceRef<DelayTrace>>,
+    pub delay_trace: Option<DelaySource>,
     /// How both directions read their delay trace: "time" or "per-packet" (see
     /// [`crate::delay`]). Default: time.
     #[serde(default)]
@@ -220,7 +221,7 @@ mod tests {
             link.dir(Dir::Forward).queue,
             QueueConfig::AdaptiveRed(_)
         ));
-        assert_eq!(link.dir(Dir::Reverse).service, ServiceConfig::Rate);
+        assert_eq!(link.dir(Dir::Reverse).service, ServiceConfig::default());
         assert!(matches!(
             link.dir(Dir::Forward).service,
             ServiceConfig::Wcdma(_)

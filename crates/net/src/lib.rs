@@ -9,7 +9,8 @@
 //!   drop-from-front) and Adaptive RED.
 //! * [`service`]: how a packet occupies the transmitter: serialisation at the link rate,
 //!   a WCDMA bearer with RLC retransmissions, or Mahimahi delivery-trace replay.
-//! * [`delay`]: extra one-way delay replayed from a `(time, delay)` trace.
+//! * [`delay`]: extra one-way delay replayed from a `(time, delay)` trace;
+//!   [`delay_source`]: a trace file or a generated trace ([`ping_trace`]).
 //! * [`freeze`]: the switches of how a hiccup or outage freezes a link.
 //! * [`spike`]: schedules of hiccups, outages and bandwidth changes producing
 //!   [`LinkControl`]s.
@@ -21,10 +22,12 @@
 
 pub mod config;
 pub mod delay;
+pub mod delay_source;
 pub mod distribution;
 pub mod freeze;
 pub mod link;
 pub mod middlebox;
+pub mod ping_trace;
 pub mod queue;
 pub mod service;
 pub mod spike;
@@ -33,6 +36,7 @@ pub mod trace;
 
 pub use config::{DirOverride, LinkConfig, LinkDirConfig};
 pub use delay::{DelaySampling, DelayTrace};
+pub use delay_source::{DelayGenerator, DelaySource};
 pub use distribution::Distribution;
 pub use freeze::{FreezeMode, FreezePoint, FrozenArrivals, FrozenWire};
 pub use link::{LinkCounters, LinkDir, PacketBytes};

@@ -8,6 +8,7 @@
 
 use crate::config::{DirOverride, LinkConfig};
 use crate::delay::DelayTrace;
+use crate::delay_source::DelaySource;
 use crate::service::{MahimahiTrace, ServiceConfig};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -146,7 +147,19 @@ impl<'de, T> Deserialize<'de> for TraceRef<T> {
 fn load_service(s: &mut ServiceConfig, base: &Path) -> Result<(), TraceLoadError> {
     match s {
         ServiceConfig::Mahimahi(m) => m.trace.load(base, MahimahiTrace::parse),
-        ServiceConfig::Rate | ServiceConfig::Wcdma(_) => Ok(()),
+        ServiceConfig::Rate(_) | ServiceConfig::Wcdma(_) => Ok(()),
+    }
+}
+
+/// Loads a delay-trace file, or generates a generated one.
+fn load_delay(d: &mut Option<DelaySource>, base: &Path) -> Result<(), TraceLoadError> {
+    match d {
+        Some(DelaySource::File(t)) => t.load(base, DelayTrace::parse),
+        Some(DelaySource::Generated(g)) => {
+            g.materialise();
+            Ok(())
+        }
+        None => Ok(()),
     }
 }
 
@@ -154,20 +167,16 @@ fn load_override(o: &mut DirOverride, base: &Path) -> Result<(), TraceLoadError>
     if let Some(s) = &mut o.service {
         load_service(s, base)?;
     }
-    if let Some(t) = &mut o.delay_trace {
-        t.load(base, DelayTrace::parse)?;
-    }
+    load_delay(&mut o.delay_trace, base)?;
     Ok(())
 }
 
 /// Reads and parses every trace `cfg` references (Mahimahi delivery traces and one-way
 /// delay traces), resolving relative paths against `base` (usually the scenario file's
-/// directory).
+/// directory), and generates the generated delay traces.
 pub fn load_link_traces(cfg: &mut LinkConfig, base: &Path) -> Result<(), TraceLoadError> {
     load_service(&mut cfg.service, base)?;
-    if let Some(t) = &mut cfg.delay_trace {
-        t.load(base, DelayTrace::parse)?;
-    }
+    load_delay(&mut cfg.delay_trace, base)?;
     load_override(&mut cfg.forward, base)?;
     load_override(&mut cfg.reverse, base)
 }
@@ -229,6 +238,9 @@ mod tests {
             ServiceConfig::Mahimahi(m) => assert_eq!(m.trace.loaded().len(), 4),
             other => panic!("{other:?}"),
         }
-        assert!(cfg.delay_trace.as_ref().unwrap().data().is_some());
+        assert_eq!(
+            cfg.delay_trace.as_ref().unwrap().loaded().last_time().0,
+            1_000_000_000
+        );
     }
 }

@@ -319,7 +319,7 @@ fn check_links(sim: &SimConfig) -> Result<(), Refused> {
             let d = l.dir(dir);
             let key = |k: &str| format!("link[{i}] ({}).{dname}.{k}", l.name);
             match &d.service {
-                ServiceConfig::Rate => {}
+                ServiceConfig::Rate(_) => {}
                 ServiceConfig::Wcdma(_) => {
                     return refuse(
                         format!("link[{i}].service = wcdma"),

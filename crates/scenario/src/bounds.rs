@@ -15,141 +15,31 @@
 //! * a cycle of a spike schedule lasts at least [`MIN_CYCLE`], so that simulated time
 //!   advances (hiccups of interval and duration 0 or 1 ns, oscillations holding 0 s).
 //!
-//! `run.seed` is the one number without a range: every u64 is a seed.
+//! `run.seed` and a generated delay trace's `seed` are the numbers without a range:
+//! every u64 is a seed.
 //!
 //! The test `every_numeric_field_of_the_reference_has_a_range_check` (tests/ranges.rs)
 //! sets every number of `scenarios/reference.toml` to absurd values in turn and fails if
 //! one is accepted, so a new numeric field needs its check here.
 
-use crate::error::{FieldPath, Invalid};
+use crate::error::FieldPath;
 use crate::resolve::{MAX_CBR_PAYLOAD, MAX_COUNT, MAX_MSS};
 use crate::schema::{DropEntry, FlowEntry, KernelEntry, MiddleboxEntry, ScenarioFile, Topology};
-use spikelab_core::{BitRate, ByteSize, Dur};
+pub use spikelab_core::bounds::{
+    bytes, dur, dur_in, fail, gain, int, ordered, positive, probability, rate, real, Bounded,
+    Check, MAX_BYTES, MAX_DUR, MAX_INITIAL_WINDOW, MAX_PACKETS, MAX_PACKET_BYTES, MAX_PING_SAMPLES,
+    MAX_RATE, MAX_REPS, MAX_THRESHOLD, MAX_WINDOW, MIN_CYCLE, MIN_RTO_CEILING,
+};
+use spikelab_core::Dur;
 use spikelab_engine::{StartTime, Workload};
-use spikelab_net::middlebox::{DelayInjectionConfig, StdProxyConfig};
+use spikelab_net::ping_trace::{PingTrace, Uniform};
 use spikelab_net::spike::{
     BandwidthOscillationConfig, HiccupConfig, IntervalFrom, OutageConfig, SpikeAt,
 };
 use spikelab_net::{
-    AdaptiveRedConfig, DirOverride, Distribution, LinkConfig, MiddleboxConfig, QueueConfig,
-    QueueLimit, RedConfig, ServiceConfig, SpikeConfig,
-};
-use spikelab_tcp::rto::{
-    FixedConfig, LinuxConfig, Ns2RtoConfig, PeakHopperConfig, Rfc6298Config, RtoConfig,
+    DelayGenerator, DelaySource, DirOverride, Distribution, LinkConfig, SpikeConfig,
 };
 use spikelab_tcp::{LinuxSysctls, TcpConfig};
-
-/// Longest duration anywhere in a scenario: 10^6 s.
-pub const MAX_DUR: Dur = Dur::from_secs(1_000_000);
-/// Fastest link or CBR rate: 1 Tbit/s.
-pub const MAX_RATE: u64 = 1_000_000_000_000;
-/// Largest byte count (transfer, message, byte-limited queue): 1 TB.
-pub const MAX_BYTES: u64 = 1_000_000_000_000;
-/// Largest packet count (queue limits, ping-pong messages): 10^9.
-pub const MAX_PACKETS: u64 = 1_000_000_000;
-/// Most repetitions of one scenario.
-pub const MAX_REPS: u32 = 1_000_000;
-/// Largest small threshold (duplicate ACKs, ACK every N, RLC retransmissions, ...).
-pub const MAX_THRESHOLD: u64 = 1000;
-/// Largest IP packet: bounds per-packet sizes (RED's mean packet, radio blocks,
-/// Mahimahi delivery opportunities).
-pub const MAX_PACKET_BYTES: u64 = 65_535;
-/// Shortest cycle of a spike schedule (quiet interval plus spike, a whole outage period,
-/// all levels of an oscillation): the papers' spikes last seconds, and a cycle of 0 s
-/// would keep simulated time from advancing.
-pub const MIN_CYCLE: Dur = Dur::from_millis(1);
-/// Shortest initial RTO and RTO ceiling: a timer that may expire every nanosecond
-/// turns each round trip into thousands of timeouts.
-pub const MIN_RTO_CEILING: Dur = Dur::from_millis(1);
-/// Largest TCP window: 2^30 bytes, the most window scaling can express (RFC 7323 2.3).
-pub const MAX_WINDOW: u64 = 1 << 30;
-/// Largest initial window: 1000 segments, a hundred times RFC 6928's 10. A larger one
-/// only puts a whole window (up to 2^30 bytes) into the network at time zero, which no
-/// study means and which the fuzz harness found costing minutes per run.
-pub const MAX_INITIAL_WINDOW: u64 = 1000;
-
-type Check = Result<(), Invalid>;
-
-fn fail(path: &FieldPath, message: impl Into<String>) -> Check {
-    Err(Invalid::new(path.clone(), message))
-}
-
-/// `x` in `lo..=hi`, in `unit`.
-fn int(path: &FieldPath, x: u64, lo: u64, hi: u64, unit: &str) -> Check {
-    if (lo..=hi).contains(&x) {
-        return Ok(());
-    }
-    fail(
-        path,
-        format!("{x} is out of range: must be between {lo} and {hi}{unit}"),
-    )
-}
-
-fn rate(path: &FieldPath, r: BitRate) -> Check {
-    if r.0 == 0 {
-        return fail(path, "the rate must be positive");
-    }
-    int(path, r.0, 1, MAX_RATE, " bit/s")
-}
-
-fn bytes(path: &FieldPath, b: ByteSize, hi: u64) -> Check {
-    int(path, b.0, 1, hi, " bytes")
-}
-
-/// A duration in `lo..=hi`.
-fn dur_in(path: &FieldPath, d: Dur, lo: Dur, hi: Dur) -> Check {
-    if d > hi {
-        return fail(path, format!("{d} is longer than the {hi} allowed here"));
-    }
-    if d < lo {
-        return fail(path, format!("{d} is shorter than the {lo} needed here"));
-    }
-    Ok(())
-}
-
-/// Any duration up to [`MAX_DUR`].
-fn dur(path: &FieldPath, d: Dur) -> Check {
-    dur_in(path, d, Dur::ZERO, MAX_DUR)
-}
-
-/// A positive duration up to [`MAX_DUR`].
-fn positive(path: &FieldPath, d: Dur) -> Check {
-    dur_in(path, d, Dur(1), MAX_DUR)
-}
-
-/// A finite real for which `ok` holds; `range` says which in the message.
-fn real(path: &FieldPath, x: f64, ok: fn(f64) -> bool, range: &str) -> Check {
-    if x.is_finite() && ok(x) {
-        return Ok(());
-    }
-    fail(path, format!("{x} is out of range: must be {range}"))
-}
-
-fn probability(path: &FieldPath, x: f64) -> Check {
-    real(
-        path,
-        x,
-        |x| (0.0..=1.0).contains(&x),
-        "a probability in [0, 1]",
-    )
-}
-
-fn gain(path: &FieldPath, x: f64) -> Check {
-    real(path, x, |x| x > 0.0, "finite and positive")
-}
-
-/// `min <= max`, reported at `min`.
-fn ordered<T: PartialOrd + std::fmt::Display>(
-    path: &FieldPath,
-    min: T,
-    max: T,
-    what: &str,
-) -> Check {
-    if min > max {
-        return fail(path, format!("min {min} is larger than max {max}{what}"));
-    }
-    Ok(())
-}
 
 /// Checks every number in `file`.
 pub fn check(file: &ScenarioFile) -> Check {
@@ -194,8 +84,9 @@ pub fn check(file: &ScenarioFile) -> Check {
 fn link(l: &LinkConfig, p: &FieldPath) -> Check {
     rate(&p.key("rate"), l.rate)?;
     dur(&p.key("latency"), l.latency)?;
-    queue(&l.queue, &p.key("queue"))?;
-    service(&l.service, &p.key("service"))?;
+    l.queue.bounds(&p.key("queue"))?;
+    l.service.bounds(&p.key("service"))?;
+    delay_trace(l.delay_trace.as_ref(), &p.key("delay_trace"))?;
     direction(&l.forward, &p.key("forward"))?;
     direction(&l.reverse, &p.key("reverse"))?;
     for (k, s) in l.spikes.iter().enumerate() {
@@ -212,127 +103,41 @@ fn direction(o: &DirOverride, p: &FieldPath) -> Check {
         dur(&p.key("latency"), d)?;
     }
     if let Some(q) = &o.queue {
-        queue(q, &p.key("queue"))?;
+        q.bounds(&p.key("queue"))?;
     }
     if let Some(s) = &o.service {
-        service(s, &p.key("service"))?;
+        s.bounds(&p.key("service"))?;
     }
-    Ok(())
+    delay_trace(o.delay_trace.as_ref(), &p.key("delay_trace"))
 }
 
-fn queue_limit(p: &FieldPath, n: u64, hi: u64, unit: &str) -> Check {
-    if n == 0 {
-        return fail(p, "a queue limit of 0 drops every packet: allow at least 1");
-    }
-    int(p, n, 1, hi, unit)
-}
-
-fn queue(q: &QueueConfig, p: &FieldPath) -> Check {
-    match q {
-        QueueConfig::DropTail(d) => match d.limit {
-            QueueLimit::Packets(n) => queue_limit(&p.key("limit"), n, MAX_PACKETS, " packets"),
-            QueueLimit::Bytes(b) => queue_limit(&p.key("limit"), b.0, MAX_BYTES, " bytes"),
+/// A generated delay trace's parameters (a file's are checked as it is read).
+fn delay_trace(d: Option<&DelaySource>, p: &FieldPath) -> Check {
+    match d {
+        Some(DelaySource::Generated(g)) => match &g.generator {
+            DelayGenerator::PingTrace(t) => ping_trace(t, p),
         },
-        QueueConfig::Red(r) => red(r, p),
-        QueueConfig::AdaptiveRed(a) => adaptive_red(a, p),
+        Some(DelaySource::File(_)) | None => Ok(()),
     }
 }
 
-/// A RED threshold: an average queue length in packets.
-fn threshold(p: &FieldPath, x: f64) -> Check {
-    let packets = |x: f64| (0.0..=MAX_PACKETS as f64).contains(&x);
-    real(p, x, packets, "between 0 and 1000000000 packets")
-}
-
-/// RED's thresholds with min < max (p_b divides by max_thresh - min_thresh, Floyd &
-/// Jacobson 1993 section 4).
-fn thresholds(p: &FieldPath, min: f64, max: f64) -> Check {
-    threshold(&p.key("min_thresh"), min)?;
-    threshold(&p.key("max_thresh"), max)?;
-    if min >= max {
-        return fail(
-            &p.key("min_thresh"),
-            format!("min_thresh {min} must be below max_thresh {max}"),
-        );
-    }
-    Ok(())
-}
-
-/// The EWMA weight w_q of the average queue, in (0, 1].
-fn q_weight(p: &FieldPath, w: f64) -> Check {
-    real(p, w, |w| w > 0.0 && w <= 1.0, "in (0, 1]")
-}
-
-fn red(r: &RedConfig, p: &FieldPath) -> Check {
-    thresholds(p, r.min_thresh, r.max_thresh)?;
-    q_weight(&p.key("q_weight"), r.q_weight)?;
-    // max_p = 1 / linterm is a probability.
-    real(
-        &p.key("linterm"),
-        r.linterm,
-        |x| x >= 1.0,
-        "at least 1 (max_p = 1/linterm)",
+fn ping_trace(t: &PingTrace, p: &FieldPath) -> Check {
+    int(
+        &p.key("samples"),
+        t.samples as u64,
+        1,
+        MAX_PING_SAMPLES,
+        " samples",
     )?;
-    queue_limit(&p.key("limit"), r.limit, MAX_PACKETS, " packets")?;
-    bytes(&p.key("mean_pktsize"), r.mean_pktsize, MAX_PACKET_BYTES)
+    probability(&p.key("spike_probability"), t.spike_probability)?;
+    uniform(&t.base, &p.key("base"))?;
+    uniform(&t.spike, &p.key("spike"))
 }
 
-fn adaptive_red(a: &AdaptiveRedConfig, p: &FieldPath) -> Check {
-    positive(&p.key("target_delay"), a.target_delay)?;
-    positive(&p.key("interval"), a.interval)?;
-    // Floyd, Gummadi & Shenker 2001, Fig. 2: max_p += alpha, max_p *= beta.
-    real(
-        &p.key("alpha"),
-        a.alpha,
-        |x| x > 0.0 && x <= 1.0,
-        "in (0, 1]",
-    )?;
-    real(&p.key("beta"), a.beta, |x| x > 0.0 && x < 1.0, "in (0, 1)")?;
-    real(
-        &p.key("initial_max_p"),
-        a.initial_max_p,
-        |x| x > 0.0 && x <= 1.0,
-        "in (0, 1]",
-    )?;
-    if let Some(min) = a.min_thresh {
-        threshold(&p.key("min_thresh"), min)?;
-    }
-    if let Some(max) = a.max_thresh {
-        threshold(&p.key("max_thresh"), max)?;
-    }
-    if let (Some(min), Some(max)) = (a.min_thresh, a.max_thresh) {
-        thresholds(p, min, max)?;
-    }
-    if let Some(w) = a.q_weight {
-        q_weight(&p.key("q_weight"), w)?;
-    }
-    queue_limit(&p.key("limit"), a.limit, MAX_PACKETS, " packets")?;
-    bytes(&p.key("mean_pktsize"), a.mean_pktsize, MAX_PACKET_BYTES)
-}
-
-fn service(s: &ServiceConfig, p: &FieldPath) -> Check {
-    match s {
-        ServiceConfig::Rate => Ok(()),
-        ServiceConfig::Wcdma(w) => {
-            bytes(&p.key("block_bytes"), w.block_bytes, MAX_PACKET_BYTES)?;
-            probability(&p.key("bler"), w.bler)?;
-            dur(&p.key("retx_delay"), w.retx_delay)?;
-            int(
-                &p.key("max_retx"),
-                u64::from(w.max_retx),
-                0,
-                MAX_THRESHOLD,
-                "",
-            )
-        }
-        ServiceConfig::Mahimahi(m) => int(
-            &p.key("opportunity_bytes"),
-            u64::from(m.opportunity_bytes),
-            1,
-            MAX_PACKET_BYTES,
-            " bytes",
-        ),
-    }
+fn uniform(u: &Uniform, p: &FieldPath) -> Check {
+    dur(&p.key("min"), u.min)?;
+    dur(&p.key("max"), u.max)?;
+    ordered(&p.key("min"), u.min, u.max, "")
 }
 
 // ----- spikes -----------------------------------------------------------------------
@@ -599,7 +404,7 @@ fn tcp_config(t: &TcpConfig, p: &FieldPath) -> Check {
     if let Some(l) = &t.linux {
         linux_sysctls(l, &p.key("linux"))?;
     }
-    rto(&t.rto, &p.key("rto"))
+    t.rto.bounds(&p.key("rto"))
 }
 
 /// The values each sysctl takes in the kernel (Documentation/networking/ip-sysctl.rst):
@@ -635,105 +440,6 @@ fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
     Ok(())
 }
 
-fn rto(r: &RtoConfig, p: &FieldPath) -> Check {
-    match r {
-        RtoConfig::Rfc6298(c) => rfc6298(c, p),
-        RtoConfig::PeakHopper(c) => peak_hopper(c, p),
-        RtoConfig::Linux(c) => linux(c, p),
-        RtoConfig::Ns2(c) => ns2(c, p),
-        RtoConfig::Fixed(c) => fixed(c, p),
-    }
-}
-
-/// The constant timer's value is its initial RTO too: at least the smallest ceiling,
-/// and not above its own maximum.
-fn fixed(c: &FixedConfig, p: &FieldPath) -> Check {
-    dur_in(&p.key("rto"), c.rto, MIN_RTO_CEILING, MAX_DUR)?;
-    rto_range(p, ("rto", c.rto), ("max_rto", c.max_rto))
-}
-
-/// ns-2's timer counts in ticks (`tcpTick_`), so a tick must be positive and the RTOs
-/// must be reachable in whole ticks.
-fn ns2(c: &Ns2RtoConfig, p: &FieldPath) -> Check {
-    dur_in(
-        &p.key("tick"),
-        c.tick,
-        Dur::from_micros(1),
-        Dur::from_secs(10),
-    )?;
-    initial_rto(p, c.initial_rto)?;
-    rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
-}
-
-/// Every estimator's RTO before its first sample: at least the smallest ceiling.
-fn initial_rto(p: &FieldPath, rto: Dur) -> Check {
-    dur_in(&p.key("initial_rto"), rto, MIN_RTO_CEILING, MAX_DUR)
-}
-
-/// A ceiling `max` (if any) at or above the floor `min`.
-fn rto_range(
-    p: &FieldPath,
-    (min_key, min): (&str, Dur),
-    (max_key, max): (&str, Option<Dur>),
-) -> Check {
-    dur(&p.key(min_key), min)?;
-    if let Some(max) = max {
-        dur_in(&p.key(max_key), max, MIN_RTO_CEILING, MAX_DUR)?;
-        ordered(&p.key(min_key), min, max, &format!(" (`{max_key}`)"))?;
-    }
-    Ok(())
-}
-
-fn rfc6298(c: &Rfc6298Config, p: &FieldPath) -> Check {
-    initial_rto(p, c.initial_rto)?;
-    dur(&p.key("granularity"), c.granularity)?;
-    rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
-}
-
-fn peak_hopper(c: &PeakHopperConfig, p: &FieldPath) -> Check {
-    initial_rto(p, c.initial_rto)?;
-    int(
-        &p.key("syn_rto_factor"),
-        c.syn_rto_factor,
-        1,
-        MAX_THRESHOLD,
-        "",
-    )?;
-    real(
-        &p.key("b_init"),
-        c.b_init,
-        |x| x >= 0.0,
-        "finite and at least 0",
-    )?;
-    // The decay 1 - 1/(F s) of Step 4 lies in [0, 1) only for F >= 1.
-    let fader = |x: f64| x >= 1.0;
-    real(
-        &p.key("fader_timestamps"),
-        c.fader_timestamps,
-        fader,
-        "at least 1",
-    )?;
-    real(
-        &p.key("fader_no_timestamps"),
-        c.fader_no_timestamps,
-        fader,
-        "at least 1",
-    )?;
-    gain(&p.key("b_max_timestamps"), c.b_max_timestamps)?;
-    gain(&p.key("b_max_no_timestamps"), c.b_max_no_timestamps)?;
-    gain(&p.key("delta_gain"), c.delta_gain)?;
-    dur(&p.key("granularity"), c.granularity)?;
-    if let Some(max) = c.max_rto {
-        dur_in(&p.key("max_rto"), max, MIN_RTO_CEILING, MAX_DUR)?;
-    }
-    Ok(())
-}
-
-fn linux(c: &LinuxConfig, p: &FieldPath) -> Check {
-    initial_rto(p, c.initial_rto)?;
-    rto_range(p, ("rto_min", c.rto_min), ("rto_max", c.rto_max))
-}
-
 // ----- drops and middleboxes --------------------------------------------------------
 
 fn drop_rule(d: &DropEntry, p: &FieldPath) -> Check {
@@ -746,55 +452,5 @@ fn drop_rule(d: &DropEntry, p: &FieldPath) -> Check {
 
 fn middlebox(m: &MiddleboxEntry, p: &FieldPath) -> Check {
     let p = p.key("config");
-    match &m.config {
-        MiddleboxConfig::StdProxy(c) => std_proxy(c, &p),
-        MiddleboxConfig::DelayInjection(c) => delay_injection(c, &p),
-    }
-}
-
-fn std_proxy(c: &StdProxyConfig, p: &FieldPath) -> Check {
-    int(
-        &p.key("dup_ack_thresh"),
-        u64::from(c.dup_ack_thresh),
-        1,
-        MAX_THRESHOLD,
-        "",
-    )?;
-    gain(&p.key("gain"), c.gain)?;
-    gain(&p.key("s"), c.s)?;
-    // [Kim & Cho 2003] III.C: beta = 1 - alpha, both weights of a moving average.
-    probability(&p.key("alpha_n"), c.alpha_n)?;
-    probability(&p.key("alpha_s"), c.alpha_s)?;
-    gain(&p.key("x_th_factor"), c.x_th_factor)?;
-    real(
-        &p.key("wrtt_gain"),
-        c.wrtt_gain,
-        |x| x > 0.0 && x <= 1.0,
-        "in (0, 1]",
-    )?;
-    if let Some(w) = c.wrtt {
-        positive(&p.key("wrtt"), w)?;
-    }
-    Ok(())
-}
-
-fn delay_injection(c: &DelayInjectionConfig, p: &FieldPath) -> Check {
-    dur(&p.key("d0"), c.d0)?;
-    int(&p.key("n"), u64::from(c.n), 1, MAX_PACKETS, "")?;
-    if let Some(x) = c.p {
-        real(
-            &p.key("p"),
-            x,
-            |x| x > 0.0 && x <= 1.0,
-            "a probability in (0, 1]",
-        )?;
-    }
-    int(
-        &p.key("select_every"),
-        u64::from(c.select_every),
-        1,
-        MAX_PACKETS,
-        "",
-    )?;
-    probability(&p.key("select_p"), c.select_p)
+    m.config.bounds(&p)
 }

@@ -6,61 +6,10 @@
 //! the file. So an unknown or mistyped key points at itself, and a missing required key
 //! points at the table that lacks it.
 
+pub use spikelab_core::bounds::{FieldPath, Invalid, Seg};
 use std::fmt;
 use std::ops::Range;
 use toml_edit::{ImDocument, InlineTable, Item, Table, Value};
-
-/// One step of a [`FieldPath`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Seg {
-    /// A table key.
-    Key(String),
-    /// An array element (from 0).
-    Index(usize),
-}
-
-/// The keys and indices that lead to a value, e.g. `flow[1].tcp.recovery`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FieldPath(pub Vec<Seg>);
-
-impl FieldPath {
-    /// The path of a top-level key.
-    pub fn root(key: &str) -> FieldPath {
-        FieldPath(vec![Seg::Key(key.to_owned())])
-    }
-
-    /// This path extended by `key`.
-    pub fn key(&self, key: &str) -> FieldPath {
-        let mut p = self.clone();
-        p.0.push(Seg::Key(key.to_owned()));
-        p
-    }
-
-    /// This path extended by array index `i`.
-    pub fn index(&self, i: usize) -> FieldPath {
-        let mut p = self.clone();
-        p.0.push(Seg::Index(i));
-        p
-    }
-
-    /// Whether the path is empty (the whole file).
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl fmt::Display for FieldPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, seg) in self.0.iter().enumerate() {
-            match seg {
-                Seg::Key(k) if i == 0 => write!(f, "{k}")?,
-                Seg::Key(k) => write!(f, ".{k}")?,
-                Seg::Index(n) => write!(f, "[{n}]")?,
-            }
-        }
-        Ok(())
-    }
-}
 
 /// A problem with a scenario file, with where it is.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -97,25 +46,6 @@ fn one_line(s: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// A problem found after parsing: the field and what is wrong, not yet located.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Invalid {
-    /// The field concerned.
-    pub path: FieldPath,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl Invalid {
-    /// A problem with `path`.
-    pub fn new(path: FieldPath, message: impl Into<String>) -> Invalid {
-        Invalid {
-            path,
-            message: message.into(),
-        }
-    }
 }
 
 /// Maps field paths and byte offsets of one file to lines and columns.

@@ -324,3 +324,50 @@ fn so_rcvbuf_must_be_positive() {
     );
     assert_has(&m, &["tcp.linux.so_rcvbuf"]);
 }
+
+// ----- generated delay traces --------------------------------------------------------
+
+fn ping_trace(samples: &str, min: &str, max: &str) -> String {
+    format!(
+        "delay_trace = {{ generator = \"ping-trace\", seed = 1, samples = {samples}, \
+         base = {{ min = \"{min}\", max = \"{max}\" }}, spike_probability = 0.01, \
+         spike = {{ min = \"100ms\", max = \"500ms\" }} }}\n"
+    )
+}
+
+#[test]
+fn a_generated_delay_trace_is_generated_from_its_parameters() {
+    let text = VALID.replace(
+        "latency = \"10ms\"\n",
+        &format!("latency = \"10ms\"\n{}", ping_trace("3", "60ms", "140ms")),
+    );
+    let s = parse(&text, "ok.toml").unwrap();
+    let trace = s.to_sim().links[0].delay_trace.clone().unwrap();
+    let first = trace.loaded().delay_at(spikelab_core::Time::ZERO);
+    assert!(
+        (60..=640).contains(&(first.0 / 1_000_000)),
+        "{first} is not a 60-140 ms ping plus at most a 500 ms spike"
+    );
+}
+
+#[test]
+fn bad_generator_parameters_are_refused_at_their_field() {
+    let at = |samples: &str, min: &str, max: &str| {
+        replaced(
+            "latency = \"10ms\"\n",
+            &format!("latency = \"10ms\"\n{}", ping_trace(samples, min, max)),
+        )
+    };
+    assert_has(
+        &at("0", "60ms", "140ms"),
+        &["bad.toml:", "link[0].delay_trace.samples", "between 1 and"],
+    );
+    assert_has(
+        &at("10", "200ms", "140ms"),
+        &["link[0].delay_trace.base.min", "larger than max"],
+    );
+    assert_has(
+        &at("10", "60ms", "99999999999h"),
+        &["link[0].delay_trace.base.max", "longer than"],
+    );
+}

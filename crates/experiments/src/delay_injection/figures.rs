@@ -150,15 +150,11 @@ pub fn fig3(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::delay_injection::synthetic::{gprs_like_trace, GprsLikeConfig};
     use rand::SeedableRng;
+    use spikelab_net::ping_trace::PingTrace;
 
     fn paper_trace() -> Vec<f64> {
-        gprs_like_trace(
-            &GprsLikeConfig::default(),
-            10_000,
-            &mut SimRng::seed_from_u64(2003),
-        )
+        PingTrace::default().samples_ms()
     }
 
     #[test]

@@ -3,17 +3,20 @@
 //! models it reproduces the paper's published no-jitter baseline (section IV: "the
 //! average number of timeouts from 24"; Fig. 8: "The throughput without the delay
 //! jitter ... is equal to 103.58 kbps"). The authors' GPRS trace is not public, so the
-//! spikes are unknown; the base U\[60, 140\] ms stays as argued in [`super::synthetic`].
+//! spikes are unknown; the base U\[60, 140\] ms stays as argued in
+//! [`spikelab_net::ping_trace`]. The fitted values are written in the paper scenario's
+//! `delay_trace` generator; the ignored test below checks they are the grid's best.
 //! Only the cell without injection enters the fit; FTFD, RTFD and RTRD are then
 //! measured on the fitted trace.
 //!
 //! Reprint the grid (release build, about a minute):
 //! `cargo test --release -p spikelab-experiments -- --ignored the_paper_fit_is_the_best_point_of_its_grid --nocapture`
 
-use super::synthetic::GprsLikeConfig;
-use super::tcp::{base_of, configure, Mode};
+use super::tcp::{base_with, configure, Mode};
 use crate::runner::{run_cells, Batch};
+use spikelab_core::Dur;
 use spikelab_engine::InvariantViolation;
+use spikelab_net::ping_trace::{PingTrace, Uniform};
 
 /// The paper's timeouts per 512-segment transfer without jitter (section IV).
 pub const PAPER_TIMEOUTS: f64 = 24.0;
@@ -27,25 +30,28 @@ pub const SPIKE_PROBS: [f64; 10] = [0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.
 /// Spike-size ranges U\[min, max\] ms of the grid. The largest RTT a range allows,
 /// base 140 ms plus its max, stays within the ping's 10 s wait scaled by 1/5 (section
 /// IV: "waits for a maximum of 10 seconds"; footnote 3), i.e. 2 s.
-pub const SPIKE_RANGES: [(f64, f64); 6] = [
-    (100.0, 500.0),
-    (300.0, 700.0),
-    (100.0, 1000.0),
-    (500.0, 1000.0),
-    (100.0, 1500.0),
-    (100.0, 1860.0),
+pub const SPIKE_RANGES: [(u64, u64); 6] = [
+    (100, 500),
+    (300, 700),
+    (100, 1000),
+    (500, 1000),
+    (100, 1500),
+    (100, 1860),
 ];
 
-/// Every trace configuration the fit considers.
-pub fn grid() -> Vec<GprsLikeConfig> {
+/// Every trace configuration the fit considers: `base` with each spike probability
+/// and range.
+pub fn grid(base: PingTrace) -> Vec<PingTrace> {
     SPIKE_PROBS
         .iter()
         .flat_map(|&p| {
-            SPIKE_RANGES.iter().map(move |&(lo, hi)| GprsLikeConfig {
-                spike_prob: p,
-                spike_min: lo,
-                spike_max: hi,
-                ..GprsLikeConfig::default()
+            SPIKE_RANGES.iter().map(move |&(lo, hi)| PingTrace {
+                spike_probability: p,
+                spike: Uniform {
+                    min: Dur::from_millis(lo),
+                    max: Dur::from_millis(hi),
+                },
+                ..base
             })
         })
         .collect()
@@ -55,7 +61,7 @@ pub fn grid() -> Vec<GprsLikeConfig> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FitRow {
     /// The trace's parameters.
-    pub trace: GprsLikeConfig,
+    pub trace: PingTrace,
     /// Mean timeouts per transfer.
     pub timeouts: f64,
     /// Mean throughput of finished transfers, kbit/s.
@@ -71,14 +77,15 @@ impl FitRow {
     }
 }
 
-/// The no-jitter baseline of every grid point, closest to the paper's first.
-pub fn fit(batch: Batch) -> Result<Vec<FitRow>, InvariantViolation> {
-    let traces = grid();
+/// The no-jitter baseline of every grid point around `base`, closest to the paper's
+/// first.
+pub fn fit(base: PingTrace, batch: Batch) -> Result<Vec<FitRow>, InvariantViolation> {
+    let traces = grid(base);
     let cfgs: Vec<_> = traces
         .iter()
-        .map(|t| {
+        .map(|&t| {
             configure(
-                &base_of(Mode::Paper, t).expect("the paper scenario parses"),
+                &base_with(Mode::Paper, t).expect("the paper scenario parses"),
                 None,
             )
         })
@@ -103,7 +110,7 @@ pub fn fit(batch: Batch) -> Result<Vec<FitRow>, InvariantViolation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::delay_injection::synthetic::PAPER_FIT;
+    use crate::delay_injection::tcp::base_of;
     use crate::runner::{default_jobs, Counter};
 
     fn batch(c: &Counter, reps: u32) -> Batch<'_> {
@@ -117,10 +124,10 @@ mod tests {
 
     #[test]
     fn every_spike_range_keeps_the_rtt_within_the_pings_scaled_wait() {
-        let base = GprsLikeConfig::default();
-        assert!(SPIKE_RANGES
+        let base = Mode::Paper.trace_config().unwrap();
+        assert!(grid(base)
             .iter()
-            .all(|&(lo, hi)| lo <= hi && base.base_max + hi <= 2000.0));
+            .all(|t| t.check().is_ok() && t.base.max + t.spike.max <= Dur::from_millis(2000)));
     }
 
     #[test]
@@ -130,10 +137,7 @@ mod tests {
         // samples widen the RTO and timeouts stay far below the paper's 24; Karn's rule
         // on the same trace brings them near 24.
         let c = Counter::default();
-        let cfg = configure(
-            &base_of(Mode::Paper, &GprsLikeConfig::paper_fit()).unwrap(),
-            None,
-        );
+        let cfg = configure(&base_of(Mode::Paper).unwrap(), None);
         let karn = crate::delay_injection::tcp::RealTcp::Karn.apply(&cfg);
         let runs = run_cells(&[cfg, karn], batch(&c, 10), |_, _, r| {
             super::super::sweep::summarize(r)
@@ -156,19 +160,20 @@ mod tests {
     #[ignore = "the fit's whole grid: about a minute in release"]
     fn the_paper_fit_is_the_best_point_of_its_grid() {
         let c = Counter::default();
-        let rows = fit(batch(&c, 40)).unwrap();
+        let fitted = Mode::Paper.trace_config().unwrap();
+        let rows = fit(fitted, batch(&c, 40)).unwrap();
         for r in &rows {
             println!(
-                "p = {:.2} spike U[{}, {}] ms: {:.1} timeouts, {:.1} kbit/s, distance {:.3}",
-                r.trace.spike_prob,
-                r.trace.spike_min,
-                r.trace.spike_max,
+                "p = {:.2} spike U[{}, {}]: {:.1} timeouts, {:.1} kbit/s, distance {:.3}",
+                r.trace.spike_probability,
+                r.trace.spike.min,
+                r.trace.spike.max,
                 r.timeouts,
                 r.throughput_kbps,
                 r.distance()
             );
         }
-        let best = rows[0].trace;
-        assert_eq!((best.spike_prob, best.spike_min, best.spike_max), PAPER_FIT);
+        // The scenario's generator is the grid's best point.
+        assert_eq!(rows[0].trace, fitted);
     }
 }

@@ -9,7 +9,8 @@
 //!   [`spikelab_net::middlebox::Injector`] (the one implementation of FTFD / RTFD /
 //!   RTRD), and timeout counts per method and per jitter period.
 //! * [`trace`]: reading user RTT traces (one value per line, or a CSV column).
-//! * [`synthetic`]: a seeded GPRS-like ping trace standing in for the authors' own.
+//! * [`spikelab_net::ping_trace`] (the scenario's `delay_trace` generator): a seeded
+//!   GPRS-like ping trace standing in for the authors' own.
 //! * [`fit`]: the paper mode's spike rate and size, fitted to the paper's no-jitter
 //!   baseline (the one fitted input).
 //! * [`figures`]: the data of Figs. 1-3 (RTT and RTO over a window; histograms).
@@ -18,7 +19,7 @@
 //! * [`tcp`]: the TCP simulation's cells (Figs. 4-8) in two modes: realistic
 //!   (`scenarios/delay-injection.toml`) and the paper's simulator
 //!   (`scenarios/delay-injection-paper.toml`).
-//! * [`path`]: the ping trace replayed as the one-way delay of the TCP simulation's path.
+//! * [`path`]: the ping trace as the delay-trace file the reproduction writes.
 //!
 //! Units: RTT samples are `f64` milliseconds, as the paper reports them. This is an
 //! offline analysis of a list of numbers, not the simulator, so the integer-time rule
@@ -34,7 +35,6 @@ pub mod path;
 pub mod reproduction;
 pub mod rto;
 pub mod sweep;
-pub mod synthetic;
 pub mod tcp;
 pub mod trace;
 
@@ -43,5 +43,4 @@ pub use inject::{
     count_timeouts, inject, timeouts_by_method, timeouts_vs_period, InjectionSpec, TimeoutCounts,
 };
 pub use rto::{paper_rto, PaperRtoParams, RtoRow};
-pub use synthetic::{gprs_like_trace, GprsLikeConfig};
 pub use trace::{load_rtt_trace, parse_rtt_trace};

@@ -66,7 +66,7 @@ pub fn run_plan(ctx: &Context, plan: &Plan) -> anyhow::Result<Section> {
 
 /// The cells of `mode`'s sweep, run and aggregated.
 fn run_mode(ctx: &Context, mode: Mode, cells: &[Option<Injection>]) -> anyhow::Result<Results> {
-    let base = tcp::base_of(mode, &mode.trace_config())?;
+    let base = tcp::base_of(mode)?;
     let configs: Vec<_> = cells.iter().map(|&c| tcp::configure(&base, c)).collect();
     let runs = run_cells(&configs, ctx.batch(), |_, _, r| sweep::summarize(r))?;
     Ok(Results {
@@ -81,8 +81,8 @@ fn run_mode(ctx: &Context, mode: Mode, cells: &[Option<Injection>]) -> anyhow::R
 const TRACE_TEXT: &str = "(a) RTT-trace mode. The authors' GPRS ping trace is not public; \
 every trace figure below uses the synthetic GPRS-like trace (10 000 independent samples, \
 U[60,140] ms plus, in 1% of the samples, a spike of U[100,500] ms, i.e. after the paper's \
-scaling by 1/5; seed 2003; see spikelab_experiments::delay_injection::synthetic for how each \
-parameter follows a sentence of the paper). RTO by equations (1)-(3) with g = 1/8, h = 1/4, \
+scaling by 1/5; seed 2003; scenarios/delay-injection.toml generates it, and spikelab_net::ping_trace \
+says how each parameter follows a sentence of the paper). RTO by equations (1)-(3) with g = 1/8, h = 1/4, \
 m = 4; a timeout is a sample above the RTO in force before it. Fig. 1 shows a window of 100 \
 samples around the first timeout after sample 1000, Fig. 2 the same window under FTFD with \
 D0 = 100 ms, N = 3; Fig. 3 the RTT histograms without jitter and under each method at the same \
@@ -123,7 +123,7 @@ fn hist_series(label: &str, h: &Histogram) -> Series {
 
 /// Figs. 1-3 and the trace-mode timeout counts, plus the path's delay file.
 fn trace_mode(ctx: &Context) -> anyhow::Result<Vec<Block>> {
-    let trace = tcp::path_trace();
+    let trace = tcp::path_trace()?;
     std::fs::write(ctx.dir.join("path-delay.csv"), delay_trace_text(&trace))?;
     let p = PaperRtoParams::default();
     let all = fig1(&trace, &p, 0, trace.len());
@@ -629,7 +629,7 @@ fn ablation_cells() -> [Option<Injection>; 3] {
 
 /// What each mechanism of real TCP does in the paper mode, at the ablation's cells.
 fn run_ablation(ctx: &Context) -> anyhow::Result<Vec<(RealTcp, Vec<Point>)>> {
-    let base = tcp::base_of(Mode::Paper, &Mode::Paper.trace_config())?;
+    let base = tcp::base_of(Mode::Paper)?;
     let cells = ablation_cells();
     let configs: Vec<_> = RealTcp::ALL
         .iter()

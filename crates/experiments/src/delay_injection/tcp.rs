@@ -1,14 +1,13 @@
 //! The TCP simulation of [Klein et al. 2004] IV (Figs. 4-8) as engine configurations:
-//! `scenarios/delay-injection.toml` with the path's delay trace attached (see
-//! [`super::path`]) and the injector's method, D0, N and packet selection varied.
+//! `scenarios/delay-injection.toml`, whose link names the path's generated delay trace
+//! ([`spikelab_net::ping_trace`]), with the injector's method, D0, N and packet
+//! selection varied.
 
-use super::path::ping_delay_trace;
-use super::synthetic::{gprs_like_trace, GprsLikeConfig};
-use rand::SeedableRng;
-use spikelab_core::{Dur, SimRng};
+use spikelab_core::Dur;
 use spikelab_engine::{MiddleboxSpec, SimConfig};
 use spikelab_net::middlebox::{DelayInjectionConfig, InjectionMethod, InjectionOrder, Selection};
-use spikelab_net::{MiddleboxConfig, TraceRef};
+use spikelab_net::ping_trace::PingTrace;
+use spikelab_net::{DelayGenerator, DelaySource, MiddleboxConfig};
 
 /// The scenario file (one cell: FTFD, D0 = 100 ms, N = 3, oracle).
 pub const SCENARIO: &str = include_str!("../../../../scenarios/delay-injection.toml");
@@ -28,7 +27,7 @@ pub enum Mode {
     /// `scenarios/delay-injection-paper.toml`: one draw of the trace per packet, the
     /// injected samples reach the estimator, selective repeat without fast retransmit;
     /// the trace's spike rate and size fitted to the paper's no-jitter baseline
-    /// ([`GprsLikeConfig::paper_fit`]).
+    /// (the generator's parameters in `scenarios/delay-injection-paper.toml`).
     Paper,
 }
 
@@ -52,11 +51,18 @@ impl Mode {
         }
     }
 
-    /// The synthetic trace's parameters in this mode.
-    pub fn trace_config(self) -> GprsLikeConfig {
-        match self {
-            Mode::Realistic => GprsLikeConfig::default(),
-            Mode::Paper => GprsLikeConfig::paper_fit(),
+    /// The synthetic trace's parameters in this mode: the generator its scenario's
+    /// radio link names.
+    pub fn trace_config(self) -> anyhow::Result<PingTrace> {
+        let cfg = base_of(self)?;
+        match &cfg.links[radio_index(&cfg)].forward.delay_trace {
+            Some(DelaySource::Generated(g)) => match g.generator {
+                DelayGenerator::PingTrace(p) => Ok(p),
+            },
+            _ => Err(anyhow::anyhow!(
+                "{}: the radio link's forward delay_trace is not a ping-trace generator",
+                self.scenario().1
+            )),
         }
     }
 }
@@ -64,20 +70,9 @@ impl Mode {
 /// The link whose data direction replays the trace, and where the box sits.
 pub const RADIO: &str = "radio";
 
-/// Seed of the synthetic trace the path replays (the paper had one measured trace).
-pub const TRACE_SEED: u64 = 2003;
-
-/// Samples in the trace: the paper's "the ping utility issues 10,000 messages".
-pub const TRACE_LEN: usize = 10_000;
-
-/// The path's ping trace (ms) of the realistic mode.
-pub fn path_trace() -> Vec<f64> {
-    trace_of(&GprsLikeConfig::default())
-}
-
-/// A ping trace (ms) with parameters `cfg`, from the one trace seed.
-pub fn trace_of(cfg: &GprsLikeConfig) -> Vec<f64> {
-    gprs_like_trace(cfg, TRACE_LEN, &mut SimRng::seed_from_u64(TRACE_SEED))
+/// The path's ping trace (ms) of the realistic mode, as its scenario generates it.
+pub fn path_trace() -> anyhow::Result<Vec<f64>> {
+    Ok(Mode::Realistic.trace_config()?.samples_ms())
 }
 
 /// How the box picks the packets it may delay (the paper's oracle, or blind).
@@ -146,19 +141,25 @@ impl Injection {
     }
 }
 
-/// The realistic scenario with the path's delay trace attached.
+/// The realistic scenario (its path's delay trace generated as the file says).
 pub fn base() -> anyhow::Result<SimConfig> {
-    base_of(Mode::Realistic, &Mode::Realistic.trace_config())
+    base_of(Mode::Realistic)
 }
 
-/// `mode`'s scenario with a synthetic trace of parameters `trace` attached.
-pub fn base_of(mode: Mode, trace: &GprsLikeConfig) -> anyhow::Result<SimConfig> {
+/// `mode`'s scenario.
+pub fn base_of(mode: Mode) -> anyhow::Result<SimConfig> {
     let (text, name) = mode.scenario();
     let s = spikelab_scenario::parse(text, name).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut cfg = s.to_sim();
+    Ok(s.to_sim())
+}
+
+/// `mode`'s scenario with the radio link's trace generated from `trace` instead.
+pub fn base_with(mode: Mode, trace: PingTrace) -> anyhow::Result<SimConfig> {
+    let mut cfg = base_of(mode)?;
     let radio = radio_index(&cfg);
-    let trace = TraceRef::with_data("synthetic-gprs-like", ping_delay_trace(&trace_of(trace)));
-    cfg.links[radio].forward.delay_trace = Some(trace);
+    let source = DelaySource::generated(DelayGenerator::PingTrace(trace))
+        .map_err(|e| anyhow::anyhow!("ping trace: {e}"))?;
+    cfg.links[radio].forward.delay_trace = Some(source);
     Ok(cfg)
 }
 
@@ -286,7 +287,7 @@ mod tests {
 
     #[test]
     fn the_paper_mode_draws_per_packet_keeps_samples_and_never_fast_retransmits() {
-        let b = base_of(Mode::Paper, &Mode::Paper.trace_config()).unwrap();
+        let b = base_of(Mode::Paper).unwrap();
         let fwd = b.links[radio_index(&b)].dir(spikelab_net::Dir::Forward);
         assert_eq!(fwd.delay_sampling, spikelab_net::DelaySampling::PerPacket);
         let tcp_of = |c: &SimConfig| match &c.flows[0].kind {

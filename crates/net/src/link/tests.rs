@@ -428,7 +428,7 @@ fn a_delay_trace_adds_its_delay_but_never_lets_a_packet_overtake_the_one_before(
     // packet 1 at 16.64 ms (+0) and must wait for packet 0.
     let trace = crate::delay::DelayTrace::parse("0,500ms\n0.01,0\n").unwrap();
     let c = LinkDirConfig {
-        delay_trace: Some(crate::trace::TraceRef::with_data("d", trace)),
+        delay_trace: Some(crate::DelaySource::with_data("d", trace)),
         ..cfg(1_000_000, Dur::from_millis(100), 10)
     };
     let out = drive(&mut link(&c), &burst(3, Time::ZERO));
@@ -444,7 +444,7 @@ fn a_per_packet_delay_trace_draws_each_packets_delay_from_its_points_in_fifo_ord
     // and none overtakes the one before.
     let trace = crate::delay::DelayTrace::parse("0,0\n0.001,300ms\n").unwrap();
     let c = LinkDirConfig {
-        delay_trace: Some(crate::trace::TraceRef::with_data("d", trace)),
+        delay_trace: Some(crate::DelaySource::with_data("d", trace)),
         delay_sampling: crate::delay::DelaySampling::PerPacket,
         ..cfg(1_000_000, Dur::from_millis(100), 100)
     };
@@ -594,7 +594,7 @@ fn any_service() -> impl Strategy<Value = crate::service::ServiceConfig> {
     use crate::service::{MahimahiConfig, MahimahiTrace, ServiceConfig, WcdmaConfig};
     use crate::trace::TraceRef;
     prop_oneof![
-        Just(ServiceConfig::Rate),
+        Just(ServiceConfig::default()),
         (0.0f64..0.6, 0u32..4).prop_map(|(bler, max_retx)| ServiceConfig::Wcdma(WcdmaConfig {
             bler,
             max_retx,
@@ -636,7 +636,7 @@ proptest! {
             queue,
             service,
             delay_trace: (!delays.is_empty()).then(|| {
-                crate::trace::TraceRef::with_data("prop", crate::delay::DelayTrace::from_points(points))
+                crate::DelaySource::with_data("prop", crate::delay::DelayTrace::from_points(points))
             }),
             ..LinkDirConfig::new(BitRate(1_000_000), Dur::from_millis(20))
         };

@@ -58,6 +58,7 @@ use super::{MbEventKind, MbOutput, Middlebox};
 use crate::distribution::Distribution;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{dur, int, probability, real, Bounded, Check, FieldPath, MAX_PACKETS};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, SimRng, Time};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -359,6 +360,30 @@ impl Middlebox for DelayInjector {
 
     fn for_each_held(&self, f: &mut dyn FnMut(&Packet)) {
         self.held.values().for_each(f);
+    }
+}
+
+impl Bounded for DelayInjectionConfig {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        let c = self;
+        dur(&p.key("d0"), c.d0)?;
+        int(&p.key("n"), u64::from(c.n), 1, MAX_PACKETS, "")?;
+        if let Some(x) = c.p {
+            real(
+                &p.key("p"),
+                x,
+                |x| x > 0.0 && x <= 1.0,
+                "a probability in (0, 1]",
+            )?;
+        }
+        int(
+            &p.key("select_every"),
+            u64::from(c.select_every),
+            1,
+            MAX_PACKETS,
+            "",
+        )?;
+        probability(&p.key("select_p"), c.select_p)
     }
 }
 

@@ -41,6 +41,7 @@ pub use delay_injection::{
 pub use std_proxy::{StdProxy, StdProxyConfig};
 
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{Bounded, Check, FieldPath};
 use spikelab_core::{Dur, FlowId, Packet, SimRng, Time};
 
 /// The interface between a middlebox and the engine that hosts it (see the module docs).
@@ -215,6 +216,13 @@ macro_rules! boxes {
         #[serde(tag = "kind", deny_unknown_fields)]
         pub enum MiddleboxConfig {
             $( $(#[$doc])* #[serde(rename = $name)] $V($Cfg), )*
+        }
+
+        impl Bounded for MiddleboxConfig {
+            /// The box's own checks ([`Bounded`] on its configuration type).
+            fn bounds(&self, at: &FieldPath) -> Check {
+                match self { $( MiddleboxConfig::$V(c) => c.bounds(at), )* }
+            }
         }
 
         impl MiddleboxConfig {

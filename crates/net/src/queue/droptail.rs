@@ -6,8 +6,10 @@
 //! drop-from-front shortens TCP's loss-detection time; [Ekström & Ludwig 2004] Scenario A
 //! uses it). See the parent module for what the limit counts.
 
+use super::queue_limit;
 use super::{PacketFifo, QueueDiscipline};
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{Bounded, Check, FieldPath, MAX_BYTES, MAX_PACKETS};
 use spikelab_core::{ByteSize, Packet, SimRng, Time, Wire};
 
 /// A queue limit: `{ packets = 10 }` or `{ bytes = "10KB" }` in a scenario.
@@ -35,6 +37,15 @@ pub struct DropTailConfig {
 
 fn default_limit() -> QueueLimit {
     QueueLimit::Packets(50)
+}
+
+impl Bounded for DropTailConfig {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        match self.limit {
+            QueueLimit::Packets(n) => queue_limit(&p.key("limit"), n, MAX_PACKETS, " packets"),
+            QueueLimit::Bytes(b) => queue_limit(&p.key("limit"), b.0, MAX_BYTES, " bytes"),
+        }
+    }
 }
 
 impl Default for DropTailConfig {

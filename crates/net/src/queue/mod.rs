@@ -29,6 +29,7 @@ pub use droptail::{DropTail, DropTailConfig, QueueLimit};
 pub use red::{base_prob, ewma, spread_prob, AdaptiveRedConfig, Red, RedConfig};
 
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{fail, int, Bounded, Check, FieldPath};
 use spikelab_core::{BitRate, Packet, SimRng, Time, Wire};
 use std::collections::VecDeque;
 
@@ -50,7 +51,8 @@ pub trait QueueDiscipline<P: Wire = Packet> {
 
 /// The registration macro: from one list, one line per discipline, it generates
 /// [`QueueConfig`] (the scenario's `kind` tag names), [`QueueConfig::KINDS`], [`Queue`]
-/// with its [`QueueDiscipline`] forwarding and [`Queue::new`]. A line reads
+/// with its [`QueueDiscipline`] forwarding, [`Queue::new`], and the range checks of
+/// [`QueueConfig`] through each configuration's [`Bounded`] hook. A line reads
 /// `"kind" => Variant(ConfigType): Type = |config, rate| constructor,` where `Type` is
 /// the variant's payload, generic over what the queue holds (`Type<P>`). A discipline
 /// with a large state (RED's parameters and averages, 176 bytes) is boxed
@@ -70,6 +72,13 @@ macro_rules! disciplines {
         impl QueueConfig {
             /// Every discipline's `kind` name, in registration order.
             pub const KINDS: &'static [&'static str] = &[$($name),*];
+        }
+
+        impl Bounded for QueueConfig {
+            /// The discipline's own checks ([`Bounded`] on its configuration type).
+            fn bounds(&self, at: &FieldPath) -> Check {
+                match self { $( QueueConfig::$V(c) => c.bounds(at), )* }
+            }
         }
 
         /// A queue discipline with its packets, built from a [`QueueConfig`] (enum
@@ -117,6 +126,14 @@ disciplines! {
     /// Adaptive RED (Floyd, Gummadi & Shenker 2001): RED whose max_p adapts every
     /// `interval`, with thresholds and weight derived from the link rate.
     "adaptive-red" => AdaptiveRed(AdaptiveRedConfig): Box<Red<P>> = |c, rate| Box::new(Red::adaptive(c, rate)),
+}
+
+/// A queue limit of 1 to `hi` (packets or bytes, `unit`).
+pub(crate) fn queue_limit(p: &FieldPath, n: u64, hi: u64, unit: &str) -> Check {
+    if n == 0 {
+        return fail(p, "a queue limit of 0 drops every packet: allow at least 1");
+    }
+    int(p, n, 1, hi, unit)
 }
 
 impl Default for QueueConfig {

@@ -481,5 +481,6 @@ impl<P: Wire> Red<P> {
     }
 }
 
+mod bounds;
 #[cfg(test)]
 mod tests;

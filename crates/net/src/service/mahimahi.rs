@@ -28,10 +28,11 @@
 //!   keeps the bytes it had already sent.
 
 use crate::queue::Queue;
-use crate::service::Departure;
+use crate::service::{Departure, ServiceModel};
 use crate::trace::{TraceError, TraceRef};
 use serde::{Deserialize, Serialize};
-use spikelab_core::{Dur, Packet, Time, Wire};
+use spikelab_core::bounds::{self, Bounded, Check, FieldPath, MAX_PACKET_BYTES};
+use spikelab_core::{BitRate, Dur, Packet, SimRng, Time, Wire};
 use std::sync::Arc;
 
 /// Mahimahi service parameters.
@@ -120,6 +121,19 @@ fn parse_line(line: &str) -> Result<u64, String> {
     }
     line.parse::<u64>()
         .map_err(|_| format!("`{line}` is not a whole number of milliseconds"))
+}
+
+impl Bounded for MahimahiConfig {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        let bytes = u64::from(self.opportunity_bytes);
+        bounds::int(
+            &p.key("opportunity_bytes"),
+            bytes,
+            1,
+            MAX_PACKET_BYTES,
+            " bytes",
+        )
+    }
 }
 
 /// A transmitter driven by a delivery trace.
@@ -226,6 +240,35 @@ impl<P: Wire> TraceTransmitter<P> {
     pub fn holding(&self) -> Option<&P> {
         self.in_transit.as_ref().map(|(p, _)| p)
     }
+}
+
+impl<P: Wire> ServiceModel<P> for TraceTransmitter<P> {
+    fn advance<F: FnMut(Departure<P>)>(
+        &mut self,
+        now: Time,
+        queue: &mut Queue<P>,
+        _rng: &mut SimRng,
+        emit: &mut F,
+    ) {
+        TraceTransmitter::advance(self, now, queue, emit)
+    }
+
+    fn next_wakeup(&self, queue: &Queue<P>) -> Option<Time> {
+        TraceTransmitter::next_wakeup(self, queue)
+    }
+
+    fn holding(&self) -> Option<&P> {
+        TraceTransmitter::holding(self)
+    }
+
+    /// The radio was down: skip the opportunities that occurred meanwhile, keeping the
+    /// bytes already sent.
+    fn resume(&mut self, _since: Time, now: Time) {
+        self.skip_before(now);
+    }
+
+    /// The opportunities are the capacity: the link rate is unused.
+    fn set_rate(&mut self, _rate: BitRate) {}
 }
 
 #[cfg(test)]

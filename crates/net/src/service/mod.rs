@@ -3,7 +3,7 @@
 //! latency and any delay trace, which the link adds).
 //!
 //! * [`ServiceConfig::Rate`]: serialisation of the packet's wire bytes at the link rate
-//!   (`Dur::transmission`, rounded up to a nanosecond), no extra delay.
+//!   (`Dur::transmission`, rounded up to a nanosecond), no extra delay, see [`rate`].
 //! * [`ServiceConfig::Wcdma`]: a radio bearer with link-layer (RLC) retransmissions,
 //!   see [`wcdma`].
 //! * [`ServiceConfig::Mahimahi`]: replay of a Mahimahi packet-delivery trace, see
@@ -13,32 +13,161 @@
 //! the exact instants the previous transmission ends (or a delivery opportunity
 //! occurs), not when `poll` happens to be called, so results never depend on how often
 //! the engine polls.
+//!
+//! Every model implements [`ServiceModel`]; `service_models!` below is the one list that
+//! registers them (config enum, runtime enum, dispatch): a new model is one file and
+//! one line there.
 
 pub mod mahimahi;
+pub mod rate;
 pub mod wcdma;
 
 pub use mahimahi::{MahimahiConfig, MahimahiTrace};
+pub use rate::RateConfig;
 pub use wcdma::WcdmaConfig;
 
 use crate::link::same_instant;
 use crate::queue::Queue;
 use mahimahi::TraceTransmitter;
+use rate::Rate;
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{Bounded, Check, FieldPath};
 use spikelab_core::{BitRate, Dur, Packet, SimRng, Time, Wire};
 use wcdma::Wcdma;
 
-/// How a link direction serves packets, as written in a scenario (`kind = "rate"`,
-/// `"wcdma"` or `"mahimahi"`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum ServiceConfig {
+/// The hooks of a service model (a link direction's transmitter): the link drives it
+/// with [`ServiceModel::advance`] and asks [`ServiceModel::next_wakeup`] when to come
+/// back.
+pub trait ServiceModel<P: Wire> {
+    /// Runs the transmitter up to and including `now`: finishes transmissions, takes
+    /// the next packet from `queue` when the transmitter frees up, and hands every
+    /// finished packet to `emit` in order.
+    fn advance<F: FnMut(Departure<P>)>(
+        &mut self,
+        now: Time,
+        queue: &mut Queue<P>,
+        rng: &mut SimRng,
+        emit: &mut F,
+    );
+    /// When the transmitter next has work, given the queue in front of it.
+    fn next_wakeup(&self, queue: &Queue<P>) -> Option<Time>;
+    /// The packet being transmitted, if any.
+    fn holding(&self) -> Option<&P>;
+    /// When the end of the transmission ending exactly at `at` was scheduled, if one
+    /// does (a trace's delivery opportunities have no schedule: `None`).
+    fn end_scheduled_at(&self, _at: Time) -> Option<Time> {
+        None
+    }
+    /// The link was frozen from `since` until `now`.
+    fn resume(&mut self, since: Time, now: Time);
+    /// Future transmissions use `rate` (a model whose capacity is not the link rate
+    /// ignores it).
+    fn set_rate(&mut self, _rate: BitRate) {}
+}
+
+/// The registration macro: from one list, one line per service model, it generates
+/// [`ServiceConfig`] (the scenario's `kind` tag names), [`ServiceConfig::KINDS`],
+/// [`Service`] with its forwarding to each model's [`ServiceModel`] hooks,
+/// [`Service::new`], and the range checks of [`ServiceConfig`] through each
+/// configuration's [`Bounded`] hook. A line reads
+/// `"kind" => Variant(ConfigType): Type = |config, rate| constructor,` where `Type`
+/// implements [`ServiceModel`] (a model that serves one packet at a time for a
+/// computed duration is a [`TimedModel`] inside [`Timed`]). A new service model is one
+/// file and one line here.
+macro_rules! service_models {
+    ($( $(#[$doc:meta])* $name:literal => $V:ident($Cfg:ty): $T:ty = |$c:ident, $r:ident| $new:expr, )*) => {
+        /// How a link direction serves packets, as written in a scenario (`kind =` one
+        /// of [`ServiceConfig::KINDS`]).
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "kind")]
+        pub enum ServiceConfig {
+            $( $(#[$doc])* #[serde(rename = $name)] $V($Cfg), )*
+        }
+
+        impl ServiceConfig {
+            /// Every service model's `kind` name, in registration order.
+            pub const KINDS: &'static [&'static str] = &[$($name),*];
+        }
+
+        impl Bounded for ServiceConfig {
+            /// The kind's own checks ([`Bounded`] on its configuration type).
+            fn bounds(&self, at: &FieldPath) -> Check {
+                match self { $( ServiceConfig::$V(c) => c.bounds(at), )* }
+            }
+        }
+
+        /// A link direction's transmitter, built from a [`ServiceConfig`] (enum
+        /// dispatch: the link drives it once per event).
+        #[derive(Clone, Debug)]
+        pub enum Service<P = Packet> {
+            $( $(#[$doc])* $V($T), )*
+        }
+
+        impl<P: Wire> Service<P> {
+            /// Runs the transmitter up to and including `now` ([`ServiceModel::advance`]).
+            pub fn advance(
+                &mut self,
+                now: Time,
+                queue: &mut Queue<P>,
+                rng: &mut SimRng,
+                emit: &mut impl FnMut(Departure<P>),
+            ) {
+                match self { $( Service::$V(s) => ServiceModel::advance(s, now, queue, rng, emit), )* }
+            }
+            /// When the transmitter next has work ([`ServiceModel::next_wakeup`]).
+            pub fn next_wakeup(&self, queue: &Queue<P>) -> Option<Time> {
+                match self { $( Service::$V(s) => ServiceModel::next_wakeup(s, queue), )* }
+            }
+            /// The packet being transmitted, if any.
+            pub fn holding(&self) -> Option<&P> {
+                match self { $( Service::$V(s) => ServiceModel::holding(s), )* }
+            }
+            /// When the end of a transmission ending exactly at `at` was scheduled
+            /// ([`ServiceModel::end_scheduled_at`]).
+            pub fn end_scheduled_at(&self, at: Time) -> Option<Time> {
+                match self { $( Service::$V(s) => ServiceModel::end_scheduled_at(s, at), )* }
+            }
+            /// The link was frozen from `since` until `now` ([`ServiceModel::resume`]).
+            pub fn resume(&mut self, since: Time, now: Time) {
+                match self { $( Service::$V(s) => ServiceModel::resume(s, since, now), )* }
+            }
+            /// Future transmissions use `rate` ([`ServiceModel::set_rate`]).
+            pub fn set_rate(&mut self, rate: BitRate) {
+                match self { $( Service::$V(s) => ServiceModel::set_rate(s, rate), )* }
+            }
+        }
+
+        impl<P: Wire> Service<P> {
+            /// An idle transmitter at `rate`. Panics if a trace the model replays was
+            /// not loaded (see [`crate::trace::load_link_traces`]).
+            pub fn new(cfg: &ServiceConfig, rate: BitRate) -> Service<P> {
+                match cfg {
+                    $( ServiceConfig::$V($c) => {
+                        let $r = rate;
+                        Service::$V($new)
+                    } )*
+                }
+            }
+        }
+    };
+}
+
+service_models! {
     /// Serialisation at the link rate, then the one-way latency. The default.
-    #[default]
-    Rate,
-    /// WCDMA-like bearer at the link rate with RLC block retransmissions.
-    Wcdma(WcdmaConfig),
+    "rate" => Rate(RateConfig): Timed<Rate, P> = |c, rate| Timed::new(Rate::new(c, rate)),
+    /// WCDMA-like bearer at the link rate with RLC block retransmissions. Boxed: its
+    /// parameters (40 bytes) would double the size of every link's transmitter, and
+    /// most links are plain rate.
+    "wcdma" => Wcdma(WcdmaConfig): Timed<Box<Wcdma>, P> = |c, rate| Timed::new(Box::new(Wcdma::new(c, rate))),
     /// Delivery opportunities replayed from a Mahimahi trace (the link rate is unused).
-    Mahimahi(MahimahiConfig),
+    "mahimahi" => Mahimahi(MahimahiConfig): TraceTransmitter<P> = |c, _rate| TraceTransmitter::new(c),
+}
+
+impl Default for ServiceConfig {
+    /// Plain serialisation at the link rate.
+    fn default() -> Self {
+        ServiceConfig::Rate(RateConfig {})
+    }
 }
 
 /// A packet leaving the transmitter.
@@ -58,58 +187,46 @@ pub struct Departure<P = Packet> {
     pub lead: u32,
 }
 
-/// The per-packet timing model of a timed (non-trace) transmitter.
-#[derive(Clone, Debug)]
-enum TimedModel {
-    Rate {
-        rate: BitRate,
-    },
-    /// Boxed: its parameters (40 bytes) would double the size of every link's
-    /// transmitter, and most links are plain rate.
-    Wcdma(Box<Wcdma>),
+/// The per-packet timing model of a transmitter that serves one packet at a time for a
+/// computed duration ([`Timed`]).
+pub trait TimedModel {
+    /// Starts serving `pkt` at `start`; returns when and how it leaves.
+    fn serve<P: Wire>(&mut self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P>;
+    /// Future transmissions use `rate`.
+    fn set_rate(&mut self, rate: BitRate);
 }
 
-impl TimedModel {
-    /// Starts serving `pkt` at `start`; returns when and how it leaves.
+impl<M: TimedModel> TimedModel for Box<M> {
     fn serve<P: Wire>(&mut self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P> {
-        match self {
-            TimedModel::Rate { rate } => {
-                let at = start + Dur::transmission(pkt.wire_bytes() as u64, rate.bps());
-                Departure {
-                    pkt,
-                    at,
-                    extra: Dur::ZERO,
-                    lost: false,
-                    lead: same_instant::lead(at, start),
-                }
-            }
-            TimedModel::Wcdma(w) => w.serve(start, pkt, rng),
-        }
+        (**self).serve(start, pkt, rng)
     }
-
-    fn set_rate(&mut self, new: BitRate) {
-        match self {
-            TimedModel::Rate { rate } => *rate = new,
-            TimedModel::Wcdma(w) => w.set_rate(new),
-        }
+    fn set_rate(&mut self, rate: BitRate) {
+        (**self).set_rate(rate)
     }
 }
 
 /// A transmitter that serves one packet at a time for a model-given duration (rate or
 /// WCDMA).
 #[derive(Clone, Debug)]
-pub struct Timed<P = Packet> {
-    model: TimedModel,
+pub struct Timed<M, P = Packet> {
+    model: M,
     busy: Option<Departure<P>>,
 }
 
-impl<P: Wire> Timed<P> {
-    fn advance(
+impl<M, P> Timed<M, P> {
+    /// An idle transmitter with `model`.
+    pub fn new(model: M) -> Timed<M, P> {
+        Timed { model, busy: None }
+    }
+}
+
+impl<M: TimedModel, P: Wire> ServiceModel<P> for Timed<M, P> {
+    fn advance<F: FnMut(Departure<P>)>(
         &mut self,
         now: Time,
         queue: &mut Queue<P>,
         rng: &mut SimRng,
-        emit: &mut impl FnMut(Departure<P>),
+        emit: &mut F,
     ) {
         let mut free_at = now;
         loop {
@@ -126,96 +243,33 @@ impl<P: Wire> Timed<P> {
             self.busy = Some(self.model.serve(free_at, pkt, rng));
         }
     }
-}
 
-/// A link direction's transmitter. Built from a [`ServiceConfig`].
-#[derive(Clone, Debug)]
-pub enum Service<P = Packet> {
-    /// Rate or WCDMA: one packet at a time for a computed duration.
-    Timed(Timed<P>),
-    /// Mahimahi trace replay.
-    Trace(TraceTransmitter<P>),
-}
+    fn next_wakeup(&self, _queue: &Queue<P>) -> Option<Time> {
+        self.busy.map(|d| d.at)
+    }
 
-impl<P: Wire> Service<P> {
-    /// An idle transmitter at `rate`. Panics if a Mahimahi trace was not loaded (see
-    /// [`crate::trace::load_link_traces`]).
-    pub fn new(cfg: &ServiceConfig, rate: BitRate) -> Service<P> {
-        let timed = |model| Service::Timed(Timed { model, busy: None });
-        match cfg {
-            ServiceConfig::Rate => timed(TimedModel::Rate { rate }),
-            ServiceConfig::Wcdma(w) => timed(TimedModel::Wcdma(Box::new(Wcdma::new(w, rate)))),
-            ServiceConfig::Mahimahi(m) => Service::Trace(TraceTransmitter::new(m)),
+    fn holding(&self) -> Option<&P> {
+        self.busy.as_ref().map(|d| &d.pkt)
+    }
+
+    fn end_scheduled_at(&self, at: Time) -> Option<Time> {
+        self.busy
+            .as_ref()
+            .filter(|d| d.at == at)
+            .map(|d| same_instant::scheduled(d.at, d.lead))
+    }
+
+    /// A timed transmission resumes where it was: its end moves by `now - since`.
+    fn resume(&mut self, since: Time, now: Time) {
+        if let Some(d) = self.busy.as_mut().filter(|d| d.at > since) {
+            d.at += now - since;
+            // The patched ns-2's `LinkDelay::freeze_end()` schedules the
+            // transmission's end anew when the freeze ends.
+            d.lead = same_instant::lead(d.at, now);
         }
     }
 
-    /// Runs the transmitter up to and including `now`: finishes transmissions, takes the
-    /// next packet from `queue` when the transmitter frees up, and hands every finished
-    /// packet to `emit` in order.
-    pub fn advance(
-        &mut self,
-        now: Time,
-        queue: &mut Queue<P>,
-        rng: &mut SimRng,
-        emit: &mut impl FnMut(Departure<P>),
-    ) {
-        match self {
-            Service::Timed(t) => t.advance(now, queue, rng, emit),
-            Service::Trace(t) => t.advance(now, queue, emit),
-        }
-    }
-
-    /// When the transmitter next has work, given the queue in front of it.
-    pub fn next_wakeup(&self, queue: &Queue<P>) -> Option<Time> {
-        match self {
-            Service::Timed(t) => t.busy.map(|d| d.at),
-            Service::Trace(t) => t.next_wakeup(queue),
-        }
-    }
-
-    /// When the end of the transmission ending exactly at `at` was scheduled, if one
-    /// does (a timed transmitter; a trace's delivery opportunities have no schedule).
-    pub fn end_scheduled_at(&self, at: Time) -> Option<Time> {
-        match self {
-            Service::Timed(t) => t
-                .busy
-                .as_ref()
-                .filter(|d| d.at == at)
-                .map(|d| same_instant::scheduled(d.at, d.lead)),
-            Service::Trace(_) => None,
-        }
-    }
-
-    /// The packet being transmitted, if any.
-    pub fn holding(&self) -> Option<&P> {
-        match self {
-            Service::Timed(t) => t.busy.as_ref().map(|d| &d.pkt),
-            Service::Trace(t) => t.holding(),
-        }
-    }
-
-    /// The link was frozen from `since` until `now`: a timed transmission resumes where
-    /// it was (its end moves by `now - since`); a trace skips the opportunities that
-    /// occurred meanwhile (the radio was down) and keeps the bytes already sent.
-    pub fn resume(&mut self, since: Time, now: Time) {
-        match self {
-            Service::Timed(t) => {
-                if let Some(d) = t.busy.as_mut().filter(|d| d.at > since) {
-                    d.at += now - since;
-                    // The patched ns-2's `LinkDelay::freeze_end()` schedules the
-                    // transmission's end anew when the freeze ends.
-                    d.lead = same_instant::lead(d.at, now);
-                }
-            }
-            Service::Trace(t) => t.skip_before(now),
-        }
-    }
-
-    /// Future transmissions use `rate`; the one in progress keeps its end time. A trace
-    /// ignores the rate (its opportunities are the capacity).
-    pub fn set_rate(&mut self, rate: BitRate) {
-        if let Service::Timed(t) = self {
-            t.model.set_rate(rate);
-        }
+    fn set_rate(&mut self, rate: BitRate) {
+        self.model.set_rate(rate);
     }
 }

@@ -48,9 +48,10 @@
 //!
 //! The tests evaluate these finite sums exactly and compare them with simulation.
 
-use crate::service::Departure;
+use crate::service::{Departure, TimedModel};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{self, Bounded, Check, FieldPath, MAX_PACKET_BYTES, MAX_THRESHOLD};
 use spikelab_core::{BitRate, ByteSize, Dur, SimRng, Time, Wire};
 
 /// WCDMA bearer parameters (the nominal rate is the link's `rate`, e.g. "384kbps").
@@ -95,9 +96,19 @@ impl Default for WcdmaConfig {
     }
 }
 
+impl Bounded for WcdmaConfig {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        bounds::bytes(&p.key("block_bytes"), self.block_bytes, MAX_PACKET_BYTES)?;
+        bounds::probability(&p.key("bler"), self.bler)?;
+        bounds::dur(&p.key("retx_delay"), self.retx_delay)?;
+        let max_retx = u64::from(self.max_retx);
+        bounds::int(&p.key("max_retx"), max_retx, 0, MAX_THRESHOLD, "")
+    }
+}
+
 /// The bearer's state: its parameters and current block time.
 #[derive(Clone, Debug)]
-pub(crate) struct Wcdma {
+pub struct Wcdma {
     block_bytes: u64,
     bler: f64,
     retx_delay: Dur,
@@ -106,7 +117,8 @@ pub(crate) struct Wcdma {
 }
 
 impl Wcdma {
-    pub(crate) fn new(cfg: &WcdmaConfig, rate: BitRate) -> Wcdma {
+    /// A bearer at `rate`.
+    pub fn new(cfg: &WcdmaConfig, rate: BitRate) -> Wcdma {
         let block_bytes = cfg.block_bytes.bytes().max(1);
         Wcdma {
             block_bytes,
@@ -115,10 +127,6 @@ impl Wcdma {
             max_retx: cfg.max_retx,
             block_time: Dur::transmission(block_bytes, rate.bps()),
         }
-    }
-
-    pub(crate) fn set_rate(&mut self, rate: BitRate) {
-        self.block_time = Dur::transmission(self.block_bytes, rate.bps());
     }
 
     /// Transmissions of one block until it gets through, and whether it did within
@@ -133,9 +141,11 @@ impl Wcdma {
         }
         (sent, true)
     }
+}
 
+impl TimedModel for Wcdma {
     /// Serves `pkt` from `start` (see the module docs for the model).
-    pub(crate) fn serve<P: Wire>(&self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P> {
+    fn serve<P: Wire>(&mut self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P> {
         let blocks = (pkt.wire_bytes() as u64).div_ceil(self.block_bytes);
         let (mut sent, mut max_attempts, mut lost) = (0u64, 1u32, false);
         for _ in 0..blocks {
@@ -152,6 +162,10 @@ impl Wcdma {
             lost,
             lead: crate::link::same_instant::lead(at, start),
         }
+    }
+
+    fn set_rate(&mut self, rate: BitRate) {
+        self.block_time = Dur::transmission(self.block_bytes, rate.bps());
     }
 }
 

@@ -8,8 +8,10 @@
 //! Because its value is known in advance, an engine test can check that a sender armed
 //! its timer with exactly the RTO it was given (see `crates/engine/tests/fixed_rto.rs`).
 
+use super::rto_range;
 use super::{backed_off, dur_or_none, ReseedRule, RtoEstimator, RttSample};
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{dur_in, Bounded, Check, FieldPath, MAX_DUR, MIN_RTO_CEILING};
 use spikelab_core::Dur;
 
 /// Parameters of the constant timer. Every field may be omitted from a scenario file.
@@ -73,6 +75,16 @@ impl RtoEstimator for Fixed {
     }
     fn srtt(&self) -> Option<Dur> {
         None
+    }
+}
+
+/// The constant timer's value is its initial RTO too: at least the smallest ceiling,
+/// and not above its own maximum.
+impl Bounded for FixedConfig {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        let c = self;
+        dur_in(&p.key("rto"), c.rto, MIN_RTO_CEILING, MAX_DUR)?;
+        rto_range(p, ("rto", c.rto), ("max_rto", c.max_rto))
     }
 }
 

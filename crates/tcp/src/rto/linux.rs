@@ -42,7 +42,9 @@
 //! runs it through the same filter; with no `now`, it does not end a round.
 
 use super::{backed_off, dur_or_none, ReseedRule, RtoEstimator, RttSample};
+use super::{initial_rto, rto_range};
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{Bounded, Check, FieldPath};
 use spikelab_core::{Dur, Time};
 
 /// Parameters of the Linux estimator. Every field may be omitted from a scenario file;
@@ -254,6 +256,14 @@ impl RtoEstimator for Linux {
 
     fn srtt(&self) -> Option<Dur> {
         self.state.map(|s| to_dur(s.srtt8 >> 3))
+    }
+}
+
+impl Bounded for LinuxConfig {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        let c = self;
+        initial_rto(p, c.initial_rto)?;
+        rto_range(p, ("rto_min", c.rto_min), ("rto_max", c.rto_max))
     }
 }
 

@@ -45,6 +45,9 @@ pub use peak_hopper::{PeakHopper, PeakHopperConfig};
 pub use rfc6298::{BackoffReset, InitMode, MinRtoMode, Rfc6298, Rfc6298Config};
 
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{
+    dur, dur_in, ordered, Bounded, Check, FieldPath, MAX_DUR, MIN_RTO_CEILING,
+};
 use spikelab_core::{Dur, Time};
 
 /// One RTT measurement and what the sender knew when it took it.
@@ -122,6 +125,13 @@ macro_rules! estimators {
             $( $(#[$doc])* #[serde(rename = $name)] $V($Cfg), )*
         }
 
+        impl Bounded for RtoConfig {
+            /// The estimator's own checks ([`Bounded`] on its configuration type).
+            fn bounds(&self, at: &FieldPath) -> Check {
+                match self { $( RtoConfig::$V(c) => c.bounds(at), )* }
+            }
+        }
+
         impl RtoConfig {
             /// Every estimator's `kind` name, in registration order.
             pub const KINDS: &'static [&'static str] = &[$($name),*];
@@ -173,6 +183,25 @@ estimators! {
     "ns2" => Ns2(Ns2RtoConfig) -> Ns2Rto,
     /// A constant RTO with RFC 6298 back-off: the "RTO = const" baseline.
     "fixed" => Fixed(FixedConfig) -> Fixed,
+}
+
+/// Every estimator's RTO before its first sample: at least the smallest ceiling.
+pub(crate) fn initial_rto(p: &FieldPath, rto: Dur) -> Check {
+    dur_in(&p.key("initial_rto"), rto, MIN_RTO_CEILING, MAX_DUR)
+}
+
+/// A ceiling `max` (if any) at or above the floor `min`.
+pub(crate) fn rto_range(
+    p: &FieldPath,
+    (min_key, min): (&str, Dur),
+    (max_key, max): (&str, Option<Dur>),
+) -> Check {
+    dur(&p.key(min_key), min)?;
+    if let Some(max) = max {
+        dur_in(&p.key(max_key), max, MIN_RTO_CEILING, MAX_DUR)?;
+        ordered(&p.key(min_key), min, max, &format!(" (`{max_key}`)"))?;
+    }
+    Ok(())
 }
 
 impl Default for RtoConfig {

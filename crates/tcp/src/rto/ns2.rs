@@ -23,7 +23,9 @@
 //! timestamps (`int(tao / tcpTick_ + 0.5)`).
 
 use super::{dur_or_none, ReseedRule, RtoEstimator, RttSample};
+use super::{initial_rto, rto_range};
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{dur_in, Bounded, Check, FieldPath};
 use spikelab_core::Dur;
 
 /// Parameters of ns-2's timer, named after the agent's Tcl variables. Every field may
@@ -196,6 +198,22 @@ impl RtoEstimator for Ns2Rto {
 
     fn srtt(&self) -> Option<Dur> {
         (self.srtt != 0).then(|| Dur(self.cfg.tick.0 * self.srtt as u64 / 8))
+    }
+}
+
+/// ns-2's timer counts in ticks (`tcpTick_`), so a tick must be positive and the RTOs
+/// must be reachable in whole ticks.
+impl Bounded for Ns2RtoConfig {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        let c = self;
+        dur_in(
+            &p.key("tick"),
+            c.tick,
+            Dur::from_micros(1),
+            Dur::from_secs(10),
+        )?;
+        initial_rto(p, c.initial_rto)?;
+        rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
     }
 }
 

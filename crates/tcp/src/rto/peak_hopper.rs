@@ -42,8 +42,13 @@
 //! * `delta` when RTT_previous is 0 (impossible on a real path): an increase counts as
 //!   infinite (B = B_max), no change as 0.
 
+use super::initial_rto;
 use super::{backed_off, cap, dur_or_none, scale, ReseedRule, RtoEstimator, RttSample};
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{
+    dur, dur_in, gain, int, real, Bounded, Check, FieldPath, MAX_DUR, MAX_THRESHOLD,
+    MIN_RTO_CEILING,
+};
 use spikelab_core::Dur;
 
 /// Parameters of the Peak-Hopper RTO. Every field may be omitted from a scenario file;
@@ -244,6 +249,48 @@ impl RtoEstimator for PeakHopper {
     /// The PH-RTO keeps no smoothed RTT.
     fn srtt(&self) -> Option<Dur> {
         None
+    }
+}
+
+impl Bounded for PeakHopperConfig {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        let c = self;
+        initial_rto(p, c.initial_rto)?;
+        int(
+            &p.key("syn_rto_factor"),
+            c.syn_rto_factor,
+            1,
+            MAX_THRESHOLD,
+            "",
+        )?;
+        real(
+            &p.key("b_init"),
+            c.b_init,
+            |x| x >= 0.0,
+            "finite and at least 0",
+        )?;
+        // The decay 1 - 1/(F s) of Step 4 lies in [0, 1) only for F >= 1.
+        let fader = |x: f64| x >= 1.0;
+        real(
+            &p.key("fader_timestamps"),
+            c.fader_timestamps,
+            fader,
+            "at least 1",
+        )?;
+        real(
+            &p.key("fader_no_timestamps"),
+            c.fader_no_timestamps,
+            fader,
+            "at least 1",
+        )?;
+        gain(&p.key("b_max_timestamps"), c.b_max_timestamps)?;
+        gain(&p.key("b_max_no_timestamps"), c.b_max_no_timestamps)?;
+        gain(&p.key("delta_gain"), c.delta_gain)?;
+        dur(&p.key("granularity"), c.granularity)?;
+        if let Some(max) = c.max_rto {
+            dur_in(&p.key("max_rto"), max, MIN_RTO_CEILING, MAX_DUR)?;
+        }
+        Ok(())
     }
 }
 

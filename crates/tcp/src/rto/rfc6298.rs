@@ -52,7 +52,9 @@
 //! back-offs (note to (5.7)) is not done.
 
 use super::{backed_off, cap, dur_or_none, ReseedRule, RtoEstimator, RttSample};
+use super::{initial_rto, rto_range};
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{dur, Bounded, Check, FieldPath};
 use spikelab_core::Dur;
 
 /// Parameters of the RFC 6298 estimator. Every field may be omitted from a scenario
@@ -330,6 +332,15 @@ impl RtoEstimator for Rfc6298 {
 
     fn srtt(&self) -> Option<Dur> {
         self.est.map(|e| e.srtt)
+    }
+}
+
+impl Bounded for Rfc6298Config {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        let c = self;
+        initial_rto(p, c.initial_rto)?;
+        dur(&p.key("granularity"), c.granularity)?;
+        rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
     }
 }
 

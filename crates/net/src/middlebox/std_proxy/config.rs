@@ -1,6 +1,9 @@
 //! Parameters of the STD proxy, every one with the paper's value as default.
 
 use serde::{Deserialize, Serialize};
+use spikelab_core::bounds::{
+    gain, int, positive, probability, real, Bounded, Check, FieldPath, MAX_THRESHOLD,
+};
 use spikelab_core::Dur;
 
 /// Parameters of the STD proxy ([Kim & Cho 2003] section III). Every field may be omitted
@@ -52,5 +55,34 @@ impl Default for StdProxyConfig {
             wrtt: None,
             remove_dup_acks: true,
         }
+    }
+}
+
+impl Bounded for StdProxyConfig {
+    fn bounds(&self, p: &FieldPath) -> Check {
+        let c = self;
+        int(
+            &p.key("dup_ack_thresh"),
+            u64::from(c.dup_ack_thresh),
+            1,
+            MAX_THRESHOLD,
+            "",
+        )?;
+        gain(&p.key("gain"), c.gain)?;
+        gain(&p.key("s"), c.s)?;
+        // [Kim & Cho 2003] III.C: beta = 1 - alpha, both weights of a moving average.
+        probability(&p.key("alpha_n"), c.alpha_n)?;
+        probability(&p.key("alpha_s"), c.alpha_s)?;
+        gain(&p.key("x_th_factor"), c.x_th_factor)?;
+        real(
+            &p.key("wrtt_gain"),
+            c.wrtt_gain,
+            |x| x > 0.0 && x <= 1.0,
+            "in (0, 1]",
+        )?;
+        if let Some(w) = c.wrtt {
+            positive(&p.key("wrtt"), w)?;
+        }
+        Ok(())
     }
 }

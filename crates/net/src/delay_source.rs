@@ -1,0 +1,199 @@
+//! Where a link direction's extra one-way delay comes from: a `(time, delay)` trace
+//! file (`delay_trace = "owd.csv"`, see [`crate::delay`]), or a trace generated from
+//! parameters written in the scenario (`delay_trace = { generator = "ping-trace", seed
+//! = 2003, ... }`), materialised by [`crate::trace::load_link_traces`] once the
+//! parameters are checked, and the same for the same parameters on every machine.
+//!
+//! Generators, one file each (the `generator` key names one):
+//!
+//! * `ping-trace`: [`crate::ping_trace::PingTrace`], a seeded synthetic ping trace (a
+//!   uniform base RTT plus rare uniform spikes) laid out in time as a sequential
+//!   pinger measured it ([Klein et al. 2004] IV's GPRS trace, which is not public).
+
+use crate::delay::DelayTrace;
+use crate::ping_trace::PingTrace;
+use crate::trace::TraceRef;
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::sync::Arc;
+
+/// A delay-trace generator and its parameters, tagged by `generator`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "generator", rename_all = "kebab-case")]
+pub enum DelayGenerator {
+    /// [`PingTrace`].
+    PingTrace(PingTrace),
+}
+
+impl DelayGenerator {
+    /// What is wrong with the parameters, if anything.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            DelayGenerator::PingTrace(p) => p.check(),
+        }
+    }
+
+    /// The trace the parameters make.
+    pub fn generate(&self) -> DelayTrace {
+        match self {
+            DelayGenerator::PingTrace(p) => p.delay_trace(),
+        }
+    }
+}
+
+/// A direction's delay trace: a file, or generated. Written as a path string or as a
+/// table with a `generator` key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DelaySource {
+    /// A trace file, loaded by [`crate::trace::load_link_traces`].
+    File(TraceRef<DelayTrace>),
+    /// A generated trace (materialised by [`crate::trace::load_link_traces`] or
+    /// [`DelaySource::generated`]).
+    Generated(Generated),
+}
+
+/// A generator with the trace it made, once made.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The parameters.
+    pub generator: DelayGenerator,
+    trace: Option<Arc<DelayTrace>>,
+}
+
+impl Generated {
+    /// Makes the trace if not made yet.
+    pub fn materialise(&mut self) {
+        if self.trace.is_none() {
+            self.trace = Some(Arc::new(self.generator.generate()));
+        }
+    }
+}
+
+impl PartialEq for Generated {
+    /// Equal parameters make equal traces.
+    fn eq(&self, other: &Self) -> bool {
+        self.generator == other.generator
+    }
+}
+
+impl DelaySource {
+    /// The trace of `generator`, generated now; the reason if its parameters are bad.
+    pub fn generated(generator: DelayGenerator) -> Result<DelaySource, String> {
+        generator.check()?;
+        Ok(DelaySource::Generated(Generated {
+            trace: Some(Arc::new(generator.generate())),
+            generator,
+        }))
+    }
+
+    /// A trace built in code, named `name`.
+    pub fn with_data(name: &str, trace: DelayTrace) -> DelaySource {
+        DelaySource::File(TraceRef::with_data(name, trace))
+    }
+
+    /// The trace; panics if a file was not loaded or a trace not generated.
+    pub fn loaded(&self) -> &Arc<DelayTrace> {
+        match self {
+            DelaySource::File(t) => t.loaded(),
+            DelaySource::Generated(g) => g.trace.as_ref().unwrap_or_else(|| {
+                panic!(
+                    "delay trace {:?} was not generated: call spikelab_net::trace::load_link_traces first",
+                    g.generator
+                )
+            }),
+        }
+    }
+}
+
+impl From<TraceRef<DelayTrace>> for DelaySource {
+    fn from(t: TraceRef<DelayTrace>) -> Self {
+        DelaySource::File(t)
+    }
+}
+
+impl Serialize for DelaySource {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DelaySource::File(t) => t.serialize(s),
+            DelaySource::Generated(g) => g.generator.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for DelaySource {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = DelaySource;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a trace file's path, or a table with a `generator` key")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DelaySource, E> {
+                Ok(DelaySource::File(TraceRef::new(v)))
+            }
+            /// The parameters only: the scenario's range checks come first, then
+            /// [`crate::trace::load_link_traces`] generates the trace.
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<DelaySource, A::Error> {
+                let generator =
+                    DelayGenerator::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(DelaySource::Generated(Generated {
+                    generator,
+                    trace: None,
+                }))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spikelab_core::Dur;
+
+    #[derive(Debug, Deserialize, Serialize)]
+    struct Holder {
+        delay_trace: DelaySource,
+    }
+
+    #[test]
+    fn a_path_is_a_file_and_a_table_is_generated_once_materialised() {
+        let h: Holder = toml::from_str("delay_trace = \"owd.csv\"").unwrap();
+        assert!(
+            matches!(&h.delay_trace, DelaySource::File(t) if t.path.to_str() == Some("owd.csv"))
+        );
+        let h: Holder = toml::from_str(
+            "delay_trace = { generator = \"ping-trace\", seed = 2003, samples = 10000, \
+             base = { min = \"60ms\", max = \"140ms\" }, spike_probability = 0.01, \
+             spike = { min = \"100ms\", max = \"500ms\" } }",
+        )
+        .unwrap();
+        let mut h = h;
+        let DelaySource::Generated(g) = &mut h.delay_trace else {
+            panic!("{h:?}")
+        };
+        assert!(g.trace.is_none());
+        g.materialise();
+        let want = PingTrace::default();
+        assert_eq!(h.delay_trace.loaded().as_ref(), &want.delay_trace());
+        let again: Holder = toml::from_str(&toml::to_string(&h).unwrap()).unwrap();
+        assert_eq!(again.delay_trace, h.delay_trace);
+        assert_eq!(
+            h.delay_trace.loaded().delay_at(spikelab_core::Time::ZERO),
+            Dur::from_nanos((want.samples_ms()[0] * 1e6).round() as u64)
+        );
+    }
+
+    #[test]
+    fn bad_generator_parameters_are_refused_with_the_reason() {
+        let bad = PingTrace {
+            samples: 0,
+            ..PingTrace::default()
+        };
+        let e = DelaySource::generated(DelayGenerator::PingTrace(bad)).unwrap_err();
+        assert!(e.contains("samples"), "{e}");
+        let e = toml::from_str::<Holder>("delay_trace = { generator = \"nope\" }").unwrap_err();
+        assert!(e.to_string().contains("nope"), "{e}");
+    }
+}
