@@ -1265,7 +1265,18 @@ impl<E: RtoEstimator> TcpSender<E> {
         if !first && self.w.ssthresh_rule == SsthreshRule::Ns2 {
             self.w.ssthresh = self.w.halved_ssthresh();
         }
-        if first {
+        // tcp_enter_loss: "Reduce ssthresh if it has not yet been made inside this
+        // window": a Linux host timing out in fast recovery before high_seq is
+        // acknowledged keeps the recovery's ssthresh and prior cwnd/ssthresh (and its
+        // undo marker, spurious::linux_undo).
+        let inside_recovery = self.cfg.linux.is_some()
+            && matches!(self.phase, Phase::Recovery { point } if point > self.w.snd_una);
+        if first && inside_recovery {
+            // The undo restores what tcp_enter_recovery saved (prior_cwnd,
+            // prior_ssthresh); tcp_enter_loss still sets high_seq = snd_nxt.
+            self.snapshot = self.recovery_snapshot;
+            self.episode_recover = self.w.snd_max;
+        } else if first {
             // The response's restore point (RFC 4015 step (0): pipe_prev).
             let flight = self.w.flight_size();
             self.snapshot = Snapshot {
@@ -2031,6 +2042,29 @@ mod tests {
             "tcp_current_ssthresh: 3/4 of 12"
         );
         assert_eq!(s.stats().spurious_responses, 0, "no timeout was undone");
+    }
+
+    /// tcp_enter_loss: "Reduce ssthresh if it has not yet been made inside this window".
+    #[test]
+    fn a_linux_host_timing_out_in_fast_recovery_keeps_the_recoverys_ssthresh() {
+        // Segment 2 fast-retransmitted with cwnd 12: ssthresh 6 segments.
+        let (mut s, mut out) = linux_host_missing_segment_two(3);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.window().ssthresh, 6000);
+        // Nothing more arrives: the RTO fires while snd_una (2000) < high_seq.
+        let mut guard = 0;
+        while s.stats().timeouts == 0 {
+            let t = s.next_deadline().unwrap();
+            out.clear();
+            s.on_timer(t, &mut out);
+            guard += 1;
+            assert!(guard < 10, "no timeout");
+        }
+        assert_eq!(s.window().cwnd, 1000, "the loss window");
+        assert_eq!(s.window().ssthresh, 6000, "not halved again");
+        // An undo of this timeout restores the cwnd from before the fast recovery (12).
+        assert_eq!(s.snapshot, s.recovery_snapshot);
+        assert_eq!(s.snapshot.cwnd, 12_000);
     }
 
     #[test]
