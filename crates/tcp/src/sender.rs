@@ -356,6 +356,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             return AckInfo::default();
         }
         let timeouts = self.consecutive_timeouts;
+        let was_recovering = self.phase != Phase::Open;
+        let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
         self.fack_hold = self.fack_holds(pkt);
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
@@ -392,6 +394,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.fack_oldack(now, pkt);
         }
         self.follow_driver(now, step, timeouts, &info, out);
+        self.rack_on_episode_end(was_recovering, undos_before, dsack);
         let dubious = info.duplicate || newly_sacked > 0 || dsack;
         self.rack_on_ack(now, dubious);
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
@@ -508,6 +511,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         self.w.ssthresh = ssthresh;
         self.w.cwnd = cwnd.max(self.w.mss);
+        if matches!(self.phase, Phase::Loss { .. }) {
+            // tcp_try_undo_loss -> tcp_undo_cwnd_reduction(sk, true) (crate::rack).
+            self.rack.on_loss_undo();
+        }
         if r.resume_with_new_data {
             self.w.snd_nxt = self.w.snd_max;
             if let Phase::Loss { .. } = self.phase {
@@ -726,12 +733,19 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// applied. Cumulatively acknowledged retransmissions whose ACK echoes a timestamp
     /// older than the retransmission (`tcp_skb_spurious_retrans`) are left out.
     fn rack_note_deliveries(&mut self, now: Time, pkt: &Packet) {
+        self.rack.begin_ack();
         let prior_fack = self.w.segs.highest_sacked_end();
         let echoed = pkt
             .ts
             .filter(|_| self.cfg.timestamps)
             .and_then(|ts| self.cfg.ts_time(ts.ecr));
-        let (_, blocks) = split_dsack(pkt);
+        let (dsack, blocks) = split_dsack(pkt);
+        if let Some((start, end)) = dsack {
+            // tcp_check_dsack -> tcp_dsack_seen; FLAG_DSACK_TLP: one segment, ending
+            // at tlp_high_seq.
+            let probe = self.tlp_high_seq.is_some_and(|(h, _)| h == end);
+            self.rack.on_dsack(probe && end - start <= self.w.mss);
+        }
         let cumulative_range = (self.w.snd_una, pkt.ack.min(self.w.snd_max), true);
         let sacked_ranges = blocks.iter().map(|&(s, e)| (s.max(pkt.ack), e, false));
         for (start, end, cumulative) in std::iter::once(cumulative_range).chain(sacked_ranges) {
@@ -756,6 +770,28 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
         }
         self.rack.on_cumulative_ack(pkt.ack);
+        // tcp_ack: tcp_rack_update_reo_wnd after tcp_clean_rtx_queue.
+        let static_wnd = self
+            .cfg
+            .linux
+            .as_ref()
+            .is_some_and(|l| l.tcp_recovery & 2 != 0);
+        self.rack.update_reo_wnd(now, static_wnd);
+    }
+
+    /// `reo_wnd_persist` at the end of an episode: `tcp_try_undo_recovery` without
+    /// undo uses one up; `tcp_try_undo_dsack` adds one. An undo on an ACK carrying a
+    /// D-SACK is taken for the D-SACK undo (the driver does not say which test fired).
+    fn rack_on_episode_end(&mut self, was_recovering: bool, undos_before: u64, dsack: bool) {
+        let undone = self.stats.spurious_responses + self.stats.recovery_undos > undos_before;
+        if !self.rack_enabled() {
+            return;
+        }
+        if undone && dsack {
+            self.rack.on_dsack_undo();
+        } else if was_recovering && !undone && self.phase == Phase::Open {
+            self.rack.on_recovery_end_without_undo();
+        }
     }
 
     /// `tcp_rack_reo_wnd`'s inputs from the sender's state.
@@ -780,7 +816,8 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// proven": lost_out > 0) from the Open state, or from the Loss state when a
     /// retransmission was lost (`FLAG_LOST_RETRANS`).
     fn rack_on_ack(&mut self, now: Time, dubious: bool) {
-        if !self.rack_enabled() || self.frto_hold || (self.phase == Phase::Open && !dubious) {
+        // In TCP_CA_Loss the kernel runs this after `tcp_process_loss`, F-RTO or not.
+        if !self.rack_enabled() || (self.phase == Phase::Open && !dubious) {
             return;
         }
         let d = self.rack.mark_lost(&self.w.segs, now, self.rack_reo_wnd());
@@ -817,6 +854,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         // The lost segments go out from try_send (tcp_xmit_retransmit_queue).
         let _ = self.begin_recovery(now);
+        // Out of TCP_CA_Loss, `tcp_process_loss` and its F-RTO no longer run.
+        self.frto_hold = self.watch.driver_holds_retransmissions();
     }
 
     /// In-flight segments as the kernel counts them (`tcp_packets_in_flight`) with
@@ -1316,7 +1355,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.sack1_dupacks.on_timeout();
         // tcp_enter_loss: tlp_high_seq = 0; the scoreboard is rebuilt (crate::rack).
         self.tlp_high_seq = None;
-        self.rack.on_timeout();
+        if self.rack_enabled() {
+            self.rack.on_timeout();
+        }
         // Karn: nothing sent before the timeout may be timed any more.
         self.end_timing_by_karn();
         // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
@@ -2123,6 +2164,40 @@ mod tests {
         assert!(matches!(s.phase(), Phase::Recovery { .. }));
         assert_eq!((out[0].seq, out[0].retx), (3000, true));
         assert_eq!(s.stats().timeouts, 1);
+    }
+
+    #[test]
+    fn rack_runs_while_frto_probes_after_a_timeout() {
+        // tcp_fastretrans_alert in TCP_CA_Loss: tcp_process_loss, then
+        // tcp_identify_packet_loss (RACK), whether F-RTO is on or not.
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let sysctls = crate::LinuxSysctls {
+            tcp_early_retrans: 0,
+            tcp_timestamps: 0,
+            ..Default::default()
+        };
+        sysctls.apply(&mut cfg);
+        cfg.linux = Some(sysctls);
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out); // RTT 100 ms; segments 10..13 go out
+        let rto_at = s.next_deadline().unwrap();
+        s.on_timer(rto_at, &mut out); // segment 2 resent; F-RTO probes
+        let t = rto_at.0 / 1_000_000;
+        out.clear();
+        // The retransmission is acknowledged an RTT later: F-RTO step 2b sends two new
+        // segments, and RACK, taking that retransmission as its reference, marks the
+        // originals sent before it lost while F-RTO still holds the retransmissions.
+        s.on_ack(ms(t + 100), &ack(3000), &mut out);
+        let sent: Vec<(u64, bool)> = out.iter().map(|p| (p.seq, p.retx)).collect();
+        assert_eq!(sent, vec![(14_000, false), (15_000, false)]);
+        assert!(s.frto_hold);
+        assert_eq!(s.rack.lost_pending(), 11); // segments 3..13
+        assert!(matches!(s.phase(), Phase::Loss { .. }));
     }
 
     /// A linux host whose last segment was probed by retransmission, then wrote more
