@@ -2200,6 +2200,42 @@ mod tests {
         assert!(matches!(s.phase(), Phase::Loss { .. }));
     }
 
+    /// A linux host with `tcp_recovery` = `bits` after segment 1 arrived reordered
+    /// (below a SACKed segment 2), then an ACK with a D-SACK; its reo_wnd_steps.
+    fn reo_wnd_steps_after_reordering_and_a_dsack(bits: u8) -> u32 {
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let sysctls = crate::LinuxSysctls {
+            tcp_early_retrans: 0,
+            tcp_timestamps: 0,
+            tcp_recovery: bits,
+            ..Default::default()
+        };
+        sysctls.apply(&mut cfg);
+        cfg.linux = Some(sysctls);
+        let (mut s, mut out) = started(&cfg, 40_000);
+        let mut a = ack(1000);
+        a.sack.push(2000, 3000);
+        s.on_ack(ms(100), &a, &mut out);
+        s.on_ack(ms(110), &ack(3000), &mut out); // segment 1 below the SACKed 2
+        let mut d = ack(4000);
+        d.sack.push(1000, 2000); // D-SACK: segment 1 arrived twice
+        s.on_ack(ms(120), &d, &mut out);
+        s.rack.reo_wnd_steps()
+    }
+
+    #[test]
+    fn a_dsack_after_reordering_widens_racks_window_unless_tcp_recovery_bit_2_is_set() {
+        // tcp_dsack_seen (reord_seen) -> tcp_rack_update_reo_wnd: one step more.
+        assert_eq!(reo_wnd_steps_after_reordering_and_a_dsack(1), 2);
+        // TCP_RACK_STATIC_REO_WND.
+        assert_eq!(reo_wnd_steps_after_reordering_and_a_dsack(3), 1);
+    }
+
     /// A linux host whose last segment was probed by retransmission, then wrote more
     /// data that went out; returns it with cwnd before the probe's ACK.
     fn linux_host_after_a_retransmitted_probe() -> (TcpSender<Rto>, Vec<Packet>) {
