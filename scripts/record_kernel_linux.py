@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Records the kernel's per-seed results on the Table 1 freeze path as test data.
+"""Records the kernel's per-seed results on the `linux` profile's validation paths as test data.
 
 Runs only `spikelab emulate` (root, /dev/net/tun) on the scenarios of
 scripts/validate_kernel.py -- [Gurtov & Ludwig 2003]'s Table 1 path, ten freeze schedules,
@@ -9,11 +9,22 @@ completion time, data segments sent, retransmitted segments, timeouts (and timeo
 episodes), the sender namespace's undo counters, and the freeze schedule itself
 (start/duration seconds) so that `cargo test` rebuilds the same scenario.
 
-usage: sudo scripts/record_kernel_linux.py [--seeds 10] [--jobs 2] [--work DIR]
-                                          [--bin PATH] [--configs abc] [--cc reno]
-                                          [--out CSV]
+usage: sudo scripts/record_kernel_linux.py [--path table1] [--seeds 10] [--jobs 2]
+                                          [--work DIR] [--bin PATH] [--configs abc]
+                                          [--cc reno] [--pcap] [--out CSV]
 
 `--cc cubic` runs the kernel's CUBIC (`spikelab emulate --cc`) instead of reno.
+
+`--path outages` records scenarios/linux-outages.toml (100 Mbit/s, multi-second outages in
+both directions) instead: seed s draws its outage schedule with `outages(s)` and the
+scenario's `at = [...]` line is replaced by it (the `freezes` column holds it, so the
+test replays it without Python's random stream). `--path trace` records
+scenarios/linux-trace.toml (a replayed delivery trace with outages,
+scenarios/traces/cell-outages.down from scripts/gen_outage_trace.py): seed s starts
+the download `trace_offset(s)` seconds into the trace (the scenario's flow `start`
+line replaced; column `start_s`). Both run with the scenario's own sysctls (the
+kernel's defaults); `--configs` applies to table1 only. `--pcap` keeps both ends'
+packet captures in the work directory (for diffing against `spikelab run --pcap`).
 """
 
 import argparse
@@ -21,6 +32,7 @@ import concurrent.futures as cf
 import csv
 import os
 import platform
+import random
 import subprocess
 import sys
 
@@ -28,28 +40,80 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_kernel as vk  # noqa: E402
 
 FIELDS = [
-    "config", "seed", "kernel", "freezes", "completion_s", "data_segments_sent", "retransmissions",
+    "config", "seed", "kernel", "freezes", "start_s", "completion_s", "data_segments_sent", "retransmissions",
     "timeouts", "timeout_episodes", "spurious_timeouts", "TCPSpuriousRTOs", "TCPLossUndo",
     "TCPDSACKUndo", "TCPFastRetrans", "lateness_p99_ms",
 ]
 
 
-def one(bin_, work, cfg, seed, cc):
+SCENARIOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenarios")
+
+
+def outages(seed, horizon=60.0):
+    """Outages (start, duration) of the 100 Mbit/s path: first U[1,3] s, lengths U[2,6] s,
+    gaps U[3,8] s from one outage's end to the next start, until `horizon`."""
+    rng = random.Random(seed)
+    out, t = [], rng.uniform(1, 3)
+    while t < horizon:
+        d = rng.uniform(2, 6)
+        out.append((round(t, 3), round(d, 3)))
+        t += d + rng.uniform(3, 8)
+    return out
+
+
+def trace_offset(seed):
+    """Where in the delivery trace seed s starts its download: 5 (s - 1) seconds."""
+    return 5.0 * (seed - 1)
+
+
+def replace_line(text, prefix, new):
+    """`text` with its one line starting with `prefix` replaced by `new`."""
+    lines = text.split("\n")
+    hits = [i for i, l in enumerate(lines) if l.startswith(prefix)]
+    assert len(hits) == 1, f"expected one line starting with {prefix!r}, found {len(hits)}"
+    lines[hits[0]] = new
+    return "\n".join(lines)
+
+
+def outages_line(sched):
+    return "at = [" + ", ".join(f'{{ start = "{s}s", duration = "{d}s" }}' for s, d in sched) + "]"
+
+
+def scenario_text(path_kind, cfg, seed):
+    """The scenario of one run, and (freezes, start) as recorded in the CSV."""
+    if path_kind == "table1":
+        sched = vk.schedule(seed)
+        return vk.scenario(cfg, seed), sched, 0.0
+    if path_kind == "outages":
+        text = open(os.path.join(SCENARIOS, "linux-outages.toml")).read()
+        sched = outages(seed)
+        return replace_line(text, "at = [", outages_line(sched)), sched, 0.0
+    text = open(os.path.join(SCENARIOS, "linux-trace.toml")).read()
+    start = trace_offset(seed)
+    text = replace_line(text, "start = ", f'start = "{start}s"')
+    # The trace is named relative to the scenario's folder.
+    text = text.replace('trace = "traces/', f'trace = "{os.path.abspath(SCENARIOS)}/traces/')
+    return text, [], start
+
+
+def one(bin_, work, cfg, seed, cc, path_kind="table1", pcap=False):
     import json
-    path = os.path.join(work, f"{cfg}-{seed}.toml")
+    text, sched, start = scenario_text(path_kind, cfg, seed)
+    path = os.path.join(work, f"{path_kind}-{cfg}-{seed}.toml")
     with open(path, "w") as f:
-        f.write(vk.scenario(cfg, seed))
-    emu = os.path.join(work, f"emu-{cfg}-{seed}-{cc}")
+        f.write(text)
+    emu = os.path.join(work, f"emu-{path_kind}-{cfg}-{seed}-{cc}")
     if not os.path.exists(os.path.join(emu, "runs.csv")):
-        subprocess.run([bin_, "emulate", path, "--cc", cc, "--out", emu], check=True,
-                       capture_output=True)
+        cmd = [bin_, "emulate", path, "--cc", cc, "--out", emu] + (["--pcap"] if pcap else [])
+        subprocess.run(cmd, check=True, capture_output=True)
     run = vk.read_runs(emu)
     k = vk.kernel_counters(emu)
     late = json.load(open(os.path.join(emu, "meta.json")))["emulation"]["repetitions"][0]["lateness"]
     return {
         "config": cfg, "seed": seed, "kernel": platform.release(),
         # The schedule itself, so that tests need not re-derive Python's random stream.
-        "freezes": " ".join(f"{s}/{d}" for s, d in vk.schedule(seed)),
+        "freezes": " ".join(f"{s}/{d}" for s, d in sched),
+        "start_s": start,
         "completion_s": run["download_time_s"],
         "data_segments_sent": run["data_segments_sent"],
         "retransmissions": run["retransmissions"],
@@ -72,13 +136,18 @@ def main():
     ap.add_argument("--bin", default="target/release/spikelab")
     ap.add_argument("--configs", default="abc")
     ap.add_argument("--cc", default="reno", choices=["reno", "cubic"])
+    ap.add_argument("--path", default="table1", choices=["table1", "outages", "trace"])
+    ap.add_argument("--pcap", action="store_true")
     ap.add_argument("--out", default="-")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
-    jobs = [(c, s) for c in a.configs for s in range(1, a.seeds + 1)]
+    # The outage and trace paths run the scenario's own (default) sysctls: one
+    # configuration, named "d" (the kernel's defaults) in the CSV.
+    configs = a.configs if a.path == "table1" else "d"
+    jobs = [(c, s) for c in configs for s in range(1, a.seeds + 1)]
     rows = []
     with cf.ThreadPoolExecutor(a.jobs) as ex:
-        for f in cf.as_completed([ex.submit(one, a.bin, a.work, c, s, a.cc) for c, s in jobs]):
+        for f in cf.as_completed([ex.submit(one, a.bin, a.work, c, s, a.cc, a.path, a.pcap) for c, s in jobs]):
             r = f.result()
             rows.append(r)
             print(f"done {r['config']}-{r['seed']}: {r['completion_s']} s", file=sys.stderr)

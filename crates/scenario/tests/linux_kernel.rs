@@ -7,6 +7,15 @@
 //! kernel's CUBIC is recorded for configuration (a) in `table1-freezes-cubic.csv`
 //! and held against `tcp_congestion_control = "cubic"`.
 //!
+//! The two other paths are recorded the same way (`record_kernel_linux.py
+//! --path outages|trace`, the kernel's default sysctls, configuration "d"):
+//! `outages-100mbit.csv` on `scenarios/linux-outages.toml` (100 Mbit/s, outages of
+//! several seconds in both directions; each seed's schedule in the `freezes` column
+//! replaces the scenario's `at` line) and `trace-outages.csv` on
+//! `scenarios/linux-trace.toml` (the delivery trace `scenarios/traces/cell-outages.down`;
+//! each seed's offset into the trace in the `start_s` column replaces the flow's
+//! `start` line).
+//!
 //! The goals per seed: completion within 5 %, retransmitted segments within
 //! 20 %, RTO count equal in >= 90 % of the runs, undo events equal. The profile does
 //! not meet them all yet (see
@@ -19,13 +28,27 @@ use std::path::PathBuf;
 
 const KERNEL: &str = "6.18.44-fc-v445";
 
+/// Which validation path a recording is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ValidationPath {
+    /// [Gurtov & Ludwig 2003]'s Table 1 path with freezes (scripts/validate_kernel.py).
+    Table1,
+    /// `scenarios/linux-outages.toml` with the recorded outage schedule.
+    Outages,
+    /// `scenarios/linux-trace.toml` started at the recorded offset into the trace.
+    Trace,
+}
+
 /// One recorded kernel run.
 #[derive(Clone, Debug)]
 struct KernelRun {
+    path: ValidationPath,
     config: char,
     seed: u64,
-    /// (start, duration) seconds.
+    /// (start, duration) seconds: freezes (Table 1) or outages.
     freezes: Vec<(f64, f64)>,
+    /// The flow's start, seconds (the offset into the delivery trace).
+    start_s: f64,
     completion_s: f64,
     retransmissions: u64,
     timeouts: u64,
@@ -37,16 +60,36 @@ struct KernelRun {
 
 /// The runs recorded with reno (`table1-freezes.csv`).
 fn kernel_runs() -> Vec<KernelRun> {
-    kernel_runs_from("table1-freezes.csv", "reno")
+    kernel_runs_from("table1-freezes.csv", "reno", ValidationPath::Table1)
 }
 
 /// The runs recorded with CUBIC, configuration (a) (`record_kernel_linux.py --configs a
 /// --cc cubic`).
 fn cubic_runs() -> Vec<KernelRun> {
-    kernel_runs_from("table1-freezes-cubic.csv", "cubic")
+    kernel_runs_from("table1-freezes-cubic.csv", "cubic", ValidationPath::Table1)
 }
 
-fn kernel_runs_from(file: &str, cc: &'static str) -> Vec<KernelRun> {
+/// The runs on the 100 Mbit/s outage path (`record_kernel_linux.py --path outages`).
+fn outage_runs() -> Vec<KernelRun> {
+    kernel_runs_from("outages-100mbit.csv", "reno", ValidationPath::Outages)
+}
+
+/// The runs over the delivery trace (`record_kernel_linux.py --path trace`).
+fn trace_runs() -> Vec<KernelRun> {
+    kernel_runs_from("trace-outages.csv", "reno", ValidationPath::Trace)
+}
+
+/// The same two paths recorded a second time, the same way, minutes later: how much
+/// the kernel differs from itself on the same schedule.
+fn outage_runs_2() -> Vec<KernelRun> {
+    kernel_runs_from("outages-100mbit-run2.csv", "reno", ValidationPath::Outages)
+}
+
+fn trace_runs_2() -> Vec<KernelRun> {
+    kernel_runs_from("trace-outages-run2.csv", "reno", ValidationPath::Trace)
+}
+
+fn kernel_runs_from(file: &str, cc: &'static str, path_kind: ValidationPath) -> Vec<KernelRun> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join(format!("tests/data/kernel-{KERNEL}/{file}"));
     let text = std::fs::read_to_string(&path).unwrap();
@@ -59,10 +102,17 @@ fn kernel_runs_from(file: &str, cc: &'static str) -> Vec<KernelRun> {
             let num = |name: &str| f[col(name)].parse::<f64>().unwrap();
             assert_eq!(f[col("kernel")], KERNEL);
             KernelRun {
+                path: path_kind,
                 config: f[col("config")].chars().next().unwrap(),
                 seed: num("seed") as u64,
+                // Absent from the Table 1 recordings, made before the column existed.
+                start_s: header
+                    .iter()
+                    .position(|h| *h == "start_s")
+                    .map_or(0.0, |i| f[i].parse().unwrap()),
                 freezes: f[col("freezes")]
                     .split(' ')
+                    .filter(|p| !p.is_empty())
                     .map(|p| {
                         let (s, d) = p.split_once('/').unwrap();
                         (s.parse().unwrap(), d.parse().unwrap())
@@ -113,6 +163,47 @@ fn sysctls(config: char) -> &'static str {
     }
 }
 
+/// The scenario file of a recorded run on the outage or trace path, with the
+/// recording's one line replaced as `record_kernel_linux.py` replaced it.
+fn scenario_from_file(k: &KernelRun) -> (String, PathBuf) {
+    let (file, prefix, line) = match k.path {
+        ValidationPath::Outages => {
+            let at: Vec<String> = k
+                .freezes
+                .iter()
+                .map(|(s, d)| format!("{{ start = \"{s}s\", duration = \"{d}s\" }}"))
+                .collect();
+            (
+                "linux-outages.toml",
+                "at = [",
+                format!("at = [{}]", at.join(", ")),
+            )
+        }
+        _ => (
+            "linux-trace.toml",
+            "start = ",
+            format!("start = \"{}s\"", k.start_s),
+        ),
+    };
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let hits = text.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(hits, 1, "{file}: one line starting with {prefix:?}");
+    let out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with(prefix) {
+                line.clone()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    (out.join("\n"), path)
+}
+
 /// The scenario `scripts/validate_kernel.py` writes, with the `linux` profile.
 fn scenario(k: &KernelRun) -> String {
     let at: Vec<String> = k
@@ -159,8 +250,19 @@ workload = {{ kind = "bulk", bytes = "5MB" }}
 }
 
 fn simulate(k: &KernelRun) -> FlowResult {
-    let s = spikelab_scenario::parse(&scenario(k), "linux.toml").unwrap_or_else(|e| panic!("{e}"));
-    let r = spikelab_engine::run(&s.to_sim(), k.seed).unwrap();
+    let (text, file) = match k.path {
+        ValidationPath::Table1 => (scenario(k), PathBuf::from("linux.toml")),
+        _ => scenario_from_file(k),
+    };
+    let s = spikelab_scenario::parse(&text, &file.display().to_string())
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Table 1: the freeze seed is the run's seed (validate_kernel.py); the other paths
+    // ran the scenario's own seed (`spikelab emulate` without --seed).
+    let seed = match k.path {
+        ValidationPath::Table1 => k.seed,
+        _ => s.run().seed,
+    };
+    let r = spikelab_engine::run(&s.to_sim(), seed).unwrap();
     r.flows.into_iter().next().unwrap()
 }
 
@@ -174,13 +276,18 @@ struct Met {
 }
 
 fn compare(k: &KernelRun, f: &FlowResult) -> Met {
-    let done = f.completed.map_or(f64::INFINITY, |t| t.as_secs_f64());
+    let done = f.download_time().unwrap_or(f64::INFINITY);
+    goals(k, done, f.retransmissions, f.timeouts, f.spurious_responses)
+}
+
+/// The goals for one seed: `k` the kernel's run, the rest the other side's.
+fn goals(k: &KernelRun, done: f64, retransmissions: u64, timeouts: u64, undos: u64) -> Met {
     let within = |sim: f64, kern: f64, tol: f64| (sim - kern).abs() <= tol * kern;
     Met {
         completion: within(done, k.completion_s, 0.05),
-        retransmissions: within(f.retransmissions as f64, k.retransmissions as f64, 0.20),
-        timeouts: f.timeouts == k.timeouts,
-        undos: f.spurious_responses == k.undos,
+        retransmissions: within(retransmissions as f64, k.retransmissions as f64, 0.20),
+        timeouts: timeouts == k.timeouts,
+        undos: undos == k.undos,
     }
 }
 
@@ -195,7 +302,7 @@ fn run_these(runs: &[KernelRun]) -> Vec<Met> {
     runs.iter()
         .map(|k| {
             let f = simulate(k);
-            let done = f.completed.map_or(f64::NAN, |t| t.as_secs_f64());
+            let done = f.download_time().unwrap_or(f64::NAN);
             let met = compare(k, &f);
             let missed: Vec<&str> = [
                 (met.completion, "time"),
@@ -274,9 +381,12 @@ fn the_linux_profile_meets_the_kernel_goals() {
 /// undo: undo events 28 -> 29, seed 1 of (c) re-initialises its undo marker when RACK
 /// recovery takes over from the Loss state, so its timeout is no longer undone; it
 /// undoes that fast recovery by D-SACK instead, which the kernel did not and which
-/// `spurious_responses` does not count.)
+/// `spurious_responses` does not count. A timeout in fast recovery keeping the
+/// recovery's ssthresh, prior values and undo marker (`tcp_enter_loss`): completion
+/// 27 -> 28, seed 1 of (c) meets every goal, seed 1 of (a) now misses the
+/// retransmission goal (177 against 123).)
 const FLOOR: Met4 = Met4 {
-    completion: 27,
+    completion: 28,
     retransmissions: 28,
     timeouts: 28,
     undos: 29,
@@ -330,4 +440,114 @@ const FLOOR_CUBIC: Met4 = Met4 {
 #[test]
 fn the_cubic_linux_profile_keeps_its_measured_agreement_with_the_kernel() {
     holds_floor(&run_these(&cubic_runs()), &FLOOR_CUBIC);
+}
+
+#[test]
+fn the_outage_and_trace_recordings_cover_ten_seeds_each() {
+    for (runs, what) in [(outage_runs(), "outages"), (trace_runs(), "trace")] {
+        assert_eq!(runs.len(), 10, "{what}");
+        assert!(runs.iter().all(|r| r.config == 'd'), "{what}");
+    }
+    // Every outage seed has its own schedule; every trace seed its own offset.
+    let o = outage_runs();
+    assert!(o.windows(2).all(|w| w[0].freezes != w[1].freezes));
+    assert!(o
+        .iter()
+        .all(|r| r.freezes.iter().all(|(_, d)| (2.0..=6.0).contains(d))));
+    let t = trace_runs();
+    assert!(t.windows(2).all(|w| w[0].start_s < w[1].start_s));
+}
+
+/// The 100 Mbit/s outage path (`scenarios/linux-outages.toml`, ten outage schedules),
+/// as floors: seeds of 10 meeting each goal when it was recorded.
+const FLOOR_OUTAGES: Met4 = Met4 {
+    completion: 9,
+    retransmissions: 9,
+    timeouts: 10,
+    undos: 10,
+};
+
+#[test]
+fn the_linux_profile_keeps_its_measured_agreement_on_the_outage_path() {
+    holds_floor(&run_these(&outage_runs()), &FLOOR_OUTAGES);
+}
+
+/// The replayed delivery trace (`scenarios/linux-trace.toml`, ten start offsets), as
+/// floors: seeds of 10 meeting each goal when it was recorded.
+const FLOOR_TRACE: Met4 = Met4 {
+    completion: 9,
+    retransmissions: 8,
+    timeouts: 10,
+    undos: 10,
+};
+
+#[test]
+fn the_linux_profile_keeps_its_measured_agreement_on_the_delivery_trace() {
+    holds_floor(&run_these(&trace_runs()), &FLOOR_TRACE);
+}
+
+/// The simulator against the second recording of each path, as floors.
+const FLOOR_OUTAGES_2: Met4 = Met4 {
+    completion: 9,
+    retransmissions: 7,
+    timeouts: 10,
+    undos: 10,
+};
+const FLOOR_TRACE_2: Met4 = Met4 {
+    completion: 9,
+    retransmissions: 9,
+    timeouts: 10,
+    undos: 10,
+};
+
+#[test]
+fn the_linux_profile_keeps_its_measured_agreement_with_the_second_recordings() {
+    holds_floor(&run_these(&outage_runs_2()), &FLOOR_OUTAGES_2);
+    holds_floor(&run_these(&trace_runs_2()), &FLOOR_TRACE_2);
+}
+
+/// The kernel against itself: the second recording held to the goals with the
+/// first as reference. Prints the per-seed retransmission counts of both
+/// (docs/src/validation-linux.md) and checks that both recordings ran the same
+/// schedules.
+#[test]
+fn the_kernel_against_its_own_second_recording() {
+    for (first, second, what) in [
+        (outage_runs(), outage_runs_2(), "outages"),
+        (trace_runs(), trace_runs_2(), "trace"),
+    ] {
+        assert_eq!(first.len(), second.len(), "{what}");
+        let m: Vec<Met> = first
+            .iter()
+            .zip(&second)
+            .map(|(a, b)| {
+                assert_eq!(
+                    (a.seed, &a.freezes, a.start_s),
+                    (b.seed, &b.freezes, b.start_s)
+                );
+                println!(
+                    "{what} seed {}: {:.2} s / {:.2} s, retx {} / {}, RTOs {} / {}, undos {} / {}",
+                    a.seed,
+                    a.completion_s,
+                    b.completion_s,
+                    a.retransmissions,
+                    b.retransmissions,
+                    a.timeouts,
+                    b.timeouts,
+                    a.undos,
+                    b.undos
+                );
+                goals(a, b.completion_s, b.retransmissions, b.timeouts, b.undos)
+            })
+            .collect();
+        let got = [
+            count(&m, |x| x.completion),
+            count(&m, |x| x.retransmissions),
+            count(&m, |x| x.timeouts),
+            count(&m, |x| x.undos),
+        ];
+        println!(
+            "{what}: the kernel's second run meets the goals against its first in {got:?} of 10"
+        );
+    }
 }

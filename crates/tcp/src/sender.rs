@@ -362,6 +362,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             return AckInfo::default();
         }
         let timeouts = self.consecutive_timeouts;
+        let was_recovering = self.phase != Phase::Open;
+        let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
         self.fack_hold = self.fack_holds(pkt);
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
@@ -398,6 +400,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.fack_oldack(now, pkt);
         }
         self.follow_driver(now, step, timeouts, &info, out);
+        self.rack_on_episode_end(was_recovering, undos_before, dsack);
         let dubious = info.duplicate || newly_sacked > 0 || dsack;
         self.rack_on_ack(now, dubious);
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
@@ -514,6 +517,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         self.w.ssthresh = ssthresh;
         self.w.cwnd = cwnd.max(self.w.mss);
+        if matches!(self.phase, Phase::Loss { .. }) {
+            // tcp_try_undo_loss -> tcp_undo_cwnd_reduction(sk, true) (crate::rack).
+            self.rack.on_loss_undo();
+        }
         if r.resume_with_new_data {
             self.w.snd_nxt = self.w.snd_max;
             if let Phase::Loss { .. } = self.phase {
@@ -733,12 +740,19 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// applied. Cumulatively acknowledged retransmissions whose ACK echoes a timestamp
     /// older than the retransmission (`tcp_skb_spurious_retrans`) are left out.
     fn rack_note_deliveries(&mut self, now: Time, pkt: &Packet) {
+        self.rack.begin_ack();
         let prior_fack = self.w.segs.highest_sacked_end();
         let echoed = pkt
             .ts
             .filter(|_| self.cfg.timestamps)
             .and_then(|ts| self.cfg.ts_time(ts.ecr));
-        let (_, blocks) = split_dsack(pkt);
+        let (dsack, blocks) = split_dsack(pkt);
+        if let Some((start, end)) = dsack {
+            // tcp_check_dsack -> tcp_dsack_seen; FLAG_DSACK_TLP: one segment, ending
+            // at tlp_high_seq.
+            let probe = self.tlp_high_seq.is_some_and(|(h, _)| h == end);
+            self.rack.on_dsack(probe && end - start <= self.w.mss);
+        }
         let cumulative_range = (self.w.snd_una, pkt.ack.min(self.w.snd_max), true);
         let sacked_ranges = blocks.iter().map(|&(s, e)| (s.max(pkt.ack), e, false));
         for (start, end, cumulative) in std::iter::once(cumulative_range).chain(sacked_ranges) {
@@ -763,6 +777,28 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
         }
         self.rack.on_cumulative_ack(pkt.ack);
+        // tcp_ack: tcp_rack_update_reo_wnd after tcp_clean_rtx_queue.
+        let static_wnd = self
+            .cfg
+            .linux
+            .as_ref()
+            .is_some_and(|l| l.tcp_recovery & 2 != 0);
+        self.rack.update_reo_wnd(now, static_wnd);
+    }
+
+    /// `reo_wnd_persist` at the end of an episode: `tcp_try_undo_recovery` without
+    /// undo uses one up; `tcp_try_undo_dsack` adds one. An undo on an ACK carrying a
+    /// D-SACK is taken for the D-SACK undo (the driver does not say which test fired).
+    fn rack_on_episode_end(&mut self, was_recovering: bool, undos_before: u64, dsack: bool) {
+        let undone = self.stats.spurious_responses + self.stats.recovery_undos > undos_before;
+        if !self.rack_enabled() {
+            return;
+        }
+        if undone && dsack {
+            self.rack.on_dsack_undo();
+        } else if was_recovering && !undone && self.phase == Phase::Open {
+            self.rack.on_recovery_end_without_undo();
+        }
     }
 
     /// `tcp_rack_reo_wnd`'s inputs from the sender's state.
@@ -787,7 +823,8 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// proven": lost_out > 0) from the Open state, or from the Loss state when a
     /// retransmission was lost (`FLAG_LOST_RETRANS`).
     fn rack_on_ack(&mut self, now: Time, dubious: bool) {
-        if !self.rack_enabled() || self.frto_hold || (self.phase == Phase::Open && !dubious) {
+        // In TCP_CA_Loss the kernel runs this after `tcp_process_loss`, F-RTO or not.
+        if !self.rack_enabled() || (self.phase == Phase::Open && !dubious) {
             return;
         }
         let d = self.rack.mark_lost(&self.w.segs, now, self.rack_reo_wnd());
@@ -824,6 +861,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         // The lost segments go out from try_send (tcp_xmit_retransmit_queue).
         let _ = self.begin_recovery(now);
+        // Out of TCP_CA_Loss, `tcp_process_loss` and its F-RTO no longer run.
+        self.frto_hold = self.watch.driver_holds_retransmissions();
     }
 
     /// In-flight segments as the kernel counts them (`tcp_packets_in_flight`) with
@@ -1278,7 +1317,18 @@ impl<E: RtoEstimator> TcpSender<E> {
         if !first && self.w.ssthresh_rule == SsthreshRule::Ns2 {
             self.w.ssthresh = self.w.halved_ssthresh();
         }
-        if first {
+        // tcp_enter_loss: "Reduce ssthresh if it has not yet been made inside this
+        // window": a Linux host timing out in fast recovery before high_seq is
+        // acknowledged keeps the recovery's ssthresh and prior cwnd/ssthresh (and its
+        // undo marker, spurious::linux_undo).
+        let inside_recovery = self.cfg.linux.is_some()
+            && matches!(self.phase, Phase::Recovery { point } if point > self.w.snd_una);
+        if first && inside_recovery {
+            // The undo restores what tcp_enter_recovery saved (prior_cwnd,
+            // prior_ssthresh); tcp_enter_loss still sets high_seq = snd_nxt.
+            self.snapshot = self.recovery_snapshot;
+            self.episode_recover = self.w.snd_max;
+        } else if first {
             // The response's restore point (RFC 4015 step (0): pipe_prev).
             let flight = self.w.flight_size();
             self.snapshot = Snapshot {
@@ -1318,7 +1368,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.sack1_dupacks.on_timeout();
         // tcp_enter_loss: tlp_high_seq = 0; the scoreboard is rebuilt (crate::rack).
         self.tlp_high_seq = None;
-        self.rack.on_timeout();
+        if self.rack_enabled() {
+            self.rack.on_timeout();
+        }
         // Karn: nothing sent before the timeout may be timed any more.
         self.end_timing_by_karn();
         // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
@@ -2098,6 +2150,29 @@ mod tests {
         assert_eq!(s.stats().spurious_responses, 0, "no timeout was undone");
     }
 
+    /// tcp_enter_loss: "Reduce ssthresh if it has not yet been made inside this window".
+    #[test]
+    fn a_linux_host_timing_out_in_fast_recovery_keeps_the_recoverys_ssthresh() {
+        // Segment 2 fast-retransmitted with cwnd 12: ssthresh 6 segments.
+        let (mut s, mut out) = linux_host_missing_segment_two(3);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        assert_eq!(s.window().ssthresh, 6000);
+        // Nothing more arrives: the RTO fires while snd_una (2000) < high_seq.
+        let mut guard = 0;
+        while s.stats().timeouts == 0 {
+            let t = s.next_deadline().unwrap();
+            out.clear();
+            s.on_timer(t, &mut out);
+            guard += 1;
+            assert!(guard < 10, "no timeout");
+        }
+        assert_eq!(s.window().cwnd, 1000, "the loss window");
+        assert_eq!(s.window().ssthresh, 6000, "not halved again");
+        // An undo of this timeout restores the cwnd from before the fast recovery (12).
+        assert_eq!(s.snapshot, s.recovery_snapshot);
+        assert_eq!(s.snapshot.cwnd, 12_000);
+    }
+
     #[test]
     fn a_cubic_linux_host_keeps_seven_tenths_of_cwnd_on_a_loss() {
         let mut cfg = TcpConfig {
@@ -2154,6 +2229,76 @@ mod tests {
         assert!(matches!(s.phase(), Phase::Recovery { .. }));
         assert_eq!((out[0].seq, out[0].retx), (3000, true));
         assert_eq!(s.stats().timeouts, 1);
+    }
+
+    #[test]
+    fn rack_runs_while_frto_probes_after_a_timeout() {
+        // tcp_fastretrans_alert in TCP_CA_Loss: tcp_process_loss, then
+        // tcp_identify_packet_loss (RACK), whether F-RTO is on or not.
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let sysctls = crate::LinuxSysctls {
+            tcp_early_retrans: 0,
+            tcp_timestamps: 0,
+            ..Default::default()
+        };
+        sysctls.apply(&mut cfg);
+        cfg.linux = Some(sysctls);
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out); // RTT 100 ms; segments 10..13 go out
+        let rto_at = s.next_deadline().unwrap();
+        s.on_timer(rto_at, &mut out); // segment 2 resent; F-RTO probes
+        let t = rto_at.0 / 1_000_000;
+        out.clear();
+        // The retransmission is acknowledged an RTT later: F-RTO step 2b sends two new
+        // segments, and RACK, taking that retransmission as its reference, marks the
+        // originals sent before it lost while F-RTO still holds the retransmissions.
+        s.on_ack(ms(t + 100), &ack(3000), &mut out);
+        let sent: Vec<(u64, bool)> = out.iter().map(|p| (p.seq, p.retx)).collect();
+        assert_eq!(sent, vec![(14_000, false), (15_000, false)]);
+        assert!(s.frto_hold);
+        assert_eq!(s.rack.lost_pending(), 11); // segments 3..13
+        assert!(matches!(s.phase(), Phase::Loss { .. }));
+    }
+
+    /// A linux host with `tcp_recovery` = `bits` after segment 1 arrived reordered
+    /// (below a SACKed segment 2), then an ACK with a D-SACK; its reo_wnd_steps.
+    fn reo_wnd_steps_after_reordering_and_a_dsack(bits: u8) -> u32 {
+        let mut cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            ..TcpConfig::linux()
+        };
+        let sysctls = crate::LinuxSysctls {
+            tcp_early_retrans: 0,
+            tcp_timestamps: 0,
+            tcp_recovery: bits,
+            ..Default::default()
+        };
+        sysctls.apply(&mut cfg);
+        cfg.linux = Some(sysctls);
+        let (mut s, mut out) = started(&cfg, 40_000);
+        let mut a = ack(1000);
+        a.sack.push(2000, 3000);
+        s.on_ack(ms(100), &a, &mut out);
+        s.on_ack(ms(110), &ack(3000), &mut out); // segment 1 below the SACKed 2
+        let mut d = ack(4000);
+        d.sack.push(1000, 2000); // D-SACK: segment 1 arrived twice
+        s.on_ack(ms(120), &d, &mut out);
+        s.rack.reo_wnd_steps()
+    }
+
+    #[test]
+    fn a_dsack_after_reordering_widens_racks_window_unless_tcp_recovery_bit_2_is_set() {
+        // tcp_dsack_seen (reord_seen) -> tcp_rack_update_reo_wnd: one step more.
+        assert_eq!(reo_wnd_steps_after_reordering_and_a_dsack(1), 2);
+        // TCP_RACK_STATIC_REO_WND.
+        assert_eq!(reo_wnd_steps_after_reordering_and_a_dsack(3), 1);
     }
 
     /// A linux host whose last segment was probed by retransmission, then wrote more

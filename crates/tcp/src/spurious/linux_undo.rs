@@ -48,9 +48,9 @@
 //!
 //! Simplifications: each D-SACK block counts as one D-SACKed retransmission (the
 //! kernel divides the block by the MSS; spikelab's receiver reports one duplicate
-//! segment per block). Not modelled: a timeout during fast recovery keeps the
-//! recovery's marker in the kernel (`tcp_enter_loss` skips `tcp_init_undo` when the
-//! state is Recovery and snd_una < `high_seq`), here it starts a new one; Reno without
+//! segment per block). A timeout during fast recovery while snd_una < `high_seq`
+//! keeps the recovery's marker (`tcp_enter_loss` skips `tcp_init_undo`; the sender
+//! keeps the recovery's ssthresh and prior values). Not modelled: Reno without
 //! SACK holding the Recovery state until data above `high_seq` is acknowledged
 //! (`tcp_try_undo_recovery` returning true); `tcp_try_undo_partial`'s early return
 //! while retransmissions are in flight (no further loss marking on that ACK) and its
@@ -267,10 +267,17 @@ fn newly_sacked(a: &AckView) -> bool {
 impl SpuriousDetector for LinuxUndo {
     /// `tcp_enter_loss`: a new episode (`tcp_init_undo`, F-RTO on per the sysctl) or a
     /// repeated timeout of the same one (marker kept, F-RTO kept on: "recurring
-    /// timeouts on the same SND.UNA", RFC 5682 section 3.2).
+    /// timeouts on the same SND.UNA", RFC 5682 section 3.2). A timeout in fast
+    /// recovery before `high_seq` is acknowledged is no new episode either: the kernel
+    /// calls `tcp_init_undo` only when "ssthresh has not yet been made inside this
+    /// window" (`icsk_ca_state <= TCP_CA_Disorder || !after(high_seq, snd_una) ||
+    /// (Loss && !icsk_retransmits)`), so the recovery's `undo_marker`, `undo_retrans`
+    /// and `retrans_stamp` carry over into the Loss state.
     fn on_timeout(&mut self, t: &TimeoutView) {
         let repeat = matches!(self.state, State::Loss { .. }) && !t.first;
-        if !repeat {
+        let inside_recovery =
+            matches!(self.state, State::Recovery { high_seq } if t.snd_una < high_seq);
+        if !repeat && !inside_recovery {
             self.undo_marker = t.snd_una;
             // tcp_init_undo (-1), then the timeout's own retransmission, which the
             // sender announced through `on_retransmit` before this call (counted there
@@ -367,7 +374,11 @@ mod tests {
     /// Fast recovery entered with segments 0..10 outstanding; segment 0 fast-retransmitted
     /// with TSval 500.
     fn recovering() -> LinuxUndo {
-        let mut d = LinuxUndo::new(true);
+        recovering_with_frto(true)
+    }
+
+    fn recovering_with_frto(frto: bool) -> LinuxUndo {
+        let mut d = LinuxUndo::new(frto);
         let r = RecoveryView {
             snd_una: 0,
             snd_max: 10_000,
@@ -380,6 +391,46 @@ mod tests {
         );
         d.on_retransmit(0, 1000);
         d
+    }
+
+    /// `tcp_enter_loss` in `TCP_CA_Recovery` with snd_una < `high_seq`: no
+    /// `tcp_init_undo`, so `retrans_stamp` stays the fast retransmission's (500), not
+    /// the timeout's retransmission (900).
+    #[test]
+    fn a_timeout_in_fast_recovery_keeps_the_recoverys_undo_marker() {
+        let segs = table();
+        // tcp_frto = 0: only the timestamp test decides.
+        let mut d = recovering_with_frto(false);
+        d.on_retransmit(0, 1000); // the timeout's retransmission
+        d.on_timeout(&timeout(0, 10_000, Some(900)));
+        // An echo from between the fast retransmission and the timeout's: not from
+        // before the episode's first retransmission, so no undo.
+        let mut a = ack(&segs, 0, 10_000, 2000, None);
+        a.tsecr = Some(700);
+        assert_eq!(d.on_ack(&a), Step::Pending);
+        assert!(d.undos().is_empty());
+        // An echo from before the fast retransmission undoes the whole episode, as a
+        // timeout undo (the state is Loss now: TCPLossUndo).
+        let mut a = ack(&segs, 2000, 10_000, 3000, None);
+        a.tsecr = Some(499);
+        assert_eq!(d.on_ack(&a), Step::Decided(Verdict::Spurious));
+        assert_eq!(d.undos(), &[UndoKind::Loss]);
+    }
+
+    #[test]
+    fn a_timeout_after_fast_recovery_ended_starts_a_new_undo_episode() {
+        let segs = table();
+        let mut d = recovering_with_frto(false);
+        // Recovery ends at high_seq without undo (the echo is the retransmission's).
+        let mut a = ack(&segs, 0, 10_000, 10_000, None);
+        a.tsecr = Some(500);
+        assert_eq!(d.on_ack(&a), Step::Pending);
+        d.on_retransmit(10_000, 11_000);
+        d.on_timeout(&timeout(10_000, 12_000, Some(900)));
+        // retrans_stamp is the timeout's now: an echo of 700 predates it.
+        let mut a = ack(&segs, 10_000, 12_000, 11_000, None);
+        a.tsecr = Some(700);
+        assert_eq!(d.on_ack(&a), Step::Decided(Verdict::Spurious));
     }
 
     #[test]
