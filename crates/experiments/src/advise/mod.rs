@@ -393,6 +393,7 @@ fn expand_candidates(
             }],
             value: Vec::new(),
             group: Vec::new(),
+            group_axis: None,
             reps: None,
         };
         let cell = match expand(&input.text, &input.name, &grid) {

@@ -2,7 +2,9 @@
 //! from a file under `experiments/` ([`spec`]), run by [`run::run_experiment`].
 
 pub mod expr;
+pub mod group_metrics;
 pub mod metrics;
+pub mod pooled;
 pub mod run;
 pub mod spec;
 pub mod study;

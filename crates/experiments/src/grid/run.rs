@@ -41,6 +41,9 @@ pub struct GridResult {
     pub raw: Vec<Vec<Vec<f64>>>,
     /// Per cell, the grid's `[[grid.value]]`s.
     pub values: Vec<BTreeMap<String, Stat>>,
+    /// Cells per simulated cell: its groups with `group_axis`, else 1
+    /// ([`super::pooled::unfold`]).
+    pub group_rows: usize,
 }
 
 impl GridResult {
@@ -61,6 +64,7 @@ impl GridResult {
             labels,
             names,
             raw,
+            group_rows: 1,
         }
     }
 }
@@ -77,6 +81,7 @@ fn grid_reps(g: &Grid, reps: u32) -> anyhow::Result<u32> {
         values: &empty.values,
         fixed: BTreeMap::new(),
         reps,
+        samples: None,
     };
     let n = super::expr::eval(&e, &env).map_err(|e| anyhow!("grid `{}` reps: {e}", g.name))?;
     if !(n >= 1.0 && n <= f64::from(u32::MAX)) {
@@ -104,6 +109,7 @@ fn flow_groups<'g>(g: &'g Grid, sim: &SimConfig) -> BTreeMap<&'g str, Vec<usize>
 /// values and the experiment's per-run CSV files name.
 fn collected(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
     let mut names: Vec<String> = metrics::NAMES.iter().map(|n| n.to_string()).collect();
+    let referenced = super::pooled::referenced(spec, g);
     let wanted = g
         .value
         .iter()
@@ -119,7 +125,8 @@ fn collected(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
                 .iter()
                 .filter(|c| c.grid == g.name && !c.metric.is_empty())
                 .map(|c| &c.metric),
-        );
+        )
+        .chain(&referenced);
     for n in wanted {
         if !names.contains(n) {
             names.push(n.clone());
@@ -272,12 +279,14 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         reps: grid_reps(g, ctx.reps)?,
         ..ctx.batch()
     };
+    let rows = super::pooled::group_rows(g);
     let raw = run_cells(&sims, batch, |c, _, r| {
         let one = [cells[c].flow];
-        names
-            .iter()
-            .map(|n| {
+        rows.iter()
+            .flat_map(|row| names.iter().map(move |n| (row, n)))
+            .map(|(row, n)| {
                 let (metric, group) = metrics::split_group(n);
+                let group = group.or(row.filter(|_| metrics::takes_group(metric)));
                 let flows = group.map_or(&one[..], |x| &groups[c][x][..]);
                 let view = metrics::RunView {
                     result: r,
@@ -303,6 +312,7 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
             .collect()
     };
     let labels: Vec<BTreeMap<String, String>> = cells.iter().map(|c| c.labels.clone()).collect();
+    let (labels, raw) = super::pooled::unfold(g, &labels, raw, names.len());
     let values = compute_values(
         g,
         &Runs {
@@ -312,10 +322,10 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         },
     )
     .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
-    let cells = cells
-        .into_iter()
+    let cells = labels
+        .iter()
         .zip(&raw)
-        .map(|(c, reps)| (c.labels, summarize(reps)))
+        .map(|(l, reps)| (l.clone(), summarize(reps)))
         .collect();
     Ok(GridResult {
         cells,
@@ -323,6 +333,7 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         names,
         raw,
         values,
+        group_rows: rows.len(),
     })
 }
 
@@ -572,6 +583,11 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
                 let t = t.ok_or_else(|| anyhow!("layout: no text `{name}`"))?;
                 let g = t.grid.as_deref().map(grid).transpose()?;
                 blocks.push(Block::Text(study::text(t, g, ctx.reps)?));
+            }
+            "comparisons" => {
+                let env = |g: &str, fixed| Ok(study::env(grid(g)?, fixed, ctx.reps));
+                let cs = super::pooled::comparisons(spec, name, env)?;
+                blocks.push(Block::Comparisons(cs));
             }
             _ => return Err(anyhow!("{}: layout item `{item}` unknown", spec.name)),
         }

@@ -81,6 +81,9 @@ pub struct ExperimentSpec {
     /// notes, then every table, then every figure (the Eifel experiments' layout).
     #[serde(default)]
     pub layout: Vec<String>,
+    /// Our numbers beside the paper's, each an expression (`comparisons:<block>`).
+    #[serde(default)]
+    pub comparison: Vec<crate::grid::pooled::ComparisonSpec>,
     /// Where the scenario files it names are read: `None` for the built-in
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]
@@ -172,6 +175,12 @@ pub struct ReportTableSpec {
     pub filter: BTreeMap<String, String>,
     pub rows: String,
     pub row_header: String,
+    /// A second key column: one row per combination of the `rows` and `sub_rows`
+    /// labels present (in grid order), headed `sub_row_header`.
+    #[serde(default)]
+    pub sub_rows: Option<String>,
+    #[serde(default)]
+    pub sub_row_header: String,
     pub columns: Vec<ReportColumn>,
 }
 
@@ -216,6 +225,14 @@ pub struct ChartSpec {
     pub metric: String,
     #[serde(default, rename = "where")]
     pub filter: BTreeMap<String, String>,
+    /// A label whose value (in a series' first cell) names the series, instead of the
+    /// series' own label.
+    #[serde(default)]
+    pub legend: Option<String>,
+    /// `scatter`: series k of n is drawn `dodge * (k - (n - 1) / 2)` right of its x,
+    /// so that series at the same x do not hide each other.
+    #[serde(default)]
+    pub dodge: f64,
 }
 
 /// The largest label of `axis` (read as a number) up to which `holds` is true at every
@@ -289,6 +306,11 @@ pub struct Grid {
     /// Flow groups: a run metric named `metric@group` is taken over the group's flows.
     #[serde(default)]
     pub group: Vec<FlowGroup>,
+    /// Unfold the results by group ([`crate::grid::pooled`]): each cell gives one row
+    /// per group, labelled `<group_axis> = <group name>` and the group's `labels`, and
+    /// a flow-group metric named without `@group` is taken over that row's group.
+    #[serde(default)]
+    pub group_axis: Option<String>,
 }
 
 /// A set of flows by name; a counted flow's replicas (`name#r`) belong to its name.
@@ -297,6 +319,10 @@ pub struct Grid {
 pub struct FlowGroup {
     pub name: String,
     pub flows: Vec<String>,
+    /// Labels of the group's rows (with `group_axis`); `{key}` in a value is the
+    /// cell's label `key`.
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
 }
 
 impl FlowGroup {
@@ -467,6 +493,7 @@ impl ExperimentSpec {
         self.check_values()?;
         self.check_grids_named()?;
         self.check_csv()?;
+        crate::grid::pooled::check(self)?;
         self.check_charts()
     }
 
