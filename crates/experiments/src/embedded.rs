@@ -15,6 +15,7 @@ const SCENARIOS: &[(&str, &str)] = files!("scenarios":
     "eifel-response-cbr.toml",
     "std-proxy.toml",
     "peak-hopper-a.toml",
+    "peak-hopper-b.toml",
 );
 
 /// `experiments/*.toml`.

@@ -394,6 +394,8 @@ fn expand_candidates(
             value: Vec::new(),
             group: Vec::new(),
             group_axis: None,
+            labels: Default::default(),
+            flow: None,
             reps: None,
         };
         let cell = match expand(&input.text, &input.name, &grid) {

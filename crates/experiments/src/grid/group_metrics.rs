@@ -32,6 +32,7 @@ pub const METRICS: &[RunMetric] = &[
     timer!("timer_fast_spurious", |m| m.fast_spurious as f64),
     timer!("timer_necessary", |m| m.necessary() as f64),
     timer!("timer_p95", |m| m.p.percentile(95.0)),
+    timer!("timer_rto_computations", |m| m.p.n as f64),
     timer!("timer_rfc3522_decided", |m| m.rfc3522_decided as f64),
     timer!("timer_rfc3522_spurious", |m| m.rfc3522_spurious as f64),
     timer!("timer_rfc3522_fast_spurious", |m| m.rfc3522_fast_spurious

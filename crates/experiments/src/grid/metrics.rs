@@ -148,13 +148,16 @@ pub fn split_group(name: &str) -> (&str, Option<&str>) {
 /// Whether `name` (without its group) is a flow metric or a run metric.
 pub fn known(name: &str) -> bool {
     let name = split_group(name).0;
-    NAMES.contains(&name) || run_metrics().any(|m| m.name == name)
+    NAMES.contains(&name)
+        || run_metrics().any(|m| m.name == name)
+        || super::distributions::find(name).is_some()
 }
 
 /// Whether metric `name` (without its group) may be taken over a group of flows.
 pub fn takes_group(name: &str) -> bool {
     let name = split_group(name).0;
     run_metrics().any(|m| m.name == name && m.over_flows)
+        || super::distributions::find(name).is_some_and(|d| d.over_flows)
 }
 
 /// Every known metric name, for error messages.
@@ -171,6 +174,7 @@ pub fn known_names() -> String {
 pub fn needs_rto(name: &str) -> bool {
     let name = split_group(name).0;
     run_metrics().any(|m| m.name == name && m.needs_rto)
+        || super::distributions::find(name).is_some_and(|d| d.needs_rto)
 }
 
 /// Whether metric `name` reads the trace.

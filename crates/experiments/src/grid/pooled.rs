@@ -115,6 +115,8 @@ pub fn referenced(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
                 .map(|t| &t.text),
         );
     let mut out: Vec<String> = Vec::new();
+    let csv = spec.csv.iter().filter(|c| on(&c.grid));
+    out.extend(csv.filter_map(|c| c.distribution.clone()));
     for text in texts {
         let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
         for w in words.filter(|w| super::metrics::known(w) && !w.contains('@')) {
@@ -144,14 +146,19 @@ fn row_labels(g: &Grid, labels: &BTreeMap<String, String>, k: usize) -> BTreeMap
         return out;
     };
     for (key, value) in &group.labels {
-        let mut v = value.clone();
-        for (l, text) in labels {
-            v = v.replace(&format!("{{{l}}}"), text);
-        }
-        out.insert(key.clone(), v);
+        out.insert(key.clone(), fill(value, labels));
     }
     out.insert(axis.clone(), group.name.clone());
     out
+}
+
+/// `template` with every `{key}` replaced by the label `key` of `labels`.
+pub fn fill(template: &str, labels: &BTreeMap<String, String>) -> String {
+    let mut v = template.to_string();
+    for (l, text) in labels {
+        v = v.replace(&format!("{{{l}}}"), text);
+    }
+    v
 }
 
 /// Labels per cell and `raw[cell][rep][metric]`.
@@ -171,7 +178,14 @@ pub fn unfold(
     let mut out_raw = Vec::new();
     for (cell, reps) in labels.iter().zip(raw) {
         for k in 0..rows {
-            out_labels.push(row_labels(g, cell, k));
+            let mut l = row_labels(g, cell, k);
+            let derived: Vec<(String, String)> = g
+                .labels
+                .iter()
+                .map(|(key, t)| (key.clone(), fill(t, &l)))
+                .collect();
+            l.extend(derived);
+            out_labels.push(l);
             let part = |rep: &Vec<f64>| rep[k * metrics..(k + 1) * metrics].to_vec();
             out_raw.push(reps.iter().map(part).collect());
         }
@@ -198,12 +212,17 @@ pub struct Samples<'a> {
     pub names: &'a [String],
     /// `raw[cell][rep][metric]`, in the order of `names`.
     pub raw: &'a [Vec<Vec<f64>>],
+    /// Per cell, its distribution metrics merged over its repetitions.
+    pub dists: &'a super::distributions::Merged,
 }
 
 impl Samples<'_> {
     /// Statistic `stat` of metric `name` over every finite per-run value of `cells`;
     /// `None` when the grid does not collect `name`.
     pub fn stat(&self, name: &str, stat: &str, cells: &[usize]) -> Option<f64> {
+        if let Some(h) = super::distributions::merged(self.dists, name, cells) {
+            return super::distributions::stat(&h, stat).or(Some(f64::NAN));
+        }
         let m = self.names.iter().position(|n| n == name)?;
         let xs: Vec<f64> = cells
             .iter()
@@ -216,6 +235,10 @@ impl Samples<'_> {
             "sum" => xs.iter().sum(),
             "n" => xs.len() as f64,
             "ci95" => Summary::of(&xs).ci95,
+            s if super::distributions::percentile_of(s).is_some() => {
+                let q = super::distributions::percentile_of(s).unwrap_or(f64::NAN);
+                spikelab_output::stats::percentile(&xs, q)
+            }
             _ => Summary::of(&xs).mean,
         })
     }
@@ -267,9 +290,11 @@ group = [
     fn pooled_stats_take_every_finite_run_of_the_cells() {
         let names = vec!["m".to_string()];
         let raw = vec![vec![vec![1.0], vec![f64::NAN]], vec![vec![4.0], vec![3.0]]];
+        let dists = vec![];
         let s = Samples {
             names: &names,
             raw: &raw,
+            dists: &dists,
         };
         assert_eq!(s.stat("m", "max", &[0, 1]), Some(4.0));
         assert_eq!(s.stat("m", "min", &[0, 1]), Some(1.0));

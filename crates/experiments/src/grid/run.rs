@@ -44,6 +44,8 @@ pub struct GridResult {
     /// Cells per simulated cell: its groups with `group_axis`, else 1
     /// ([`super::pooled::unfold`]).
     pub group_rows: usize,
+    /// Per cell, its distribution metrics merged over its repetitions.
+    pub dists: super::distributions::Merged,
 }
 
 impl GridResult {
@@ -61,6 +63,7 @@ impl GridResult {
         GridResult {
             cells: vec![],
             values: vec![BTreeMap::new(); labels.len()],
+            dists: vec![BTreeMap::new(); labels.len()],
             labels,
             names,
             raw,
@@ -196,7 +199,7 @@ fn cells(spec: &ExperimentSpec, g: &Grid) -> anyhow::Result<Vec<Cell>> {
         .into_iter()
         .map(|c| {
             let (labels, sim) = (c.labels, c.scenario.to_sim());
-            let flow = flow_index(&sim, &spec.flow)?;
+            let flow = flow_index(&sim, g.flow.as_deref().unwrap_or(&spec.flow))?;
             Ok(Cell { labels, sim, flow })
         })
         .collect()
@@ -280,25 +283,51 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         ..ctx.batch()
     };
     let rows = super::pooled::group_rows(g);
-    let raw = run_cells(&sims, batch, |c, _, r| {
+    let dist_names: Vec<String> = names
+        .iter()
+        .filter(|n| super::distributions::find(n).is_some())
+        .cloned()
+        .collect();
+    let runs = run_cells(&sims, batch, |c, _, r| {
         let one = [cells[c].flow];
-        rows.iter()
+        let view = |row: &Option<&str>, n: &str| {
+            let (metric, group) = metrics::split_group(n);
+            let group = group.or(row.filter(|_| metrics::takes_group(metric)));
+            let flows = group.map_or(&one[..], |x| &groups[c][x][..]);
+            metrics::RunView {
+                result: r,
+                sim: &sims[c],
+                flow: cells[c].flow,
+                flows,
+            }
+        };
+        let values = rows
+            .iter()
             .flat_map(|row| names.iter().map(move |n| (row, n)))
+            .map(|(row, n)| metrics::of_run(metrics::split_group(n).0, &view(row, n)))
+            .collect::<Vec<f64>>();
+        let dists = rows
+            .iter()
+            .flat_map(|row| dist_names.iter().map(move |n| (row, n)))
             .map(|(row, n)| {
-                let (metric, group) = metrics::split_group(n);
-                let group = group.or(row.filter(|_| metrics::takes_group(metric)));
-                let flows = group.map_or(&one[..], |x| &groups[c][x][..]);
-                let view = metrics::RunView {
-                    result: r,
-                    sim: &sims[c],
-                    flow: cells[c].flow,
-                    flows,
-                };
-                metrics::of_run(metric, &view)
+                let d = super::distributions::find(n).expect("a distribution metric");
+                (d.value)(&view(row, n))
             })
-            .collect::<Vec<f64>>()
+            .collect::<Vec<_>>();
+        (values, dists)
     })
     .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
+    let dists: super::distributions::Merged = runs
+        .iter()
+        .flat_map(|reps| {
+            let d: Vec<_> = reps.iter().map(|(_, d)| d.clone()).collect();
+            super::distributions::merge_runs(&d, rows.len(), &dist_names)
+        })
+        .collect();
+    let raw: Vec<Vec<Vec<f64>>> = runs
+        .into_iter()
+        .map(|reps| reps.into_iter().map(|(v, _)| v).collect())
+        .collect();
     let summarize = |reps: &Vec<Vec<f64>>| {
         (0..metrics::NAMES.len())
             .map(|m| {
@@ -334,6 +363,7 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         raw,
         values,
         group_rows: rows.len(),
+        dists,
     })
 }
 

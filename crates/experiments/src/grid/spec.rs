@@ -143,6 +143,9 @@ pub struct CsvColumn {
     /// Written as an integer.
     #[serde(default)]
     pub int: bool,
+    /// `x` or `cdf` of a `distribution` file's bin.
+    #[serde(default)]
+    pub bin: Option<String>,
 }
 
 /// A CSV file with chosen columns, one row per cell or per repetition.
@@ -153,6 +156,13 @@ pub struct CsvSpec {
     pub grid: String,
     #[serde(default)]
     pub per_run: bool,
+    /// One row per bin of this distribution metric merged over each cell's runs, up
+    /// to `max_x`; a column with `bin = "x"` or `bin = "cdf"` writes the bin's upper
+    /// edge or the distribution function there.
+    #[serde(default)]
+    pub distribution: Option<String>,
+    #[serde(default)]
+    pub max_x: Option<f64>,
     pub columns: Vec<CsvColumn>,
 }
 
@@ -195,8 +205,11 @@ pub enum ChartKind {
     /// Points: every repetition's `metric` against the numeric labels of axis `x`.
     Scatter,
     /// Empirical distribution functions of `metric`, pooled over each series' cells
-    /// and repetitions.
+    /// and repetitions (a distribution metric: every sample, up to `max_x`).
     Cdf,
+    /// Bars: grid value `value` (mean, 95% half-width) of every cell `where` picks, in
+    /// grid order, each under the label `bar_label` (a template of its labels).
+    Bar,
 }
 
 /// A chart of a grid, one series per label of axis `series` (all, or
@@ -233,6 +246,12 @@ pub struct ChartSpec {
     /// so that series at the same x do not hide each other.
     #[serde(default)]
     pub dodge: f64,
+    /// `cdf` of a distribution metric: the largest x drawn.
+    #[serde(default)]
+    pub max_x: Option<f64>,
+    /// `bar`: each bar's label, `{key}` a label of its cell.
+    #[serde(default)]
+    pub bar_label: String,
 }
 
 /// The largest label of `axis` (read as a number) up to which `holds` is true at every
@@ -311,6 +330,14 @@ pub struct Grid {
     /// a flow-group metric named without `@group` is taken over that row's group.
     #[serde(default)]
     pub group_axis: Option<String>,
+    /// Labels every cell (row) carries, derived from its others: `{key}` is the label
+    /// `key` (e.g. a legend `"{timer}, {ts}"` naming a combination of axes).
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    /// The flow whose metrics this grid reads instead of the experiment's `flow` (a
+    /// grid over another base scenario).
+    #[serde(default)]
+    pub flow: Option<String>,
 }
 
 /// A set of flows by name; a counted flow's replicas (`name#r`) belong to its name.
@@ -629,7 +656,7 @@ impl ExperimentSpec {
                 ChartKind::Scatter | ChartKind::Cdf => {
                     grid_metric(self.grid(&c.grid), &what, &c.metric, at.key("metric"))?;
                 }
-                ChartKind::Axis => {}
+                ChartKind::Axis | ChartKind::Bar => {}
             }
         }
         Ok(())

@@ -13,7 +13,7 @@ use crate::artifacts::{chart, csv_file, figure_of, finish_csv, line_figure};
 use crate::report::{Comparison, Figure, Table};
 use crate::reproduction::Context;
 use anyhow::anyhow;
-use spikelab_output::plot::{scatter_chart, Series};
+use spikelab_output::plot::{bar_chart, scatter_chart, Bar, Series};
 use std::collections::BTreeMap;
 
 pub(crate) fn env<'a>(
@@ -29,6 +29,7 @@ pub(crate) fn env<'a>(
         samples: Some(super::pooled::Samples {
             names: &g.names,
             raw: &g.raw,
+            dists: &g.dists,
         }),
     }
 }
@@ -56,6 +57,9 @@ fn number(label: &str, what: &str) -> anyhow::Result<f64> {
 pub fn write_csv(ctx: &Context, spec: &CsvSpec, g: &GridResult) -> anyhow::Result<()> {
     let header: Vec<&str> = spec.columns.iter().map(|c| c.name.as_str()).collect();
     let mut w = csv_file(&ctx.dir.join(&spec.file), &header)?;
+    if let Some(d) = &spec.distribution {
+        return write_distribution(w, spec, g, d);
+    }
     let rows: Vec<(usize, Option<usize>)> = if spec.per_run {
         let runs = super::pooled::run_rows(&g.raw, g.group_rows);
         runs.into_iter().map(|(c, r)| (c, Some(r))).collect()
@@ -71,6 +75,35 @@ pub fn write_csv(ctx: &Context, spec: &CsvSpec, g: &GridResult) -> anyhow::Resul
             }
         }
         w.end_row()?;
+    }
+    finish_csv(w)
+}
+
+/// A `distribution` CSV file: per cell, a row per bin of the merged distribution.
+fn write_distribution(
+    mut w: spikelab_output::csv::CsvWriter<std::io::BufWriter<std::fs::File>>,
+    spec: &CsvSpec,
+    g: &GridResult,
+    name: &str,
+) -> anyhow::Result<()> {
+    let max_x = spec.max_x.unwrap_or(f64::INFINITY);
+    for (cell, labels) in g.labels.iter().enumerate() {
+        let Some(h) = super::distributions::merged(&g.dists, name, &[cell]) else {
+            continue;
+        };
+        for (x, f) in h.cdf(max_x) {
+            for c in &spec.columns {
+                match c.bin.as_deref() {
+                    Some("x") => w.field_f64(x)?,
+                    Some("cdf") => w.field_f64(f)?,
+                    _ => match field(c, g, cell, None, labels)? {
+                        Field::Text(s) => w.field_str(&s)?,
+                        Field::Num(v) => w.field_f64(v)?,
+                    },
+                }
+            }
+            w.end_row()?;
+        }
     }
     finish_csv(w)
 }
@@ -181,6 +214,7 @@ pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Resul
                     (pts.into_iter().map(|(x, y)| (x + dx, y)).collect(), vec![])
                 }
                 ChartKind::Cdf => (cdf_points(c, g, &fixed)?, vec![]),
+                ChartKind::Bar => (vec![], vec![]),
             };
             let legend = c.legend.as_ref().and_then(|l| {
                 let first = picked(g, &fixed).next();
@@ -194,16 +228,36 @@ pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Resul
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let ch = chart(&c.title, &c.x_label, &c.y_label);
+    if c.kind == ChartKind::Bar {
+        let files = bar_chart(&ch, &bars(c, g)?, &ctx.dir.join(&c.name))?;
+        return Ok(figure_of(ctx, &files, &c.title));
+    }
     match c.kind {
         ChartKind::Scatter => {
             let files = scatter_chart(&ch, &series, &ctx.dir.join(&c.name))?;
             Ok(figure_of(ctx, &files, &c.title))
         }
-        ChartKind::Axis | ChartKind::Cdf => line_figure(ctx, &c.name, ch, &series),
+        _ => line_figure(ctx, &c.name, ch, &series),
     }
 }
 
 type Points = Vec<(f64, f64)>;
+
+/// A bar per cell `where` picks: its grid value's mean and half-width.
+fn bars(c: &ChartSpec, g: &GridResult) -> anyhow::Result<Vec<Bar>> {
+    picked(g, &c.filter)
+        .map(|cell| {
+            let s = g.values[cell]
+                .get(&c.value)
+                .ok_or_else(|| anyhow!("chart {}: no grid value `{}`", c.name, c.value))?;
+            Ok(Bar {
+                label: super::pooled::fill(&c.bar_label, &g.labels[cell]),
+                value: s.mean,
+                ci: s.ci95,
+            })
+        })
+        .collect()
+}
 
 /// The value's mean and half-width at every label of the x axis.
 fn axis_points(
@@ -271,6 +325,12 @@ fn cdf_points(
     g: &GridResult,
     fixed: &BTreeMap<String, String>,
 ) -> anyhow::Result<Points> {
+    if super::distributions::find(&c.metric).is_some() {
+        let cells: Vec<usize> = picked(g, fixed).collect();
+        let h = super::distributions::merged(&g.dists, &c.metric, &cells);
+        let h = h.ok_or_else(|| anyhow!("chart {}: no cell has `{}`", c.name, c.metric))?;
+        return Ok(h.cdf(c.max_x.unwrap_or(f64::INFINITY)));
+    }
     let m = metric_index(c, g)?;
     let mut xs: Vec<f64> = picked(g, fixed)
         .flat_map(|cell| g.raw[cell].iter().map(move |rep| rep[m]))

@@ -7,8 +7,8 @@
 //! * Scenario A (IV.B.1, V.A, V.B): N = 940..1036 flows, half per timer, B_norm, P, W,
 //!   W_95 per run (Figs. 13, 14), is data: `experiments/peak-hopper.toml` over the grid
 //!   engine ([`crate::grid`]), whose blocks [`PeakHopperRto`] places after section II's.
-//! * [`scenario_b`]: Scenario B (IV.B.2, V.C): the WCDMA-like link, P with confidence
-//!   intervals (Fig. 15) and its distribution (Fig. 16).
+//! * Scenario B (IV.B.2, V.C): the WCDMA-like link, P with confidence intervals
+//!   (Fig. 15) and its distribution (Fig. 16), is data too (the same file).
 //! * [`scenario_c`]: Scenario C (IV.B.3, V.D): outages every 50 s, the share of outages
 //!   that caused a spurious timeout (Fig. 17), and the two-spike trace (Fig. 18).
 //! * [`setup`]: every simulation of Scenarios B and C as an edit of
@@ -20,7 +20,6 @@
 //! documented reduction for tests (see each method).
 
 pub mod problems;
-pub mod scenario_b;
 pub mod scenario_c;
 pub mod setup;
 
@@ -47,14 +46,6 @@ pub enum Scale {
 }
 
 impl Scale {
-    /// Scenario B's length, seconds (IV.B.2: "stops at t=400 seconds").
-    pub fn b_stop_s(self) -> u32 {
-        match self {
-            Scale::Paper => 400,
-            Scale::Smoke => 100,
-        }
-    }
-
     /// Scenario C's outage durations d, ms (IV.B.3: "vary d between 0.5 and 3 seconds"),
     /// every 0.25 s, with V.D's highlighted 2.2 s added.
     pub fn c_durations_ms(self) -> Vec<u32> {
@@ -111,7 +102,6 @@ impl Reproduction for PeakHopperRto {
         let mut blocks = vec![Block::Text(INTRO.into())];
         blocks.extend(problems::report(ctx)?);
         blocks.extend(run_experiment(&self.experiment()?, ctx)?.blocks);
-        blocks.extend(scenario_b::report(ctx, self.scale)?);
         blocks.extend(scenario_c::report(ctx, self.scale)?);
         Ok(Section {
             name: self.name().into(),
@@ -122,7 +112,7 @@ impl Reproduction for PeakHopperRto {
 }
 
 impl PeakHopperRto {
-    /// `experiments/peak-hopper.toml` (Scenario A), reduced by [`smoke_a`] at
+    /// `experiments/peak-hopper.toml` (Scenarios A and B), reduced by [`smoke_a`] at
     /// [`Scale::Smoke`].
     pub fn experiment(&self) -> anyhow::Result<ExperimentSpec> {
         let file = "peak-hopper.toml";
@@ -136,9 +126,9 @@ impl PeakHopperRto {
     }
 }
 
-/// Scenario A at [`Scale::Smoke`]: N = 96 and 104 (the grid's `n` axis, with the same
-/// settings as the file's loads), starts uniform in (0, 100) s, each run stopped 200 s
-/// after the last start, one run per load.
+/// Scenarios A and B at [`Scale::Smoke`]: A with N = 96 and 104 (the grid's `n` axis,
+/// with the same settings as the file's loads), starts uniform in (0, 100) s, each run
+/// stopped 200 s after the last start, one run per load; B 100 s long.
 fn smoke_a(spec: &mut ExperimentSpec) -> anyhow::Result<()> {
     let g = spec.grid.iter_mut().find(|g| g.name == "a");
     let g = g.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no grid `a`"))?;
@@ -163,6 +153,9 @@ fn smoke_a(spec: &mut ExperimentSpec) -> anyhow::Result<()> {
         g.set.insert(format!("flow.{i}.start.max"), "100s".into());
     }
     g.reps = Some("1".into());
+    let b = spec.grid.iter_mut().find(|g| g.name == "b");
+    let b = b.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no grid `b`"))?;
+    b.set.insert("run.stop".into(), "100s".into());
     Ok(())
 }
 
