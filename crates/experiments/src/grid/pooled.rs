@@ -304,4 +304,42 @@ group = [
         assert!(s.stat("m", "max", &[]).unwrap().is_nan());
         assert_eq!(s.stat("other", "mean", &[0]), None);
     }
+
+    #[test]
+    fn a_reference_reads_a_grid_value_first_and_else_pools_the_metric_over_its_cells() {
+        use super::super::expr::{Env, Expr};
+        use super::super::values::Stat;
+        let labels: Vec<BTreeMap<String, String>> = ["a", "b"]
+            .map(|k| BTreeMap::from([("k".to_string(), k.to_string())]))
+            .to_vec();
+        let stat = Stat {
+            mean: 7.0,
+            ci95: f64::NAN,
+            n: 2,
+        };
+        let values = vec![BTreeMap::from([("v".to_string(), stat)]); 2];
+        let names = vec!["m".to_string()];
+        let raw = vec![vec![vec![1.0], vec![2.0]], vec![vec![5.0]]];
+        let dists = vec![];
+        let env = GridEnv {
+            labels: &labels,
+            values: &values,
+            fixed: BTreeMap::new(),
+            reps: 2,
+            samples: Some(Samples {
+                names: &names,
+                raw: &raw,
+                dists: &dists,
+            }),
+        };
+        let r = |s: &str| match expr::parse(s).unwrap() {
+            Expr::Ref(r) => r,
+            _ => unreachable!(),
+        };
+        assert_eq!(env.lookup(&r("m.max")).unwrap(), 5.0, "over both cells");
+        assert_eq!(env.lookup(&r("m[k=a].sum")).unwrap(), 3.0);
+        assert_eq!(env.lookup(&r("v[k=b]")).unwrap(), 7.0);
+        assert!(env.lookup(&r("v[k=b].max")).is_err(), "a value has no max");
+        assert!(env.lookup(&r("v")).is_err(), "a value of two cells");
+    }
 }
