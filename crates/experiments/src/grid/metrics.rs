@@ -132,9 +132,13 @@ fn timer(v: &RunView) -> crate::timer_metrics::TimerMetrics {
     super::group_metrics::timer(v)
 }
 
-/// Every run metric: [`RUN_METRICS`] and those of [`super::group_metrics`].
+/// Every run metric: [`RUN_METRICS`] and those of [`super::group_metrics`] and
+/// [`super::outage_metrics`].
 fn run_metrics() -> impl Iterator<Item = &'static RunMetric> {
-    RUN_METRICS.iter().chain(super::group_metrics::METRICS)
+    RUN_METRICS
+        .iter()
+        .chain(super::group_metrics::METRICS)
+        .chain(super::outage_metrics::METRICS)
 }
 
 /// A metric name and the flow group it is taken over: `timer_p@ph-bulk`.

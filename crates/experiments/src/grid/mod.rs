@@ -5,6 +5,7 @@ pub mod distributions;
 pub mod expr;
 pub mod group_metrics;
 pub mod metrics;
+pub mod outage_metrics;
 pub mod pooled;
 pub mod run;
 pub mod spec;

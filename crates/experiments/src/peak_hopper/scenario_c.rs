@@ -5,16 +5,14 @@
 
 use super::setup::{scenario_fig18, scenario_wcdma, Timer, WcdmaCell};
 use super::{comparison, line_figure, ts_label, write_csv, Cell, Scale};
+use crate::grid::outage_metrics::{count_outages, OutageCount};
 use crate::report::{Block, Comparison, Table};
 use crate::reproduction::Context;
 use crate::runner::{run_cells, Batch};
-use crate::timer_metrics::{
-    outage_hits, outages_from_schedule, rto_half_life, starts_recovery, HalfLife,
-};
+use crate::timer_metrics::{rto_half_life, starts_recovery, HalfLife};
 use spikelab_core::Time;
 use spikelab_engine::results::RtoSample;
-use spikelab_engine::{RunResult, SimConfig};
-use spikelab_net::SpikeConfig;
+use spikelab_engine::RunResult;
 use spikelab_output::plot::Series;
 use spikelab_output::stats::Summary;
 
@@ -44,35 +42,6 @@ pub fn cells(scale: Scale) -> Vec<WcdmaCell> {
         }
     }
     out
-}
-
-/// Outages of one run and how many caused a spurious timeout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OutageCount {
-    pub hits: u64,
-    pub outages: u64,
-}
-
-impl OutageCount {
-    /// Percentage of the outages that caused a spurious timeout.
-    pub fn percent(&self) -> f64 {
-        100.0 * self.hits as f64 / self.outages.max(1) as f64
-    }
-}
-
-/// Counts a run's outages (from the scenario's schedule) and their hits.
-fn count_outages(sim: &SimConfig, r: &RunResult) -> OutageCount {
-    let schedule = sim
-        .links
-        .iter()
-        .flat_map(|l| &l.spikes)
-        .find_map(|s| match s {
-            SpikeConfig::Outage(o) => Some(o),
-            _ => None,
-        });
-    let outages = schedule.map_or_else(Vec::new, |o| outages_from_schedule(o, r.end));
-    let (hits, outages) = outage_hits(&outages, &r.timeouts, r.end);
-    OutageCount { hits, outages }
 }
 
 /// Fig. 17's cells and, per cell, every run's outage count.
