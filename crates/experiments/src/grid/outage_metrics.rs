@@ -42,12 +42,19 @@ pub fn count_outages(sim: &SimConfig, r: &RunResult) -> OutageCount {
     OutageCount { hits, outages }
 }
 
-/// The flow's RTO peak and half-life after the last scheduled outage began (Fig. 18's
-/// second outage); `None` without an outage or an RTO computation after it.
+/// Flow `flow`'s RTO peak and half-life after the last scheduled outage began (Fig.
+/// 18's second outage); `None` without an outage or an RTO computation after it.
+pub fn half_life_after_last_outage(
+    sim: &SimConfig,
+    r: &RunResult,
+    flow: usize,
+) -> Option<HalfLife> {
+    let last = scheduled_outages(sim, r).last().copied()?;
+    rto_half_life(&r.flows[flow].rto_samples, last.start, r.end)
+}
+
 fn half_life(v: &RunView) -> Option<HalfLife> {
-    let last = scheduled_outages(v.sim, v.result).last().copied()?;
-    let samples = &v.result.flows[v.flow].rto_samples;
-    rto_half_life(samples, last.start, v.result.end)
+    half_life_after_last_outage(v.sim, v.result, v.flow)
 }
 
 /// An outage metric of the whole run.
