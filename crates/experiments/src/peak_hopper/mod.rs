@@ -10,7 +10,10 @@
 //! * Scenario B (IV.B.2, V.C): the WCDMA-like link, P with confidence intervals
 //!   (Fig. 15) and its distribution (Fig. 16), is data too (the same file).
 //! * [`scenario_c`]: Scenario C (IV.B.3, V.D): outages every 50 s, the share of outages
-//!   that caused a spurious timeout (Fig. 17), and the two-spike trace (Fig. 18).
+//!   that caused a spurious timeout (Fig. 17), and the two-spike trace (Fig. 18), still
+//!   Rust; its per-run numbers already come from the grid's metric registry
+//!   ([`crate::grid::outage_metrics`]), so porting it is the figures, tables and
+//!   comparisons only.
 //! * [`setup`]: every simulation of Scenarios B and C as an edit of
 //!   `scenarios/peak-hopper-{b,c}.toml`.
 //!
