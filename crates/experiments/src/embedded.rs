@@ -14,6 +14,8 @@ const SCENARIOS: &[(&str, &str)] = files!("scenarios":
     "eifel-response.toml",
     "eifel-response-cbr.toml",
     "std-proxy.toml",
+    "peak-hopper-a.toml",
+    "peak-hopper-b.toml",
 );
 
 /// `experiments/*.toml`.
@@ -21,6 +23,7 @@ const EXPERIMENTS: &[(&str, &str)] = files!("experiments":
     "gprs-eifel.toml",
     "eifel-response.toml",
     "std-proxy.toml",
+    "peak-hopper.toml",
 );
 
 /// The text of `scenarios/<name>`.

@@ -393,6 +393,9 @@ fn expand_candidates(
             }],
             value: Vec::new(),
             group: Vec::new(),
+            group_axis: None,
+            labels: Default::default(),
+            flow: None,
             reps: None,
         };
         let cell = match expand(&input.text, &input.name, &grid) {

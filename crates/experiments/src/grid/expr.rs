@@ -190,9 +190,10 @@ impl Parser<'_> {
         } else {
             "mean".into()
         };
-        if !["mean", "ci95", "n"].contains(&stat.as_str()) {
+        let known = ["mean", "ci95", "n", "max", "min", "sum"].contains(&stat.as_str());
+        if !known && super::distributions::percentile_of(&stat).is_none() {
             return Err(format!(
-                "`{}`: `.{stat}`: a value has .mean, .ci95 and .n",
+                "`{}`: `.{stat}`: a value has .mean, .ci95 and .n (a pooled metric also .max, .min, .sum, .pNN)",
                 self.text()
             ));
         }

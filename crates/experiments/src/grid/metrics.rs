@@ -129,7 +129,16 @@ fn goodput_last_hop(v: &RunView) -> f64 {
 /// [Ekström & Ludwig 2004] IV.C's timer metrics pooled over the view's flows (every
 /// flow's RTO computations and timeouts together, as one group of a run).
 fn timer(v: &RunView) -> crate::timer_metrics::TimerMetrics {
-    crate::timer_metrics::TimerMetrics::of_flows(v.result, |i| v.flows.contains(&i))
+    super::group_metrics::timer(v)
+}
+
+/// Every run metric: [`RUN_METRICS`] and those of [`super::group_metrics`] and
+/// [`super::outage_metrics`].
+fn run_metrics() -> impl Iterator<Item = &'static RunMetric> {
+    RUN_METRICS
+        .iter()
+        .chain(super::group_metrics::METRICS)
+        .chain(super::outage_metrics::METRICS)
 }
 
 /// A metric name and the flow group it is taken over: `timer_p@ph-bulk`.
@@ -143,13 +152,16 @@ pub fn split_group(name: &str) -> (&str, Option<&str>) {
 /// Whether `name` (without its group) is a flow metric or a run metric.
 pub fn known(name: &str) -> bool {
     let name = split_group(name).0;
-    NAMES.contains(&name) || RUN_METRICS.iter().any(|m| m.name == name)
+    NAMES.contains(&name)
+        || run_metrics().any(|m| m.name == name)
+        || super::distributions::find(name).is_some()
 }
 
 /// Whether metric `name` (without its group) may be taken over a group of flows.
 pub fn takes_group(name: &str) -> bool {
     let name = split_group(name).0;
-    RUN_METRICS.iter().any(|m| m.name == name && m.over_flows)
+    run_metrics().any(|m| m.name == name && m.over_flows)
+        || super::distributions::find(name).is_some_and(|d| d.over_flows)
 }
 
 /// Every known metric name, for error messages.
@@ -157,7 +169,7 @@ pub fn known_names() -> String {
     NAMES
         .iter()
         .copied()
-        .chain(RUN_METRICS.iter().map(|m| m.name))
+        .chain(run_metrics().map(|m| m.name))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -165,19 +177,20 @@ pub fn known_names() -> String {
 /// Whether metric `name` reads the RTO computations.
 pub fn needs_rto(name: &str) -> bool {
     let name = split_group(name).0;
-    RUN_METRICS.iter().any(|m| m.name == name && m.needs_rto)
+    run_metrics().any(|m| m.name == name && m.needs_rto)
+        || super::distributions::find(name).is_some_and(|d| d.needs_rto)
 }
 
 /// Whether metric `name` reads the trace.
 pub fn needs_trace(name: &str) -> bool {
     let name = split_group(name).0;
-    RUN_METRICS.iter().any(|m| m.name == name && m.needs_trace)
+    run_metrics().any(|m| m.name == name && m.needs_trace)
 }
 
 /// The value of metric `name` (flow or run, without its group) for one run; NaN when
 /// unknown.
 pub fn of_run(name: &str, v: &RunView) -> f64 {
-    match RUN_METRICS.iter().find(|m| m.name == name) {
+    match run_metrics().find(|m| m.name == name) {
         Some(m) => (m.value)(v),
         None => value(name, &v.result.flows[v.flow]),
     }

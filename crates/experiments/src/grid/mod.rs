@@ -1,8 +1,12 @@
 //! Experiments as data: a base scenario, grids of overrides, tables and figures read
 //! from a file under `experiments/` ([`spec`]), run by [`run::run_experiment`].
 
+pub mod distributions;
 pub mod expr;
+pub mod group_metrics;
 pub mod metrics;
+pub mod outage_metrics;
+pub mod pooled;
 pub mod run;
 pub mod spec;
 pub mod study;

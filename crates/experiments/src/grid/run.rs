@@ -41,6 +41,11 @@ pub struct GridResult {
     pub raw: Vec<Vec<Vec<f64>>>,
     /// Per cell, the grid's `[[grid.value]]`s.
     pub values: Vec<BTreeMap<String, Stat>>,
+    /// Cells per simulated cell: its groups with `group_axis`, else 1
+    /// ([`super::pooled::unfold`]).
+    pub group_rows: usize,
+    /// Per cell, its distribution metrics merged over its repetitions.
+    pub dists: super::distributions::Merged,
 }
 
 impl GridResult {
@@ -58,9 +63,11 @@ impl GridResult {
         GridResult {
             cells: vec![],
             values: vec![BTreeMap::new(); labels.len()],
+            dists: vec![BTreeMap::new(); labels.len()],
             labels,
             names,
             raw,
+            group_rows: 1,
         }
     }
 }
@@ -77,6 +84,7 @@ fn grid_reps(g: &Grid, reps: u32) -> anyhow::Result<u32> {
         values: &empty.values,
         fixed: BTreeMap::new(),
         reps,
+        samples: None,
     };
     let n = super::expr::eval(&e, &env).map_err(|e| anyhow!("grid `{}` reps: {e}", g.name))?;
     if !(n >= 1.0 && n <= f64::from(u32::MAX)) {
@@ -104,6 +112,7 @@ fn flow_groups<'g>(g: &'g Grid, sim: &SimConfig) -> BTreeMap<&'g str, Vec<usize>
 /// values and the experiment's per-run CSV files name.
 fn collected(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
     let mut names: Vec<String> = metrics::NAMES.iter().map(|n| n.to_string()).collect();
+    let referenced = super::pooled::referenced(spec, g);
     let wanted = g
         .value
         .iter()
@@ -119,7 +128,8 @@ fn collected(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
                 .iter()
                 .filter(|c| c.grid == g.name && !c.metric.is_empty())
                 .map(|c| &c.metric),
-        );
+        )
+        .chain(&referenced);
     for n in wanted {
         if !names.contains(n) {
             names.push(n.clone());
@@ -189,7 +199,7 @@ fn cells(spec: &ExperimentSpec, g: &Grid) -> anyhow::Result<Vec<Cell>> {
         .into_iter()
         .map(|c| {
             let (labels, sim) = (c.labels, c.scenario.to_sim());
-            let flow = flow_index(&sim, &spec.flow)?;
+            let flow = flow_index(&sim, g.flow.as_deref().unwrap_or(&spec.flow))?;
             Ok(Cell { labels, sim, flow })
         })
         .collect()
@@ -272,24 +282,52 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         reps: grid_reps(g, ctx.reps)?,
         ..ctx.batch()
     };
-    let raw = run_cells(&sims, batch, |c, _, r| {
+    let rows = super::pooled::group_rows(g);
+    let dist_names: Vec<String> = names
+        .iter()
+        .filter(|n| super::distributions::find(n).is_some())
+        .cloned()
+        .collect();
+    let runs = run_cells(&sims, batch, |c, _, r| {
         let one = [cells[c].flow];
-        names
+        let view = |row: &Option<&str>, n: &str| {
+            let (metric, group) = metrics::split_group(n);
+            let group = group.or(row.filter(|_| metrics::takes_group(metric)));
+            let flows = group.map_or(&one[..], |x| &groups[c][x][..]);
+            metrics::RunView {
+                result: r,
+                sim: &sims[c],
+                flow: cells[c].flow,
+                flows,
+            }
+        };
+        let values = rows
             .iter()
-            .map(|n| {
-                let (metric, group) = metrics::split_group(n);
-                let flows = group.map_or(&one[..], |x| &groups[c][x][..]);
-                let view = metrics::RunView {
-                    result: r,
-                    sim: &sims[c],
-                    flow: cells[c].flow,
-                    flows,
-                };
-                metrics::of_run(metric, &view)
+            .flat_map(|row| names.iter().map(move |n| (row, n)))
+            .map(|(row, n)| metrics::of_run(metrics::split_group(n).0, &view(row, n)))
+            .collect::<Vec<f64>>();
+        let dists = rows
+            .iter()
+            .flat_map(|row| dist_names.iter().map(move |n| (row, n)))
+            .map(|(row, n)| {
+                let d = super::distributions::find(n).expect("a distribution metric");
+                (d.value)(&view(row, n))
             })
-            .collect::<Vec<f64>>()
+            .collect::<Vec<_>>();
+        (values, dists)
     })
     .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
+    let dists: super::distributions::Merged = runs
+        .iter()
+        .flat_map(|reps| {
+            let d: Vec<_> = reps.iter().map(|(_, d)| d.clone()).collect();
+            super::distributions::merge_runs(&d, rows.len(), &dist_names)
+        })
+        .collect();
+    let raw: Vec<Vec<Vec<f64>>> = runs
+        .into_iter()
+        .map(|reps| reps.into_iter().map(|(v, _)| v).collect())
+        .collect();
     let summarize = |reps: &Vec<Vec<f64>>| {
         (0..metrics::NAMES.len())
             .map(|m| {
@@ -303,6 +341,7 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
             .collect()
     };
     let labels: Vec<BTreeMap<String, String>> = cells.iter().map(|c| c.labels.clone()).collect();
+    let (labels, raw) = super::pooled::unfold(g, &labels, raw, names.len());
     let values = compute_values(
         g,
         &Runs {
@@ -312,10 +351,10 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         },
     )
     .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
-    let cells = cells
-        .into_iter()
+    let cells = labels
+        .iter()
         .zip(&raw)
-        .map(|(c, reps)| (c.labels, summarize(reps)))
+        .map(|(l, reps)| (l.clone(), summarize(reps)))
         .collect();
     Ok(GridResult {
         cells,
@@ -323,6 +362,8 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         names,
         raw,
         values,
+        group_rows: rows.len(),
+        dists,
     })
 }
 
@@ -572,6 +613,11 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
                 let t = t.ok_or_else(|| anyhow!("layout: no text `{name}`"))?;
                 let g = t.grid.as_deref().map(grid).transpose()?;
                 blocks.push(Block::Text(study::text(t, g, ctx.reps)?));
+            }
+            "comparisons" => {
+                let env = |g: &str, fixed| Ok(study::env(grid(g)?, fixed, ctx.reps));
+                let cs = super::pooled::comparisons(spec, name, env)?;
+                blocks.push(Block::Comparisons(cs));
             }
             _ => return Err(anyhow!("{}: layout item `{item}` unknown", spec.name)),
         }

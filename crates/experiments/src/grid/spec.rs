@@ -81,6 +81,9 @@ pub struct ExperimentSpec {
     /// notes, then every table, then every figure (the Eifel experiments' layout).
     #[serde(default)]
     pub layout: Vec<String>,
+    /// Our numbers beside the paper's, each an expression (`comparisons:<block>`).
+    #[serde(default)]
+    pub comparison: Vec<crate::grid::pooled::ComparisonSpec>,
     /// Where the scenario files it names are read: `None` for the built-in
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]
@@ -140,6 +143,9 @@ pub struct CsvColumn {
     /// Written as an integer.
     #[serde(default)]
     pub int: bool,
+    /// `x` or `cdf` of a `distribution` file's bin.
+    #[serde(default)]
+    pub bin: Option<String>,
 }
 
 /// A CSV file with chosen columns, one row per cell or per repetition.
@@ -150,6 +156,13 @@ pub struct CsvSpec {
     pub grid: String,
     #[serde(default)]
     pub per_run: bool,
+    /// One row per bin of this distribution metric merged over each cell's runs, up
+    /// to `max_x`; a column with `bin = "x"` or `bin = "cdf"` writes the bin's upper
+    /// edge or the distribution function there.
+    #[serde(default)]
+    pub distribution: Option<String>,
+    #[serde(default)]
+    pub max_x: Option<f64>,
     pub columns: Vec<CsvColumn>,
 }
 
@@ -172,6 +185,12 @@ pub struct ReportTableSpec {
     pub filter: BTreeMap<String, String>,
     pub rows: String,
     pub row_header: String,
+    /// A second key column: one row per combination of the `rows` and `sub_rows`
+    /// labels present (in grid order), headed `sub_row_header`.
+    #[serde(default)]
+    pub sub_rows: Option<String>,
+    #[serde(default)]
+    pub sub_row_header: String,
     pub columns: Vec<ReportColumn>,
 }
 
@@ -186,8 +205,11 @@ pub enum ChartKind {
     /// Points: every repetition's `metric` against the numeric labels of axis `x`.
     Scatter,
     /// Empirical distribution functions of `metric`, pooled over each series' cells
-    /// and repetitions.
+    /// and repetitions (a distribution metric: every sample, up to `max_x`).
     Cdf,
+    /// Bars: grid value `value` (mean, 95% half-width) of every cell `where` picks, in
+    /// grid order, each under the label `bar_label` (a template of its labels).
+    Bar,
 }
 
 /// A chart of a grid, one series per label of axis `series` (all, or
@@ -216,6 +238,20 @@ pub struct ChartSpec {
     pub metric: String,
     #[serde(default, rename = "where")]
     pub filter: BTreeMap<String, String>,
+    /// A label whose value (in a series' first cell) names the series, instead of the
+    /// series' own label.
+    #[serde(default)]
+    pub legend: Option<String>,
+    /// `scatter`: series k of n is drawn `dodge * (k - (n - 1) / 2)` right of its x,
+    /// so that series at the same x do not hide each other.
+    #[serde(default)]
+    pub dodge: f64,
+    /// `cdf` of a distribution metric: the largest x drawn.
+    #[serde(default)]
+    pub max_x: Option<f64>,
+    /// `bar`: each bar's label, `{key}` a label of its cell.
+    #[serde(default)]
+    pub bar_label: String,
 }
 
 /// The largest label of `axis` (read as a number) up to which `holds` is true at every
@@ -289,6 +325,19 @@ pub struct Grid {
     /// Flow groups: a run metric named `metric@group` is taken over the group's flows.
     #[serde(default)]
     pub group: Vec<FlowGroup>,
+    /// Unfold the results by group ([`crate::grid::pooled`]): each cell gives one row
+    /// per group, labelled `<group_axis> = <group name>` and the group's `labels`, and
+    /// a flow-group metric named without `@group` is taken over that row's group.
+    #[serde(default)]
+    pub group_axis: Option<String>,
+    /// Labels every cell (row) carries, derived from its others: `{key}` is the label
+    /// `key` (e.g. a legend `"{timer}, {ts}"` naming a combination of axes).
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    /// The flow whose metrics this grid reads instead of the experiment's `flow` (a
+    /// grid over another base scenario).
+    #[serde(default)]
+    pub flow: Option<String>,
 }
 
 /// A set of flows by name; a counted flow's replicas (`name#r`) belong to its name.
@@ -297,6 +346,10 @@ pub struct Grid {
 pub struct FlowGroup {
     pub name: String,
     pub flows: Vec<String>,
+    /// Labels of the group's rows (with `group_axis`); `{key}` in a value is the
+    /// cell's label `key`.
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
 }
 
 impl FlowGroup {
@@ -467,6 +520,7 @@ impl ExperimentSpec {
         self.check_values()?;
         self.check_grids_named()?;
         self.check_csv()?;
+        crate::grid::pooled::check(self)?;
         self.check_charts()
     }
 
@@ -602,7 +656,7 @@ impl ExperimentSpec {
                 ChartKind::Scatter | ChartKind::Cdf => {
                     grid_metric(self.grid(&c.grid), &what, &c.metric, at.key("metric"))?;
                 }
-                ChartKind::Axis => {}
+                ChartKind::Axis | ChartKind::Bar => {}
             }
         }
         Ok(())

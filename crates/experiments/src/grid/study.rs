@@ -13,15 +13,24 @@ use crate::artifacts::{chart, csv_file, figure_of, finish_csv, line_figure};
 use crate::report::{Comparison, Figure, Table};
 use crate::reproduction::Context;
 use anyhow::anyhow;
-use spikelab_output::plot::{scatter_chart, Series};
+use spikelab_output::plot::{bar_chart, scatter_chart, Bar, Series};
 use std::collections::BTreeMap;
 
-fn env<'a>(g: &'a GridResult, fixed: BTreeMap<String, String>, reps: u32) -> GridEnv<'a> {
+pub(crate) fn env<'a>(
+    g: &'a GridResult,
+    fixed: BTreeMap<String, String>,
+    reps: u32,
+) -> GridEnv<'a> {
     GridEnv {
         labels: &g.labels,
         values: &g.values,
         fixed,
         reps,
+        samples: Some(super::pooled::Samples {
+            names: &g.names,
+            raw: &g.raw,
+            dists: &g.dists,
+        }),
     }
 }
 
@@ -48,18 +57,49 @@ fn number(label: &str, what: &str) -> anyhow::Result<f64> {
 pub fn write_csv(ctx: &Context, spec: &CsvSpec, g: &GridResult) -> anyhow::Result<()> {
     let header: Vec<&str> = spec.columns.iter().map(|c| c.name.as_str()).collect();
     let mut w = csv_file(&ctx.dir.join(&spec.file), &header)?;
+    if let Some(d) = &spec.distribution {
+        return write_distribution(w, spec, g, d);
+    }
+    let rows: Vec<(usize, Option<usize>)> = if spec.per_run {
+        let runs = super::pooled::run_rows(&g.raw, g.group_rows);
+        runs.into_iter().map(|(c, r)| (c, Some(r))).collect()
+    } else {
+        (0..g.labels.len()).map(|c| (c, None)).collect()
+    };
+    for (cell, rep) in rows {
+        for c in &spec.columns {
+            match field(c, g, cell, rep, &g.labels[cell])? {
+                Field::Text(s) => w.field_str(&s)?,
+                Field::Num(v) if c.int => w.field_u64(v as u64)?,
+                Field::Num(v) => w.field_f64(v)?,
+            }
+        }
+        w.end_row()?;
+    }
+    finish_csv(w)
+}
+
+/// A `distribution` CSV file: per cell, a row per bin of the merged distribution.
+fn write_distribution(
+    mut w: spikelab_output::csv::CsvWriter<std::io::BufWriter<std::fs::File>>,
+    spec: &CsvSpec,
+    g: &GridResult,
+    name: &str,
+) -> anyhow::Result<()> {
+    let max_x = spec.max_x.unwrap_or(f64::INFINITY);
     for (cell, labels) in g.labels.iter().enumerate() {
-        let reps: Vec<Option<usize>> = if spec.per_run {
-            (0..g.raw[cell].len()).map(Some).collect()
-        } else {
-            vec![None]
+        let Some(h) = super::distributions::merged(&g.dists, name, &[cell]) else {
+            continue;
         };
-        for rep in reps {
+        for (x, f) in h.cdf(max_x) {
             for c in &spec.columns {
-                match field(c, g, cell, rep, labels)? {
-                    Field::Text(s) => w.field_str(&s)?,
-                    Field::Num(v) if c.int => w.field_u64(v as u64)?,
-                    Field::Num(v) => w.field_f64(v)?,
+                match c.bin.as_deref() {
+                    Some("x") => w.field_f64(x)?,
+                    Some("cdf") => w.field_f64(f)?,
+                    _ => match field(c, g, cell, None, labels)? {
+                        Field::Text(s) => w.field_str(&s)?,
+                        Field::Num(v) => w.field_f64(v)?,
+                    },
                 }
             }
             w.end_row()?;
@@ -105,13 +145,17 @@ fn field(
 pub fn report_table(t: &ReportTableSpec, g: &GridResult, reps: u32) -> anyhow::Result<Table> {
     let mut header = vec![t.row_header.clone()];
     header.extend(t.columns.iter().map(|c| c.header.clone()));
-    let rows = axis_labels(g, &t.rows)
+    if t.sub_rows.is_some() {
+        header.insert(1, t.sub_row_header.clone());
+    }
+    let rows = row_keys(g, t)
         .into_iter()
-        .map(|row| {
+        .map(|keys| {
             let mut fixed = t.filter.clone();
-            fixed.insert(t.rows.clone(), row.clone());
+            let axes = std::iter::once(&t.rows).chain(&t.sub_rows);
+            fixed.extend(axes.cloned().zip(keys.iter().cloned()));
             let e = env(g, fixed, reps);
-            let mut line = vec![row];
+            let mut line = keys;
             for c in &t.columns {
                 line.push(expr::render(&c.text, &e).map_err(|e| anyhow!("{}: {e}", t.name))?);
             }
@@ -125,6 +169,29 @@ pub fn report_table(t: &ReportTableSpec, g: &GridResult, reps: u32) -> anyhow::R
     })
 }
 
+/// The rows of a report table: the labels of `rows` (and `sub_rows`) of every cell
+/// `where` picks, in grid order (first appearance).
+fn row_keys(g: &GridResult, t: &ReportTableSpec) -> Vec<Vec<String>> {
+    let Some(sub) = &t.sub_rows else {
+        return axis_labels(g, &t.rows)
+            .into_iter()
+            .map(|r| vec![r])
+            .collect();
+    };
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for c in picked(g, &t.filter) {
+        let l = &g.labels[c];
+        let key: Vec<String> = [&t.rows, sub]
+            .iter()
+            .map(|k| l.get(*k).cloned().unwrap_or_default())
+            .collect();
+        if !out.contains(&key) {
+            out.push(key);
+        }
+    }
+    out
+}
+
 /// A chart drawn into `ctx.dir`.
 pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Result<Figure> {
     let series_labels = if c.series_values.is_empty() {
@@ -132,34 +199,65 @@ pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Resul
     } else {
         c.series_values.clone()
     };
+    let n = series_labels.len() as f64;
     let series = series_labels
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(k, s)| {
             let mut fixed = c.filter.clone();
             fixed.insert(c.series.clone(), s.clone());
             let (points, ci) = match c.kind {
-                ChartKind::Axis => axis_points(c, g, fixed, ctx.reps)?,
-                ChartKind::Scatter => (scatter_points(c, g, &fixed)?, vec![]),
+                ChartKind::Axis => axis_points(c, g, fixed.clone(), ctx.reps)?,
+                ChartKind::Scatter => {
+                    let dx = c.dodge * (k as f64 - (n - 1.0) / 2.0);
+                    let pts = scatter_points(c, g, &fixed)?;
+                    (pts.into_iter().map(|(x, y)| (x + dx, y)).collect(), vec![])
+                }
                 ChartKind::Cdf => (cdf_points(c, g, &fixed)?, vec![]),
+                ChartKind::Bar => (vec![], vec![]),
             };
+            let legend = c.legend.as_ref().and_then(|l| {
+                let first = picked(g, &fixed).next();
+                first.and_then(|cell| g.labels[cell].get(l).cloned())
+            });
             Ok(Series {
-                label: s.clone(),
+                label: legend.unwrap_or_else(|| s.clone()),
                 points,
                 ci,
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let ch = chart(&c.title, &c.x_label, &c.y_label);
+    if c.kind == ChartKind::Bar {
+        let files = bar_chart(&ch, &bars(c, g)?, &ctx.dir.join(&c.name))?;
+        return Ok(figure_of(ctx, &files, &c.title));
+    }
     match c.kind {
         ChartKind::Scatter => {
             let files = scatter_chart(&ch, &series, &ctx.dir.join(&c.name))?;
             Ok(figure_of(ctx, &files, &c.title))
         }
-        ChartKind::Axis | ChartKind::Cdf => line_figure(ctx, &c.name, ch, &series),
+        _ => line_figure(ctx, &c.name, ch, &series),
     }
 }
 
 type Points = Vec<(f64, f64)>;
+
+/// A bar per cell `where` picks: its grid value's mean and half-width.
+fn bars(c: &ChartSpec, g: &GridResult) -> anyhow::Result<Vec<Bar>> {
+    picked(g, &c.filter)
+        .map(|cell| {
+            let s = g.values[cell]
+                .get(&c.value)
+                .ok_or_else(|| anyhow!("chart {}: no grid value `{}`", c.name, c.value))?;
+            Ok(Bar {
+                label: super::pooled::fill(&c.bar_label, &g.labels[cell]),
+                value: s.mean,
+                ci: s.ci95,
+            })
+        })
+        .collect()
+}
 
 /// The value's mean and half-width at every label of the x axis.
 fn axis_points(
@@ -227,6 +325,12 @@ fn cdf_points(
     g: &GridResult,
     fixed: &BTreeMap<String, String>,
 ) -> anyhow::Result<Points> {
+    if super::distributions::find(&c.metric).is_some() {
+        let cells: Vec<usize> = picked(g, fixed).collect();
+        let h = super::distributions::merged(&g.dists, &c.metric, &cells);
+        let h = h.ok_or_else(|| anyhow!("chart {}: no cell has `{}`", c.name, c.metric))?;
+        return Ok(h.cdf(c.max_x.unwrap_or(f64::INFINITY)));
+    }
     let m = metric_index(c, g)?;
     let mut xs: Vec<f64> = picked(g, fixed)
         .flat_map(|cell| g.raw[cell].iter().map(move |rep| rep[m]))

@@ -133,6 +133,8 @@ pub struct GridEnv<'a> {
     pub values: &'a [BTreeMap<String, Stat>],
     pub fixed: BTreeMap<String, String>,
     pub reps: u32,
+    /// Per-run metrics a reference to a metric pools ([`super::pooled`]).
+    pub samples: Option<super::pooled::Samples<'a>>,
 }
 
 impl GridEnv<'_> {
@@ -145,6 +147,12 @@ impl GridEnv<'_> {
     }
 
     fn stat(&self, cell: usize, r: &Ref) -> Result<f64, String> {
+        if ["max", "min", "sum"].contains(&r.stat.as_str()) {
+            return Err(format!(
+                "`{}.{}`: .max, .min and .sum are of metrics pooled over runs, not of grid values",
+                r.name, r.stat
+            ));
+        }
         self.values[cell]
             .get(&r.name)
             .map(|s| s.get(&r.stat))
@@ -156,6 +164,13 @@ impl Env for GridEnv<'_> {
     fn lookup(&self, r: &Ref) -> Result<f64, String> {
         if r.name == "reps" && r.sel.is_empty() {
             return Ok(f64::from(self.reps));
+        }
+        if !super::pooled::is_value(self.values, r) {
+            let pooled = self.samples.as_ref();
+            let cells = self.matching(r);
+            if let Some(v) = pooled.and_then(|s| s.stat(&r.name, &r.stat, &cells)) {
+                return Ok(v);
+            }
         }
         match self.matching(r)[..] {
             [cell] => self.stat(cell, r),
@@ -221,6 +236,7 @@ value = [
             values: &v,
             fixed: BTreeMap::new(),
             reps: 2,
+            samples: None,
         };
         let r = |s: &str| match super::super::expr::parse(s).unwrap() {
             super::super::expr::Expr::Ref(r) => r,

@@ -4,13 +4,18 @@
 //!
 //! * [`problems`]: section II's three problems of the RFC2988-RTO (Figs. 2, 3), RTT
 //!   sequences fed straight into the estimators.
-//! * [`scenario_a`]: Scenario A (IV.B.1, V.A, V.B): N = 940..1036 flows, half per timer,
-//!   B_norm, P, W, W_95 per run (Figs. 13, 14).
-//! * [`scenario_b`]: Scenario B (IV.B.2, V.C): the WCDMA-like link, P with confidence
-//!   intervals (Fig. 15) and its distribution (Fig. 16).
+//! * Scenario A (IV.B.1, V.A, V.B): N = 940..1036 flows, half per timer, B_norm, P, W,
+//!   W_95 per run (Figs. 13, 14), is data: `experiments/peak-hopper.toml` over the grid
+//!   engine ([`crate::grid`]), whose blocks [`PeakHopperRto`] places after section II's.
+//! * Scenario B (IV.B.2, V.C): the WCDMA-like link, P with confidence intervals
+//!   (Fig. 15) and its distribution (Fig. 16), is data too (the same file).
 //! * [`scenario_c`]: Scenario C (IV.B.3, V.D): outages every 50 s, the share of outages
-//!   that caused a spurious timeout (Fig. 17), and the two-spike trace (Fig. 18).
-//! * [`setup`]: every simulation as an edit of `scenarios/peak-hopper-{a,b,c}.toml`.
+//!   that caused a spurious timeout (Fig. 17), and the two-spike trace (Fig. 18), still
+//!   Rust; its per-run numbers already come from the grid's metric registry
+//!   ([`crate::grid::outage_metrics`]), so porting it is the figures, tables and
+//!   comparisons only.
+//! * [`setup`]: every simulation of Scenarios B and C as an edit of
+//!   `scenarios/peak-hopper-{b,c}.toml`.
 //!
 //! The metrics are [`crate::timer_metrics`]; the estimators are spikelab_tcp's, unchanged.
 //!
@@ -18,16 +23,17 @@
 //! documented reduction for tests (see each method).
 
 pub mod problems;
-pub mod scenario_a;
-pub mod scenario_b;
 pub mod scenario_c;
 pub mod setup;
 
+use crate::grid::run::run_experiment;
+use crate::grid::spec::AxisValue;
+use crate::grid::ExperimentSpec;
 use crate::report::{Block, Comparison, Section};
 use crate::reproduction::{Context, Reproduction};
 use anyhow::Context as _;
 use spikelab_output::csv::CsvWriter;
-use spikelab_output::plot::{line_chart, scatter_chart, PlotFiles, Series};
+use spikelab_output::plot::{line_chart, PlotFiles, Series};
 use std::path::Path;
 
 /// How much of the paper's experiment to run.
@@ -36,48 +42,13 @@ pub enum Scale {
     /// The paper's flows, durations and parameter ranges.
     Paper,
     /// A fast run for tests: Scenario A with N and the start window both divided by
-    /// 10 (so the offered load per second is the paper's), two loads; Scenario B 100 s;
+    /// 10 (so the offered load per second is the paper's), two loads ([`smoke_a`]); Scenario B 100 s;
     /// Scenario C 200 s (three outages) at two durations. Fig. 18 and section II are
     /// unchanged (they are cheap).
     Smoke,
 }
 
 impl Scale {
-    /// Scenario A's numbers of flows N (IV.B.1: "varied between 940 to 1036"), in steps
-    /// of 8 so that N/4 flows per group is whole.
-    pub fn a_loads(self) -> Vec<u32> {
-        match self {
-            Scale::Paper => (940..=1036).step_by(8).collect(),
-            Scale::Smoke => vec![96, 104],
-        }
-    }
-
-    /// Scenario A's start window, seconds (IV.B.1: "(0, 1000) seconds").
-    pub fn a_start_window_s(self) -> u32 {
-        match self {
-            Scale::Paper => 1000,
-            Scale::Smoke => 100,
-        }
-    }
-
-    /// Scenario A runs per load. The paper shows one dot per run and does not say how
-    /// many runs it made; a run of ~1000 flows is ~0.5 s of CPU, so we make
-    /// ceil(reps / 50) per load: 2 at `--reps 100`, i.e. 26 dots per configuration.
-    pub fn a_runs_per_load(self, reps: u32) -> u32 {
-        match self {
-            Scale::Paper => reps.div_ceil(50).max(1),
-            Scale::Smoke => 1,
-        }
-    }
-
-    /// Scenario B's length, seconds (IV.B.2: "stops at t=400 seconds").
-    pub fn b_stop_s(self) -> u32 {
-        match self {
-            Scale::Paper => 400,
-            Scale::Smoke => 100,
-        }
-    }
-
     /// Scenario C's outage durations d, ms (IV.B.3: "vary d between 0.5 and 3 seconds"),
     /// every 0.25 s, with V.D's highlighted 2.2 s added.
     pub fn c_durations_ms(self) -> Vec<u32> {
@@ -133,8 +104,7 @@ impl Reproduction for PeakHopperRto {
     fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
         let mut blocks = vec![Block::Text(INTRO.into())];
         blocks.extend(problems::report(ctx)?);
-        blocks.extend(scenario_a::report(ctx, self.scale)?);
-        blocks.extend(scenario_b::report(ctx, self.scale)?);
+        blocks.extend(run_experiment(&self.experiment()?, ctx)?.blocks);
         blocks.extend(scenario_c::report(ctx, self.scale)?);
         Ok(Section {
             name: self.name().into(),
@@ -142,6 +112,54 @@ impl Reproduction for PeakHopperRto {
             blocks,
         })
     }
+}
+
+impl PeakHopperRto {
+    /// `experiments/peak-hopper.toml` (Scenarios A and B), reduced by [`smoke_a`] at
+    /// [`Scale::Smoke`].
+    pub fn experiment(&self) -> anyhow::Result<ExperimentSpec> {
+        let file = "peak-hopper.toml";
+        let text = crate::embedded::experiment(file)
+            .ok_or_else(|| anyhow::anyhow!("no built-in experiment `{file}`"))?;
+        let mut spec = ExperimentSpec::parse(text, &format!("experiments/{file}"))?;
+        if self.scale == Scale::Smoke {
+            smoke_a(&mut spec)?;
+        }
+        Ok(spec)
+    }
+}
+
+/// Scenarios A and B at [`Scale::Smoke`]: A with N = 96 and 104 (the grid's `n` axis,
+/// with the same settings as the file's loads), starts uniform in (0, 100) s, each run
+/// stopped 200 s after the last start, one run per load; B 100 s long.
+fn smoke_a(spec: &mut ExperimentSpec) -> anyhow::Result<()> {
+    let g = spec.grid.iter_mut().find(|g| g.name == "a");
+    let g = g.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no grid `a`"))?;
+    let axis = g.axis.iter_mut().find(|a| a.name == "n");
+    let axis = axis.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no axis `n`"))?;
+    axis.values = [96i64, 104]
+        .map(|n| {
+            let mut set = toml::Table::new();
+            set.insert("topology.pairs".into(), n.into());
+            for i in 0..4 {
+                set.insert(format!("flow.{i}.count"), (n / 4).into());
+            }
+            AxisValue {
+                label: n.to_string(),
+                set,
+                labels: Default::default(),
+            }
+        })
+        .to_vec();
+    g.set.insert("run.stop".into(), "300s".into());
+    for i in 0..4 {
+        g.set.insert(format!("flow.{i}.start.max"), "100s".into());
+    }
+    g.reps = Some("1".into());
+    let b = spec.grid.iter_mut().find(|g| g.name == "b");
+    let b = b.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no grid `b`"))?;
+    b.set.insert("run.stop".into(), "100s".into());
+    Ok(())
 }
 
 const INTRO: &str = "[Ekström & Ludwig 2004] compares its Peak-Hopper RTO (PH-RTO, section III: \
@@ -199,19 +217,6 @@ pub(crate) fn line_figure(
     series: &[Series],
 ) -> anyhow::Result<Block> {
     let files = line_chart(&chart(title, x, y), series, base)?;
-    Ok(figure(ctx, files, title))
-}
-
-/// A scatter chart at `base` (.png, .svg) as a report figure.
-pub(crate) fn scatter_figure(
-    ctx: &Context,
-    base: &Path,
-    title: &str,
-    x: &str,
-    y: &str,
-    series: &[Series],
-) -> anyhow::Result<Block> {
-    let files = scatter_chart(&chart(title, x, y), series, base)?;
     Ok(figure(ctx, files, title))
 }
 

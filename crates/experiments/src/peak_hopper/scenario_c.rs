@@ -5,16 +5,14 @@
 
 use super::setup::{scenario_fig18, scenario_wcdma, Timer, WcdmaCell};
 use super::{comparison, line_figure, ts_label, write_csv, Cell, Scale};
+use crate::grid::outage_metrics::{count_outages, half_life_after_last_outage, OutageCount};
 use crate::report::{Block, Comparison, Table};
 use crate::reproduction::Context;
 use crate::runner::{run_cells, Batch};
-use crate::timer_metrics::{
-    outage_hits, outages_from_schedule, rto_half_life, starts_recovery, HalfLife,
-};
+use crate::timer_metrics::{starts_recovery, HalfLife};
 use spikelab_core::Time;
 use spikelab_engine::results::RtoSample;
 use spikelab_engine::{RunResult, SimConfig};
-use spikelab_net::SpikeConfig;
 use spikelab_output::plot::Series;
 use spikelab_output::stats::Summary;
 
@@ -44,35 +42,6 @@ pub fn cells(scale: Scale) -> Vec<WcdmaCell> {
         }
     }
     out
-}
-
-/// Outages of one run and how many caused a spurious timeout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OutageCount {
-    pub hits: u64,
-    pub outages: u64,
-}
-
-impl OutageCount {
-    /// Percentage of the outages that caused a spurious timeout.
-    pub fn percent(&self) -> f64 {
-        100.0 * self.hits as f64 / self.outages.max(1) as f64
-    }
-}
-
-/// Counts a run's outages (from the scenario's schedule) and their hits.
-fn count_outages(sim: &SimConfig, r: &RunResult) -> OutageCount {
-    let schedule = sim
-        .links
-        .iter()
-        .flat_map(|l| &l.spikes)
-        .find_map(|s| match s {
-            SpikeConfig::Outage(o) => Some(o),
-            _ => None,
-        });
-    let outages = schedule.map_or_else(Vec::new, |o| outages_from_schedule(o, r.end));
-    let (hits, outages) = outage_hits(&outages, &r.timeouts, r.end);
-    OutageCount { hits, outages }
 }
 
 /// Fig. 17's cells and, per cell, every run's outage count.
@@ -107,8 +76,6 @@ pub struct Fig18Run {
 /// Fig. 18's length, seconds: 33 s after the second outage, enough for the slowest
 /// half-life the paper reports (10 s) three times over.
 pub const FIG18_STOP_S: u32 = 60;
-/// The second outage of Fig. 18 starts here.
-pub const FIG18_SECOND_S: f64 = 27.0;
 
 /// Fig. 18 at 384 kbit/s for the four combinations, `ctx.reps` seeds each.
 pub fn simulate_fig18(ctx: &Context) -> anyhow::Result<Vec<Vec<Fig18Run>>> {
@@ -124,13 +91,16 @@ pub fn simulate_fig18(ctx: &Context) -> anyhow::Result<Vec<Vec<Fig18Run>>> {
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(run_cells(&sims, ctx.batch(), |_, _, r| fig18_run(r))?)
+    Ok(run_cells(&sims, ctx.batch(), |c, _, r| {
+        fig18_run(&sims[c], r)
+    })?)
 }
 
-fn fig18_run(r: &RunResult) -> Fig18Run {
+/// The half-life is taken after the schedule's last outage, the second (27 s).
+fn fig18_run(sim: &SimConfig, r: &RunResult) -> Fig18Run {
     let samples = r.flows[0].rto_samples.clone();
     Fig18Run {
-        half: rto_half_life(&samples, Time::from_secs_f64(FIG18_SECOND_S), r.end),
+        half: half_life_after_last_outage(sim, r, 0),
         spurious: r
             .timeouts
             .iter()

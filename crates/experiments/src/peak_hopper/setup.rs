@@ -1,16 +1,14 @@
-//! The simulations of [Ekström & Ludwig 2004] Scenarios A-C as edits of the scenario files
-//! `scenarios/peak-hopper-{a,b,c}.toml`, so every cell goes through the one scenario
+//! The simulations of [Ekström & Ludwig 2004] Scenarios B and C as edits of the scenario
+//! files `scenarios/peak-hopper-{b,c}.toml`, so every cell goes through the one scenario
 //! schema and the files stay the single place where each modelling choice is written and
-//! cited. A cell changes only what the paper varies: N, the timer, timestamps, the
-//! bearer rate, the outage duration.
+//! cited. A cell changes only what the paper varies: the timer, timestamps, the bearer
+//! rate, the outage duration. (Scenario A is `experiments/peak-hopper.toml`.)
 
 use anyhow::{anyhow, Context as _};
 use spikelab_engine::SimConfig;
 use spikelab_tcp::rto::{InitMode, PeakHopperConfig, RtoConfig};
 use toml::{Table, Value};
 
-/// Scenario A (IV.B.1).
-pub const SCENARIO_A: &str = include_str!("../../../../scenarios/peak-hopper-a.toml");
 /// Scenario B (IV.B.2).
 pub const SCENARIO_B: &str = include_str!("../../../../scenarios/peak-hopper-b.toml");
 /// Scenario C (IV.B.3).
@@ -136,60 +134,6 @@ impl Doc {
     }
 }
 
-/// Scenario A's four flow groups, in file order: (timer, interactive?).
-pub const A_GROUPS: [(Timer, bool); 4] = [
-    (Timer::PeakHopper, false),
-    (Timer::Rfc2988, false),
-    (Timer::PeakHopper, true),
-    (Timer::Rfc2988, true),
-];
-
-/// One Scenario A run's settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ACell {
-    /// Flows (N); a multiple of 4.
-    pub n: u32,
-    pub timestamps: bool,
-    /// The timer of the RFC 2988 half (modified or original initialisation).
-    pub rfc: Timer,
-    /// Start times are uniform in (0, `start_window_s`); the run stops 200 s later.
-    pub start_window_s: u32,
-}
-
-/// Scenario A with N flows: N/4 per group, `pairs` = N.
-pub fn scenario_a(c: &ACell) -> anyhow::Result<SimConfig> {
-    let mut d = Doc::parse(SCENARIO_A, "peak-hopper-a.toml")?;
-    d.set("topology.pairs", i64::from(c.n))?;
-    d.set("run.stop", format!("{}s", c.start_window_s + 200))?;
-    let mss = mss(c.timestamps);
-    for (i, (timer, interactive)) in A_GROUPS.iter().enumerate() {
-        d.set(&format!("flow.{i}.count"), i64::from(c.n / 4))?;
-        d.set(
-            &format!("flow.{i}.start.max"),
-            format!("{}s", c.start_window_s),
-        )?;
-        d.set_timestamps(i, c.timestamps)?;
-        d.set_timer(
-            i,
-            if *timer == Timer::Rfc2988 {
-                c.rfc
-            } else {
-                *timer
-            },
-        )?;
-        // IV.B.1: bulk flows send exactly 200 IP packets, interactive ones 40 of one.
-        let bytes = if *interactive { mss } else { 200 * mss };
-        d.set(&format!("flow.{i}.workload.bytes"), format!("{bytes}B"))?;
-    }
-    d.to_sim()
-}
-
-/// Which group flow `i` of a Scenario A run belongs to (flows are laid out group by
-/// group, N/4 each).
-pub fn a_group(i: usize, n: u32) -> usize {
-    i / (n as usize / 4)
-}
-
 /// One Scenario B or C run's settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WcdmaCell {
@@ -269,7 +213,10 @@ mod tests {
     #[test]
     fn the_scenario_files_load_as_written() {
         for (text, name) in [
-            (SCENARIO_A, "a.toml"),
+            (
+                crate::embedded::scenario("peak-hopper-a.toml").unwrap(),
+                "a.toml",
+            ),
             (SCENARIO_B, "b.toml"),
             (SCENARIO_C, "c.toml"),
         ] {
@@ -283,7 +230,10 @@ mod tests {
     #[test]
     fn every_flow_recovers_by_rfc_3517_not_by_ns2_sack1() {
         for (text, name) in [
-            (SCENARIO_A, "a.toml"),
+            (
+                crate::embedded::scenario("peak-hopper-a.toml").unwrap(),
+                "a.toml",
+            ),
             (SCENARIO_B, "b.toml"),
             (SCENARIO_C, "c.toml"),
         ] {
@@ -300,25 +250,6 @@ mod tests {
                 assert!(!t.ns2.sack1_go_back_n_resends_sacked, "{name} flow {i}");
             }
         }
-    }
-
-    #[test]
-    fn scenario_a_cells_set_n_groups_timers_and_timestamps() {
-        let c = ACell {
-            n: 16,
-            timestamps: false,
-            rfc: Timer::Rfc2988OriginalInit,
-            start_window_s: 100,
-        };
-        let sim = scenario_a(&c).unwrap();
-        assert_eq!(sim.flows.len(), 16);
-        assert_eq!(sim.stop_at, spikelab_core::Dur::from_secs(300));
-        assert_eq!(a_group(5, 16), 1);
-        let rfc = tcp(&sim, 4);
-        assert_eq!((rfc.timestamps, rfc.mss), (false, 1460));
-        assert_eq!(rfc.rto, Timer::Rfc2988OriginalInit.rto_config());
-        assert_eq!(tcp(&sim, 8).rto, Timer::PeakHopper.rto_config());
-        assert!(sim.record_rto);
     }
 
     #[test]
