@@ -116,6 +116,7 @@ pub struct EventQueue {
     /// Events scheduled before `instant` (none in the engine; kept for exactness).
     past: BinaryHeap<Past>,
     len: usize,
+    /// The insertion order of the next event pushed into `past`.
     next_seq: u64,
     popped: u64,
 }
@@ -141,24 +142,34 @@ impl EventQueue {
     }
 
     /// Schedules `event` at `time`.
+    #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
         let e = Entry {
             time: time.0,
             event,
         };
-        let seq = self.next_seq;
-        self.next_seq += 1;
         self.len += 1;
-        match time.0.cmp(&self.instant) {
-            // The newest sequence number: after everything already at this instant.
-            Ordering::Equal => self.current.push_back(e),
-            Ordering::Greater => {
-                let b = bucket(time.0, self.instant);
-                self.buckets[b].push(e);
-                self.occupied |= 1 << b;
-            }
-            Ordering::Less => self.past.push(Past { seq, entry: e }),
+        if time.0 > self.instant {
+            let b = bucket(time.0, self.instant);
+            self.buckets[b].push(e);
+            self.occupied |= 1 << b;
+        } else if time.0 == self.instant {
+            // The newest event: after everything already at this instant.
+            self.current.push_back(e);
+        } else {
+            self.push_past(e);
         }
+    }
+
+    /// Schedules an event before the current instant (the engine never does).
+    #[cold]
+    #[inline(never)]
+    fn push_past(&mut self, entry: Entry) {
+        self.past.push(Past {
+            seq: self.next_seq,
+            entry,
+        });
+        self.next_seq += 1;
     }
 
     /// The earliest event, removed.
