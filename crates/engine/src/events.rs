@@ -1,16 +1,31 @@
-//! The event queue: a binary heap ordered by (time, insertion order), so that events at
-//! the same instant run in the order they were scheduled and a run is a pure function
-//! of its scenario and seed (ties are never broken by memory addresses or hashing).
+//! The event queue: events pop in (time, insertion order), so that events at the same
+//! instant run in the order they were scheduled and a run is a pure function of its
+//! scenario and seed (ties are never broken by memory addresses or hashing).
+//!
+//! The queue is a radix heap [Ahuja et al. 1990] over the integer nanosecond clock: a
+//! monotone priority queue, which is what a discrete-event loop needs, since nothing is
+//! scheduled before the instant last popped. Bucket `b` holds the events whose time first
+//! differs from that instant in bit `b` (a hierarchical timing wheel with 64 levels of
+//! radix 2); a push is one XOR, one leading-zero count and a `Vec` push, and a pop that
+//! finds no event left at the current instant empties the lowest occupied bucket, whose
+//! earliest time becomes the instant and whose other events fall into lower buckets.
+//! Each event moves down a few levels over its life instead of sifting through a heap
+//! of all pending events on every pop and push. Events at one time stay in insertion
+//! order without any sequence number (see [`EventQueue::advance`]), so the pop order is
+//! exactly that of a sorted (time, insertion order) list:
+//! `pops_exactly_as_a_sorted_reference_*` below.
+//! An event scheduled before the current instant (the engine never does so) would go to
+//! a small binary heap that pops first, so the order stays exact even then.
 //!
 //! Cancellation is by generation: a [`TimerSlot`] owns at most one live event; moving a
 //! deadline earlier schedules a new event and bumps the generation, so the old one is
 //! recognised as stale and ignored when it surfaces. Moving a deadline later keeps the
 //! pending event, which re-arms itself when it fires early. Re-arming an RTO on every ACK
-//! therefore costs no heap operation at all in the common case.
+//! therefore costs no queue operation at all in the common case.
 
 use spikelab_core::Time;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Which timer of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,52 +57,83 @@ pub enum Event {
     MiddleboxWake { mb: u32, gen: u32 },
 }
 
-/// A queued event. `key` packs (time, insertion order) into one integer, time in the
-/// high 64 bits, so that ordering entries is a single 128-bit comparison: the heap's
-/// sift loops compare on every level, and one branch-free comparison there is cheaper
-/// than comparing two fields in turn. The order is exactly (time, insertion order).
+/// A queued event: its time and what happens. Its insertion order is its place among
+/// the events at the same time in its bucket (see [`EventQueue::advance`]).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    key: u128,
+    time: u64,
     event: Event,
 }
 
-impl Entry {
-    fn new(time: Time, seq: u64, event: Event) -> Entry {
-        Entry {
-            key: (u128::from(time.0) << 64) | u128::from(seq),
-            event,
-        }
-    }
-    fn time(&self) -> Time {
-        Time((self.key >> 64) as u64)
-    }
+/// An entry of the heap of events scheduled before the current instant, ordered by
+/// (time, insertion order), earliest on top.
+#[derive(Clone, Copy, Debug)]
+struct Past {
+    seq: u64,
+    entry: Entry,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
+impl Past {
+    fn key(&self) -> (u64, u64) {
+        (self.entry.time, self.seq)
     }
 }
-impl Eq for Entry {}
-impl Ord for Entry {
+impl PartialEq for Past {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Past {}
+impl Ord for Past {
     fn cmp(&self, other: &Self) -> Ordering {
         // Reversed: BinaryHeap is a max-heap and we want the earliest first.
-        other.key.cmp(&self.key)
+        other.key().cmp(&self.key())
     }
 }
-impl PartialOrd for Entry {
+impl PartialOrd for Past {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
+/// The bucket of an event at `time` > `instant`: the highest bit in which they differ.
+fn bucket(time: u64, instant: u64) -> usize {
+    63 - (time ^ instant).leading_zeros() as usize
+}
+
 /// Events ordered by (time, insertion order).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    /// The time of the event popped last (0 before the first): every event in `current`
+    /// is at it, every event in `buckets` after it, every event in `past` before it.
+    instant: u64,
+    /// Events at `instant`, in insertion order.
+    current: VecDeque<Entry>,
+    /// `buckets[b]`: events whose time first differs from `instant` in bit `b`, unordered.
+    buckets: [Vec<Entry>; 64],
+    /// Bit `b` set iff `buckets[b]` is not empty.
+    occupied: u64,
+    /// Events scheduled before `instant` (none in the engine; kept for exactness).
+    past: BinaryHeap<Past>,
+    len: usize,
+    /// The insertion order of the next event pushed into `past`.
     next_seq: u64,
     popped: u64,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            instant: 0,
+            current: VecDeque::new(),
+            buckets: std::array::from_fn(|_| Vec::new()),
+            occupied: 0,
+            past: BinaryHeap::new(),
+            len: 0,
+            next_seq: 0,
+            popped: 0,
+        }
+    }
 }
 
 impl EventQueue {
@@ -96,29 +142,106 @@ impl EventQueue {
     }
 
     /// Schedules `event` at `time`.
+    #[inline]
     pub fn push(&mut self, time: Time, event: Event) {
-        self.heap.push(Entry::new(time, self.next_seq, event));
+        let e = Entry {
+            time: time.0,
+            event,
+        };
+        self.len += 1;
+        if time.0 > self.instant {
+            let b = bucket(time.0, self.instant);
+            self.buckets[b].push(e);
+            self.occupied |= 1 << b;
+        } else if time.0 == self.instant {
+            // The newest event: after everything already at this instant.
+            self.current.push_back(e);
+        } else {
+            self.push_past(e);
+        }
+    }
+
+    /// Schedules an event before the current instant (the engine never does).
+    #[cold]
+    #[inline(never)]
+    fn push_past(&mut self, entry: Entry) {
+        self.past.push(Past {
+            seq: self.next_seq,
+            entry,
+        });
         self.next_seq += 1;
     }
 
     /// The earliest event, removed.
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let e = self.heap.pop()?;
+        let e = match self.past.pop() {
+            Some(p) => p.entry,
+            None => match self.current.pop_front() {
+                Some(e) => e,
+                None => self.advance()?,
+            },
+        };
+        self.len -= 1;
         self.popped += 1;
-        Some((e.time(), e.event))
+        Some((Time(e.time), e.event))
+    }
+
+    /// Moves the instant to the earliest pending time and returns the first event at
+    /// it, the others at it going to `current` in insertion order; `None` if no event
+    /// is pending. Call only with `current` empty.
+    ///
+    /// Why no sort is needed: the events at one time are always in one bucket (the
+    /// bucket is a function of the time and the instant, and re-bucketing keeps it so)
+    /// and in insertion order there. A push appends the newest event; emptying bucket
+    /// `b` moves its events in their order into `current` and into buckets below `b`,
+    /// which were empty (`b` was the lowest occupied), so each receives them in order.
+    fn advance(&mut self) -> Option<Entry> {
+        if self.occupied == 0 {
+            return None;
+        }
+        let b = self.occupied.trailing_zeros() as usize;
+        self.occupied &= !(1 << b);
+        let (lower, from_b) = self.buckets.split_at_mut(b);
+        let emptied = &mut from_b[0];
+        if emptied.len() == 1 {
+            let e = emptied.pop()?;
+            self.instant = e.time;
+            return Some(e);
+        }
+        let earliest = emptied.iter().map(|e| e.time).min()?;
+        self.instant = earliest;
+        for e in emptied.drain(..) {
+            if e.time == earliest {
+                self.current.push_back(e);
+            } else {
+                // Below `b`: both times have bit `b` set and agree above it.
+                let below = bucket(e.time, earliest);
+                lower[below].push(e);
+                self.occupied |= 1 << below;
+            }
+        }
+        self.current.pop_front()
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(Entry::time)
+        if let Some(p) = self.past.peek() {
+            return Some(Time(p.entry.time));
+        }
+        if !self.current.is_empty() {
+            return Some(Time(self.instant));
+        }
+        let b = self.occupied.trailing_zeros() as usize;
+        let earliest = self.buckets.get(b)?.iter().map(|e| e.time).min()?;
+        Some(Time(earliest))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
 
     /// Events popped so far (stale ones included).
@@ -163,6 +286,7 @@ impl TimerSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn ev(flow: u32) -> Event {
         Event::FlowStart { flow }
@@ -238,6 +362,96 @@ mod tests {
             }
             assert_eq!(q.len(), reference.len());
             assert_eq!(q.peek_time().map(|t| t.0), reference.first().map(|r| r.0));
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Pop,
+        /// A push this far after the current instant.
+        Near(u64),
+        /// A push at the current instant.
+        Same,
+        /// A push anywhere up to the end of time.
+        Far(u64),
+        /// A push this far before the current instant.
+        Past(u64),
+        /// The timer slot's deadline set this far ahead (a re-arm).
+        Rearm(u64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            5 => Just(Op::Pop),
+            // Few distinct delays, so that many pending events share a time.
+            3 => (1u64..40).prop_map(|d| Op::Near(d * d * 1000)),
+            1 => (1u64..100_000).prop_map(Op::Near),
+            2 => Just(Op::Same),
+            1 => any::<u64>().prop_map(Op::Far),
+            1 => Just(Op::Far(u64::MAX)),
+            1 => (1u64..1_000).prop_map(Op::Past),
+            2 => (0u64..40).prop_map(|d| Op::Rearm(d * 10_000)),
+        ]
+    }
+
+    /// Pops the reference's earliest (time, insertion order) entry.
+    fn pop_reference(reference: &mut Vec<(u64, u64, Event)>) -> Option<(u64, Event)> {
+        let i = (0..reference.len()).min_by_key(|&i| (reference[i].0, reference[i].1))?;
+        let (t, _, e) = reference.remove(i);
+        Some((t, e))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn pops_exactly_as_a_sorted_reference_under_random_interleavings(
+            ops in proptest::collection::vec(op(), 1..400)
+        ) {
+            let mut q = EventQueue::new();
+            let mut reference: Vec<(u64, u64, Event)> = Vec::new();
+            let mut slot = TimerSlot::default();
+            let mut now = 0u64;
+            let mut seq = 0u64;
+            let mut push = |q: &mut EventQueue, r: &mut Vec<(u64, u64, Event)>, t: u64, e| {
+                q.push(Time(t), e);
+                r.push((t, seq, e));
+                seq += 1;
+            };
+            for (n, op) in ops.iter().chain(std::iter::repeat_n(&Op::Pop, 400)).enumerate() {
+                let n = n as u32;
+                match *op {
+                    Op::Pop => {
+                        let got = q.pop().map(|(t, e)| (t.0, e));
+                        prop_assert_eq!(got, pop_reference(&mut reference));
+                        let Some((t, e)) = got else { continue };
+                        now = t;
+                        if let Event::Timer { gen, .. } = e {
+                            let (pending, current) = (slot.pending, slot.gen);
+                            let live = slot.fire(gen);
+                            prop_assert_eq!(live, gen == current && pending.is_some());
+                            if live {
+                                prop_assert_eq!(pending, Some(Time(t)));
+                            }
+                        }
+                    }
+                    Op::Near(d) => push(&mut q, &mut reference, now.saturating_add(d), ev(n)),
+                    Op::Same => push(&mut q, &mut reference, now, ev(n)),
+                    Op::Far(t) => push(&mut q, &mut reference, t.max(now), ev(n)),
+                    Op::Past(d) => push(&mut q, &mut reference, now.saturating_sub(d), ev(n)),
+                    Op::Rearm(d) => {
+                        let mut armed = None;
+                        slot.want(Some(Time(now.saturating_add(d))), |t, gen| armed = Some((t, gen)));
+                        if let Some((t, gen)) = armed {
+                            let timer = Event::Timer { flow: 0, timer: FlowTimer::Rto, gen };
+                            push(&mut q, &mut reference, t.0, timer);
+                        }
+                    }
+                }
+                prop_assert_eq!(q.len(), reference.len());
+                let earliest = reference.iter().map(|r| (r.0, r.1)).min().map(|r| Time(r.0));
+                prop_assert_eq!(q.peek_time(), earliest);
+            }
         }
     }
 
