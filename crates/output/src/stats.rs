@@ -12,6 +12,9 @@
 //! * Percentiles interpolate linearly between order statistics (Hyndman and Fan type 7,
 //!   numpy's and R's default).
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
 /// Arithmetic mean; NaN for an empty sample.
 pub fn mean(xs: &[f64]) -> f64 {
     if xs.is_empty() {
@@ -52,6 +55,21 @@ pub fn t_critical(confidence: f64, df: u64) -> f64 {
     if df == 0 || !(confidence > 0.0 && confidence < 1.0) {
         return f64::NAN;
     }
+    // Every summary of a reproduction asks for the same few (confidence, df): the
+    // bisection (200 incomplete-beta evaluations) runs once per pair and thread.
+    thread_local! {
+        static KNOWN: RefCell<BTreeMap<(u64, u64), f64>> = const { RefCell::new(BTreeMap::new()) };
+    }
+    KNOWN.with(|known| {
+        *known
+            .borrow_mut()
+            .entry((confidence.to_bits(), df))
+            .or_insert_with(|| t_quantile_by_bisection(confidence, df))
+    })
+}
+
+/// [`t_critical`] computed, for `df > 0` and `confidence` in (0, 1).
+fn t_quantile_by_bisection(confidence: f64, df: u64) -> f64 {
     let nu = df as f64;
     let alpha = 1.0 - confidence;
     // P(|T| > t) = I_x(nu/2, 1/2) with x = nu / (nu + t^2); I_x rises with x, so
@@ -235,6 +253,16 @@ mod tests {
             let got = t_critical(0.95, df);
             assert!(close(got, want, 5e-4), "df {df}: {got} vs {want}");
         }
+    }
+
+    #[test]
+    fn t_critical_asked_again_gives_the_same_bits_as_computed() {
+        for df in [1, 4, 19, 99] {
+            let first = t_critical(0.95, df);
+            assert_eq!(first.to_bits(), t_quantile_by_bisection(0.95, df).to_bits());
+            assert_eq!(t_critical(0.95, df).to_bits(), first.to_bits());
+        }
+        assert!(t_critical(0.9, 4) < t_critical(0.95, 4));
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! * cwnd_STD read as the paper reads it (V: "the size of cwnd_STD is determined by the
 //!   flight size before sudden delay which is limited by receiver buffer size"): the
 //!   flight at the timeout, i.e. the highest byte sent before it minus the timed-out
-//!   segment's first byte, capped by the receiver window ([`flight_before`]). Both
+//!   segment's first byte, capped by the receiver window ([`flight_from`]). Both
 //!   readings are evaluated on the same runs.
 
 use crate::grid::metrics::RunView;
@@ -71,13 +71,23 @@ pub fn episodes(r: &RunResult, rate: BitRate, rwnd: u64) -> StdEpisodes {
     let Some(rtt) = min_rtt(&r.trace) else {
         return s;
     };
-    for t in r.timeouts.iter().filter(|t| std_called_spurious(t)) {
+    // In time order, so that one forward pass over the trace finds every timeout's
+    // flight ([`SentBefore`]); the sums and counts do not depend on the order.
+    let mut spurious: Vec<&TimeoutRecord> = r
+        .timeouts
+        .iter()
+        .filter(|t| std_called_spurious(t))
+        .collect();
+    spurious.sort_by_key(|t| t.time);
+    let mut sent = SentBefore::new(&r.trace);
+    for t in spurious {
+        let highest = sent.highest(t.time);
         if let Some(cwnd) = cwnd_after(&r.trace, t.time) {
             let cwnd = cwnd.min(rwnd);
             s.std_episodes += 1;
             s.cwnd_std_sum += cwnd;
             s.std_condition_met += u32::from(std_condition_met(cwnd, rtt, rate));
-            let flight = flight_before(&r.trace, t.time, t.seq).min(rwnd);
+            let flight = flight_from(highest, t.seq).min(rwnd);
             s.flight_sum += flight;
             s.flight_condition_met += u32::from(std_condition_met(flight, rtt, rate));
         }
@@ -104,17 +114,45 @@ fn min_rtt(trace: &[TraceRecord]) -> Option<Dur> {
         .min()
 }
 
-/// The flight at a timeout at `at` of the segment starting at `una`: the highest byte
-/// sent before `at` minus `una` (0 if nothing beyond `una` was sent).
-fn flight_before(trace: &[TraceRecord], at: Time, una: u64) -> u64 {
-    trace[..trace.partition_point(|r| r.time < at)]
-        .iter()
-        .filter_map(|r| match r.event {
-            TraceEvent::Send { seq, len, .. } => Some(seq + u64::from(len)),
-            _ => None,
-        })
-        .max()
-        .map_or(0, |end| end.saturating_sub(una))
+/// The highest byte sent before each of a run's timeouts, found in one forward pass
+/// over the (time-ordered) trace for all of them: asked in increasing time, it resumes
+/// where the previous question stopped instead of re-reading the trace from its start.
+struct SentBefore<'a> {
+    trace: &'a [TraceRecord],
+    /// The first record not yet read.
+    next: usize,
+    /// The end of the highest segment sent in `trace[..next]`.
+    highest: Option<u64>,
+}
+
+impl<'a> SentBefore<'a> {
+    fn new(trace: &'a [TraceRecord]) -> Self {
+        SentBefore {
+            trace,
+            next: 0,
+            highest: None,
+        }
+    }
+
+    /// The end of the highest segment sent before `at` (None if nothing was); `at`
+    /// must not be earlier than in the previous call.
+    fn highest(&mut self, at: Time) -> Option<u64> {
+        debug_assert!(self.next == 0 || self.trace[self.next - 1].time < at);
+        while let Some(r) = self.trace.get(self.next).filter(|r| r.time < at) {
+            if let TraceEvent::Send { seq, len, .. } = r.event {
+                self.highest = self.highest.max(Some(seq + u64::from(len)));
+            }
+            self.next += 1;
+        }
+        self.highest
+    }
+}
+
+/// The flight at a timeout of the segment starting at `una`, given the end of the
+/// highest segment sent before it: that end minus `una` (0 if nothing beyond `una` was
+/// sent).
+fn flight_from(highest: Option<u64>, una: u64) -> u64 {
+    highest.map_or(0, |end| end.saturating_sub(una))
 }
 
 /// The congestion window in force when the sender first sends new data after `since`
@@ -162,8 +200,12 @@ mod tests {
             rec(9, send(3000, false)),
         ];
         let at = Time::ZERO + Dur::from_millis(5);
-        assert_eq!(flight_before(&trace, at, 1000), 2000);
-        assert_eq!(flight_before(&trace, at, 5000), 0);
+        let mut sent = SentBefore::new(&trace);
+        assert_eq!(sent.highest(Time::ZERO), None);
+        assert_eq!(flight_from(sent.highest(at), 1000), 2000);
+        assert_eq!(flight_from(sent.highest(at), 5000), 0);
+        let later = Time::ZERO + Dur::from_millis(10);
+        assert_eq!(flight_from(sent.highest(later), 1000), 3000);
     }
 
     #[test]
