@@ -2173,20 +2173,26 @@ mod tests {
         assert_eq!(s.snapshot.cwnd, 12_000);
     }
 
-    #[test]
-    fn a_cubic_linux_host_keeps_seven_tenths_of_cwnd_on_a_loss() {
+    /// A `linux` host with `sysctls`, MSS 1000, no handshake and no timestamps option on
+    /// the segments (the tests set what they compare through `sysctls`).
+    fn linux_cfg(sysctls: crate::LinuxSysctls) -> TcpConfig {
         let mut cfg = TcpConfig {
             mss: 1000,
             handshake: false,
             timestamps: false,
             ..TcpConfig::linux()
         };
-        let sysctls = crate::LinuxSysctls {
-            tcp_congestion_control: crate::CongestionControl::Cubic,
-            ..Default::default()
-        };
         sysctls.apply(&mut cfg);
         cfg.linux = Some(sysctls);
+        cfg
+    }
+
+    #[test]
+    fn a_cubic_linux_host_keeps_seven_tenths_of_cwnd_on_a_loss() {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::CongestionControl::Cubic,
+            ..Default::default()
+        });
         let (mut s, mut out) = started(&cfg, 40_000);
         s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
         let mut a = ack(2000);
@@ -2199,21 +2205,13 @@ mod tests {
 
     #[test]
     fn rack_resends_a_lost_go_back_n_retransmission_without_another_timeout() {
-        let mut cfg = TcpConfig {
-            mss: 1000,
-            handshake: false,
-            timestamps: false,
-            ..TcpConfig::linux()
-        };
         // No probe (the timer is the RTO) and no F-RTO (the timeout goes back N).
-        let sysctls = crate::LinuxSysctls {
+        let cfg = linux_cfg(crate::LinuxSysctls {
             tcp_early_retrans: 0,
             tcp_frto: 0,
             tcp_timestamps: 0,
             ..Default::default()
-        };
-        sysctls.apply(&mut cfg);
-        cfg.linux = Some(sysctls);
+        });
         let (mut s, mut out) = started(&cfg, 40_000);
         s.on_ack(ms(100), &ack(2000), &mut out); // RTT 100 ms; segments 10..13 go out
         let rto_at = s.next_deadline().unwrap();
@@ -2235,19 +2233,11 @@ mod tests {
     fn rack_runs_while_frto_probes_after_a_timeout() {
         // tcp_fastretrans_alert in TCP_CA_Loss: tcp_process_loss, then
         // tcp_identify_packet_loss (RACK), whether F-RTO is on or not.
-        let mut cfg = TcpConfig {
-            mss: 1000,
-            handshake: false,
-            timestamps: false,
-            ..TcpConfig::linux()
-        };
-        let sysctls = crate::LinuxSysctls {
+        let cfg = linux_cfg(crate::LinuxSysctls {
             tcp_early_retrans: 0,
             tcp_timestamps: 0,
             ..Default::default()
-        };
-        sysctls.apply(&mut cfg);
-        cfg.linux = Some(sysctls);
+        });
         let (mut s, mut out) = started(&cfg, 40_000);
         s.on_ack(ms(100), &ack(2000), &mut out); // RTT 100 ms; segments 10..13 go out
         let rto_at = s.next_deadline().unwrap();
@@ -2268,20 +2258,12 @@ mod tests {
     /// A linux host with `tcp_recovery` = `bits` after segment 1 arrived reordered
     /// (below a SACKed segment 2), then an ACK with a D-SACK; its reo_wnd_steps.
     fn reo_wnd_steps_after_reordering_and_a_dsack(bits: u8) -> u32 {
-        let mut cfg = TcpConfig {
-            mss: 1000,
-            handshake: false,
-            timestamps: false,
-            ..TcpConfig::linux()
-        };
-        let sysctls = crate::LinuxSysctls {
+        let cfg = linux_cfg(crate::LinuxSysctls {
             tcp_early_retrans: 0,
             tcp_timestamps: 0,
             tcp_recovery: bits,
             ..Default::default()
-        };
-        sysctls.apply(&mut cfg);
-        cfg.linux = Some(sysctls);
+        });
         let (mut s, mut out) = started(&cfg, 40_000);
         let mut a = ack(1000);
         a.sack.push(2000, 3000);
