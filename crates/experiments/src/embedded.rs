@@ -16,6 +16,7 @@ const SCENARIOS: &[(&str, &str)] = files!("scenarios":
     "std-proxy.toml",
     "peak-hopper-a.toml",
     "peak-hopper-b.toml",
+    "peak-hopper-c.toml",
 );
 
 /// `experiments/*.toml`.

@@ -43,6 +43,15 @@ pub trait Env {
     fn lookup(&self, r: &Ref) -> Result<f64, String>;
     /// The sum of `r` over every cell it matches.
     fn sum(&self, r: &Ref) -> Result<f64, String>;
+    /// The labels of `axis` among the cells the context picks, in grid order (for
+    /// reductions over an axis, [`super::over_axis`]).
+    fn axis_labels(&self, axis: &str) -> Result<Vec<String>, String> {
+        Err(format!("no axis `{axis}` to reduce over here"))
+    }
+    /// This environment with `axis` fixed to `label`.
+    fn fixing(&self, axis: &str, label: &str) -> Result<Box<dyn Env + '_>, String> {
+        Err(format!("cannot fix `{axis}` = `{label}` here"))
+    }
 }
 
 /// Parses `text` as one expression.
@@ -240,6 +249,9 @@ pub fn eval(e: &Expr, env: &dyn Env) -> Result<f64, String> {
 }
 
 fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
+    if let Some(v) = super::over_axis::call(f, args, env) {
+        return v;
+    }
     if f == "sum" {
         return match args {
             [Expr::Ref(r)] => env.sum(r),
@@ -258,7 +270,7 @@ fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
         "min" => f64::min,
         _ => {
             return Err(format!(
-                "unknown function `{f}` (known: max, min, sum, ceil, floor)"
+                "unknown function `{f}` (known: max, min, sum, ceil, floor, max_over, argmax_over)"
             ))
         }
     };

@@ -4,6 +4,7 @@
 
 use super::metrics::{RunMetric, RunView};
 use crate::timer_metrics::{outage_hits, outages_from_schedule, rto_half_life, HalfLife, Outage};
+use spikelab_core::Dur;
 use spikelab_engine::{RunResult, SimConfig};
 use spikelab_net::SpikeConfig;
 
@@ -33,6 +34,24 @@ pub fn scheduled_outages(sim: &SimConfig, r: &RunResult) -> Vec<Outage> {
             _ => None,
         });
     schedule.map_or_else(Vec::new, |o| outages_from_schedule(o, r.end))
+}
+
+/// The outage duration of the run's first outage schedule (any link): the first listed
+/// outage's ([`outages_from_schedule`]'s order of precedence), else its `duration`;
+/// `None` without one.
+pub fn scheduled_duration(sim: &SimConfig) -> Option<Dur> {
+    let schedule = sim
+        .links
+        .iter()
+        .flat_map(|l| &l.spikes)
+        .find_map(|s| match s {
+            SpikeConfig::Outage(o) => Some(o),
+            _ => None,
+        })?;
+    match schedule.at.first() {
+        Some(first) => Some(first.duration),
+        None => schedule.duration,
+    }
 }
 
 /// Counts a run's scheduled outages and those that caused a spurious timeout
@@ -86,6 +105,27 @@ pub const METRICS: &[RunMetric] = &[
         value: |v| half_life(v).map_or(f64::NAN, |h| h.peak.as_secs_f64()),
     },
     RunMetric {
+        name: "rto_peak_at_after_last_outage_s",
+        over_flows: false,
+        needs_rto: true,
+        needs_trace: false,
+        value: |v| half_life(v).map_or(f64::NAN, |h| h.peak_at.as_secs_f64()),
+    },
+    RunMetric {
+        name: "outage_duration_s",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: false,
+        value: |v| scheduled_duration(v.sim).map_or(f64::NAN, |d| d.as_secs_f64()),
+    },
+    RunMetric {
+        name: "run_stop_s",
+        over_flows: false,
+        needs_rto: false,
+        needs_trace: false,
+        value: |v| v.sim.stop_at.as_secs_f64(),
+    },
+    RunMetric {
         name: "rto_half_life_after_last_outage_s",
         over_flows: false,
         needs_rto: true,
@@ -102,8 +142,28 @@ pub const METRICS: &[RunMetric] = &[
 mod tests {
     use super::*;
     use crate::grid::metrics::of_run;
-    use crate::peak_hopper::setup::{scenario_fig18, Timer, WcdmaCell};
     use spikelab_core::Time;
+
+    /// Fig. 18's run as `experiments/peak-hopper.toml`'s grid `c18` makes it (the
+    /// RFC2988-RTO with timestamps), `stop` long.
+    fn fig18(stop: &str) -> SimConfig {
+        let mut doc: toml::Table = crate::embedded::scenario("peak-hopper-c.toml")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let sets = format!(
+            r#""run.stop" = "{stop}"
+"flow.0.tcp.rto" = {{ kind = "rfc6298", initial_rto = "3s", min_rto_mode = "last_sample_plus_2g", init_mode = "modified", granularity = "10ms", max_rto = "60s" }}
+"link.2.spikes" = [{{ kind = "outage", dirs = "forward", at = [{{ start = "20s", duration = "900ms" }}, {{ start = "27s", duration = "900ms" }}] }}]"#
+        );
+        for (path, value) in sets.parse::<toml::Table>().unwrap() {
+            spikelab_scenario::set_path(&mut doc, &path, value).unwrap();
+        }
+        let text = toml::to_string(&doc).unwrap();
+        let mut sim = spikelab_scenario::parse(&text, "fig18").unwrap().to_sim();
+        sim.record_rto = true;
+        sim
+    }
 
     #[test]
     fn a_run_without_outages_has_no_hit_share_rather_than_a_division_by_zero() {
@@ -120,15 +180,18 @@ mod tests {
     }
 
     #[test]
+    fn the_outage_duration_is_the_periodic_schedules_and_none_without_one() {
+        let text = crate::embedded::scenario("peak-hopper-c.toml").unwrap();
+        let sim = spikelab_scenario::parse(text, "c").unwrap().to_sim();
+        assert_eq!(scheduled_duration(&sim), Some(Dur::from_millis(2200)));
+        let text = crate::embedded::scenario("peak-hopper-b.toml").unwrap();
+        let sim = spikelab_scenario::parse(text, "b").unwrap().to_sim();
+        assert_eq!(scheduled_duration(&sim), None);
+    }
+
+    #[test]
     fn fig18s_two_outages_are_counted_and_the_peak_is_taken_after_the_second() {
-        let cell = WcdmaCell {
-            timer: Timer::Rfc2988,
-            timestamps: true,
-            kbps: 384,
-            outage_ms: None,
-            stop_s: 40,
-        };
-        let sim = scenario_fig18(&cell).unwrap();
+        let sim = fig18("40s");
         let result = spikelab_engine::run(&sim, 1).unwrap();
         let v = RunView {
             result: &result,
@@ -150,5 +213,13 @@ mod tests {
         assert_eq!(of_run("rto_peak_after_last_outage_s", &v), peak);
         let half = of_run("rto_half_life_after_last_outage_s", &v);
         assert!(half.is_nan() || (half > 0.0 && half < 13.0), "{half}");
+        let peak_at = of_run("rto_peak_at_after_last_outage_s", &v);
+        assert!((27.0..40.0).contains(&peak_at), "{peak_at}");
+        assert_eq!(
+            of_run("outage_duration_s", &v),
+            0.9,
+            "the first listed outage's"
+        );
+        assert_eq!(of_run("run_stop_s", &v), 40.0);
     }
 }

@@ -36,6 +36,10 @@ pub struct ComparisonSpec {
     pub ci95: Option<String>,
     pub paper: f64,
     pub unit: String,
+    /// `what` instead when our value is NaN (e.g. a [`super::over_axis`] reduction whose
+    /// condition never held).
+    #[serde(default)]
+    pub what_if_nan: Option<String>,
     /// Labels every reference of `what`, `value` and `ci95` is restricted to.
     #[serde(default, rename = "where")]
     pub filter: BTreeMap<String, String>,
@@ -51,7 +55,12 @@ pub fn check(spec: &ExperimentSpec) -> Result<(), Invalid> {
         }
         for (field, e) in [("value", Some(&c.value)), ("ci95", c.ci95.as_ref())] {
             if let Some(e) = e {
-                expr::parse(e).map_err(|e| Invalid::new(at.key(field), e))?;
+                let e = expr::parse(e).map_err(|e| Invalid::new(at.key(field), e))?;
+                let g = spec.grid(&c.grid).map(|g| &g.axis[..]).unwrap_or_default();
+                let axes: Vec<&str> = g.iter().map(|a| a.name.as_str()).collect();
+                super::over_axis::check_calls(&e, &axes).map_err(|e| {
+                    Invalid::new(at.key(field), format!("comparison `{}`: {e}", c.what))
+                })?;
             }
         }
     }
@@ -84,9 +93,11 @@ pub fn comparisons<'a>(
                     .and_then(|e| expr::eval(&e, &env))
                     .map_err(|e| at(c, e))
             };
+            let ours = eval(&c.value)?;
+            let what = c.what_if_nan.as_ref().filter(|_| ours.is_nan());
             Ok(Comparison {
-                what: expr::render(&c.what, &env).map_err(|e| at(c, e))?,
-                ours: eval(&c.value)?,
+                what: expr::render(what.unwrap_or(&c.what), &env).map_err(|e| at(c, e))?,
+                ours,
                 ours_ci95: c.ci95.as_deref().map(eval).transpose()?,
                 paper: c.paper,
                 unit: c.unit.clone(),
@@ -106,7 +117,13 @@ pub fn referenced(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
             spec.comparison
                 .iter()
                 .filter(|c| on(&c.grid))
-                .flat_map(|c| [&c.what, &c.value].into_iter().chain(&c.ci95)),
+                .flat_map(|c| [&c.what, &c.value].into_iter().chain(&c.ci95))
+                .chain(
+                    spec.comparison
+                        .iter()
+                        .filter(|c| on(&c.grid))
+                        .filter_map(|c| c.what_if_nan.as_ref()),
+                ),
         )
         .chain(
             spec.text
@@ -284,6 +301,50 @@ group = [
             vec![(0, 0), (1, 0), (0, 1), (1, 1)],
             "a run's groups together"
         );
+    }
+
+    #[test]
+    fn a_comparison_whose_value_is_nan_shows_its_what_if_nan() {
+        use super::super::values::Stat;
+        let spec: ExperimentSpec = toml::from_str(
+            r#"name = "x"
+title = "x"
+scenario = "s.toml"
+flow = "f"
+[[grid]]
+name = "g"
+axis = []
+[[comparison]]
+block = "b"
+grid = "g"
+what = "v is {v}"
+what_if_nan = "v is undefined"
+value = "v"
+paper = 1.0
+unit = ""
+"#,
+        )
+        .unwrap();
+        let labels = vec![BTreeMap::new()];
+        for (v, what) in [(2.0, "v is 2"), (f64::NAN, "v is undefined")] {
+            let stat = Stat {
+                mean: v,
+                ci95: f64::NAN,
+                n: 1,
+            };
+            let values = vec![BTreeMap::from([("v".to_string(), stat)])];
+            let env = |_: &str, fixed| {
+                Ok(GridEnv {
+                    labels: &labels,
+                    values: &values,
+                    fixed,
+                    reps: 1,
+                    samples: None,
+                })
+            };
+            let cs = comparisons(&spec, "b", env).unwrap();
+            assert_eq!(cs[0].what, what);
+        }
     }
 
     #[test]

@@ -46,6 +46,8 @@ pub struct GridResult {
     pub group_rows: usize,
     /// Per cell, its distribution metrics merged over its repetitions.
     pub dists: super::distributions::Merged,
+    /// Per cell, the run series of its first repetition ([`super::run_series`]).
+    pub first_runs: super::run_series::FirstRuns,
 }
 
 impl GridResult {
@@ -64,6 +66,7 @@ impl GridResult {
             cells: vec![],
             values: vec![BTreeMap::new(); labels.len()],
             dists: vec![BTreeMap::new(); labels.len()],
+            first_runs: vec![BTreeMap::new(); labels.len()],
             labels,
             names,
             raw,
@@ -127,6 +130,7 @@ fn collected(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
             spec.chart
                 .iter()
                 .filter(|c| c.grid == g.name && !c.metric.is_empty())
+                .filter(|c| super::run_series::find(&c.metric).is_none())
                 .map(|c| &c.metric),
         )
         .chain(&referenced);
@@ -268,7 +272,11 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
     let cells = cells(spec, g)?;
     let names = collected(spec, g);
     let trace = names.iter().any(|n| metrics::needs_trace(n));
-    let record_rto = names.iter().any(|n| metrics::needs_rto(n));
+    let series_names = super::run_series::wanted(spec, g);
+    let record_rto = names.iter().any(|n| metrics::needs_rto(n))
+        || series_names
+            .iter()
+            .any(|n| super::run_series::find(n).is_some_and(|s| s.needs_rto));
     let sims: Vec<SimConfig> = cells
         .iter()
         .map(|c| SimConfig {
@@ -288,7 +296,7 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         .filter(|n| super::distributions::find(n).is_some())
         .cloned()
         .collect();
-    let runs = run_cells(&sims, batch, |c, _, r| {
+    let mut runs = run_cells(&sims, batch, |c, rep, r| {
         let one = [cells[c].flow];
         let view = |row: &Option<&str>, n: &str| {
             let (metric, group) = metrics::split_group(n);
@@ -314,19 +322,33 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
                 (d.value)(&view(row, n))
             })
             .collect::<Vec<_>>();
-        (values, dists)
+        let first = (rep == 0).then(|| {
+            let tables = rows
+                .iter()
+                .flat_map(|row| series_names.iter().map(move |n| (row, n)));
+            let series = |(row, n): (&Option<&str>, &String)| {
+                let s = super::run_series::find(n).expect("a run series");
+                (s.value)(&view(row, n))
+            };
+            tables.map(series).collect::<Vec<_>>()
+        });
+        (values, dists, first)
     })
     .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
     let dists: super::distributions::Merged = runs
         .iter()
         .flat_map(|reps| {
-            let d: Vec<_> = reps.iter().map(|(_, d)| d.clone()).collect();
+            let d: Vec<_> = reps.iter().map(|(_, d, _)| d.clone()).collect();
             super::distributions::merge_runs(&d, rows.len(), &dist_names)
         })
         .collect();
+    let first = runs
+        .iter_mut()
+        .map(|reps| reps.first_mut().and_then(|r| r.2.take()));
+    let first_runs = super::run_series::unfold(first.collect(), rows.len(), &series_names);
     let raw: Vec<Vec<Vec<f64>>> = runs
         .into_iter()
-        .map(|reps| reps.into_iter().map(|(v, _)| v).collect())
+        .map(|reps| reps.into_iter().map(|(v, _, _)| v).collect())
         .collect();
     let summarize = |reps: &Vec<Vec<f64>>| {
         (0..metrics::NAMES.len())
@@ -364,6 +386,7 @@ fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Gr
         values,
         group_rows: rows.len(),
         dists,
+        first_runs,
     })
 }
 

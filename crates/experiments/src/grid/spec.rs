@@ -146,6 +146,9 @@ pub struct CsvColumn {
     /// `x` or `cdf` of a `distribution` file's bin.
     #[serde(default)]
     pub bin: Option<String>,
+    /// A column of a `run_series` file's sample ([`crate::grid::run_series`]).
+    #[serde(default)]
+    pub column: Option<String>,
 }
 
 /// A CSV file with chosen columns, one row per cell or per repetition.
@@ -163,6 +166,10 @@ pub struct CsvSpec {
     pub distribution: Option<String>,
     #[serde(default)]
     pub max_x: Option<f64>,
+    /// One row per sample of this run-series metric in each cell's first run
+    /// ([`crate::grid::run_series`]); a column with `column` writes a field of the sample.
+    #[serde(default)]
+    pub run_series: Option<String>,
     pub columns: Vec<CsvColumn>,
 }
 
@@ -210,6 +217,10 @@ pub enum ChartKind {
     /// Bars: grid value `value` (mean, 95% half-width) of every cell `where` picks, in
     /// grid order, each under the label `bar_label` (a template of its labels).
     Bar,
+    /// Lines through the samples of run-series metric `metric` in the first run of the one
+    /// cell `where` picks: column `x` along x, one line per `lines` entry
+    /// ([`crate::grid::run_series`]).
+    Run,
 }
 
 /// A chart of a grid, one series per label of axis `series` (all, or
@@ -227,6 +238,8 @@ pub struct ChartSpec {
     /// The axis along x (`axis` and `scatter`).
     #[serde(default)]
     pub x: String,
+    /// The axis whose labels are the series (every kind but `run`).
+    #[serde(default)]
     pub series: String,
     #[serde(default)]
     pub series_values: Vec<String>,
@@ -252,6 +265,12 @@ pub struct ChartSpec {
     /// `bar`: each bar's label, `{key}` a label of its cell.
     #[serde(default)]
     pub bar_label: String,
+    /// `run`: the lines, each a column of the run-series metric's samples.
+    #[serde(default)]
+    pub lines: Vec<crate::grid::run_series::LineSpec>,
+    /// `run`: only the samples at x >= `x_from`.
+    #[serde(default)]
+    pub x_from: Option<f64>,
 }
 
 /// The largest label of `axis` (read as a number) up to which `holds` is true at every
@@ -520,6 +539,7 @@ impl ExperimentSpec {
         self.check_values()?;
         self.check_grids_named()?;
         self.check_csv()?;
+        crate::grid::run_series::check(self)?;
         crate::grid::pooled::check(self)?;
         self.check_charts()
     }
@@ -656,7 +676,7 @@ impl ExperimentSpec {
                 ChartKind::Scatter | ChartKind::Cdf => {
                     grid_metric(self.grid(&c.grid), &what, &c.metric, at.key("metric"))?;
                 }
-                ChartKind::Axis | ChartKind::Bar => {}
+                ChartKind::Axis | ChartKind::Bar | ChartKind::Run => {}
             }
         }
         Ok(())

@@ -55,6 +55,9 @@ fn number(label: &str, what: &str) -> anyhow::Result<f64> {
 
 /// Writes `spec.file` into `ctx.dir`.
 pub fn write_csv(ctx: &Context, spec: &CsvSpec, g: &GridResult) -> anyhow::Result<()> {
+    if let Some(s) = &spec.run_series {
+        return super::run_series::write_csv(ctx, spec, g, s);
+    }
     let header: Vec<&str> = spec.columns.iter().map(|c| c.name.as_str()).collect();
     let mut w = csv_file(&ctx.dir.join(&spec.file), &header)?;
     if let Some(d) = &spec.distribution {
@@ -194,6 +197,9 @@ fn row_keys(g: &GridResult, t: &ReportTableSpec) -> Vec<Vec<String>> {
 
 /// A chart drawn into `ctx.dir`.
 pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Result<Figure> {
+    if c.kind == ChartKind::Run {
+        return super::run_series::draw(ctx, c, g);
+    }
     let series_labels = if c.series_values.is_empty() {
         axis_labels(g, &c.series)
     } else {
@@ -214,7 +220,7 @@ pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Resul
                     (pts.into_iter().map(|(x, y)| (x + dx, y)).collect(), vec![])
                 }
                 ChartKind::Cdf => (cdf_points(c, g, &fixed)?, vec![]),
-                ChartKind::Bar => (vec![], vec![]),
+                ChartKind::Bar | ChartKind::Run => (vec![], vec![]),
             };
             let legend = c.legend.as_ref().and_then(|l| {
                 let first = picked(g, &fixed).next();

@@ -187,6 +187,16 @@ impl Env for GridEnv<'_> {
     fn sum(&self, r: &Ref) -> Result<f64, String> {
         self.matching(r).into_iter().map(|c| self.stat(c, r)).sum()
     }
+
+    fn axis_labels(&self, axis: &str) -> Result<Vec<String>, String> {
+        super::over_axis::labels(self.labels, &self.fixed, axis)
+    }
+
+    fn fixing(&self, axis: &str, label: &str) -> Result<Box<dyn Env + '_>, String> {
+        let mut fixed = self.fixed.clone();
+        fixed.insert(axis.to_string(), label.to_string());
+        Ok(Box::new(GridEnv { fixed, ..*self }))
+    }
 }
 
 #[cfg(test)]

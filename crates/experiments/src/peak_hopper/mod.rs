@@ -9,13 +9,11 @@
 //!   engine ([`crate::grid`]), whose blocks [`PeakHopperRto`] places after section II's.
 //! * Scenario B (IV.B.2, V.C): the WCDMA-like link, P with confidence intervals
 //!   (Fig. 15) and its distribution (Fig. 16), is data too (the same file).
-//! * [`scenario_c`]: Scenario C (IV.B.3, V.D): outages every 50 s, the share of outages
-//!   that caused a spurious timeout (Fig. 17), and the two-spike trace (Fig. 18), still
-//!   Rust; its per-run numbers already come from the grid's metric registry
-//!   ([`crate::grid::outage_metrics`]), so porting it is the figures, tables and
-//!   comparisons only.
-//! * [`setup`]: every simulation of Scenarios B and C as an edit of
-//!   `scenarios/peak-hopper-{b,c}.toml`.
+//! * Scenario C (IV.B.3, V.D): outages every 50 s, the share of outages that caused a
+//!   spurious timeout (Fig. 17), and the two-outage trace (Fig. 18), is data too: its
+//!   per-run numbers are [`crate::grid::outage_metrics`], Fig. 17's "largest reduction"
+//!   a [`crate::grid::over_axis`] reduction and Fig. 18's panels
+//!   [`crate::grid::run_series`] charts.
 //!
 //! The metrics are [`crate::timer_metrics`]; the estimators are spikelab_tcp's, unchanged.
 //!
@@ -23,8 +21,6 @@
 //! documented reduction for tests (see each method).
 
 pub mod problems;
-pub mod scenario_c;
-pub mod setup;
 
 use crate::grid::run::run_experiment;
 use crate::grid::spec::AxisValue;
@@ -42,44 +38,10 @@ pub enum Scale {
     /// The paper's flows, durations and parameter ranges.
     Paper,
     /// A fast run for tests: Scenario A with N and the start window both divided by
-    /// 10 (so the offered load per second is the paper's), two loads ([`smoke_a`]); Scenario B 100 s;
-    /// Scenario C 200 s (three outages) at two durations. Fig. 18 and section II are
-    /// unchanged (they are cheap).
+    /// 10 (so the offered load per second is the paper's), two loads; Scenario B 100 s;
+    /// Scenario C 200 s (three outages) at two durations, `--reps` runs per cell
+    /// ([`smoke`]). Fig. 18 and section II are unchanged (they are cheap).
     Smoke,
-}
-
-impl Scale {
-    /// Scenario C's outage durations d, ms (IV.B.3: "vary d between 0.5 and 3 seconds"),
-    /// every 0.25 s, with V.D's highlighted 2.2 s added.
-    pub fn c_durations_ms(self) -> Vec<u32> {
-        match self {
-            Scale::Paper => {
-                let mut d: Vec<u32> = (500..=3000).step_by(250).collect();
-                d.push(2200);
-                d.sort_unstable();
-                d
-            }
-            Scale::Smoke => vec![1000, 2200],
-        }
-    }
-
-    /// Scenario C runs per cell. Fig. 17's unit is the outage, and a 400 s run has 7;
-    /// ceil(reps / 4) runs (25 at `--reps 100`, 175 outages per point) keep the whole
-    /// sweep of 96 cells near a minute of CPU.
-    pub fn c_runs_per_cell(self, reps: u32) -> u32 {
-        match self {
-            Scale::Paper => reps.div_ceil(4).max(1),
-            Scale::Smoke => reps,
-        }
-    }
-
-    /// Scenario C's length, seconds (the paper does not give it; Scenario B's 400 s).
-    pub fn c_stop_s(self) -> u32 {
-        match self {
-            Scale::Paper => 400,
-            Scale::Smoke => 200,
-        }
-    }
 }
 
 /// The reproduction.
@@ -105,7 +67,6 @@ impl Reproduction for PeakHopperRto {
         let mut blocks = vec![Block::Text(INTRO.into())];
         blocks.extend(problems::report(ctx)?);
         blocks.extend(run_experiment(&self.experiment()?, ctx)?.blocks);
-        blocks.extend(scenario_c::report(ctx, self.scale)?);
         Ok(Section {
             name: self.name().into(),
             title: self.title().into(),
@@ -115,7 +76,7 @@ impl Reproduction for PeakHopperRto {
 }
 
 impl PeakHopperRto {
-    /// `experiments/peak-hopper.toml` (Scenarios A and B), reduced by [`smoke_a`] at
+    /// `experiments/peak-hopper.toml` (Scenarios A, B and C), reduced by [`smoke`] at
     /// [`Scale::Smoke`].
     pub fn experiment(&self) -> anyhow::Result<ExperimentSpec> {
         let file = "peak-hopper.toml";
@@ -123,16 +84,17 @@ impl PeakHopperRto {
             .ok_or_else(|| anyhow::anyhow!("no built-in experiment `{file}`"))?;
         let mut spec = ExperimentSpec::parse(text, &format!("experiments/{file}"))?;
         if self.scale == Scale::Smoke {
-            smoke_a(&mut spec)?;
+            smoke(&mut spec)?;
         }
         Ok(spec)
     }
 }
 
-/// Scenarios A and B at [`Scale::Smoke`]: A with N = 96 and 104 (the grid's `n` axis,
+/// Scenarios A, B and C at [`Scale::Smoke`]: A with N = 96 and 104 (the grid's `n` axis,
 /// with the same settings as the file's loads), starts uniform in (0, 100) s, each run
-/// stopped 200 s after the last start, one run per load; B 100 s long.
-fn smoke_a(spec: &mut ExperimentSpec) -> anyhow::Result<()> {
+/// stopped 200 s after the last start, one run per load; B 100 s long; C (Fig. 17) 200 s
+/// long at d = 1 s and 2.2 s only, `--reps` runs per cell.
+fn smoke(spec: &mut ExperimentSpec) -> anyhow::Result<()> {
     let g = spec.grid.iter_mut().find(|g| g.name == "a");
     let g = g.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no grid `a`"))?;
     let axis = g.axis.iter_mut().find(|a| a.name == "n");
@@ -159,6 +121,13 @@ fn smoke_a(spec: &mut ExperimentSpec) -> anyhow::Result<()> {
     let b = spec.grid.iter_mut().find(|g| g.name == "b");
     let b = b.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no grid `b`"))?;
     b.set.insert("run.stop".into(), "100s".into());
+    let c = spec.grid.iter_mut().find(|g| g.name == "c");
+    let c = c.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no grid `c`"))?;
+    c.set.insert("run.stop".into(), "200s".into());
+    c.reps = None;
+    let d = c.axis.iter_mut().find(|a| a.name == "d");
+    let d = d.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no axis `d`"))?;
+    d.values.retain(|v| v.label == "1.00" || v.label == "2.20");
     Ok(())
 }
 
@@ -178,7 +147,6 @@ still in the network), not by a detector.";
 pub(crate) enum Cell {
     S(String),
     F(f64),
-    U(u64),
 }
 
 /// Writes `header` and `rows` to `path`.
@@ -191,7 +159,6 @@ pub(crate) fn write_csv(path: &Path, header: &[&str], rows: &[Vec<Cell>]) -> any
             match c {
                 Cell::S(s) => w.field_str(s)?,
                 Cell::F(v) => w.field_f64(*v)?,
-                Cell::U(v) => w.field_u64(*v)?,
             }
         }
         w.end_row()?;
