@@ -14,9 +14,8 @@
 //! * [`timer_metrics`]: the retransmission-timer metrics of [Ekström & Ludwig 2004] IV.C
 //!   (B_norm, W, W_95, P), fast timeouts, outages that caused a spurious timeout and the
 //!   RTO half-life after a spike, as pure functions over run results.
-//! * [`peak_hopper`]: the reproduction of [Ekström & Ludwig 2004]: Scenarios A, B and C
-//!   are `experiments/peak-hopper.toml`; the RFC 2988 problems of section II are still
-//!   Rust here, placed before the file's blocks.
+//! * [`peak_hopper`]: the reproduction of [Ekström & Ludwig 2004], all of it
+//!   `experiments/peak-hopper.toml`: its registration and its reduction for tests.
 //!
 //! * [`reproduction`]: the trait each paper's reproduction implements, and the registry
 //!   `spikelab reproduce` runs.

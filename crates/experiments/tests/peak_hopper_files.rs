@@ -1,10 +1,12 @@
 //! [Ekström & Ludwig 2004]'s scenario files and `experiments/peak-hopper.toml`: the
 //! files load, every flow recovers as the paper's (RFC 3517 SACK), Scenario C's cells
-//! change only what the paper varies, and a misspelt name in the experiment file is a
+//! change only what the paper varies, section II's sequences show the three problems
+//! of the RFC2988-RTO (Figs. 2 and 3), and a misspelt name in the experiment file is a
 //! located error before anything runs.
 
 use spikelab_engine::{FlowKind, SimConfig};
 use spikelab_experiments::embedded;
+use spikelab_experiments::grid::rtt_feed;
 use spikelab_experiments::grid::run::expand;
 use spikelab_experiments::grid::ExperimentSpec;
 use spikelab_tcp::rto::RtoConfig;
@@ -129,4 +131,79 @@ fn a_misspelt_run_series_metric_or_axis_is_located_in_the_file() {
     assert!(err.contains("unknown metric `outage_hits_pct`"), "{err}");
     let (err, _) = misspelt("x_from = 15.0", "x_form = 15.0");
     assert!(err.contains("x_form"), "{err}");
+}
+
+/// Section II's feed `name` of the experiment file: its samples and its timers.
+fn feed_of(name: &str) -> (Vec<rtt_feed::Measured>, RtoConfig, RtoConfig) {
+    let (_, spec) = experiment();
+    let f = spec.feed.iter().find(|f| f.name == name).unwrap();
+    let timer = |l: &str| f.timers.iter().find(|t| t.label == l).unwrap().rto.clone();
+    (f.sequence.samples(), timer("RFC2988-RTO"), timer("PH-RTO"))
+}
+
+#[test]
+fn section_iis_timers_are_the_papers_rfc2988_rto_and_the_default_ph_rto() {
+    for name in ["ii-fig2", "ii-fig3"] {
+        let (_, rfc, ph) = feed_of(name);
+        assert_eq!(rfc, RtoConfig::peak_hopper_paper_rfc2988(), "{name}");
+        assert_eq!(ph, RtoConfig::PeakHopper(Default::default()), "{name}");
+    }
+}
+
+/// II.C: with every packet timed, the RFC2988-RTO falls onto its floor RTT + 2G; the
+/// PH-RTO keeps a margin, and without timestamps the RFC2988-RTO keeps more of one.
+#[test]
+fn fig2_rfc_with_timestamps_hugs_the_rtt_and_ph_keeps_a_margin() {
+    let (s, rfc, ph) = feed_of("ii-fig2");
+    assert_eq!(s.len(), 2 + 4 + 8 + 16 + 32 + 64 + 7 * 128);
+    let margin = |rows: &[rtt_feed::Computed]| {
+        let last = rows.last().unwrap();
+        last.rto.as_secs_f64() / last.rtt.as_secs_f64()
+    };
+    let rfc_ts = rtt_feed::feed(&rfc, &s, true);
+    // The floor RTT + 2G is all that is left: 640 ms + 20 ms.
+    assert!(margin(&rfc_ts) < 1.05, "{}", margin(&rfc_ts));
+    assert!(margin(&rtt_feed::feed(&rfc, &s, false)) > margin(&rfc_ts));
+    assert!(margin(&rtt_feed::feed(&ph, &s, true)) > 1.2);
+}
+
+/// II.D and II.E: the RFC2988-RTO is sluggish after the spike and shoots up when the RTT
+/// drops back; the PH-RTO hops at once and does not rise on the drop.
+#[test]
+fn fig3_shows_sluggishness_and_the_prediction_flaw_for_rfc_only() {
+    let (s, rfc, ph) = feed_of("ii-fig3");
+    let rfc_ts = rtt_feed::spike_response(&rtt_feed::feed(&rfc, &s, true));
+    assert!(rfc_ts.first_ratio < 1.25, "{rfc_ts:?}");
+    assert!(rfc_ts.samples_to_peak >= 2, "{rfc_ts:?}");
+    assert!(rfc_ts.after_drop_ratio > 4.0, "{rfc_ts:?}");
+    assert!(rfc_ts.after_drop_rise > 1.0, "{rfc_ts:?}");
+    let ph_ts = rtt_feed::spike_response(&rtt_feed::feed(&ph, &s, true));
+    assert!(ph_ts.first_ratio >= 1.5 - 1e-9, "{ph_ts:?}");
+    assert_eq!(ph_ts.samples_to_peak, 0);
+    assert!(ph_ts.after_drop_rise <= 1.0, "{ph_ts:?}");
+}
+
+#[test]
+fn a_misspelt_feed_metric_or_timer_is_located_in_the_file() {
+    let (err, line) = misspelt(
+        "metric = \"spike_peak_rto_s\"",
+        "metric = \"spike_peak_rto\"",
+    );
+    assert!(
+        err.starts_with(&format!(
+            "peak-hopper.toml:{line}:1: field `feed[1].comparison[1].metric`"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("unknown feed metric `spike_peak_rto`"),
+        "{err}"
+    );
+    let (err, _) = misspelt(
+        "timer = \"RFC2988-RTO\"\ntimestamps = true",
+        "timer = \"RFC-RTO\"\ntimestamps = true",
+    );
+    assert!(err.contains("field `feed[1].comparison[0].timer`"), "{err}");
+    let (err, _) = misspelt("per_queued = \"5ms\"", "per_queue = \"5ms\"");
+    assert!(err.contains("per_queue"), "{err}");
 }

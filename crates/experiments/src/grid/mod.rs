@@ -8,6 +8,7 @@ pub mod metrics;
 pub mod outage_metrics;
 pub mod over_axis;
 pub mod pooled;
+pub mod rtt_feed;
 pub mod run;
 pub mod run_series;
 pub mod spec;

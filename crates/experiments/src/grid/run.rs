@@ -642,6 +642,14 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
                 let cs = super::pooled::comparisons(spec, name, env)?;
                 blocks.push(Block::Comparisons(cs));
             }
+            "feed" | "feed_comparisons" => {
+                let f = spec.feed.iter().find(|f| f.name == name);
+                let f = f.ok_or_else(|| anyhow!("layout: no feed `{name}`"))?;
+                blocks.push(match kind {
+                    "feed" => super::rtt_feed::block(ctx, f)?,
+                    _ => super::rtt_feed::comparisons(f)?,
+                });
+            }
             _ => return Err(anyhow!("{}: layout item `{item}` unknown", spec.name)),
         }
     }

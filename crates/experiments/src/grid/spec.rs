@@ -77,13 +77,18 @@ pub struct ExperimentSpec {
     #[serde(default)]
     pub text: Vec<TextSpec>,
     /// The order of the report's blocks: `notes`, `table:<file>`, `figure:<name>`,
-    /// `report_table:<name>`, `chart:<name>`, `thresholds`, `text:<name>`. Empty: the
+    /// `report_table:<name>`, `chart:<name>`, `thresholds`, `text:<name>`,
+    /// `comparisons:<block>`, `feed:<name>`, `feed_comparisons:<name>`. Empty: the
     /// notes, then every table, then every figure (the Eifel experiments' layout).
     #[serde(default)]
     pub layout: Vec<String>,
     /// Our numbers beside the paper's, each an expression (`comparisons:<block>`).
     #[serde(default)]
     pub comparison: Vec<crate::grid::pooled::ComparisonSpec>,
+    /// Synthetic RTT sequences fed straight into estimators (`feed:<name>`,
+    /// `feed_comparisons:<name>`; [`crate::grid::rtt_feed`]).
+    #[serde(default)]
+    pub feed: Vec<crate::grid::rtt_feed::FeedSpec>,
     /// Where the scenario files it names are read: `None` for the built-in
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]
@@ -540,6 +545,7 @@ impl ExperimentSpec {
         self.check_grids_named()?;
         self.check_csv()?;
         crate::grid::run_series::check(self)?;
+        crate::grid::rtt_feed::check(self)?;
         crate::grid::pooled::check(self)?;
         self.check_charts()
     }

@@ -2,11 +2,13 @@
 //! End-to-End Retransmission Timer for Reliable Unicast Transport"): `spikelab
 //! reproduce peak-hopper`.
 //!
-//! * [`problems`]: section II's three problems of the RFC2988-RTO (Figs. 2, 3), RTT
-//!   sequences fed straight into the estimators.
+//! The whole reproduction is data, `experiments/peak-hopper.toml` over the grid engine
+//! ([`crate::grid`]); this module only registers it and reduces it for tests.
+//!
+//! * Section II's three problems of the RFC2988-RTO (Figs. 2, 3): synthetic RTT
+//!   sequences fed straight into the estimators ([`crate::grid::rtt_feed`]).
 //! * Scenario A (IV.B.1, V.A, V.B): N = 940..1036 flows, half per timer, B_norm, P, W,
-//!   W_95 per run (Figs. 13, 14), is data: `experiments/peak-hopper.toml` over the grid
-//!   engine ([`crate::grid`]), whose blocks [`PeakHopperRto`] places after section II's.
+//!   W_95 per run (Figs. 13, 14), over flow groups ([`crate::grid::group_metrics`]).
 //! * Scenario B (IV.B.2, V.C): the WCDMA-like link, P with confidence intervals
 //!   (Fig. 15) and its distribution (Fig. 16), is data too (the same file).
 //! * Scenario C (IV.B.3, V.D): outages every 50 s, the share of outages that caused a
@@ -20,17 +22,11 @@
 //! [`Scale::Paper`] is the experiment as the paper describes it; [`Scale::Smoke`] is a
 //! documented reduction for tests (see each method).
 
-pub mod problems;
-
 use crate::grid::run::run_experiment;
 use crate::grid::spec::AxisValue;
 use crate::grid::ExperimentSpec;
-use crate::report::{Block, Comparison, Section};
+use crate::report::Section;
 use crate::reproduction::{Context, Reproduction};
-use anyhow::Context as _;
-use spikelab_output::csv::CsvWriter;
-use spikelab_output::plot::{line_chart, PlotFiles, Series};
-use std::path::Path;
 
 /// How much of the paper's experiment to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,14 +60,7 @@ impl Reproduction for PeakHopperRto {
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
-        let mut blocks = vec![Block::Text(INTRO.into())];
-        blocks.extend(problems::report(ctx)?);
-        blocks.extend(run_experiment(&self.experiment()?, ctx)?.blocks);
-        Ok(Section {
-            name: self.name().into(),
-            title: self.title().into(),
-            blocks,
-        })
+        run_experiment(&self.experiment()?, ctx)
     }
 }
 
@@ -129,86 +118,4 @@ fn smoke(spec: &mut ExperimentSpec) -> anyhow::Result<()> {
     let d = d.ok_or_else(|| anyhow::anyhow!("peak-hopper.toml: no axis `d`"))?;
     d.values.retain(|v| v.label == "1.00" || v.label == "2.20");
     Ok(())
-}
-
-const INTRO: &str = "[Ekström & Ludwig 2004] compares its Peak-Hopper RTO (PH-RTO, section III: \
-F = 16 / 24, B_max = 0.5 / 1 with / without timestamps, B_INIT = 0.25, RTO_min = RTT_max + 2G) \
-with the RFC2988-RTO whose 1 s minimum is replaced by FreeBSD's RTT-Sample + 2G (II.A) and whose \
-initialisation is modified to 1.25 RTT_SEGMENT (V.A), G = 10 ms, in ns-2 with Limited Transmit, \
-RFC 3517 SACK recovery and no delayed ACKs (IV.A). Both estimators here are spikelab_tcp's; \
-every simulation is an edit of scenarios/peak-hopper-{a,b,c}.toml, whose comments cite the paper \
-for each value and say what we chose where it is silent. Timeouts count as the paper counts them \
-(IV.C): only those that start a recovery phase (first timeout of a segment, not in fast \
-recovery); spurious means spurious by the simulator's ground truth (the segment or its ACK was \
-still in the network), not by a detector.";
-
-/// One CSV field.
-#[derive(Clone)]
-pub(crate) enum Cell {
-    S(String),
-    F(f64),
-}
-
-/// Writes `header` and `rows` to `path`.
-pub(crate) fn write_csv(path: &Path, header: &[&str], rows: &[Vec<Cell>]) -> anyhow::Result<()> {
-    let file = std::fs::File::create(path).with_context(|| format!("{}", path.display()))?;
-    let mut w = CsvWriter::new(std::io::BufWriter::new(file));
-    w.row(header)?;
-    for row in rows {
-        for c in row {
-            match c {
-                Cell::S(s) => w.field_str(s)?,
-                Cell::F(v) => w.field_f64(*v)?,
-            }
-        }
-        w.end_row()?;
-    }
-    w.into_inner()?;
-    Ok(())
-}
-
-/// Files of a drawn chart as a report figure.
-pub(crate) fn figure(ctx: &Context, files: PlotFiles, title: &str) -> Block {
-    Block::Figure(crate::artifacts::figure_of(ctx, &files, title))
-}
-
-use crate::artifacts::chart;
-
-/// A line chart at `base` (.png, .svg) as a report figure.
-pub(crate) fn line_figure(
-    ctx: &Context,
-    base: &Path,
-    title: &str,
-    x: &str,
-    y: &str,
-    series: &[Series],
-) -> anyhow::Result<Block> {
-    let files = line_chart(&chart(title, x, y), series, base)?;
-    Ok(figure(ctx, files, title))
-}
-
-/// One of our numbers beside the paper's.
-pub(crate) fn comparison(
-    what: &str,
-    ours: f64,
-    ours_ci95: Option<f64>,
-    paper: f64,
-    unit: &str,
-) -> Comparison {
-    Comparison {
-        what: what.into(),
-        ours,
-        ours_ci95,
-        paper,
-        unit: unit.into(),
-    }
-}
-
-/// "with timestamps" / "without timestamps".
-pub(crate) fn ts_label(ts: bool) -> &'static str {
-    if ts {
-        "with timestamps"
-    } else {
-        "without timestamps"
-    }
 }
