@@ -682,6 +682,16 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             tcp.ns2.fack_exit_beyond_recover,
             all.fack_exit_beyond_recover,
         ),
+        (
+            "sink_sack_history_stack",
+            tcp.ns2.sink_sack_history_stack,
+            all.sink_sack_history_stack,
+        ),
+        (
+            "fack_exit_needs_ack_without_sack",
+            tcp.ns2.fack_exit_needs_ack_without_sack,
+            all.fack_exit_needs_ack_without_sack,
+        ),
     ];
     if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
         return refuse(

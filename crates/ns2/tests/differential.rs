@@ -56,6 +56,12 @@ const MATCHING: &[&str] = &[
     "2M/150ms spike fack BTD q75 w150 None 5000p",
     "300k->4k reno-sack sack-frto BTD q10 w20 None 400p",
     "300k->4k reno frto BTD q10 w20 None 400p",
+    // With ns-2's same-instant order (`same_instant_in_scheduling_order`).
+    "30k/300ms reno BTD q3 w8 One 120p",
+    "30k/300ms reno Btd q3 w20 Retransmission 120p",
+    "30k/300ms new-reno BTd q3 w8 EveryOther 120p",
+    "30k/300ms reno-sack BtD q3 w20 Burst 120p",
+    "30k/300ms fack BTD q3 w8 One 120p",
 ];
 
 #[test]

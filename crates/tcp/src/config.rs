@@ -199,10 +199,20 @@ pub struct Ns2Switches {
     /// transmission there ends enters the queue first when its arrival was scheduled
     /// first (at its transmission's start on the previous link, `LinkDelay::recv()`).
     /// A network-wide setting of the engine (`spikelab_net::link::same_instant`): on
-    /// when any flow turns it on. Not yet on in the `ns2-2002` profile: it makes 43 of
-    /// the 60 differential cases match instead of 40, but the reproductions that use
-    /// the profile have not been re-run with it (docs/src/validation-ns2.md).
+    /// when any flow turns it on (the `ns2-2002` profile does).
     pub same_instant_in_scheduling_order: bool,
+    /// `Sacker::append_ack()` (`tcp/tcp-sink.cc`; SACK sinks): an ACK's SACK blocks are
+    /// the block around the packet it answers, then a history stack of the blocks
+    /// earlier ACKs reported first (as deep as `maxSackBlocks_`, entries the new block
+    /// covers popped), instead of RFC 2018's every held block, most recently changed
+    /// first; a block pushed off the stack is not reported until a packet arrives in it
+    /// ([`crate::ns2_sack_sink`]).
+    pub sink_sack_history_stack: bool,
+    /// `FackTcpAgent::recv()` in fast recovery (FACK only): "No SACK blocks indicates
+    /// fast recovery is over": recovery ends at `last_ack_ >= recover_` only on an ACK
+    /// without SACK blocks, so an ACK at the recovery point that still carries blocks
+    /// (ns-2's sink reports its history, [`crate::ns2_sack_sink`]) keeps it going.
+    pub fack_exit_needs_ack_without_sack: bool,
 }
 
 impl Ns2Switches {
@@ -218,8 +228,7 @@ impl Ns2Switches {
         }
     }
 
-    /// Every switch on but `same_instant_in_scheduling_order`: ns-2's agents as they ran
-    /// in 2002.
+    /// Every switch on: ns-2's agents (and scheduler) as they ran in 2002.
     pub fn all() -> Ns2Switches {
         Ns2Switches {
             ssthresh_starts_at_window: true,
@@ -248,10 +257,9 @@ impl Ns2Switches {
             fack_timeout_keeps_recovery: true,
             fack_stops_when_lost_again: true,
             fack_exit_beyond_recover: true,
-            // Not yet on: the reproductions using the profile have not been re-run
-            // with it (docs/src/validation-ns2.md, "Known causes of the remaining
-            // differences").
-            same_instant_in_scheduling_order: false,
+            same_instant_in_scheduling_order: true,
+            sink_sack_history_stack: true,
+            fack_exit_needs_ack_without_sack: true,
         }
     }
 }

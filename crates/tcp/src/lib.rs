@@ -18,6 +18,7 @@ pub mod linux_rcvbuf;
 pub mod linux_receiver;
 pub mod linux_reno;
 pub mod linux_rtt;
+pub mod ns2_sack_sink;
 pub mod prr;
 pub mod rack;
 pub mod receiver;

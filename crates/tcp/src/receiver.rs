@@ -60,6 +60,21 @@ pub struct TcpReceiver {
     own_rto: Option<Rto>,
     /// When the SYN-ACK went out, until the first data segment times it.
     syn_ack_sent: Option<Time>,
+    /// The segment the next ACK answers (`ack(opkt)`'s `opkt` in ns-2's sink), and the
+    /// one that armed the delayed-ACK timer (ns-2 `DelAckSink`'s `save_`).
+    answering: Option<Answered>,
+    delayed: Option<Answered>,
+    /// ns-2's SACK history (`Ns2Switches::sink_sack_history_stack`).
+    sack_history: crate::ns2_sack_sink::SackHistory,
+}
+
+/// A data segment an ACK answers: its byte range and whether it was all held before
+/// (ns-2 `Acker::is_dup_`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Answered {
+    start: u64,
+    end: u64,
+    duplicate: bool,
 }
 
 impl TcpReceiver {
@@ -90,6 +105,9 @@ impl TcpReceiver {
             }),
             own_rto: None,
             syn_ack_sent: None,
+            answering: None,
+            delayed: None,
+            sack_history: crate::ns2_sack_sink::SackHistory::default(),
         }
     }
 
@@ -126,6 +144,7 @@ impl TcpReceiver {
                 out.push(p);
                 return;
             }
+            self.answering = self.delayed;
             self.send_ack(now, out);
         }
     }
@@ -160,6 +179,11 @@ impl TcpReceiver {
         if duplicate {
             self.stats.duplicate_segments += 1;
         }
+        self.answering = Some(Answered {
+            start,
+            end,
+            duplicate,
+        });
         let quick = self.linux_on_data(now, was_in_order && !duplicate, duplicate);
         let quick = self.linux_grow_window(now, seg.len as u64, was_in_order, new_bytes) || quick;
         let immediate =
@@ -345,6 +369,7 @@ impl TcpReceiver {
             self.send_ack(now, out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now + self.delack_timeout());
+            self.delayed = self.answering;
         }
     }
 
@@ -378,7 +403,11 @@ impl TcpReceiver {
     fn send_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mut p = self.ack_packet(now, PacketKind::Ack);
         if self.cfg.sack_enabled() {
-            p.sack = self.sack_blocks();
+            p.sack = if self.cfg.ns2.sink_sack_history_stack {
+                self.ns2_sack_blocks()
+            } else {
+                self.sack_blocks()
+            };
         }
         self.pending_dsack = None;
         self.unacked_full_segments = 0;
@@ -389,6 +418,36 @@ impl TcpReceiver {
             a.on_ack_sent(); // tcp_event_ack_sent -> tcp_dec_quickack_mode
         }
         out.push(p);
+    }
+
+    /// ns-2's `Sacker::append_ack()` (`tcp/tcp-sink.cc`,
+    /// `Ns2Switches::sink_sack_history_stack`): a D-SACK block first when enabled, then
+    /// the block around the answered segment, then the history stack
+    /// ([`crate::ns2_sack_sink`]).
+    fn ns2_sack_blocks(&mut self) -> SackBlocks {
+        let mut s = SackBlocks::new();
+        if let Some((a, b)) = self.pending_dsack {
+            s.push(a, b);
+        }
+        let Some(seg) = self.answering else {
+            return s;
+        };
+        let view = crate::ns2_sack_sink::SinkView {
+            rcv_nxt: self.rcv_nxt,
+            highest_end: self.ooo.last().map_or(self.rcv_nxt, |b| b.end),
+            around: self
+                .ooo
+                .iter()
+                .find(|b| b.start <= seg.start && seg.start < b.end)
+                .map(|b| (b.start, b.end)),
+            answered_above_ack: seg.start >= self.rcv_nxt,
+            duplicate: seg.duplicate,
+        };
+        let nblocks = self.cfg.max_sack_blocks as usize;
+        for (a, b) in self.sack_history.append_ack(&view, nblocks, s.len()) {
+            s.push(a, b);
+        }
+        s
     }
 
     /// RFC 2883: a D-SACK block first; RFC 2018 section 4: then the block holding the
@@ -488,6 +547,34 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].ack, 2000);
         assert_eq!(r.next_deadline(), None);
+    }
+
+    /// The blocks of the ACK answering the last of `segs` (SACK on, no delayed ACK).
+    fn last_sack(ns2_sink: bool, segs: &[u64]) -> Vec<(u64, u64)> {
+        let mut c = cfg(true);
+        c.delayed_ack.enabled = false;
+        c.ns2.sink_sack_history_stack = ns2_sink;
+        let mut r = TcpReceiver::new(FlowId(0), &c);
+        let mut out = Vec::new();
+        for (k, &i) in segs.iter().enumerate() {
+            r.on_data(t(k as u64), &seg(i, 1), &mut out);
+        }
+        out.last().unwrap().sack.as_slice().to_vec()
+    }
+
+    #[test]
+    fn ns2_sink_reports_from_its_history_stack_not_every_held_block() {
+        let segs = [4, 2, 12, 10, 11];
+        assert_eq!(
+            last_sack(false, &segs),
+            vec![(10_000, 13_000), (2_000, 3_000), (4_000, 5_000)],
+            "RFC 2018: every block, most recent first"
+        );
+        assert_eq!(
+            last_sack(true, &segs),
+            vec![(10_000, 13_000), (2_000, 3_000)],
+            "Sacker::append_ack(): (4, 5) fell off the three-deep stack"
+        );
     }
 
     #[test]

@@ -158,6 +158,9 @@ pub struct TcpSender<E: RtoEstimator> {
     /// ns-2 FACK: the ACK being handled carries SACK blocks outside fast recovery, so it
     /// neither opens cwnd nor sends (`Ns2Switches::fack_sack_acks_send_nothing`).
     fack_hold: bool,
+    /// The ACK being handled carries SACK blocks (ns-2 FACK ends fast recovery only on
+    /// one without: `Ns2Switches::fack_exit_needs_ack_without_sack`).
+    ack_has_sack: bool,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -245,6 +248,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             prr: Default::default(),
             sack1_dupacks: Sack1DupAcks::default(),
             fack_hold: false,
+            ack_has_sack: false,
         }
     }
 
@@ -365,6 +369,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let was_recovering = self.phase != Phase::Open;
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
         self.fack_hold = self.fack_holds(pkt);
+        self.ack_has_sack = !pkt.sack.as_slice().is_empty();
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
         if self.rack_enabled() {
@@ -395,6 +400,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                 self.on_duplicate_ack(now, out);
             }
         }
+        self.fack_exit_on_ack_without_sack();
         self.process_probe_ack(pkt, &info, newly_sacked);
         if pkt.ack == self.w.snd_una {
             self.fack_oldack(now, pkt);
@@ -1124,7 +1130,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.grow_in_recovery(now);
         }
         match self.phase {
-            Phase::Recovery { point } if ack >= point => {
+            Phase::Recovery { point } if ack >= point && !self.fack_exit_held() => {
                 self.exit_recovery();
                 self.grow_on_exit(now, newly);
             }
@@ -1527,6 +1533,29 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// runs `oldack()` -> `newtimer()`, which sets the timer while `t_seqno_ > seqno`,
     /// also when everything sent is acknowledged, since recovery lasts until `recover_
     /// = t_seqno_` itself is.
+    /// ns-2 `FackTcpAgent::recv()` in fast recovery: "No SACK blocks indicates fast
+    /// recovery is over": `fastrecov_` is cleared only when `sa_length() == 0 &&
+    /// last_ack_ >= recover_`, so an ACK at the recovery point that still carries SACK
+    /// blocks keeps the agent in recovery (`Ns2Switches::fack_exit_needs_ack_without_sack`).
+    fn fack_exit_held(&self) -> bool {
+        self.cfg.ns2.fack_exit_needs_ack_without_sack
+            && self.cfg.recovery == RecoveryKind::Fack
+            && self.ack_has_sack
+    }
+
+    /// The same test on every ACK of fast recovery, new or not: a later ACK without
+    /// SACK blocks at or beyond the recovery point ends the recovery a SACK-carrying
+    /// ACK held open.
+    fn fack_exit_on_ack_without_sack(&mut self) {
+        let rule = self.cfg.ns2.fack_exit_needs_ack_without_sack
+            && self.cfg.recovery == RecoveryKind::Fack;
+        if let Phase::Recovery { point } = self.phase {
+            if rule && !self.ack_has_sack && self.w.snd_una >= point {
+                self.exit_recovery();
+            }
+        }
+    }
+
     fn fack_timer_runs_idle(&self) -> bool {
         matches!(self.phase, Phase::Recovery { .. }) && self.recovery.timeout_keeps_recovery()
     }
@@ -2002,6 +2031,34 @@ mod tests {
         assert_eq!((s.window().cwnd, s.window().ssthresh), (1000, 4000));
         s.on_ack(ms(103), &ns2_sack_ack(5000), &mut out);
         assert_eq!(s.window().cwnd, 2000);
+    }
+
+    #[test]
+    fn ns2_fack_recovery_ends_only_on_an_ack_without_sack_blocks() {
+        let (mut s, mut out) = ns2_fack_sender();
+        for (t, end) in [(100, 2000), (101, 3000), (102, 4000), (103, 5000)] {
+            s.on_ack(ms(t), &ns2_sack_ack(end), &mut out);
+        }
+        for (t, end) in [(104, 6000), (105, 7000), (106, 8000), (107, 9000)] {
+            s.on_ack(ms(t), &ns2_sack_ack(end), &mut out);
+        }
+        let snd_max = s.window().snd_max;
+        assert!(snd_max >= 11_000, "sent beyond recover_ 9000: {snd_max}");
+        // recover_ (9000) acknowledged, but the ACK still carries a block above it.
+        let mut p = ns2_ack(10_000);
+        p.sack.push(snd_max - 1000, snd_max);
+        s.on_ack(ms(200), &p, &mut out);
+        assert!(
+            matches!(s.phase(), Phase::Recovery { .. }),
+            "{:?}",
+            s.phase()
+        );
+        s.on_ack(ms(201), &ns2_ack(10_000), &mut out);
+        assert_eq!(
+            s.phase(),
+            Phase::Open,
+            "the same ACK without blocks ends it"
+        );
     }
 
     #[test]
