@@ -142,6 +142,9 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_timeouts: Vec<u64>,
     /// Linux's congestion-avoidance credit (`profile = "linux"`).
     linux_cc: crate::linux_profile::LinuxCc,
+    /// Whether cwnd limited the last window (`tcp_is_cwnd_limited`,
+    /// [`crate::linux_cwnd_limited`]), for the `linux` profile's growth.
+    cwnd_usage: crate::linux_cwnd_limited::CwndUsage,
     /// The timer is a Tail Loss Probe's, not the RTO ([`crate::tlp`]).
     probe_armed: bool,
     /// snd_max after a probe, until settled (`tlp_high_seq`), and whether the probe
@@ -238,6 +241,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                     .as_ref()
                     .map_or(Default::default(), |l| l.tcp_congestion_control),
             ),
+            cwnd_usage: Default::default(),
             probe_armed: false,
             tlp_high_seq: None,
             rack: Default::default(),
@@ -384,7 +388,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             if timed {
                 self.rto.on_timed_segment_acked();
             }
-            info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
+            info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, newly_sacked, out);
             if self.fack_hold && self.recovery.should_enter(&self.w, 0) {
                 // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
                 self.enter_recovery(now, out);
@@ -1075,6 +1079,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         now: Time,
         ack: u64,
         sample: Option<Dur>,
+        newly_sacked: u64,
         out: &mut Vec<Packet>,
     ) -> u64 {
         let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
@@ -1082,7 +1087,18 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.ns2_spurious.on_new_ack(self.w.snd_una);
         self.w.snd_una = ack;
         self.w.snd_nxt = self.w.snd_nxt.max(ack);
+        let sacked_before = self.w.segs.sacked_bytes();
         self.w.segs.on_cumulative_ack(ack);
+        let grow_by = if self.cfg.linux.is_some() {
+            // tcp_cong_control(sk, ack, acked_sacked = tp->delivered - prior_delivered):
+            // tcp_sacktag_write_queue counted the newly SACKed segments,
+            // tcp_clean_rtx_queue counts the acknowledged ones not SACKed before; a
+            // segment SACKed on an earlier ACK is not delivered again by this one.
+            let was_sacked = sacked_before - self.w.segs.sacked_bytes();
+            newly - was_sacked + newly_sacked
+        } else {
+            newly
+        };
         self.dupacks = 0;
         self.sack1_dupacks.on_new_ack();
         self.consecutive_timeouts = 0;
@@ -1090,7 +1106,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.feed_rtt_sample(now, rtt, flight_segments);
             self.cc_on_rtt_sample(now, rtt);
         }
-        self.advance_phase(now, ack, newly, out);
+        self.advance_phase(now, ack, newly, grow_by, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
         // restart it so that it expires after the current RTO.
         if self.w.snd_una >= self.w.snd_max && !self.fack_timer_runs_idle() {
@@ -1119,7 +1135,16 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
     }
 
-    fn advance_phase(&mut self, now: Time, ack: u64, newly: u64, out: &mut Vec<Packet>) {
+    /// `newly`: bytes cumulatively acknowledged; `grow_by`: the bytes cwnd grows by
+    /// outside recovery (`newly`, or with the `linux` profile what the ACK delivered).
+    fn advance_phase(
+        &mut self,
+        now: Time,
+        ack: u64,
+        newly: u64,
+        grow_by: u64,
+        out: &mut Vec<Packet>,
+    ) {
         if matches!(self.phase, Phase::Recovery { .. }) {
             self.grow_in_recovery(now);
         }
@@ -1138,14 +1163,14 @@ impl<E: RtoEstimator> TcpSender<E> {
             },
             Phase::Loss { point } => {
                 if !self.fack_hold {
-                    self.grow_cwnd(now, newly);
+                    self.grow_cwnd(now, grow_by);
                 }
                 if ack >= point {
                     self.phase = Phase::Open;
                 }
             }
             Phase::Open if self.fack_hold => {}
-            Phase::Open => self.grow_cwnd(now, newly),
+            Phase::Open => self.grow_cwnd(now, grow_by),
         }
     }
 
@@ -1182,9 +1207,12 @@ impl<E: RtoEstimator> TcpSender<E> {
             // tcp_reno_cong_avoid (crate::linux_reno) or cubictcp_cong_avoid
             // (crate::cubic), in whole segments.
             let acked = newly.div_ceil(w.mss);
-            let cwnd = self
-                .linux_cc
-                .on_ack(now, w.cwnd / w.mss, w.ssthresh / w.mss, acked);
+            let (cwnd, ssthresh) = (w.cwnd / w.mss, w.ssthresh / w.mss);
+            // Both return at once unless tcp_is_cwnd_limited (crate::linux_cwnd_limited).
+            if !self.cwnd_usage.allows_growth(cwnd, ssthresh) {
+                return;
+            }
+            let cwnd = self.linux_cc.on_ack(now, cwnd, ssthresh, acked);
             w.cwnd = cwnd * w.mss;
             return;
         }
@@ -1418,6 +1446,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.handshake != Handshake::Established || self.frto_hold {
             return;
         }
+        let mut sent_any = false;
         loop {
             let choice = match self.phase {
                 Phase::Recovery { .. } if self.rack_enabled() => self.rack_next_in_recovery(),
@@ -1437,6 +1466,23 @@ impl<E: RtoEstimator> TcpSender<E> {
             if !sent {
                 break;
             }
+            sent_any = true;
+        }
+        if self.cfg.linux.is_some() {
+            self.validate_cwnd(sent_any);
+        }
+    }
+
+    /// `tcp_write_xmit`'s end: `is_cwnd_limited |= tcp_packets_in_flight >= cwnd`, then
+    /// `tcp_cwnd_validate` if it sent something or stopped at cwnd
+    /// ([`crate::linux_cwnd_limited`]).
+    fn validate_cwnd(&mut self, sent_any: bool) {
+        let w = &self.w;
+        let limited = self.pipe_segments() >= w.cwnd / w.mss;
+        if sent_any || limited {
+            let packets_out = w.flight_size().div_ceil(w.mss);
+            self.cwnd_usage
+                .on_write_xmit(w.snd_una, w.snd_max, packets_out, limited);
         }
     }
 
