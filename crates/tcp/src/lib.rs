@@ -14,6 +14,7 @@
 pub mod config;
 pub mod cubic;
 pub mod linux_cwnd_limited;
+pub mod linux_disorder;
 pub mod linux_profile;
 pub mod linux_rcvbuf;
 pub mod linux_receiver;

@@ -80,6 +80,9 @@ pub struct SenderStats {
     pub spurious_responses: u64,
     /// Fast-recovery reductions undone ([`Step::UndoRecovery`]).
     pub recovery_undos: u64,
+    /// Of these, the undos by D-SACK (`tcp_try_undo_dsack`, the kernel's
+    /// `TCPDSACKUndo`).
+    pub recovery_dsack_undos: u64,
 }
 
 /// What one ACK did, for the engine's traces and metrics.
@@ -368,6 +371,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let timeouts = self.consecutive_timeouts;
         let was_recovering = self.phase != Phase::Open;
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
+        let before = self.outstanding();
         self.fack_hold = self.fack_holds(pkt);
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
@@ -405,8 +409,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.follow_driver(now, step, timeouts, &info, out);
         self.rack_on_episode_end(was_recovering, undos_before, dsack);
-        let dubious = info.duplicate || newly_sacked > 0 || dsack;
-        self.rack_on_ack(now, dubious);
+        let flags = info.duplicate || newly_sacked > 0 || dsack;
+        self.rack_on_ack(now, crate::linux_disorder::ack_is_dubious(flags, before));
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
         if !self.fack_hold {
             self.try_send(now, out);
@@ -472,7 +476,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             Step::SendNew(n) => self.send_new_probe(now, n, out),
             Step::Decided(Verdict::Spurious) => self.respond_spurious(now, timeouts, info),
             Step::Decided(Verdict::Genuine) => self.respond_genuine(info),
-            Step::UndoRecovery => self.undo_recovery(),
+            Step::UndoRecovery { dsack } => self.undo_recovery(dsack),
         }
         // A driver may stop probing without a verdict (Linux's F-RTO turns itself off
         // and keeps its undo tests running; see `spurious::linux_undo`).
@@ -553,7 +557,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// Fast recovery was unnecessary: `tcp_undo_cwnd_reduction` restores cwnd and
     /// ssthresh from what recovery saved, and the connection is Open again
     /// (`tcp_try_undo_recovery` / `tcp_try_keep_open` / `tcp_try_to_open`).
-    fn undo_recovery(&mut self) {
+    fn undo_recovery(&mut self, dsack: bool) {
         if matches!(self.phase, Phase::Recovery { .. }) {
             self.exit_recovery();
         }
@@ -571,6 +575,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.w.ssthresh = ssthresh;
         self.w.cwnd = cwnd.max(self.w.mss);
         self.stats.recovery_undos += 1;
+        self.stats.recovery_dsack_undos += u64::from(dsack);
     }
 
     /// The driver found the timeout genuine: conventional recovery continues.
@@ -826,6 +831,19 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// duplicate, or SACK information), then `tcp_time_to_recover` ("the loss is
     /// proven": lost_out > 0) from the Open state, or from the Loss state when a
     /// retransmission was lost (`FLAG_LOST_RETRANS`).
+    /// What is outstanding as an ACK arrives ([`crate::linux_disorder`]); nothing
+    /// without RACK, whose loss detection is all that Disorder changes here.
+    fn outstanding(&self) -> crate::linux_disorder::Outstanding {
+        if !self.rack_enabled() {
+            return Default::default();
+        }
+        crate::linux_disorder::Outstanding {
+            sacked: self.w.segs.sacked_bytes() > 0,
+            lost: self.rack.lost_pending() > 0,
+            retransmitted: self.w.segs.iter().any(|s| s.retx_count > 0 && !s.sacked),
+        }
+    }
+
     fn rack_on_ack(&mut self, now: Time, dubious: bool) {
         // In TCP_CA_Loss the kernel runs this after `tcp_process_loss`, F-RTO or not.
         if !self.rack_enabled() || (self.phase == Phase::Open && !dubious) {
