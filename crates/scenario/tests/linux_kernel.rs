@@ -355,7 +355,7 @@ fn the_recorded_kernel_data_covers_three_configurations_of_ten_seeds() {
 }
 
 #[test]
-#[ignore = "not met yet: (b) seed 1 undos, (b)/(c) seed 3 RTOs (docs/src/validation-linux.md)"]
+#[ignore = "not met yet: (c) seed 1 undos (docs/src/validation-linux.md)"]
 fn the_linux_profile_meets_the_kernel_goals() {
     let m = run_all();
     let n = m.len();
@@ -394,11 +394,14 @@ fn the_linux_profile_meets_the_kernel_goals() {
 /// `spikelab emulate --tcp-info`). Every ACK dubious in the Disorder state
 /// (`tcp_ack_is_dubious`): no count moved; (b) seed 1 now makes the kernel's spurious
 /// RACK retransmission at 16.24 s and its D-SACK undo, a recovery undo the compared
-/// count leaves out.)
+/// count leaves out. The sender's timers fired by the kernel's timer wheel (HZ 250,
+/// expiries rounded up to the wheel level's bucket): RTO counts 28 -> 29, seed 3 of
+/// (b) and (c) no longer time out a fourth time 10 ms before the freeze ends; seed 3
+/// of (a), whose kernel did, now does not.)
 const FLOOR: Met4 = Met4 {
     completion: 30,
     retransmissions: 30,
-    timeouts: 28,
+    timeouts: 29,
     undos: 29,
 };
 

@@ -20,6 +20,7 @@ pub mod linux_rcvbuf;
 pub mod linux_receiver;
 pub mod linux_reno;
 pub mod linux_rtt;
+pub mod linux_timer_wheel;
 pub mod prr;
 pub mod rack;
 pub mod receiver;

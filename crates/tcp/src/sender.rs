@@ -682,7 +682,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             head_sent: head.last_sent,
             advancing_rto,
         };
-        self.timer = Some(crate::tlp::probe_deadline(&s));
+        let at = crate::tlp::probe_deadline(&s);
+        self.timer = Some(self.linux_timer(now, at));
         self.probe_armed = true;
         self.reo_armed = false;
         true
@@ -853,7 +854,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if let Some(wait) = d.wait {
             // tcp_rack_mark_lost: the reordering timer, rounded up by TCP_TIMEOUT_MIN.
             self.arm_timer(now);
-            self.timer = Some(now + wait + crate::tlp::TIMEOUT_MIN);
+            self.timer = Some(self.linux_timer(now, now + wait + crate::tlp::TIMEOUT_MIN));
             self.reo_armed = true;
         }
         let enter = match self.phase {
@@ -934,7 +935,17 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn rearm_rto_from_head(&mut self, now: Time) {
         let head = self.w.segs.get(0).map_or(now, |s| s.last_sent);
         self.arm_timer(now);
-        self.timer = Some((head + self.armed_rto).max(now + Dur::from_millis(1)));
+        let at = (head + self.armed_rto).max(now + Dur::from_millis(1));
+        self.timer = Some(self.linux_timer(now, at));
+    }
+
+    /// A `linux` host's timer set at `now` for `at` fires when the kernel's timer
+    /// wheel runs it ([`crate::linux_timer_wheel`]); other senders' timers are exact.
+    fn linux_timer(&self, now: Time, at: Time) -> Time {
+        if self.cfg.linux.is_none() {
+            return at;
+        }
+        crate::linux_timer_wheel::fires_at(now, at - now)
     }
 
     // ----- handshake -------------------------------------------------------------
@@ -1704,7 +1715,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.armed_rto =
             self.adapt
                 .apply(self.rto.rto(), self.rto.backoff_count(), self.rto.max_rto());
-        self.timer = Some(now + self.armed_rto);
+        self.timer = Some(self.linux_timer(now, now + self.armed_rto));
     }
 
     /// Checks the invariants that must hold between any two events.
@@ -2124,6 +2135,20 @@ mod tests {
     }
 
     #[test]
+    fn a_linux_cwnd_grows_by_what_an_ack_delivered_not_by_segments_sacked_before() {
+        let (mut s, mut out) = linux_host_with_data();
+        s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
+        let mut a = ack(2000);
+        a.sack.push(3000, 4000); // segment 3 delivered (SACKed): no growth yet
+        s.on_ack(ms(110), &a, &mut out);
+        let before = s.window().cwnd;
+        // Segment 2 arrives: the ACK covers 2000-4000, but only segment 2 is new
+        // to the receiver (tcp_cong_control's acked_sacked = 1).
+        s.on_ack(ms(120), &ack(4000), &mut out);
+        assert_eq!(s.window().cwnd, before + 1000);
+    }
+
+    #[test]
     fn a_linux_host_does_not_count_dsack_only_acks_toward_fast_retransmit() {
         let (mut s, mut out) = linux_host_with_data();
         s.on_ack(ms(300), &ack(2000), &mut out);
@@ -2149,15 +2174,17 @@ mod tests {
         assert!(s.probe_armed());
         let deadline = s.next_deadline().unwrap();
         // PTO = 2 * SRTT + 2 ms after the new data sent at 100 ms (302 ms), but no
-        // later than the RTO of the oldest segment (sent at 0, RTO 3 * RTT = 300 ms).
-        assert_eq!(deadline, ms(300));
+        // later than the RTO of the oldest segment (sent at 0, RTO 3 * RTT = 300 ms),
+        // as the timer wheel runs a timer set at 100 ms for 200 ms.
+        let wheel = crate::linux_timer_wheel::fires_at;
+        assert_eq!(deadline, wheel(ms(100), Dur::from_millis(200)));
         out.clear();
         s.on_timer(deadline, &mut out);
         assert_eq!(out.len(), 1);
         assert!(!out[0].retx, "the probe is new data");
         assert_eq!(s.stats().timeouts, 0);
         assert!(!s.probe_armed());
-        assert_eq!(s.next_deadline(), Some(deadline + s.current_rto()));
+        assert_eq!(s.next_deadline(), Some(wheel(deadline, s.current_rto())));
     }
 
     /// A linux host after an RTT sample of 100 ms (segments 0, 1 acknowledged at
@@ -2178,9 +2205,11 @@ mod tests {
         let (mut s, mut out) = linux_host_missing_segment_two(1);
         assert_eq!(s.stats().fast_retransmits, 0);
         assert!(s.probe_armed(), "the reordering timer is no RTO");
-        assert_eq!(s.next_deadline(), Some(ms(227))); // + TCP_TIMEOUT_MIN
+        // 227 ms (+ TCP_TIMEOUT_MIN), as the timer wheel runs it.
+        let at = crate::linux_timer_wheel::fires_at(ms(200), Dur::from_millis(27));
+        assert_eq!(s.next_deadline(), Some(at));
         out.clear();
-        s.on_timer(ms(227), &mut out);
+        s.on_timer(at, &mut out);
         assert_eq!(s.stats().fast_retransmits, 1);
         assert_eq!(s.stats().timeouts, 0);
         assert_eq!((out[0].seq, out[0].retx), (2000, true));
