@@ -7,8 +7,7 @@
 //! congestion avoidance it does not grow at all, and in slow start only up to twice
 //! the most segments it had out in the last window ("ensure cwnd grows to twice what
 //! was ACKed"). Without this rule a receive-window-limited flow's cwnd climbs without
-//! bound, and the first loss halves a window the flow never used (RFC 7661 section 4.1
-//! makes the same point for non-Linux senders).
+//! bound, and the first loss halves a window the flow never used.
 
 /// `tp->is_cwnd_limited`, `tp->max_packets_out` and `tp->cwnd_usage_seq`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
