@@ -11,7 +11,7 @@ episodes), the sender namespace's undo counters, and the freeze schedule itself
 
 usage: sudo scripts/record_kernel_linux.py [--path table1] [--seeds 10] [--jobs 2]
                                           [--work DIR] [--bin PATH] [--configs abc]
-                                          [--cc reno] [--pcap] [--out CSV]
+                                          [--cc reno] [--pcap] [--tcp-info] [--out CSV]
 
 `--cc cubic` runs the kernel's CUBIC (`spikelab emulate --cc`) instead of reno.
 
@@ -24,7 +24,9 @@ scenarios/traces/cell-outages.down from scripts/gen_outage_trace.py): seed s sta
 the download `trace_offset(s)` seconds into the trace (the scenario's flow `start`
 line replaced; column `start_s`). Both run with the scenario's own sysctls (the
 kernel's defaults); `--configs` applies to table1 only. `--pcap` keeps both ends'
-packet captures in the work directory (for diffing against `spikelab run --pcap`).
+packet captures in the work directory (for diffing against `spikelab run --pcap`);
+`--tcp-info` keeps the sender's TCP_INFO over time (`spikelab emulate --tcp-info`:
+cwnd, ssthresh, ca_state, ... in tcp_info/rep0-tcp.csv of each run's folder).
 """
 
 import argparse
@@ -96,7 +98,7 @@ def scenario_text(path_kind, cfg, seed):
     return text, [], start
 
 
-def one(bin_, work, cfg, seed, cc, path_kind="table1", pcap=False):
+def one(bin_, work, cfg, seed, cc, path_kind="table1", pcap=False, tcp_info=False):
     import json
     text, sched, start = scenario_text(path_kind, cfg, seed)
     path = os.path.join(work, f"{path_kind}-{cfg}-{seed}.toml")
@@ -105,6 +107,7 @@ def one(bin_, work, cfg, seed, cc, path_kind="table1", pcap=False):
     emu = os.path.join(work, f"emu-{path_kind}-{cfg}-{seed}-{cc}")
     if not os.path.exists(os.path.join(emu, "runs.csv")):
         cmd = [bin_, "emulate", path, "--cc", cc, "--out", emu] + (["--pcap"] if pcap else [])
+        cmd += ["--tcp-info"] if tcp_info else []
         subprocess.run(cmd, check=True, capture_output=True)
     run = vk.read_runs(emu)
     k = vk.kernel_counters(emu)
@@ -138,6 +141,7 @@ def main():
     ap.add_argument("--cc", default="reno", choices=["reno", "cubic"])
     ap.add_argument("--path", default="table1", choices=["table1", "outages", "trace"])
     ap.add_argument("--pcap", action="store_true")
+    ap.add_argument("--tcp-info", action="store_true")
     ap.add_argument("--out", default="-")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -147,7 +151,7 @@ def main():
     jobs = [(c, s) for c in configs for s in range(1, a.seeds + 1)]
     rows = []
     with cf.ThreadPoolExecutor(a.jobs) as ex:
-        for f in cf.as_completed([ex.submit(one, a.bin, a.work, c, s, a.cc, a.path, a.pcap) for c, s in jobs]):
+        for f in cf.as_completed([ex.submit(one, a.bin, a.work, c, s, a.cc, a.path, a.pcap, a.tcp_info) for c, s in jobs]):
             r = f.result()
             rows.append(r)
             print(f"done {r['config']}-{r['seed']}: {r['completion_s']} s", file=sys.stderr)

@@ -32,6 +32,7 @@ pub fn emulate_command(a: &EmulateArgs) -> Result<(), Failure> {
     let mut plan =
         spikelab_emulate::plan(&scenario, &sysctls, a.cc.as_deref()).map_err(Failure::usage)?;
     plan.pcap = a.pcap;
+    plan.tcp_info = a.tcp_info;
     spikelab_emulate::preflight().map_err(emu_failure)?;
     let seed = a.seed.unwrap_or(scenario.run().seed);
     let reps = a.reps.unwrap_or(scenario.run().reps);

@@ -202,6 +202,9 @@ pub struct SenderReport {
     pub timeouts: Vec<TimeoutObs>,
     pub undos: Vec<UndoObs>,
     pub final_info: TcpInfo,
+    /// Every change of TCP_INFO seen by the 1 ms poller (ns since the origin), when
+    /// the flow's plan asks for the series (`spikelab emulate --tcp-info`).
+    pub series: Vec<(u64, TcpInfo)>,
     pub counters: BTreeMap<String, u64>,
     /// The congestion-control module the kernel ran (read back from the socket).
     pub congestion: String,
@@ -321,6 +324,8 @@ pub struct FlowPlan {
     pub receiver_addr: Ipv4Addr,
     pub start: Duration,
     pub app: App,
+    /// Keep every change of TCP_INFO ([`SenderReport::series`]).
+    pub tcp_info_series: bool,
 }
 
 fn since(origin: Instant) -> u64 {
@@ -391,13 +396,14 @@ impl Endpoints {
             self.report.clone(),
             self.done.clone(),
         );
-        let ns = p.sender_ns.clone();
+        let (ns, series) = (p.sender_ns.clone(), p.tcp_info_series);
         let poller = std::thread::spawn(move || {
             if let Err(err) = sys::enter_netns(&ns) {
                 rep.lock().unwrap().error = Some(err.to_string());
                 return;
             }
-            poll(&s, origin, start_at, &written, &ab, &done, &rep);
+            let flags = PollFlags { series };
+            poll(&s, origin, start_at, &written, &ab, &done, &rep, flags);
         });
         self.threads = vec![receiver, writer, poller];
     }
@@ -584,7 +590,16 @@ fn wait_all_acked(s: &TcpStream, abort: &AtomicBool) -> std::io::Result<bool> {
     }
 }
 
-/// Every millisecond: TCP_INFO (timeouts, completion); every 10 ms: the undo counters.
+/// What the poller keeps beyond timeouts, undos and completion.
+#[derive(Clone, Copy)]
+struct PollFlags {
+    /// Every change of TCP_INFO.
+    series: bool,
+}
+
+/// Every millisecond: TCP_INFO (timeouts, completion, and with `flags.series` every
+/// change of it); every 10 ms: the undo counters.
+#[allow(clippy::too_many_arguments)]
 fn poll(
     s: &TcpStream,
     origin: Instant,
@@ -593,6 +608,7 @@ fn poll(
     abort: &AtomicBool,
     done: &AtomicBool,
     rep: &Mutex<SenderReport>,
+    flags: PollFlags,
 ) {
     sys::make_timely();
     if !sleep_until(start_at, abort) {
@@ -609,6 +625,9 @@ fn poll(
         let now = since(origin);
         let info = TcpInfo::parse(&raw);
         let mut r = rep.lock().unwrap();
+        if flags.series && info != prev {
+            r.series.push((now, info));
+        }
         for _ in prev.total_rto..info.total_rto {
             r.timeouts.push(TimeoutObs {
                 seen: now,

@@ -215,17 +215,31 @@ impl KernelSettings {
 pub struct TcpInfo {
     pub state: u8,
     pub ca_state: u8,
+    /// `icsk_retransmits`: expiries of the current timeout episode.
+    pub retransmits: u8,
     pub backoff: u8,
     /// Microseconds.
     pub rto_us: u32,
     pub unacked: u32,
+    /// Segments SACKed (`tp->sacked_out`).
+    pub sacked: u32,
+    /// Segments marked lost (`tp->lost_out`).
+    pub lost: u32,
+    /// Retransmitted segments in flight (`tp->retrans_out`).
+    pub retrans: u32,
     /// Smoothed RTT, microseconds.
     pub rtt_us: u32,
+    pub snd_ssthresh: u32,
+    pub snd_cwnd: u32,
+    /// The reordering degree in segments (`tp->reordering`).
+    pub reordering: u32,
     pub total_retrans: u32,
     pub bytes_acked: u64,
     pub notsent_bytes: u32,
     pub min_rtt_us: u32,
     pub data_segs_out: u32,
+    /// Segments delivered (`tp->delivered`, D-SACKed and SACKed ones included).
+    pub delivered: u32,
     pub bytes_retrans: u64,
     pub dsack_dups: u32,
     pub total_rto: u16,
@@ -246,20 +260,61 @@ impl TcpInfo {
         TcpInfo {
             state: b[0],
             ca_state: b[1],
+            retransmits: b[2],
             backoff: b[4],
             rto_us: u32_at(b, 8),
             unacked: u32_at(b, 24),
+            sacked: u32_at(b, 28),
+            lost: u32_at(b, 32),
+            retrans: u32_at(b, 36),
             rtt_us: u32_at(b, 68),
+            snd_ssthresh: u32_at(b, 76),
+            snd_cwnd: u32_at(b, 80),
+            reordering: u32_at(b, 88),
             total_retrans: u32_at(b, 100),
             bytes_acked: u64_at(b, 120),
             notsent_bytes: u32_at(b, 144),
             min_rtt_us: u32_at(b, 148),
             data_segs_out: u32_at(b, 156),
+            delivered: u32_at(b, 192),
             bytes_retrans: u64_at(b, 208),
             dsack_dups: u32_at(b, 216),
             total_rto: u16::from_ne_bytes([b[240], b[241]]),
             total_rto_recoveries: u16::from_ne_bytes([b[242], b[243]]),
         }
+    }
+}
+
+/// One sample of the sender's state over time (`spikelab emulate --tcp-info`):
+/// the columns of [`TcpInfo::SERIES_HEADER`].
+impl TcpInfo {
+    /// The header of `tcp_info/rep<r>-<flow>.csv`.
+    pub const SERIES_HEADER: &'static str = "time_s,ca_state,cwnd,ssthresh,unacked,sacked,lost,retrans,reordering,retransmits,backoff,rto_ms,srtt_ms,bytes_acked,data_segs_out,total_retrans,delivered,dsack_dups,total_rto";
+
+    /// The row of this sample taken `t_ns` after the run's origin.
+    pub fn series_row(&self, t_ns: u64) -> String {
+        format!(
+            "{:.6},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{},{}",
+            t_ns as f64 / 1e9,
+            self.ca_state,
+            self.snd_cwnd,
+            self.snd_ssthresh,
+            self.unacked,
+            self.sacked,
+            self.lost,
+            self.retrans,
+            self.reordering,
+            self.retransmits,
+            self.backoff,
+            f64::from(self.rto_us) / 1e3,
+            f64::from(self.rtt_us) / 1e3,
+            self.bytes_acked,
+            self.data_segs_out,
+            self.total_retrans,
+            self.delivered,
+            self.dsack_dups,
+            self.total_rto,
+        )
     }
 }
 
@@ -421,5 +476,34 @@ mod tests {
         b[240..242].copy_from_slice(&7u16.to_ne_bytes());
         let i = TcpInfo::parse(&b);
         assert_eq!((i.ca_state, i.rto_us, i.total_rto), (4, 1_000_000, 7));
+    }
+
+    #[test]
+    fn the_window_fields_come_from_their_offsets_and_fill_one_series_row() {
+        let mut b = [0u8; 256];
+        b[2] = 2;
+        for (off, v) in [
+            (28, 5u32),
+            (32, 9),
+            (36, 3),
+            (76, 63),
+            (80, 70),
+            (88, 12),
+            (192, 900),
+        ] {
+            b[off..off + 4].copy_from_slice(&v.to_ne_bytes());
+        }
+        let i = TcpInfo::parse(&b);
+        assert_eq!((i.retransmits, i.sacked, i.lost, i.retrans), (2, 5, 9, 3));
+        assert_eq!(
+            (i.snd_ssthresh, i.snd_cwnd, i.reordering, i.delivered),
+            (63, 70, 12, 900)
+        );
+        let row = i.series_row(1_500_000_000);
+        assert!(row.starts_with("1.500000,0,70,63,0,5,9,3,12,2,"), "{row}");
+        assert_eq!(
+            row.split(',').count(),
+            TcpInfo::SERIES_HEADER.split(',').count()
+        );
     }
 }

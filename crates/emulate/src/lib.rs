@@ -64,6 +64,11 @@ pub struct EmulateArgs {
     /// Write pcap/rep<r>-<flow>-sender.pcap and -receiver.pcap (both ends, real packets).
     #[arg(long)]
     pub pcap: bool,
+    /// Write tcp_info/rep<r>-<flow>.csv: every change of the sender's TCP_INFO seen by
+    /// the 1 ms poller (cwnd, ssthresh, ca_state, sacked, lost, retrans, reordering,
+    /// rto, bytes acknowledged, ...), to follow the kernel's window over time.
+    #[arg(long)]
+    pub tcp_info: bool,
     /// A kernel setting for both namespaces of every flow, NAME=VALUE with NAME one of
     /// tcp_timestamps, tcp_sack, tcp_dsack, tcp_frto, tcp_recovery, tcp_early_retrans
     /// (repeatable; overrides what the scenario implies).
@@ -138,6 +143,8 @@ pub struct Plan {
     pub mss: Vec<u64>,
     pub flow_names: Vec<String>,
     pub pcap: bool,
+    /// Write each TCP sender's TCP_INFO series (`--tcp-info`).
+    pub tcp_info: bool,
     /// Name prefix (default: a fresh one per repetition).
     pub prefix: Option<String>,
     /// Record every forward packet's passage ([`forwarder::Transits`], in
@@ -190,6 +197,7 @@ pub fn plan(
         flow_names: sim.flows.iter().map(|f| f.name.clone()).collect(),
         sim,
         pcap: false,
+        tcp_info: false,
         prefix: None,
         record_transits: false,
     };
@@ -335,6 +343,7 @@ fn run_in(
             receiver_addr: h.receiver_addr,
             start: start_of(plan.sim.flows[i].start, i, &streams),
             app: plan.apps[i],
+            tcp_info_series: plan.tcp_info,
         };
         endpoints.push(Endpoints::start(p, s, origin));
     }
@@ -427,6 +436,9 @@ fn run_in(
         out.transits.push(fw.take_transits(i));
         if let Some((s, r)) = fw.take_captures(i) {
             outputs::write_captures(dir, rep, &plan.flow_names[i], &s, &r)?;
+        }
+        if plan.tcp_info && plan.apps[i].is_tcp() {
+            outputs::write_tcp_info(dir, rep, &plan.flow_names[i], &sender.series)?;
         }
     }
     out.timeouts.sort_by_key(|t| (t.time, t.flow));

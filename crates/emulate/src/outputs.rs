@@ -6,6 +6,7 @@
 //! | `meta.json` → `emulation` | kernel release, every sysctl and socket option, forwarder lateness p50/p99/max per repetition, middlebox decisions |
 //! | `summary.csv` | extra rows for flow `forwarder`: lateness p50/p99/max (ms) and `late_reps`, the repetitions whose p99 exceeded 5 ms |
 //! | `pcap/rep<r>-<flow>-{sender,receiver}.pcap` | the real packets at each end (`--pcap`) |
+//! | `tcp_info/rep<r>-<flow>.csv` | every change of the sender's TCP_INFO, polled each millisecond (`--tcp-info`) |
 //!
 //! and `--compare`: a `spikelab run` summary beside this one.
 
@@ -45,6 +46,27 @@ pub fn write_captures(
         let path = pdir.join(format!("rep{rep}-{}-{side}.pcap", file_safe(flow)));
         write_pcap(&path, packets).with_context(|| format!("writing {}", path.display()))?;
     }
+    Ok(())
+}
+
+/// Writes one TCP sender's TCP_INFO series (`(ns since the origin, sample)`).
+pub fn write_tcp_info(
+    dir: &Path,
+    rep: u32,
+    flow: &str,
+    series: &[(u64, crate::kernel::TcpInfo)],
+) -> anyhow::Result<()> {
+    let tdir = dir.join("tcp_info");
+    std::fs::create_dir_all(&tdir).with_context(|| format!("creating {}", tdir.display()))?;
+    let path = tdir.join(format!("rep{rep}-{}.csv", file_safe(flow)));
+    let mut w = BufWriter::new(
+        File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    writeln!(w, "{}", crate::kernel::TcpInfo::SERIES_HEADER)?;
+    for (t, info) in series {
+        writeln!(w, "{}", info.series_row(*t))?;
+    }
+    w.flush()?;
     Ok(())
 }
 

@@ -116,6 +116,9 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         genuine_timeout_episodes: episodes.len() as u64 - spurious_episodes,
         syn_timeouts,
         spurious_responses: c("TcpExt.TCPSpuriousRTOs") + c("TcpExt.TCPLossUndo"),
+        // TCPDSACKUndo does not say whether a timeout's or a recovery's reduction
+        // was undone (kernel.csv has it).
+        recovery_dsack_undos: 0,
         delivered: i.counts.delivered,
         detectors: i.settings.detectors(),
         unmatched_box_verdicts: 0,
@@ -145,6 +148,7 @@ pub fn cbr_result(i: &FlowInputs) -> FlowResult {
         genuine_timeout_episodes: 0,
         syn_timeouts: 0,
         spurious_responses: 0,
+        recovery_dsack_undos: 0,
         delivered: i.counts.delivered,
         detectors: Vec::new(),
         unmatched_box_verdicts: 0,

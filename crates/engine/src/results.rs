@@ -87,6 +87,10 @@ pub struct FlowResult {
     pub syn_timeouts: u64,
     /// Spurious-timeout responses the sender applied.
     pub spurious_responses: u64,
+    /// Fast-recovery reductions undone by D-SACK (`profile = "linux"`: the kernel
+    /// counts them in `TCPDSACKUndo`, beside the D-SACK undos of a timeout).
+    #[serde(default)]
+    pub recovery_dsack_undos: u64,
     /// Datagrams (CBR) or segments delivered to the sink.
     pub delivered: u64,
     /// Spurious-timeout detectors the flow ran (driver and observers).

@@ -277,7 +277,10 @@ struct Met {
 
 fn compare(k: &KernelRun, f: &FlowResult) -> Met {
     let done = f.download_time().unwrap_or(f64::INFINITY);
-    goals(k, done, f.retransmissions, f.timeouts, f.spurious_responses)
+    // The kernel's TCPLossUndo + TCPDSACKUndo: the timeout undos, and the D-SACK
+    // undos of fast recovery, which TCPDSACKUndo counts too.
+    let undos = f.spurious_responses + f.recovery_dsack_undos;
+    goals(k, done, f.retransmissions, f.timeouts, undos)
 }
 
 /// The goals for one seed: `k` the kernel's run, the rest the other side's.
@@ -325,7 +328,7 @@ fn run_these(runs: &[KernelRun]) -> Vec<Met> {
                 k.retransmissions,
                 f.timeouts,
                 k.timeouts,
-                f.spurious_responses,
+                f.spurious_responses + f.recovery_dsack_undos,
                 k.undos,
                 if missed.is_empty() {
                     "-".to_owned()
@@ -352,7 +355,6 @@ fn the_recorded_kernel_data_covers_three_configurations_of_ten_seeds() {
 }
 
 #[test]
-#[ignore = "not met yet: seed 1 misses (docs/src/validation-linux.md)"]
 fn the_linux_profile_meets_the_kernel_goals() {
     let m = run_all();
     let n = m.len();
@@ -384,12 +386,25 @@ fn the_linux_profile_meets_the_kernel_goals() {
 /// `spurious_responses` does not count. A timeout in fast recovery keeping the
 /// recovery's ssthresh, prior values and undo marker (`tcp_enter_loss`): completion
 /// 27 -> 28, seed 1 of (c) meets every goal, seed 1 of (a) now misses the
-/// retransmission goal (177 against 123).)
+/// retransmission goal (177 against 123). cwnd grown only while cwnd-limited
+/// (`tcp_is_cwnd_limited`): completion 28 -> 29; and by the segments an ACK delivered
+/// (`acked_sacked`): completion 29 -> 30, retransmissions 28 -> 30, seed 1 of (a) and
+/// (b) keep the kernel's ssthresh after the freeze (150/75/37 segments, measured with
+/// `spikelab emulate --tcp-info`). Every ACK dubious in the Disorder state
+/// (`tcp_ack_is_dubious`): no count moved; (b) seed 1 now makes the kernel's spurious
+/// RACK retransmission at 16.24 s and its D-SACK undo, a recovery undo the compared
+/// count leaves out. The sender's timers fired by the kernel's timer wheel (HZ 250,
+/// expiries rounded up to the wheel level's bucket): RTO counts 28 -> 29, seed 3 of
+/// (b) and (c) no longer time out a fourth time 10 ms before the freeze ends; seed 3
+/// of (a), whose kernel did, now does not. A lost retransmission after a timeout
+/// only if resent since it (`FLAG_LOST_RETRANS`): undo events 29 -> 30, seed 1 of
+/// (c) stays in the Loss state as the kernel does, with no fast recovery to undo.
+/// Every goal is now met: `the_linux_profile_meets_the_kernel_goals` runs by default.)
 const FLOOR: Met4 = Met4 {
-    completion: 28,
-    retransmissions: 28,
-    timeouts: 28,
-    undos: 29,
+    completion: 30,
+    retransmissions: 30,
+    timeouts: 29,
+    undos: 30,
 };
 
 #[derive(Debug)]
@@ -429,10 +444,11 @@ fn the_cubic_recording_covers_configuration_a_of_ten_seeds() {
 
 /// `tcp_congestion_control = "cubic"` against the kernel's CUBIC on configuration (a)
 /// (recorded with `record_kernel_linux.py --configs a --cc cubic`), as floors: seeds
-/// of 10 meeting each goal when it was recorded.
+/// of 10 meeting each goal when it was recorded (retransmissions 9 -> 10 with the
+/// window grown only while cwnd-limited).
 const FLOOR_CUBIC: Met4 = Met4 {
     completion: 10,
-    retransmissions: 9,
+    retransmissions: 10,
     timeouts: 10,
     undos: 10,
 };

@@ -13,11 +13,14 @@
 
 pub mod config;
 pub mod cubic;
+pub mod linux_cwnd_limited;
+pub mod linux_disorder;
 pub mod linux_profile;
 pub mod linux_rcvbuf;
 pub mod linux_receiver;
 pub mod linux_reno;
 pub mod linux_rtt;
+pub mod linux_timer_wheel;
 pub mod ns2_sack_sink;
 pub mod prr;
 pub mod rack;

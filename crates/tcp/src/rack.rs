@@ -96,7 +96,11 @@ impl Default for Rack {
 pub struct Detection {
     /// Segments newly marked lost.
     pub newly_lost: u64,
-    /// Of those, segments whose retransmission was lost (`FLAG_LOST_RETRANS`).
+    /// Of those, segments whose retransmission was lost (`FLAG_LOST_RETRANS`:
+    /// `tcp_identify_packet_loss` sees `retrans_out` fall, so only a retransmission
+    /// still counted in flight, `TCPCB_SACKED_RETRANS`, counts; a timeout's
+    /// `tcp_timeout_mark_lost` already took the earlier ones out of `retrans_out`,
+    /// which is what `rexmit_in_episode`, cleared at the timeout, follows).
     pub lost_retransmissions: u64,
     /// The longest wait before a segment not yet lost would be (the reordering
     /// timer, `ICSK_TIME_REO_TIMEOUT`), if any.
@@ -266,7 +270,7 @@ impl Rack {
                 // remaining <= 0: tcp_mark_skb_lost.
                 self.lost.insert(s.start);
                 d.newly_lost += 1;
-                d.lost_retransmissions += (s.retx_count > 0) as u64;
+                d.lost_retransmissions += s.rexmit_in_episode as u64;
             } else {
                 let remaining = deadline_span - waited;
                 d.wait = Some(d.wait.map_or(remaining, |w| w.max(remaining)));
@@ -511,6 +515,24 @@ mod tests {
     }
 
     #[test]
+    fn a_segment_retransmitted_before_the_timeout_is_no_lost_retransmission_after_it() {
+        let mut t = table(&[0, 0]);
+        let mut r = Rack::default();
+        // Segment 0 was retransmitted at 300 ms, before a timeout cleared the marks
+        // (tcp_timeout_mark_lost took it out of retrans_out).
+        let s0 = t.get_mut(0).unwrap();
+        s0.retx_count = 1;
+        s0.last_sent = ms(300);
+        t.clear_episode_marks();
+        t.push_new(2000, 3000, ms(400));
+        t.on_sack_block(2000, 3000);
+        r.on_delivered(&seg(&t, 2), ms(500), Some(Dur::from_millis(100)));
+        let d = r.detect_loss(&t, ms(500), Dur::ZERO);
+        assert_eq!(d.lost_retransmissions, 0);
+        assert!(d.newly_lost >= 1);
+    }
+
+    #[test]
     fn a_lost_retransmission_is_detected_when_later_data_is_delivered() {
         let mut t = table(&[0, 0, 0, 0]);
         let mut r = Rack::default();
@@ -518,6 +540,7 @@ mod tests {
         // only a segment sent after 300 ms can reveal the retransmission's loss.
         let s0 = t.get_mut(0).unwrap();
         s0.retx_count = 1;
+        s0.rexmit_in_episode = true;
         s0.last_sent = ms(300);
         t.on_sack_block(3000, 4000);
         r.on_delivered(&seg(&t, 3), ms(100), Some(Dur::from_millis(100)));

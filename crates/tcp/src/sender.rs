@@ -80,6 +80,9 @@ pub struct SenderStats {
     pub spurious_responses: u64,
     /// Fast-recovery reductions undone ([`Step::UndoRecovery`]).
     pub recovery_undos: u64,
+    /// Of these, the undos by D-SACK (`tcp_try_undo_dsack`, the kernel's
+    /// `TCPDSACKUndo`).
+    pub recovery_dsack_undos: u64,
 }
 
 /// What one ACK did, for the engine's traces and metrics.
@@ -142,6 +145,9 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_timeouts: Vec<u64>,
     /// Linux's congestion-avoidance credit (`profile = "linux"`).
     linux_cc: crate::linux_profile::LinuxCc,
+    /// Whether cwnd limited the last window (`tcp_is_cwnd_limited`,
+    /// [`crate::linux_cwnd_limited`]), for the `linux` profile's growth.
+    cwnd_usage: crate::linux_cwnd_limited::CwndUsage,
     /// The timer is a Tail Loss Probe's, not the RTO ([`crate::tlp`]).
     probe_armed: bool,
     /// snd_max after a probe, until settled (`tlp_high_seq`), and whether the probe
@@ -241,6 +247,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                     .as_ref()
                     .map_or(Default::default(), |l| l.tcp_congestion_control),
             ),
+            cwnd_usage: Default::default(),
             probe_armed: false,
             tlp_high_seq: None,
             rack: Default::default(),
@@ -368,6 +375,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let timeouts = self.consecutive_timeouts;
         let was_recovering = self.phase != Phase::Open;
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
+        let before = self.outstanding();
         self.fack_hold = self.fack_holds(pkt);
         self.ack_has_sack = !pkt.sack.as_slice().is_empty();
         self.watch_fast_timeout(pkt);
@@ -389,7 +397,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             if timed {
                 self.rto.on_timed_segment_acked();
             }
-            info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, out);
+            info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, newly_sacked, out);
             if self.fack_hold && self.recovery.should_enter(&self.w, 0) {
                 // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
                 self.enter_recovery(now, out);
@@ -407,8 +415,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.follow_driver(now, step, timeouts, &info, out);
         self.rack_on_episode_end(was_recovering, undos_before, dsack);
-        let dubious = info.duplicate || newly_sacked > 0 || dsack;
-        self.rack_on_ack(now, dubious);
+        let flags = info.duplicate || newly_sacked > 0 || dsack;
+        self.rack_on_ack(now, crate::linux_disorder::ack_is_dubious(flags, before));
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
         if !self.fack_hold {
             self.try_send(now, out);
@@ -474,7 +482,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             Step::SendNew(n) => self.send_new_probe(now, n, out),
             Step::Decided(Verdict::Spurious) => self.respond_spurious(now, timeouts, info),
             Step::Decided(Verdict::Genuine) => self.respond_genuine(info),
-            Step::UndoRecovery => self.undo_recovery(),
+            Step::UndoRecovery { dsack } => self.undo_recovery(dsack),
         }
         // A driver may stop probing without a verdict (Linux's F-RTO turns itself off
         // and keeps its undo tests running; see `spurious::linux_undo`).
@@ -555,7 +563,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// Fast recovery was unnecessary: `tcp_undo_cwnd_reduction` restores cwnd and
     /// ssthresh from what recovery saved, and the connection is Open again
     /// (`tcp_try_undo_recovery` / `tcp_try_keep_open` / `tcp_try_to_open`).
-    fn undo_recovery(&mut self) {
+    fn undo_recovery(&mut self, dsack: bool) {
         if matches!(self.phase, Phase::Recovery { .. }) {
             self.exit_recovery();
         }
@@ -573,6 +581,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.w.ssthresh = ssthresh;
         self.w.cwnd = cwnd.max(self.w.mss);
         self.stats.recovery_undos += 1;
+        self.stats.recovery_dsack_undos += u64::from(dsack);
     }
 
     /// The driver found the timeout genuine: conventional recovery continues.
@@ -679,7 +688,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             head_sent: head.last_sent,
             advancing_rto,
         };
-        self.timer = Some(crate::tlp::probe_deadline(&s));
+        let at = crate::tlp::probe_deadline(&s);
+        self.timer = Some(self.linux_timer(now, at));
         self.probe_armed = true;
         self.reo_armed = false;
         true
@@ -828,6 +838,19 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// duplicate, or SACK information), then `tcp_time_to_recover` ("the loss is
     /// proven": lost_out > 0) from the Open state, or from the Loss state when a
     /// retransmission was lost (`FLAG_LOST_RETRANS`).
+    /// What is outstanding as an ACK arrives ([`crate::linux_disorder`]); nothing
+    /// without RACK, whose loss detection is all that Disorder changes here.
+    fn outstanding(&self) -> crate::linux_disorder::Outstanding {
+        if !self.rack_enabled() {
+            return Default::default();
+        }
+        crate::linux_disorder::Outstanding {
+            sacked: self.w.segs.sacked_bytes() > 0,
+            lost: self.rack.lost_pending() > 0,
+            retransmitted: self.w.segs.iter().any(|s| s.retx_count > 0 && !s.sacked),
+        }
+    }
+
     fn rack_on_ack(&mut self, now: Time, dubious: bool) {
         // In TCP_CA_Loss the kernel runs this after `tcp_process_loss`, F-RTO or not.
         if !self.rack_enabled() || (self.phase == Phase::Open && !dubious) {
@@ -837,7 +860,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if let Some(wait) = d.wait {
             // tcp_rack_mark_lost: the reordering timer, rounded up by TCP_TIMEOUT_MIN.
             self.arm_timer(now);
-            self.timer = Some(now + wait + crate::tlp::TIMEOUT_MIN);
+            self.timer = Some(self.linux_timer(now, now + wait + crate::tlp::TIMEOUT_MIN));
             self.reo_armed = true;
         }
         let enter = match self.phase {
@@ -918,7 +941,17 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn rearm_rto_from_head(&mut self, now: Time) {
         let head = self.w.segs.get(0).map_or(now, |s| s.last_sent);
         self.arm_timer(now);
-        self.timer = Some((head + self.armed_rto).max(now + Dur::from_millis(1)));
+        let at = (head + self.armed_rto).max(now + Dur::from_millis(1));
+        self.timer = Some(self.linux_timer(now, at));
+    }
+
+    /// A `linux` host's timer set at `now` for `at` fires when the kernel's timer
+    /// wheel runs it ([`crate::linux_timer_wheel`]); other senders' timers are exact.
+    fn linux_timer(&self, now: Time, at: Time) -> Time {
+        if self.cfg.linux.is_none() {
+            return at;
+        }
+        crate::linux_timer_wheel::fires_at(now, at - now)
     }
 
     // ----- handshake -------------------------------------------------------------
@@ -1081,6 +1114,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         now: Time,
         ack: u64,
         sample: Option<Dur>,
+        newly_sacked: u64,
         out: &mut Vec<Packet>,
     ) -> u64 {
         let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
@@ -1088,7 +1122,18 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.ns2_spurious.on_new_ack(self.w.snd_una);
         self.w.snd_una = ack;
         self.w.snd_nxt = self.w.snd_nxt.max(ack);
+        let sacked_before = self.w.segs.sacked_bytes();
         self.w.segs.on_cumulative_ack(ack);
+        let grow_by = if self.cfg.linux.is_some() {
+            // tcp_cong_control(sk, ack, acked_sacked = tp->delivered - prior_delivered):
+            // tcp_sacktag_write_queue counted the newly SACKed segments,
+            // tcp_clean_rtx_queue counts the acknowledged ones not SACKed before; a
+            // segment SACKed on an earlier ACK is not delivered again by this one.
+            let was_sacked = sacked_before - self.w.segs.sacked_bytes();
+            newly - was_sacked + newly_sacked
+        } else {
+            newly
+        };
         self.dupacks = 0;
         self.sack1_dupacks.on_new_ack();
         self.consecutive_timeouts = 0;
@@ -1096,7 +1141,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.feed_rtt_sample(now, rtt, flight_segments);
             self.cc_on_rtt_sample(now, rtt);
         }
-        self.advance_phase(now, ack, newly, out);
+        self.advance_phase(now, ack, newly, grow_by, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
         // restart it so that it expires after the current RTO.
         if self.w.snd_una >= self.w.snd_max && !self.fack_timer_runs_idle() {
@@ -1125,7 +1170,16 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
     }
 
-    fn advance_phase(&mut self, now: Time, ack: u64, newly: u64, out: &mut Vec<Packet>) {
+    /// `newly`: bytes cumulatively acknowledged; `grow_by`: the bytes cwnd grows by
+    /// outside recovery (`newly`, or with the `linux` profile what the ACK delivered).
+    fn advance_phase(
+        &mut self,
+        now: Time,
+        ack: u64,
+        newly: u64,
+        grow_by: u64,
+        out: &mut Vec<Packet>,
+    ) {
         if matches!(self.phase, Phase::Recovery { .. }) {
             self.grow_in_recovery(now);
         }
@@ -1144,14 +1198,14 @@ impl<E: RtoEstimator> TcpSender<E> {
             },
             Phase::Loss { point } => {
                 if !self.fack_hold {
-                    self.grow_cwnd(now, newly);
+                    self.grow_cwnd(now, grow_by);
                 }
                 if ack >= point {
                     self.phase = Phase::Open;
                 }
             }
             Phase::Open if self.fack_hold => {}
-            Phase::Open => self.grow_cwnd(now, newly),
+            Phase::Open => self.grow_cwnd(now, grow_by),
         }
     }
 
@@ -1188,9 +1242,12 @@ impl<E: RtoEstimator> TcpSender<E> {
             // tcp_reno_cong_avoid (crate::linux_reno) or cubictcp_cong_avoid
             // (crate::cubic), in whole segments.
             let acked = newly.div_ceil(w.mss);
-            let cwnd = self
-                .linux_cc
-                .on_ack(now, w.cwnd / w.mss, w.ssthresh / w.mss, acked);
+            let (cwnd, ssthresh) = (w.cwnd / w.mss, w.ssthresh / w.mss);
+            // Both return at once unless tcp_is_cwnd_limited (crate::linux_cwnd_limited).
+            if !self.cwnd_usage.allows_growth(cwnd, ssthresh) {
+                return;
+            }
+            let cwnd = self.linux_cc.on_ack(now, cwnd, ssthresh, acked);
             w.cwnd = cwnd * w.mss;
             return;
         }
@@ -1424,6 +1481,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.handshake != Handshake::Established || self.frto_hold {
             return;
         }
+        let mut sent_any = false;
         loop {
             let choice = match self.phase {
                 Phase::Recovery { .. } if self.rack_enabled() => self.rack_next_in_recovery(),
@@ -1443,6 +1501,23 @@ impl<E: RtoEstimator> TcpSender<E> {
             if !sent {
                 break;
             }
+            sent_any = true;
+        }
+        if self.cfg.linux.is_some() {
+            self.validate_cwnd(sent_any);
+        }
+    }
+
+    /// `tcp_write_xmit`'s end: `is_cwnd_limited |= tcp_packets_in_flight >= cwnd`, then
+    /// `tcp_cwnd_validate` if it sent something or stopped at cwnd
+    /// ([`crate::linux_cwnd_limited`]).
+    fn validate_cwnd(&mut self, sent_any: bool) {
+        let w = &self.w;
+        let limited = self.pipe_segments() >= w.cwnd / w.mss;
+        if sent_any || limited {
+            let packets_out = w.flight_size().div_ceil(w.mss);
+            self.cwnd_usage
+                .on_write_xmit(w.snd_una, w.snd_max, packets_out, limited);
         }
     }
 
@@ -1669,7 +1744,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.armed_rto =
             self.adapt
                 .apply(self.rto.rto(), self.rto.backoff_count(), self.rto.max_rto());
-        self.timer = Some(now + self.armed_rto);
+        self.timer = Some(self.linux_timer(now, now + self.armed_rto));
     }
 
     /// Checks the invariants that must hold between any two events.
@@ -2117,6 +2192,20 @@ mod tests {
     }
 
     #[test]
+    fn a_linux_cwnd_grows_by_what_an_ack_delivered_not_by_segments_sacked_before() {
+        let (mut s, mut out) = linux_host_with_data();
+        s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
+        let mut a = ack(2000);
+        a.sack.push(3000, 4000); // segment 3 delivered (SACKed): no growth yet
+        s.on_ack(ms(110), &a, &mut out);
+        let before = s.window().cwnd;
+        // Segment 2 arrives: the ACK covers 2000-4000, but only segment 2 is new
+        // to the receiver (tcp_cong_control's acked_sacked = 1).
+        s.on_ack(ms(120), &ack(4000), &mut out);
+        assert_eq!(s.window().cwnd, before + 1000);
+    }
+
+    #[test]
     fn a_linux_host_does_not_count_dsack_only_acks_toward_fast_retransmit() {
         let (mut s, mut out) = linux_host_with_data();
         s.on_ack(ms(300), &ack(2000), &mut out);
@@ -2142,15 +2231,17 @@ mod tests {
         assert!(s.probe_armed());
         let deadline = s.next_deadline().unwrap();
         // PTO = 2 * SRTT + 2 ms after the new data sent at 100 ms (302 ms), but no
-        // later than the RTO of the oldest segment (sent at 0, RTO 3 * RTT = 300 ms).
-        assert_eq!(deadline, ms(300));
+        // later than the RTO of the oldest segment (sent at 0, RTO 3 * RTT = 300 ms),
+        // as the timer wheel runs a timer set at 100 ms for 200 ms.
+        let wheel = crate::linux_timer_wheel::fires_at;
+        assert_eq!(deadline, wheel(ms(100), Dur::from_millis(200)));
         out.clear();
         s.on_timer(deadline, &mut out);
         assert_eq!(out.len(), 1);
         assert!(!out[0].retx, "the probe is new data");
         assert_eq!(s.stats().timeouts, 0);
         assert!(!s.probe_armed());
-        assert_eq!(s.next_deadline(), Some(deadline + s.current_rto()));
+        assert_eq!(s.next_deadline(), Some(wheel(deadline, s.current_rto())));
     }
 
     /// A linux host after an RTT sample of 100 ms (segments 0, 1 acknowledged at
@@ -2171,9 +2262,11 @@ mod tests {
         let (mut s, mut out) = linux_host_missing_segment_two(1);
         assert_eq!(s.stats().fast_retransmits, 0);
         assert!(s.probe_armed(), "the reordering timer is no RTO");
-        assert_eq!(s.next_deadline(), Some(ms(227))); // + TCP_TIMEOUT_MIN
+        // 227 ms (+ TCP_TIMEOUT_MIN), as the timer wheel runs it.
+        let at = crate::linux_timer_wheel::fires_at(ms(200), Dur::from_millis(27));
+        assert_eq!(s.next_deadline(), Some(at));
         out.clear();
-        s.on_timer(ms(227), &mut out);
+        s.on_timer(at, &mut out);
         assert_eq!(s.stats().fast_retransmits, 1);
         assert_eq!(s.stats().timeouts, 0);
         assert_eq!((out[0].seq, out[0].retx), (2000, true));

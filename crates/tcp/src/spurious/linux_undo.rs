@@ -147,7 +147,9 @@ impl LinuxUndo {
     /// The same for a fast-recovery episode: not a verdict about a timeout.
     fn undo_recovery(&mut self, kind: UndoKind) -> Step {
         self.undo(kind);
-        Step::UndoRecovery
+        Step::UndoRecovery {
+            dsack: kind == UndoKind::Dsack,
+        }
     }
 
     /// `tcp_fastretrans_alert` in `TCP_CA_Recovery`, in the kernel's order.
@@ -439,7 +441,7 @@ mod tests {
         let mut d = recovering();
         let mut a = ack(&segs, 0, 10_000, 10_000, None);
         a.tsecr = Some(499);
-        assert_eq!(d.on_ack(&a), Step::UndoRecovery);
+        assert_eq!(d.on_ack(&a), Step::UndoRecovery { dsack: false });
         assert_eq!(d.undos(), &[UndoKind::Full]);
     }
 
@@ -464,7 +466,7 @@ mod tests {
         let segs = table(); // only segment 0 was retransmitted, and 2000 covers it
         let mut a = ack(&segs, 0, 10_000, 2000, None);
         a.tsecr = Some(499);
-        assert_eq!(d.on_ack(&a), Step::UndoRecovery);
+        assert_eq!(d.on_ack(&a), Step::UndoRecovery { dsack: false });
         assert_eq!(d.undos(), &[UndoKind::Partial]);
     }
 
@@ -474,7 +476,7 @@ mod tests {
         let mut d = recovering();
         let mut a = ack(&segs, 0, 10_000, 4000, None);
         a.dsack = Some((0, 1000));
-        assert_eq!(d.on_ack(&a), Step::UndoRecovery);
+        assert_eq!(d.on_ack(&a), Step::UndoRecovery { dsack: true });
         assert_eq!(d.undos(), &[UndoKind::Dsack]);
     }
 
@@ -488,7 +490,11 @@ mod tests {
         );
         let mut a = ack(&segs, 10_000, 10_000, 10_000, None);
         a.dsack = Some((0, 1000));
-        assert_eq!(d.on_ack(&a), Step::UndoRecovery, "not a timeout verdict");
+        assert_eq!(
+            d.on_ack(&a),
+            Step::UndoRecovery { dsack: true },
+            "not a timeout verdict"
+        );
         assert_eq!(d.undos(), &[UndoKind::Dsack]);
     }
 

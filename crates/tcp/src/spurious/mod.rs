@@ -159,8 +159,9 @@ pub enum Step {
     /// A fast-recovery episode's reduction turned out unnecessary: restore cwnd and
     /// ssthresh and leave recovery (Linux's `tcp_try_undo_recovery`,
     /// `tcp_try_undo_partial`, `tcp_try_undo_dsack`; see [`linux_undo`]). Not a verdict
-    /// about a timeout.
-    UndoRecovery,
+    /// about a timeout. `dsack`: by `tcp_try_undo_dsack`, which the kernel counts in
+    /// `TCPDSACKUndo` together with the D-SACK undos of a timeout.
+    UndoRecovery { dsack: bool },
 }
 
 /// What the sender knows when it enters fast recovery.
