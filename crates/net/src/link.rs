@@ -22,6 +22,7 @@
 use crate::config::LinkDirConfig;
 use crate::delay::{DelaySampling, DelayTrace};
 use crate::freeze::{FreezeMode, FrozenArrivals};
+use crate::link::same_instant::Lead;
 use crate::queue::Queue;
 use crate::service::{Departure, Service};
 use rand::{Rng, SeedableRng};
@@ -76,13 +77,14 @@ const IDLE_PIPE_CAPACITY: usize = 16;
 
 /// A packet on its way to the far end.
 #[derive(Clone, Copy, Debug)]
-struct InFlight<P> {
+struct InFlight<P, L> {
     pkt: P,
     /// When it reaches the far end (or is discarded, if `lost`).
     at: Time,
     lost: bool,
-    /// How long before `at` its arrival was scheduled ([`same_instant`]).
-    lead: u32,
+    /// How long before `at` its arrival was scheduled ([`same_instant`]; `()` when
+    /// not kept).
+    lead: L,
 }
 
 /// A suspension in progress ([`LinkDir::suspend`] until [`LinkDir::resume`]).
@@ -102,11 +104,13 @@ struct Suspension<P> {
 /// [`LinkDir::next_wakeup`] and [`LinkDir::poll`].
 ///
 /// It carries `P`: [`Packet`]s, or (the engine) small handles to packets kept in an
-/// arena, which is all a link needs since it only reads their size ([`Wire`]).
+/// arena, which is all a link needs since it only reads their size ([`Wire`]). `L` is
+/// what it keeps of when its events were scheduled: nothing (`()`, the default), or
+/// `u32` leads for ns-2's order of same-instant events ([`same_instant::Lead`]).
 #[derive(Clone, Debug)]
-pub struct LinkDir<P = Packet> {
+pub struct LinkDir<P = Packet, L = ()> {
     queue: Queue<P>,
-    service: Service<P>,
+    service: Service<P, L>,
     latency: Dur,
     delay_trace: Option<Arc<DelayTrace>>,
     /// Draws of a per-packet delay trace: a stream of its own, split off `rng` only in
@@ -117,7 +121,7 @@ pub struct LinkDir<P = Packet> {
     /// link and spread its hot fields (queue, transmitter, pipe, counters) over twice
     /// as many cache lines, and the engine touches thousands of links in no order.
     rng: Box<SimRng>,
-    pipe: VecDeque<InFlight<P>>,
+    pipe: VecDeque<InFlight<P, L>>,
     pipe_bytes: PacketBytes,
     /// The suspension in progress, if any. Boxed: links are rarely frozen, and held
     /// inline its 70 bytes would sit between the hot fields of every link.
@@ -129,11 +133,11 @@ pub struct LinkDir<P = Packet> {
     delivered: PacketBytes,
 }
 
-impl<P: Wire> LinkDir<P> {
+impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// An idle link direction. `rng` is its own random stream (RED drops, WCDMA block
     /// errors). Panics if a referenced trace was not loaded
     /// ([`crate::trace::load_link_traces`]).
-    pub fn new(cfg: &LinkDirConfig, mut rng: SimRng) -> LinkDir<P> {
+    pub fn new(cfg: &LinkDirConfig, mut rng: SimRng) -> LinkDir<P, L> {
         let delay_rng = (cfg.delay_sampling == DelaySampling::PerPacket)
             .then(|| Box::new(SimRng::seed_from_u64(rng.random())));
         LinkDir {
@@ -168,7 +172,9 @@ impl<P: Wire> LinkDir<P> {
 
     /// [`LinkDir::enqueue`] in ns-2's order of same-instant events: an arrival whose
     /// event was `scheduled` before the end of a transmission due exactly `now` runs
-    /// before it ([`same_instant`]), so it finds that packet still in service.
+    /// before it ([`same_instant`]), so it finds that packet still in service. Needs
+    /// kept leads (`L = u32`): with none, every transmission end counts as scheduled
+    /// at its own time.
     pub fn enqueue_scheduled(&mut self, now: Time, pkt: P, scheduled: Time) -> Option<P> {
         self.tick(now);
         if let Some(before) = now.0.checked_sub(1) {
@@ -283,7 +289,7 @@ impl<P: Wire> LinkDir<P> {
                 dropped.push(f.pkt);
             } else {
                 self.delivered.add(&f.pkt);
-                note(same_instant::scheduled(f.at, f.lead));
+                note(f.lead.scheduled(f.at));
                 delivered.push(f.pkt);
             }
         }
@@ -324,7 +330,7 @@ impl<P: Wire> LinkDir<P> {
             for f in self.pipe.iter_mut().filter(|f| f.at > since) {
                 f.at += d;
                 // `LinkDelay::freeze_end()` (patched ns-2) schedules it anew.
-                f.lead = same_instant::lead(f.at, now);
+                f.lead = L::of(f.at, now);
             }
         }
         self.advance(now);
@@ -429,6 +435,7 @@ impl<P: Wire> LinkDir<P> {
         self.service
             .advance(now, &mut self.queue, &mut self.rng, &mut |d: Departure<
                 P,
+                L,
             >| {
                 let traced = trace.map_or(Dur::ZERO, |t| match delay_rng {
                     Some(r) => t.delay_for(DelaySampling::PerPacket, d.at, r),
@@ -440,12 +447,12 @@ impl<P: Wire> LinkDir<P> {
                 pipe_bytes.add(&d.pkt);
                 // `LinkDelay::recv()` schedules the arrival when it schedules the
                 // transmission's end.
-                let start = same_instant::scheduled(d.at, d.lead);
+                let start = d.lead.scheduled(d.at);
                 pipe.push_back(InFlight {
                     pkt: d.pkt,
                     at,
                     lost: d.lost,
-                    lead: same_instant::lead(at, start),
+                    lead: L::of(at, start),
                 });
             });
     }
