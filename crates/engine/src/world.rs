@@ -755,11 +755,15 @@ impl<L: Lead> Sim<L> {
         }
     }
 
-    /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`?
+    /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`? Inlined, its
+    /// rules out of line: asked once per packet per hop, and most runs have none.
+    #[inline(always)]
     fn dropped_by_rule(&self, l: usize, p: &Packet) -> bool {
-        if self.drops.is_empty() {
-            return false;
-        }
+        !self.drops.is_empty() && self.dropped_by_a_rule(l, p)
+    }
+
+    #[inline(never)]
+    fn dropped_by_a_rule(&self, l: usize, p: &Packet) -> bool {
         let FlowState::Tcp(t) = &self.flows[p.flow.index()].state else {
             return false;
         };
