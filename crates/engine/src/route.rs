@@ -10,6 +10,7 @@
 
 use crate::config::{Hop, MiddleboxSpec};
 use spikelab_core::{RngStreams, SimRng, Wire};
+use spikelab_net::link::same_instant::Lead;
 use spikelab_net::{Dir, LinkConfig, LinkDir, Schedule};
 
 /// The other direction.
@@ -70,8 +71,13 @@ pub fn box_placement(links: usize, boxes: &[MiddleboxSpec]) -> Vec<Option<usize>
 }
 
 /// Link `i`'s two directions, forward then reverse, each with its own random stream,
-/// carrying packets or handles to them (`P`).
-pub fn link_dirs<P: Wire>(cfg: &LinkConfig, i: usize, streams: &RngStreams) -> [LinkDir<P>; 2] {
+/// carrying packets or handles to them (`P`), keeping scheduling leads `L`
+/// ([`spikelab_net::link::same_instant::Lead`]).
+pub fn link_dirs<P: Wire, L: Lead>(
+    cfg: &LinkConfig,
+    i: usize,
+    streams: &RngStreams,
+) -> [LinkDir<P, L>; 2] {
     let dir = |d: Dir| {
         LinkDir::new(
             &cfg.dir(d),

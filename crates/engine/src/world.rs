@@ -18,6 +18,7 @@ use crate::watchdog::{Bark, Watchdog};
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
+use spikelab_net::link::same_instant::Lead;
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
 use spikelab_tcp::rto::Rto;
@@ -39,9 +40,9 @@ impl std::fmt::Display for InvariantViolation {
 
 impl std::error::Error for InvariantViolation {}
 
-struct LinkState {
+struct LinkState<L> {
     name: String,
-    dirs: [LinkDir<Slot>; 2],
+    dirs: [LinkDir<Slot, L>; 2],
     wake: [TimerSlot; 2],
     spikes: Vec<SpikeRun>,
 }
@@ -83,10 +84,22 @@ struct Flow {
 }
 
 /// One simulation run.
-pub struct World {
+pub struct World(Order);
+
+/// The run's order of same-instant events, chosen once when it is built: its links
+/// keep scheduling leads (`u32`) only when ns-2's order is on, so a run in spikelab's
+/// own order takes the plain code path with no per-packet test or field
+/// (`spikelab_net::link::same_instant`).
+enum Order {
+    Own(Sim<()>),
+    Ns2(Sim<u32>),
+}
+
+/// The simulation itself; `L` is what its links keep of when events were scheduled.
+struct Sim<L> {
     now: Time,
     q: EventQueue,
-    links: Vec<LinkState>,
+    links: Vec<LinkState<L>>,
     flows: Vec<Flow>,
     next_uid: u64,
     out: Vec<Packet>,
@@ -114,10 +127,10 @@ pub struct World {
 
 /// ns-2's order of a packet's arrival and a transmission end at the same instant
 /// (`spikelab_net::link::same_instant`), on when a flow's `ns2` switch
-/// `same_instant_in_scheduling_order` is: the network has one scheduler.
+/// `same_instant_in_scheduling_order` is: the network has one scheduler. Used only by
+/// a [`Sim`] whose links keep leads ([`Lead::KEPT`]).
 #[derive(Default)]
 struct SameInstantOrder {
-    on: bool,
     /// When the event being handled was scheduled: a delivered packet's arrival
     /// (packets an endpoint sends in reply enter their first link within that event,
     /// as an ns-2 agent's `send()` does); otherwise now, which lets a transmission
@@ -156,6 +169,37 @@ struct BoxState {
 impl World {
     /// Builds the world for `cfg` with run seed `seed`.
     pub fn new(cfg: &SimConfig, seed: u64) -> World {
+        let ns2_order = cfg.flows.iter().any(|f| {
+            matches!(&f.kind, FlowKind::Tcp { tcp, .. }
+                if tcp.ns2.same_instant_in_scheduling_order)
+        });
+        World(match ns2_order {
+            true => Order::Ns2(Sim::new(cfg, seed)),
+            false => Order::Own(Sim::new(cfg, seed)),
+        })
+    }
+
+    /// Ends the run with an error after `budget` events (a guard for tests and fuzzing;
+    /// by default a run has no budget, only the stall watchdog).
+    pub fn with_event_budget(self, budget: u64) -> World {
+        World(match self.0 {
+            Order::Own(s) => Order::Own(s.with_event_budget(budget)),
+            Order::Ns2(s) => Order::Ns2(s.with_event_budget(budget)),
+        })
+    }
+
+    /// Runs to completion and returns the results, or the first broken invariant
+    /// (a stalled clock or an exhausted event budget included, see [`crate::watchdog`]).
+    pub fn run(self) -> Result<RunResult, InvariantViolation> {
+        match self.0 {
+            Order::Own(s) => s.run(),
+            Order::Ns2(s) => s.run(),
+        }
+    }
+}
+
+impl<L: Lead> Sim<L> {
+    fn new(cfg: &SimConfig, seed: u64) -> Sim<L> {
         let streams = RngStreams::new(seed);
         let links = cfg
             .links
@@ -163,7 +207,7 @@ impl World {
             .enumerate()
             .map(|(i, l)| build_link(l, i, &streams))
             .collect();
-        let mut world = World {
+        let mut world = Sim {
             now: Time::ZERO,
             q: EventQueue::new(),
             links,
@@ -186,13 +230,7 @@ impl World {
             box_at: route::box_placement(cfg.links.len(), &cfg.middleboxes),
             mb_out: MbOutput::new(),
             watchdog: Watchdog::default(),
-            order: SameInstantOrder {
-                on: cfg.flows.iter().any(|f| {
-                    matches!(&f.kind, FlowKind::Tcp { tcp, .. }
-                        if tcp.ns2.same_instant_in_scheduling_order)
-                }),
-                ..SameInstantOrder::default()
-            },
+            order: SameInstantOrder::default(),
         };
         for (i, spec) in cfg.middleboxes.iter().enumerate() {
             let mb = Mb::new(&spec.config, streams.stream("middlebox", i as u64));
@@ -293,16 +331,12 @@ impl World {
         self.q.push(start, Event::FlowStart { flow: i as u32 });
     }
 
-    /// Ends the run with an error after `budget` events (a guard for tests and fuzzing;
-    /// by default a run has no budget, only the stall watchdog).
-    pub fn with_event_budget(mut self, budget: u64) -> World {
+    fn with_event_budget(mut self, budget: u64) -> Sim<L> {
         self.watchdog = Watchdog::new(Some(budget));
         self
     }
 
-    /// Runs to completion and returns the results, or the first broken invariant
-    /// (a stalled clock or an exhausted event budget included, see [`crate::watchdog`]).
-    pub fn run(mut self) -> Result<RunResult, InvariantViolation> {
+    fn run(mut self) -> Result<RunResult, InvariantViolation> {
         while let Some((t, ev)) = self.q.pop() {
             if t > self.stop_at {
                 break;
@@ -363,7 +397,9 @@ impl World {
     }
 
     fn handle(&mut self, ev: Event) -> Result<(), InvariantViolation> {
-        self.order.cause = self.now;
+        if L::KEPT {
+            self.order.cause = self.now;
+        }
         match ev {
             Event::FlowStart { flow } => self.on_flow_start(flow as usize),
             Event::Timer { flow, timer, gen } => self.on_flow_timer(flow as usize, timer, gen),
@@ -686,7 +722,7 @@ impl World {
     /// Offers the packet in slot `s` to direction `d` of link `l`.
     fn enqueue(&mut self, l: usize, d: usize, s: Slot) {
         let dir = &mut self.links[l].dirs[d];
-        let lost = match self.order.on {
+        let lost = match L::KEPT {
             true => dir.enqueue_scheduled(self.now, s, self.order.cause),
             false => dir.enqueue(self.now, s),
         };
@@ -719,11 +755,15 @@ impl World {
         }
     }
 
-    /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`?
+    /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`? Inlined, its
+    /// rules out of line: asked once per packet per hop, and most runs have none.
+    #[inline(always)]
     fn dropped_by_rule(&self, l: usize, p: &Packet) -> bool {
-        if self.drops.is_empty() {
-            return false;
-        }
+        !self.drops.is_empty() && self.dropped_by_a_rule(l, p)
+    }
+
+    #[inline(never)]
+    fn dropped_by_a_rule(&self, l: usize, p: &Packet) -> bool {
         let FlowState::Tcp(t) = &self.flows[p.flow.index()].state else {
             return false;
         };
@@ -753,8 +793,11 @@ impl World {
         }
         let mut delivered = std::mem::take(&mut self.delivered);
         let mut dropped = std::mem::take(&mut self.dropped);
-        let mut scheduled = std::mem::take(&mut self.order.scheduled);
-        match self.order.on {
+        let mut scheduled = match L::KEPT {
+            true => std::mem::take(&mut self.order.scheduled),
+            false => Vec::new(),
+        };
+        match L::KEPT {
             true => self.links[l].dirs[d].poll_scheduled(
                 self.now,
                 &mut delivered,
@@ -776,8 +819,8 @@ impl World {
                 self.arena.take(s);
                 continue;
             }
-            if let Some(&at) = scheduled.get(i) {
-                self.order.cause = at;
+            if L::KEPT {
+                self.order.cause = scheduled[i];
             }
             self.arena.get_mut(s).hop += 1;
             result = match self.box_at[l] {
@@ -790,8 +833,10 @@ impl World {
             };
         }
         self.delivered = delivered;
-        scheduled.clear();
-        self.order.scheduled = scheduled;
+        if L::KEPT {
+            scheduled.clear();
+            self.order.scheduled = scheduled;
+        }
         result
     }
 
@@ -1175,7 +1220,11 @@ fn finish_flow(f: Flow) -> FlowResult {
     r
 }
 
-fn build_link(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> LinkState {
+fn build_link<L: Lead>(
+    cfg: &spikelab_net::LinkConfig,
+    i: usize,
+    streams: &RngStreams,
+) -> LinkState<L> {
     let spikes = route::spike_schedules(cfg, i, streams)
         .into_iter()
         .map(|(schedule, rng)| SpikeRun {

@@ -32,6 +32,11 @@ pub(crate) fn link(c: &LinkDirConfig) -> LinkDir {
     LinkDir::new(c, SimRng::seed_from_u64(1))
 }
 
+/// A link that keeps scheduling leads, for ns-2's order of same-instant events.
+pub(crate) fn ns2_link(c: &LinkDirConfig) -> LinkDir<Packet, u32> {
+    LinkDir::new(c, SimRng::seed_from_u64(1))
+}
+
 /// An input the test driver applies at a given time.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Input {
@@ -54,7 +59,10 @@ pub(crate) struct Outcome {
 
 /// A minimal engine: polls the link at each of its wakeups and applies `inputs` (sorted
 /// by time; at equal times the link is polled first).
-pub(crate) fn drive(l: &mut LinkDir, inputs: &[(Time, Input)]) -> Outcome {
+pub(crate) fn drive<L: same_instant::Lead>(
+    l: &mut LinkDir<Packet, L>,
+    inputs: &[(Time, Input)],
+) -> Outcome {
     let mut out = Outcome::default();
     let (mut got, mut lost) = (Vec::new(), Vec::new());
     let mut next_input = 0;
@@ -267,7 +275,7 @@ fn a_rate_change_lets_the_packet_in_service_finish_at_the_old_rate() {
 /// at `scheduled`. Returns the queue's drops and the delivery times.
 fn arrival_at_a_transmission_end(scheduled: Option<Time>) -> (Vec<u64>, Vec<(u64, Time)>) {
     let c = cfg(2_000_000, Dur::ZERO, 1);
-    let mut l = link(&c);
+    let mut l = ns2_link(&c);
     let mut drops: Vec<u64> = [
         l.enqueue(ms(1), data(0, 1000)),
         l.enqueue(ms(1), data(1, 1000)),
@@ -319,7 +327,7 @@ fn a_burst_scheduled_before_a_transmission_that_ends_with_it_meets_it_in_service
     // An agent answering one ACK sends two packets in the same event: both run before
     // the transmission end, so with packet 1 waiting the second finds the queue full.
     let c = cfg(2_000_000, Dur::ZERO, 2);
-    let mut l = link(&c);
+    let mut l = ns2_link(&c);
     assert!(l.enqueue(ms(1), data(0, 1000)).is_none());
     assert!(l.enqueue(ms(1), data(1, 1000)).is_none());
     let end = ms(1) + Dur::from_micros(4160);
@@ -343,7 +351,7 @@ fn a_freeze_reschedules_the_held_transmission_end_at_the_thaw() {
     // to 13.16 ms and, as in the patched ns-2's `LinkDelay::freeze_end()`, counts as
     // scheduled at 10 ms. An arrival then scheduled at 9 ms runs first.
     let c = cfg(2_000_000, Dur::ZERO, 1);
-    let mut l = link(&c);
+    let mut l = ns2_link(&c);
     assert!(l.enqueue(ms(1), data(0, 1000)).is_none());
     l.suspend(ms(2), FreezeMode::default());
     assert!(l.enqueue(ms(3), data(1, 1000)).is_none());
@@ -366,7 +374,7 @@ fn a_freeze_reschedules_the_held_transmission_end_at_the_thaw() {
 fn a_delivered_packet_reports_when_its_arrival_was_scheduled() {
     // LinkDelay::recv(): the arrival is scheduled when the transmission starts.
     let c = cfg(2_000_000, Dur::from_millis(150), 10);
-    let mut l = link(&c);
+    let mut l = ns2_link(&c);
     assert!(l.enqueue(ms(1), data(0, 1000)).is_none());
     assert!(l.enqueue(ms(1), data(1, 1000)).is_none());
     let (mut got, mut sched, mut lost) = (Vec::new(), Vec::new(), Vec::new());
@@ -382,7 +390,7 @@ fn a_delivery_at_the_instant_a_transmission_ends_leaves_that_end_to_the_arrivals
     // 1-packet queue. Polling in ns-2's order delivers packet 0 and keeps packet 1 in
     // service, so an arrival scheduled before packet 1 started finds the queue full.
     let c = cfg(2_000_000, Dur::from_micros(4160), 1);
-    let mut l = link(&c);
+    let mut l = ns2_link(&c);
     assert!(l.enqueue(ms(1), data(0, 1000)).is_none());
     assert!(l.enqueue(ms(1), data(1, 1000)).is_none());
     assert!(l.enqueue(ms(6), data(2, 1000)).is_none());
@@ -494,9 +502,16 @@ pub(crate) fn op() -> impl Strategy<Value = (u64, Op)> {
     (0u64..30_000_000, op)
 }
 
+/// What left a link: (uid, when, delivered rather than lost), in order.
+pub(crate) type Exits = Vec<(u64, Time, bool)>;
+
 /// Applies `ops` (each after a pause of its first element in ns) to `l`, polling at every
-/// wakeup, and checks the invariants after each step.
-pub(crate) fn check_ops(l: &mut LinkDir, ops: &[(u64, Op)]) -> Result<(), TestCaseError> {
+/// wakeup, and checks the invariants after each step; returns what left the link.
+pub(crate) fn check_ops<L: same_instant::Lead>(
+    l: &mut LinkDir<Packet, L>,
+    ops: &[(u64, Op)],
+) -> Result<Exits, TestCaseError> {
+    let mut exits = Exits::new();
     let (mut got, mut lost) = (Vec::new(), Vec::new());
     let mut now = Time::ZERO;
     let mut last_uid: Option<u64> = None;
@@ -518,8 +533,8 @@ pub(crate) fn check_ops(l: &mut LinkDir, ops: &[(u64, Op)]) -> Result<(), TestCa
                 last_uid = Some(max);
                 last_delivery = now;
             }
-            got.clear();
-            lost.clear();
+            exits.extend(got.drain(..).map(|p| (p.uid, now, true)));
+            exits.extend(lost.drain(..).map(|p| (p.uid, now, false)));
             check_counters(l)?;
         }
         now = target;
@@ -535,10 +550,10 @@ pub(crate) fn check_ops(l: &mut LinkDir, ops: &[(u64, Op)]) -> Result<(), TestCa
         }
         check_counters(l)?;
     }
-    Ok(())
+    Ok(exits)
 }
 
-fn check_counters(l: &LinkDir) -> Result<(), TestCaseError> {
+fn check_counters<L: same_instant::Lead>(l: &LinkDir<Packet, L>) -> Result<(), TestCaseError> {
     let k = l.counters();
     let sum = k.delivered.plus(k.dropped).plus(k.in_network);
     prop_assert_eq!(k.offered, sum);
@@ -640,7 +655,10 @@ proptest! {
             }),
             ..LinkDirConfig::new(BitRate(1_000_000), Dur::from_millis(20))
         };
-        check_ops(&mut LinkDir::new(&c, SimRng::seed_from_u64(seed)), &ops)?;
+        let plain = check_ops(&mut LinkDir::<Packet>::new(&c, SimRng::seed_from_u64(seed)), &ops)?;
+        // Keeping leads changes nothing on the plain path (`enqueue`, `poll`).
+        let kept = check_ops(&mut LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed)), &ops)?;
+        prop_assert_eq!(plain, kept);
     }
 }
 
@@ -664,8 +682,9 @@ fn link_direction_hot_state_fits_in_five_cache_lines() {
     // boxed. Before boxing it a direction took 488 bytes (eight lines).
     assert!(std::mem::size_of::<LinkDir<Handle>>() <= 5 * 64);
     // ns-2's same-instant order keeps its scheduling leads in padding.
-    assert_eq!(std::mem::size_of::<InFlight<Handle>>(), 24);
-    assert_eq!(std::mem::size_of::<Departure<Handle>>(), 32);
+    assert_eq!(std::mem::size_of::<InFlight<Handle, u32>>(), 24);
+    assert_eq!(std::mem::size_of::<Departure<Handle, u32>>(), 32);
+    assert!(std::mem::size_of::<LinkDir<Handle, u32>>() <= 5 * 64);
     assert!(
         std::mem::size_of::<Queue<Handle>>()
             <= std::mem::size_of::<crate::queue::DropTail<Handle>>() + 8

@@ -92,6 +92,9 @@ macro_rules! disciplines {
             fn on_enqueue(&mut self, now: Time, pkt: P, rng: &mut SimRng) -> Option<P> {
                 match self { $( Queue::$V(q) => q.on_enqueue(now, pkt, rng), )* }
             }
+            // Always inlined: once per packet per hop, and kept out of line by the
+            // optimiser otherwise (see `LinkDir`'s transmitter loop).
+            #[inline(always)]
             fn on_dequeue(&mut self, now: Time) -> Option<P> {
                 match self { $( Queue::$V(q) => q.on_dequeue(now), )* }
             }
@@ -206,6 +209,7 @@ impl<P: Wire> Queue<P> {
     }
 
     /// The transmitter takes the head at `now`.
+    #[inline(always)]
     pub fn dequeue(&mut self, now: Time) -> Option<P> {
         self.on_dequeue(now)
     }

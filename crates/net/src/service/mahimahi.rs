@@ -27,6 +27,7 @@
 //!   suspended its opportunities are lost (the radio is down); the packet in transit
 //!   keeps the bytes it had already sent.
 
+use crate::link::same_instant::Lead;
 use crate::queue::Queue;
 use crate::service::{Departure, ServiceModel};
 use crate::trace::{TraceError, TraceRef};
@@ -179,11 +180,11 @@ impl<P: Wire> TraceTransmitter<P> {
     }
 
     /// Uses every opportunity at or before `now`.
-    pub fn advance(
+    pub fn advance<L: Lead>(
         &mut self,
         now: Time,
         queue: &mut Queue<P>,
-        emit: &mut impl FnMut(Departure<P>),
+        emit: &mut impl FnMut(Departure<P, L>),
     ) {
         loop {
             if self.in_transit.is_none() && queue.fifo().is_empty() {
@@ -200,11 +201,11 @@ impl<P: Wire> TraceTransmitter<P> {
         }
     }
 
-    fn use_opportunity(
+    fn use_opportunity<L: Lead>(
         &mut self,
         t: Time,
         queue: &mut Queue<P>,
-        emit: &mut impl FnMut(Departure<P>),
+        emit: &mut impl FnMut(Departure<P, L>),
     ) {
         let mut credit = self.opportunity_bytes;
         while credit > 0 {
@@ -223,7 +224,8 @@ impl<P: Wire> TraceTransmitter<P> {
                     at: t,
                     extra: Dur::ZERO,
                     lost: false,
-                    lead: 0,
+                    // A delivery opportunity is not scheduled ahead.
+                    lead: L::of(t, t),
                 });
             } else {
                 self.in_transit = Some((pkt, left - sent));
@@ -242,8 +244,8 @@ impl<P: Wire> TraceTransmitter<P> {
     }
 }
 
-impl<P: Wire> ServiceModel<P> for TraceTransmitter<P> {
-    fn advance<F: FnMut(Departure<P>)>(
+impl<P: Wire, L: Lead> ServiceModel<P, L> for TraceTransmitter<P> {
+    fn advance<F: FnMut(Departure<P, L>)>(
         &mut self,
         now: Time,
         queue: &mut Queue<P>,

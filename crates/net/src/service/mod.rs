@@ -26,7 +26,7 @@ pub use mahimahi::{MahimahiConfig, MahimahiTrace};
 pub use rate::RateConfig;
 pub use wcdma::WcdmaConfig;
 
-use crate::link::same_instant;
+use crate::link::same_instant::Lead;
 use crate::queue::Queue;
 use mahimahi::TraceTransmitter;
 use rate::Rate;
@@ -37,12 +37,13 @@ use wcdma::Wcdma;
 
 /// The hooks of a service model (a link direction's transmitter): the link drives it
 /// with [`ServiceModel::advance`] and asks [`ServiceModel::next_wakeup`] when to come
-/// back.
-pub trait ServiceModel<P: Wire> {
+/// back. `L` is what its departures keep of when their ends were scheduled
+/// ([`crate::link::same_instant::Lead`]: nothing by default).
+pub trait ServiceModel<P: Wire, L: Lead = ()> {
     /// Runs the transmitter up to and including `now`: finishes transmissions, takes
     /// the next packet from `queue` when the transmitter frees up, and hands every
     /// finished packet to `emit` in order.
-    fn advance<F: FnMut(Departure<P>)>(
+    fn advance<F: FnMut(Departure<P, L>)>(
         &mut self,
         now: Time,
         queue: &mut Queue<P>,
@@ -97,50 +98,51 @@ macro_rules! service_models {
         }
 
         /// A link direction's transmitter, built from a [`ServiceConfig`] (enum
-        /// dispatch: the link drives it once per event).
+        /// dispatch: the link drives it once per event). `L`: what it keeps of when
+        /// transmission ends were scheduled ([`crate::link::same_instant::Lead`]).
         #[derive(Clone, Debug)]
-        pub enum Service<P = Packet> {
+        pub enum Service<P = Packet, L = ()> {
             $( $(#[$doc])* $V($T), )*
         }
 
-        impl<P: Wire> Service<P> {
+        impl<P: Wire, L: Lead> Service<P, L> {
             /// Runs the transmitter up to and including `now` ([`ServiceModel::advance`]).
             pub fn advance(
                 &mut self,
                 now: Time,
                 queue: &mut Queue<P>,
                 rng: &mut SimRng,
-                emit: &mut impl FnMut(Departure<P>),
+                emit: &mut impl FnMut(Departure<P, L>),
             ) {
-                match self { $( Service::$V(s) => ServiceModel::advance(s, now, queue, rng, emit), )* }
+                match self { $( Service::$V(s) => ServiceModel::<P, L>::advance(s, now, queue, rng, emit), )* }
             }
             /// When the transmitter next has work ([`ServiceModel::next_wakeup`]).
             pub fn next_wakeup(&self, queue: &Queue<P>) -> Option<Time> {
-                match self { $( Service::$V(s) => ServiceModel::next_wakeup(s, queue), )* }
+                match self { $( Service::$V(s) => ServiceModel::<P, L>::next_wakeup(s, queue), )* }
             }
             /// The packet being transmitted, if any.
             pub fn holding(&self) -> Option<&P> {
-                match self { $( Service::$V(s) => ServiceModel::holding(s), )* }
+                match self { $( Service::$V(s) => ServiceModel::<P, L>::holding(s), )* }
             }
             /// When the end of a transmission ending exactly at `at` was scheduled
             /// ([`ServiceModel::end_scheduled_at`]).
             pub fn end_scheduled_at(&self, at: Time) -> Option<Time> {
-                match self { $( Service::$V(s) => ServiceModel::end_scheduled_at(s, at), )* }
+                match self { $( Service::$V(s) => ServiceModel::<P, L>::end_scheduled_at(s, at), )* }
             }
             /// The link was frozen from `since` until `now` ([`ServiceModel::resume`]).
             pub fn resume(&mut self, since: Time, now: Time) {
-                match self { $( Service::$V(s) => ServiceModel::resume(s, since, now), )* }
+                match self { $( Service::$V(s) => ServiceModel::<P, L>::resume(s, since, now), )* }
             }
             /// Future transmissions use `rate` ([`ServiceModel::set_rate`]).
             pub fn set_rate(&mut self, rate: BitRate) {
-                match self { $( Service::$V(s) => ServiceModel::set_rate(s, rate), )* }
+                match self { $( Service::$V(s) => ServiceModel::<P, L>::set_rate(s, rate), )* }
             }
         }
 
-        impl<P: Wire> Service<P> {
+        impl<P: Wire, L: Lead> Service<P, L> {
             /// An idle transmitter at `rate`. Panics if a trace the model replays was
             /// not loaded (see [`crate::trace::load_link_traces`]).
-            pub fn new(cfg: &ServiceConfig, rate: BitRate) -> Service<P> {
+            pub fn new(cfg: &ServiceConfig, rate: BitRate) -> Service<P, L> {
                 match cfg {
                     $( ServiceConfig::$V($c) => {
                         let $r = rate;
@@ -154,11 +156,11 @@ macro_rules! service_models {
 
 service_models! {
     /// Serialisation at the link rate, then the one-way latency. The default.
-    "rate" => Rate(RateConfig): Timed<Rate, P> = |c, rate| Timed::new(Rate::new(c, rate)),
+    "rate" => Rate(RateConfig): Timed<Rate, P, L> = |c, rate| Timed::new(Rate::new(c, rate)),
     /// WCDMA-like bearer at the link rate with RLC block retransmissions. Boxed: its
     /// parameters (40 bytes) would double the size of every link's transmitter, and
     /// most links are plain rate.
-    "wcdma" => Wcdma(WcdmaConfig): Timed<Box<Wcdma>, P> = |c, rate| Timed::new(Box::new(Wcdma::new(c, rate))),
+    "wcdma" => Wcdma(WcdmaConfig): Timed<Box<Wcdma>, P, L> = |c, rate| Timed::new(Box::new(Wcdma::new(c, rate))),
     /// Delivery opportunities replayed from a Mahimahi trace (the link rate is unused).
     "mahimahi" => Mahimahi(MahimahiConfig): TraceTransmitter<P> = |c, _rate| TraceTransmitter::new(c),
 }
@@ -172,7 +174,7 @@ impl Default for ServiceConfig {
 
 /// A packet leaving the transmitter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Departure<P = Packet> {
+pub struct Departure<P = Packet, L = ()> {
     /// The packet.
     pub pkt: P,
     /// When its transmission ended.
@@ -183,21 +185,28 @@ pub struct Departure<P = Packet> {
     pub lost: bool,
     /// How long before `at` the end of this transmission was scheduled, in ns
     /// (saturating): at its start, or at the end of a freeze that held it. Only ns-2's
-    /// order of same-instant events reads it ([`crate::link::same_instant`]).
-    pub lead: u32,
+    /// order of same-instant events keeps it (`L = u32`, [`crate::link::same_instant`]);
+    /// otherwise `()`.
+    pub lead: L,
 }
 
 /// The per-packet timing model of a transmitter that serves one packet at a time for a
 /// computed duration ([`Timed`]).
 pub trait TimedModel {
     /// Starts serving `pkt` at `start`; returns when and how it leaves.
-    fn serve<P: Wire>(&mut self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P>;
+    fn serve<P: Wire, L: Lead>(&mut self, start: Time, pkt: P, rng: &mut SimRng)
+        -> Departure<P, L>;
     /// Future transmissions use `rate`.
     fn set_rate(&mut self, rate: BitRate);
 }
 
 impl<M: TimedModel> TimedModel for Box<M> {
-    fn serve<P: Wire>(&mut self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P> {
+    fn serve<P: Wire, L: Lead>(
+        &mut self,
+        start: Time,
+        pkt: P,
+        rng: &mut SimRng,
+    ) -> Departure<P, L> {
         (**self).serve(start, pkt, rng)
     }
     fn set_rate(&mut self, rate: BitRate) {
@@ -208,20 +217,20 @@ impl<M: TimedModel> TimedModel for Box<M> {
 /// A transmitter that serves one packet at a time for a model-given duration (rate or
 /// WCDMA).
 #[derive(Clone, Debug)]
-pub struct Timed<M, P = Packet> {
+pub struct Timed<M, P = Packet, L = ()> {
     model: M,
-    busy: Option<Departure<P>>,
+    busy: Option<Departure<P, L>>,
 }
 
-impl<M, P> Timed<M, P> {
+impl<M, P, L> Timed<M, P, L> {
     /// An idle transmitter with `model`.
-    pub fn new(model: M) -> Timed<M, P> {
+    pub fn new(model: M) -> Timed<M, P, L> {
         Timed { model, busy: None }
     }
 }
 
-impl<M: TimedModel, P: Wire> ServiceModel<P> for Timed<M, P> {
-    fn advance<F: FnMut(Departure<P>)>(
+impl<M: TimedModel, P: Wire, L: Lead> ServiceModel<P, L> for Timed<M, P, L> {
+    fn advance<F: FnMut(Departure<P, L>)>(
         &mut self,
         now: Time,
         queue: &mut Queue<P>,
@@ -256,7 +265,7 @@ impl<M: TimedModel, P: Wire> ServiceModel<P> for Timed<M, P> {
         self.busy
             .as_ref()
             .filter(|d| d.at == at)
-            .map(|d| same_instant::scheduled(d.at, d.lead))
+            .map(|d| d.lead.scheduled(d.at))
     }
 
     /// A timed transmission resumes where it was: its end moves by `now - since`.
@@ -265,7 +274,7 @@ impl<M: TimedModel, P: Wire> ServiceModel<P> for Timed<M, P> {
             d.at += now - since;
             // The patched ns-2's `LinkDelay::freeze_end()` schedules the
             // transmission's end anew when the freeze ends.
-            d.lead = same_instant::lead(d.at, now);
+            d.lead = L::of(d.at, now);
         }
     }
 

@@ -3,6 +3,7 @@
 //! the link's latency, with no extra delay. The default service model.
 
 use super::{Departure, TimedModel};
+use crate::link::same_instant::Lead;
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{Bounded, Check, FieldPath};
 use spikelab_core::{BitRate, Dur, SimRng, Time, Wire};
@@ -33,14 +34,19 @@ impl Rate {
 }
 
 impl TimedModel for Rate {
-    fn serve<P: Wire>(&mut self, start: Time, pkt: P, _rng: &mut SimRng) -> Departure<P> {
+    fn serve<P: Wire, L: Lead>(
+        &mut self,
+        start: Time,
+        pkt: P,
+        _rng: &mut SimRng,
+    ) -> Departure<P, L> {
         let at = start + Dur::transmission(pkt.wire_bytes() as u64, self.rate.bps());
         Departure {
             pkt,
             at,
             extra: Dur::ZERO,
             lost: false,
-            lead: crate::link::same_instant::lead(at, start),
+            lead: L::of(at, start),
         }
     }
 

@@ -48,6 +48,7 @@
 //!
 //! The tests evaluate these finite sums exactly and compare them with simulation.
 
+use crate::link::same_instant::Lead;
 use crate::service::{Departure, TimedModel};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -145,7 +146,12 @@ impl Wcdma {
 
 impl TimedModel for Wcdma {
     /// Serves `pkt` from `start` (see the module docs for the model).
-    fn serve<P: Wire>(&mut self, start: Time, pkt: P, rng: &mut SimRng) -> Departure<P> {
+    fn serve<P: Wire, L: Lead>(
+        &mut self,
+        start: Time,
+        pkt: P,
+        rng: &mut SimRng,
+    ) -> Departure<P, L> {
         let blocks = (pkt.wire_bytes() as u64).div_ceil(self.block_bytes);
         let (mut sent, mut max_attempts, mut lost) = (0u64, 1u32, false);
         for _ in 0..blocks {
@@ -160,7 +166,7 @@ impl TimedModel for Wcdma {
             at,
             extra: self.retx_delay * (max_attempts - 1) as u64,
             lost,
-            lead: crate::link::same_instant::lead(at, start),
+            lead: L::of(at, start),
         }
     }
 
