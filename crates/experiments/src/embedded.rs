@@ -16,6 +16,8 @@ const SCENARIOS: &[(&str, &str)] = files!("scenarios":
     "std-proxy.toml",
     "peak-hopper-a.toml",
     "peak-hopper-b.toml",
+    "delay-injection.toml",
+    "delay-injection-paper.toml",
 );
 
 /// `experiments/*.toml`.
@@ -24,6 +26,7 @@ const EXPERIMENTS: &[(&str, &str)] = files!("experiments":
     "eifel-response.toml",
     "std-proxy.toml",
     "peak-hopper.toml",
+    "delay-injection.toml",
 );
 
 /// The text of `scenarios/<name>`.

@@ -6,16 +6,20 @@ use super::figures::{fig1, fig2, fig3, Histogram, RttRtoWindow};
 use super::inject::{timeouts_by_method, InjectionSpec};
 use super::path::delay_trace_text;
 use super::rto::PaperRtoParams;
-use super::sweep::{self, method_label, Plan, Point, Results, METHODS};
+use super::sweep::{method_label, Plan, Point, Results, METHODS};
 use super::tcp::{self, Injection, Mode, Pick, RealTcp};
-use crate::artifacts::{chart, csv_file, finish_csv, line_figure};
+use crate::artifacts::{chart, line_figure};
+use crate::grid::run::{run_grid, GridResult};
+use crate::grid::study::write_csv;
+use crate::grid::values::Stat;
+use crate::grid::ExperimentSpec;
 use crate::report::{Block, Comparison, Section, Table};
 use crate::reproduction::{Context, Reproduction};
-use crate::runner::run_cells;
 use rand::SeedableRng;
 use spikelab_core::{Dur, SimRng};
 use spikelab_net::middlebox::InjectionMethod;
 use spikelab_output::plot::{scatter_chart, Series};
+use std::collections::BTreeMap;
 
 /// The `delay-injection` reproduction.
 pub struct DelayInjectionReproduction;
@@ -30,52 +34,138 @@ impl Reproduction for DelayInjectionReproduction {
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
-        run_plan(ctx, &Plan::paper())
+        run_spec(ctx, &experiment()?)
     }
 }
 
-/// Runs the trace-mode figures and the TCP sweep of `plan` in both modes (realistic,
-/// and the paper's simulator) with `ctx.reps` repetitions, writes CSV files and
-/// figures into `ctx.dir`, returns the section.
-pub fn run_plan(ctx: &Context, plan: &Plan) -> anyhow::Result<Section> {
+/// `experiments/delay-injection.toml`, parsed.
+pub fn experiment() -> anyhow::Result<ExperimentSpec> {
+    let file = "delay-injection.toml";
+    let text = crate::embedded::experiment(file)
+        .ok_or_else(|| anyhow::anyhow!("no built-in experiment `{file}`"))?;
+    Ok(ExperimentSpec::parse(text, &format!("experiments/{file}"))?)
+}
+
+/// Runs the trace-mode figures and the grids of `spec` (the realistic sweep `sweep`,
+/// the paper mode's `paper`, the ablation `ablation`) with `ctx.reps` repetitions,
+/// writes its CSV files and the figures into `ctx.dir`, returns the section.
+pub fn run_spec(ctx: &Context, spec: &ExperimentSpec) -> anyhow::Result<Section> {
     let mut blocks = vec![Block::Text(TRACE_TEXT.into())];
     blocks.extend(trace_mode(ctx)?);
-    let real = run_mode(ctx, Mode::Realistic, &sweep::cells(plan))?;
-    write_sweep_csv(ctx, "sweep.csv", &real)?;
+    let mut grids = std::collections::BTreeMap::new();
+    for g in &spec.grid {
+        grids.insert(g.name.as_str(), run_grid(spec, g, ctx)?);
+    }
+    for c in &spec.csv {
+        let g = grids
+            .get(c.grid.as_str())
+            .ok_or_else(|| anyhow::anyhow!("{}: no grid `{}`", spec.name, c.grid))?;
+        write_csv(ctx, c, g)?;
+    }
+    let grid = |name: &str| {
+        grids
+            .get(name)
+            .ok_or_else(|| anyhow::anyhow!("{}: no grid `{name}`", spec.name))
+    };
+    let real = results_of(grid("sweep")?)?;
+    let plan = Plan::of(&real);
     blocks.push(Block::Text(tcp_text(ctx)));
-    blocks.extend(method_figures(ctx, plan, &real, Mode::Realistic)?);
-    blocks.extend(oracle_figures(ctx, plan, &real)?);
+    blocks.extend(method_figures(ctx, &plan, &real, Mode::Realistic)?);
+    blocks.extend(oracle_figures(ctx, &plan, &real)?);
     blocks.push(Block::Table(oracle_table(&real)));
     blocks.push(Block::Comparisons(comparisons(&real, Mode::Realistic)));
     blocks.push(Block::Text(findings(&real)));
-    let paper = run_mode(ctx, Mode::Paper, &sweep::paper_cells(plan))?;
-    write_sweep_csv(ctx, "sweep-paper.csv", &paper)?;
+    let paper = results_of(grid("paper")?)?;
     blocks.push(Block::Text(PAPER_TEXT.into()));
-    blocks.extend(method_figures(ctx, plan, &paper, Mode::Paper)?);
+    blocks.extend(method_figures(ctx, &plan, &paper, Mode::Paper)?);
     blocks.push(Block::Comparisons(comparisons(&paper, Mode::Paper)));
     blocks.push(Block::Table(side_by_side(&real, &paper)));
-    let ablation = run_ablation(ctx)?;
+    let ablation = ablation_of(grid("ablation")?)?;
     blocks.push(Block::Table(ablation_table(&ablation)));
     blocks.push(Block::Text(paper_findings(&real, &paper, &ablation)));
     Ok(Section {
         name: "delay-injection".into(),
-        title: "[Klein et al. 2004] IV: delay jitter against spurious timeouts".into(),
+        title: spec.title.clone(),
         blocks,
     })
 }
 
-/// The cells of `mode`'s sweep, run and aggregated.
-fn run_mode(ctx: &Context, mode: Mode, cells: &[Option<Injection>]) -> anyhow::Result<Results> {
-    let base = tcp::base_of(mode)?;
-    let configs: Vec<_> = cells.iter().map(|&c| tcp::configure(&base, c)).collect();
-    let runs = run_cells(&configs, ctx.batch(), |_, _, r| sweep::summarize(r))?;
-    Ok(Results {
-        points: cells
-            .iter()
-            .zip(&runs)
-            .map(|(&c, rs)| sweep::point(c, rs))
-            .collect(),
+/// The injection a grid cell's labels (`selection`, `method`, `d0`, `n`) describe.
+fn injection_of(labels: &BTreeMap<String, String>) -> anyhow::Result<Option<Injection>> {
+    let get = |k: &str| {
+        labels
+            .get(k)
+            .map(String::as_str)
+            .ok_or_else(|| anyhow::anyhow!("a delay-injection cell needs label `{k}`"))
+    };
+    let pick = match get("selection")? {
+        "none" => return Ok(None),
+        "oracle" => Pick::Oracle,
+        "every-nth" => Pick::EveryNth,
+        "probability" => Pick::Probability,
+        "oracle-fifo" => Pick::OracleFifo,
+        other => anyhow::bail!("unknown selection `{other}`"),
+    };
+    let method = METHODS
+        .into_iter()
+        .find(|&m| method_label(m) == get("method").unwrap_or_default())
+        .ok_or_else(|| anyhow::anyhow!("unknown method in {labels:?}"))?;
+    Ok(Some(Injection {
+        method,
+        d0_ms: get("d0")?.parse()?,
+        n: get("n")?.parse()?,
+        pick,
+    }))
+}
+
+/// A grid cell's values as a sweep point.
+fn point_of(
+    labels: &BTreeMap<String, String>,
+    v: &BTreeMap<String, Stat>,
+) -> anyhow::Result<Point> {
+    let stat = |k: &str| {
+        v.get(k)
+            .copied()
+            .ok_or_else(|| anyhow::anyhow!("a delay-injection grid needs value `{k}`"))
+    };
+    let pair = |k: &str| stat(k).map(|s| (s.mean, s.ci95));
+    Ok(Point {
+        inj: injection_of(labels)?,
+        n: stat("reps")?.mean as usize,
+        completed: stat("completed")?.mean as usize,
+        timeouts: pair("timeouts")?,
+        fast_retransmits: pair("fast_retransmits")?,
+        throughput: pair("throughput")?,
     })
+}
+
+/// Every cell of a sweep grid as a point, in grid order.
+fn results_of(g: &GridResult) -> anyhow::Result<Results> {
+    let points = g
+        .labels
+        .iter()
+        .zip(&g.values)
+        .map(|(l, v)| point_of(l, v))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(Results { points })
+}
+
+/// The ablation grid's points per variant (axis `variant`, labelled as
+/// [`RealTcp::label`]), each in cell order.
+fn ablation_of(g: &GridResult) -> anyhow::Result<Vec<(RealTcp, Vec<Point>)>> {
+    RealTcp::ALL
+        .iter()
+        .map(|&m| {
+            let pts = g
+                .labels
+                .iter()
+                .zip(&g.values)
+                .filter(|(l, _)| l.get("variant").map(String::as_str) == Some(m.label()))
+                .map(|(l, v)| point_of(l, v))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            Ok((m, pts))
+        })
+        .collect()
 }
 
 const TRACE_TEXT: &str = "(a) RTT-trace mode. The authors' GPRS ping trace is not public; \
@@ -546,57 +636,6 @@ fn findings(r: &Results) -> String {
     )
 }
 
-/// `sweep.csv` (realistic) or `sweep-paper.csv`: one row per cell.
-fn write_sweep_csv(ctx: &Context, name: &str, r: &Results) -> anyhow::Result<()> {
-    let mut w = csv_file(
-        &ctx.dir.join(name),
-        &[
-            "selection",
-            "method",
-            "d0_ms",
-            "n",
-            "reps",
-            "completed",
-            "timeouts",
-            "timeouts_ci95",
-            "fast_retransmits",
-            "fast_retransmits_ci95",
-            "throughput_kbps",
-            "throughput_ci95",
-        ],
-    )?;
-    for p in &r.points {
-        match p.inj {
-            None => {
-                w.field_str("none")?;
-                w.field_str("none")?;
-                w.field_u64(0)?;
-                w.field_u64(0)?;
-            }
-            Some(i) => {
-                w.field_str(i.pick.label())?;
-                w.field_str(method_label(i.method))?;
-                w.field_u64(i.d0_ms)?;
-                w.field_u64(u64::from(i.n))?;
-            }
-        }
-        w.field_u64(p.n as u64)?;
-        w.field_u64(p.completed as u64)?;
-        for v in [
-            p.timeouts.0,
-            p.timeouts.1,
-            p.fast_retransmits.0,
-            p.fast_retransmits.1,
-            p.throughput.0,
-            p.throughput.1,
-        ] {
-            w.field_f64(v)?;
-        }
-        w.end_row()?;
-    }
-    finish_csv(w)
-}
-
 const PAPER_TEXT: &str = "(c) The paper's simulator (scenarios/delay-injection-paper.toml, every \
 switch cited there): the same transfer, box and RTO, with three switches that follow the paper's \
 text: each data segment's path delay is an independent draw from the trace's RTT distribution \
@@ -613,50 +652,14 @@ grid point gives more than about 7 timeouts per transfer, because every spike's 
 estimator (karn = false) and widens the RTO for the spikes after it; the ablation below shows the \
 same trace with Karn's rule near the paper's 24. Every cell with injection is measured.";
 
-/// The ablation's cells: no jitter, the paper's best-timeout FTFD setting (100 ms,
-/// N = 3) and its best-throughput one (70 ms, N = 5).
-fn ablation_cells() -> [Option<Injection>; 3] {
-    let ftfd = |d0_ms, n| {
-        Some(Injection {
-            method: InjectionMethod::Ftfd,
-            d0_ms,
-            n,
-            pick: Pick::Oracle,
-        })
-    };
-    [None, ftfd(100, 3), ftfd(70, 5)]
-}
-
-/// What each mechanism of real TCP does in the paper mode, at the ablation's cells.
-fn run_ablation(ctx: &Context) -> anyhow::Result<Vec<(RealTcp, Vec<Point>)>> {
-    let base = tcp::base_of(Mode::Paper)?;
-    let cells = ablation_cells();
-    let configs: Vec<_> = RealTcp::ALL
-        .iter()
-        .flat_map(|&m| cells.iter().map(move |&c| (m, c)))
-        .map(|(m, c)| m.apply(&tcp::configure(&base, c)))
-        .collect();
-    let runs = run_cells(&configs, ctx.batch(), |_, _, r| sweep::summarize(r))?;
-    let mut runs = runs.into_iter();
-    Ok(RealTcp::ALL
-        .iter()
-        .map(|&m| {
-            let pts = cells
-                .iter()
-                .map(|&c| sweep::point(c, &runs.next().unwrap_or_default()))
-                .collect();
-            (m, pts)
-        })
-        .collect())
-}
-
 fn mean_ci_cell(v: (f64, f64), digits: usize) -> String {
     format!("{:.*} ± {:.*}", digits, v.0, digits, v.1)
 }
 
 fn ablation_table(rows: &[(RealTcp, Vec<Point>)]) -> Table {
     let mut header = vec!["variant".to_string()];
-    for c in ablation_cells() {
+    let cells = rows.first().map_or(vec![], |(_, pts)| pts.clone());
+    for c in cells.iter().map(|p| p.inj) {
         let name = c.map_or("no jitter".to_string(), |i| {
             format!("FTFD {} ms, N = {}", i.d0_ms, i.n)
         });

@@ -1,15 +1,15 @@
 //! The TCP sweep of [Klein et al. 2004] IV: timeouts against the jitter period N for
 //! D0 = 40, 60, 80, 100 ms and the three methods (Figs. 4-7), FTFD throughput against N
 //! (Fig. 8), and the same timeout sweep with blind packet selection and with FIFO
-//! holding, all as cells of [`super::tcp`].
+//! holding; the cells are `experiments/delay-injection.toml`'s grids, read back here
+//! as points.
 
 use super::tcp::{Injection, Pick};
 use crate::artifacts::mean_ci;
 use spikelab_engine::RunResult;
 use spikelab_net::middlebox::InjectionMethod;
 
-/// What to sweep. [`Plan::paper`] is the reproduction, [`Plan::smoke`] a reduction for
-/// tests.
+/// What a sweep covers, as the figures lay it out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     /// Jitter periods N.
@@ -21,24 +21,31 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Figs. 4-7: D0 = 40, 60, 80, 100 ms; Fig. 8 adds 50, 70, 90 ms (its best point is
-    /// D0 = 70 ms); N from 1 (every tracked packet) to 20 (the "very large" end where
-    /// nothing changes).
-    pub fn paper() -> Plan {
-        Plan {
-            periods: vec![1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20],
-            d0_timeouts: vec![40, 60, 80, 100],
-            d0_throughput: vec![40, 50, 60, 70, 80, 90, 100],
+    /// The plan a sweep's points follow: the periods in order of first appearance, the
+    /// D0s swept with RTFD (the timeout figures, which compare the methods), and every
+    /// D0 of oracle FTFD in increasing order (the throughput figure).
+    pub fn of(r: &Results) -> Plan {
+        fn push<T: PartialEq>(v: &mut Vec<T>, x: T) {
+            if !v.contains(&x) {
+                v.push(x);
+            }
         }
-    }
-
-    /// Smoke setting: N in {1, 3, 10}, D0 in {40, 100} ms, throughput also at 70 ms.
-    pub fn smoke() -> Plan {
-        Plan {
-            periods: vec![1, 3, 10],
-            d0_timeouts: vec![40, 100],
-            d0_throughput: vec![40, 70, 100],
+        let mut plan = Plan {
+            periods: vec![],
+            d0_timeouts: vec![],
+            d0_throughput: vec![],
+        };
+        for i in r.points.iter().filter_map(|p| p.inj) {
+            push(&mut plan.periods, i.n);
+            if i.pick == Pick::Oracle && i.method == InjectionMethod::Rtfd {
+                push(&mut plan.d0_timeouts, i.d0_ms);
+            }
+            if i.pick == Pick::Oracle && i.method == InjectionMethod::Ftfd {
+                push(&mut plan.d0_throughput, i.d0_ms);
+            }
         }
+        plan.d0_throughput.sort_unstable();
+        plan
     }
 }
 
@@ -56,48 +63,6 @@ pub fn method_label(m: InjectionMethod) -> &'static str {
         InjectionMethod::Rtfd => "RTFD",
         InjectionMethod::Rtrd => "RTRD",
     }
-}
-
-/// Every cell: no injection first, then each injection once (no duplicates).
-pub fn cells(plan: &Plan) -> Vec<Option<Injection>> {
-    let mut out: Vec<Option<Injection>> = vec![None];
-    let mut push = |method, d0_ms, n, pick| {
-        let c = Some(Injection {
-            method,
-            d0_ms,
-            n,
-            pick,
-        });
-        if !out.contains(&c) {
-            out.push(c);
-        }
-    };
-    for &d0 in &plan.d0_timeouts {
-        for &n in &plan.periods {
-            for m in METHODS {
-                push(m, d0, n, Pick::Oracle);
-            }
-            for pick in [Pick::EveryNth, Pick::Probability, Pick::OracleFifo] {
-                push(InjectionMethod::Ftfd, d0, n, pick);
-            }
-        }
-    }
-    for &d0 in &plan.d0_throughput {
-        for &n in &plan.periods {
-            push(InjectionMethod::Ftfd, d0, n, Pick::Oracle);
-        }
-    }
-    out
-}
-
-/// The paper mode's cells: no injection, then the oracle cells of [`cells`] (the
-/// paper's simulator knows the timed segment; blind selection and FIFO holding are
-/// questions about real boxes, asked in the realistic mode).
-pub fn paper_cells(plan: &Plan) -> Vec<Option<Injection>> {
-    cells(plan)
-        .into_iter()
-        .filter(|c| c.is_none_or(|i| i.pick == Pick::Oracle))
-        .collect()
 }
 
 /// One run of the transfer.
@@ -219,19 +184,42 @@ impl Results {
 }
 
 #[cfg(test)]
-mod paper_cell_tests {
+mod plan_tests {
     use super::*;
 
+    fn pt(method: InjectionMethod, d0_ms: u64, n: u32, pick: Pick) -> Point {
+        point(
+            Some(Injection {
+                method,
+                d0_ms,
+                n,
+                pick,
+            }),
+            &[],
+        )
+    }
+
     #[test]
-    fn the_paper_mode_sweeps_only_the_oracle() {
-        let all = cells(&Plan::smoke());
-        let paper = paper_cells(&Plan::smoke());
-        assert_eq!(paper[0], None);
-        assert!(paper[1..].iter().all(|c| c.unwrap().pick == Pick::Oracle));
-        let oracle = all
-            .iter()
-            .filter(|c| c.is_none_or(|i| i.pick == Pick::Oracle));
-        assert_eq!(oracle.count(), paper.len());
-        assert!(paper.len() < all.len());
+    fn the_plan_of_a_sweep_reads_its_periods_and_both_d0_lists_from_the_points() {
+        use InjectionMethod::{Ftfd, Rtfd};
+        let r = Results {
+            points: vec![
+                point(None, &[]),
+                pt(Ftfd, 100, 1, Pick::Oracle),
+                pt(Rtfd, 100, 1, Pick::Oracle),
+                pt(Ftfd, 100, 3, Pick::EveryNth),
+                pt(Ftfd, 40, 1, Pick::Oracle),
+                pt(Rtfd, 40, 1, Pick::Oracle),
+                pt(Ftfd, 70, 3, Pick::Oracle),
+            ],
+        };
+        assert_eq!(
+            Plan::of(&r),
+            Plan {
+                periods: vec![1, 3],
+                d0_timeouts: vec![100, 40],
+                d0_throughput: vec![40, 70, 100],
+            }
+        );
     }
 }

@@ -1,12 +1,14 @@
 //! Experiments as data: a base scenario, grids of overrides, tables and figures read
 //! from a file under `experiments/` ([`spec`]), run by [`run::run_experiment`].
 
+pub mod computed_set;
 pub mod distributions;
 pub mod expr;
 pub mod group_metrics;
 pub mod metrics;
 pub mod outage_metrics;
 pub mod pooled;
+pub mod products;
 pub mod run;
 pub mod spec;
 pub mod study;

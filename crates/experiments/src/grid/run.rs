@@ -219,29 +219,11 @@ pub struct Expanded {
 /// (named `scenario_name` in messages and as the base of its relative paths), in axis
 /// order. Generated experiments (`spikelab advise`) expand their grids here too.
 pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<Expanded>> {
-    let mut combos: Vec<Vec<usize>> = vec![vec![]];
-    for axis in &g.axis {
-        combos = combos
-            .into_iter()
-            .flat_map(|c| (0..axis.values.len()).map(move |i| [c.clone(), vec![i]].concat()))
-            .collect();
-    }
-    combos
+    let choices = super::products::choices(g).map_err(|e| anyhow!("{scenario_name}: {e}"))?;
+    choices
         .into_iter()
-        .map(|choice| {
-            let values: Vec<_> = g
-                .axis
-                .iter()
-                .zip(&choice)
-                .map(|(a, &i)| (a, &a.values[i]))
-                .collect();
-            let mut labels: BTreeMap<String, String> =
-                values.iter().flat_map(|(_, v)| v.labels.clone()).collect();
-            labels.extend(
-                values
-                    .iter()
-                    .map(|(a, v)| (a.name.clone(), v.label.clone())),
-            );
+        .map(|values| {
+            let labels = super::products::labels(&values);
             let name = format!(
                 "{}[{}]",
                 scenario_name,
@@ -251,8 +233,11 @@ pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<E
                     .collect::<Vec<_>>()
                     .join(",")
             );
+            let computed =
+                super::computed_set::table(g, &labels).map_err(|e| anyhow!("{name}: {e}"))?;
             let sets: Vec<&toml::Table> = std::iter::once(&g.set)
                 .chain(values.iter().map(|(_, v)| &v.set))
+                .chain(std::iter::once(&computed))
                 .collect();
             let (scenario, text) = scenario_and_text(base, &name, &sets)?;
             Ok(Expanded {
@@ -264,7 +249,8 @@ pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<E
         .collect()
 }
 
-fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<GridResult> {
+/// Runs every cell of grid `g` of `spec` and computes its values.
+pub fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<GridResult> {
     let cells = cells(spec, g)?;
     let names = collected(spec, g);
     let trace = names.iter().any(|n| metrics::needs_trace(n));

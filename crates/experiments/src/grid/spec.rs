@@ -317,6 +317,7 @@ pub struct Grid {
     /// `max(1, ceil(reps / 50))` where one run is itself a large sample; default `reps`.
     #[serde(default)]
     pub reps: Option<String>,
+    #[serde(default)]
     pub axis: Vec<Axis>,
     /// Named per-cell values (derived columns) for CSV files, report tables, charts,
     /// thresholds and text.
@@ -338,6 +339,12 @@ pub struct Grid {
     /// grid over another base scenario).
     #[serde(default)]
     pub flow: Option<String>,
+    /// Further cells after the product of `axis` ([`crate::grid::products`]).
+    #[serde(default)]
+    pub product: Vec<crate::grid::products::Product>,
+    /// Overrides computed from each cell's labels ([`crate::grid::computed_set`]).
+    #[serde(default)]
+    pub computed_set: Vec<crate::grid::computed_set::ComputedSet>,
 }
 
 /// A set of flows by name; a counted flow's replicas (`name#r`) belong to its name.
