@@ -6,11 +6,10 @@ use super::figures::{fig1, fig2, fig3, Histogram, RttRtoWindow};
 use super::inject::{timeouts_by_method, InjectionSpec};
 use super::path::delay_trace_text;
 use super::rto::PaperRtoParams;
-use super::sweep::{method_label, Plan, Point, Results, METHODS};
+use super::sweep::{method_label, Point, Results, METHODS};
 use super::tcp::{self, Injection, Mode, Pick, RealTcp};
 use crate::artifacts::{chart, line_figure};
-use crate::grid::run::{run_grid, GridResult};
-use crate::grid::study::write_csv;
+use crate::grid::run::{run_experiment_with, GridResult, Grids};
 use crate::grid::values::Stat;
 use crate::grid::ExperimentSpec;
 use crate::report::{Block, Comparison, Section, Table};
@@ -46,47 +45,44 @@ pub fn experiment() -> anyhow::Result<ExperimentSpec> {
     Ok(ExperimentSpec::parse(text, &format!("experiments/{file}"))?)
 }
 
-/// Runs the trace-mode figures and the grids of `spec` (the realistic sweep `sweep`,
-/// the paper mode's `paper`, the ablation `ablation`) with `ctx.reps` repetitions,
-/// writes its CSV files and the figures into `ctx.dir`, returns the section.
+/// Runs `spec` (`experiments/delay-injection.toml`: the realistic sweep `sweep`, the
+/// paper mode's `paper`, the ablation `ablation`, their CSV files, charts and text)
+/// with `ctx.reps` repetitions into `ctx.dir`, with its `rust:` blocks from
+/// [`rust_blocks`]; returns the section.
 pub fn run_spec(ctx: &Context, spec: &ExperimentSpec) -> anyhow::Result<Section> {
-    let mut blocks = vec![Block::Text(TRACE_TEXT.into())];
-    blocks.extend(trace_mode(ctx)?);
-    let mut grids = std::collections::BTreeMap::new();
-    for g in &spec.grid {
-        grids.insert(g.name.as_str(), run_grid(spec, g, ctx)?);
-    }
-    for c in &spec.csv {
-        let g = grids
-            .get(c.grid.as_str())
-            .ok_or_else(|| anyhow::anyhow!("{}: no grid `{}`", spec.name, c.grid))?;
-        write_csv(ctx, c, g)?;
-    }
-    let grid = |name: &str| {
+    run_experiment_with(spec, ctx, &|name, grids| rust_blocks(ctx, name, grids))
+}
+
+/// The report blocks computed here from the grids' results: the trace mode (Figs. 1-3),
+/// the oracle table, the comparisons with the paper, the findings, the side-by-side
+/// and ablation tables.
+fn rust_blocks(ctx: &Context, name: &str, grids: &Grids) -> anyhow::Result<Vec<Block>> {
+    let grid = |g: &str| {
         grids
-            .get(name)
-            .ok_or_else(|| anyhow::anyhow!("{}: no grid `{name}`", spec.name))
+            .get(g)
+            .ok_or_else(|| anyhow::anyhow!("delay-injection: no grid `{g}`"))
     };
-    let real = results_of(grid("sweep")?)?;
-    let plan = Plan::of(&real);
-    blocks.push(Block::Text(tcp_text(ctx)));
-    blocks.extend(method_figures(ctx, &plan, &real, Mode::Realistic)?);
-    blocks.extend(oracle_figures(ctx, &plan, &real)?);
-    blocks.push(Block::Table(oracle_table(&real)));
-    blocks.push(Block::Comparisons(comparisons(&real, Mode::Realistic)));
-    blocks.push(Block::Text(findings(&real)));
-    let paper = results_of(grid("paper")?)?;
-    blocks.push(Block::Text(PAPER_TEXT.into()));
-    blocks.extend(method_figures(ctx, &plan, &paper, Mode::Paper)?);
-    blocks.push(Block::Comparisons(comparisons(&paper, Mode::Paper)));
-    blocks.push(Block::Table(side_by_side(&real, &paper)));
-    let ablation = ablation_of(grid("ablation")?)?;
-    blocks.push(Block::Table(ablation_table(&ablation)));
-    blocks.push(Block::Text(paper_findings(&real, &paper, &ablation)));
-    Ok(Section {
-        name: "delay-injection".into(),
-        title: spec.title.clone(),
-        blocks,
+    let real = || results_of(grid("sweep")?);
+    let paper = || results_of(grid("paper")?);
+    Ok(match name {
+        "trace-mode" => {
+            let mut blocks = vec![Block::Text(TRACE_TEXT.into())];
+            blocks.extend(trace_mode(ctx)?);
+            blocks
+        }
+        "oracle-table" => vec![Block::Table(oracle_table(&real()?))],
+        "comparisons-realistic" => vec![Block::Comparisons(comparisons(&real()?, Mode::Realistic))],
+        "findings" => vec![Block::Text(findings(&real()?))],
+        "comparisons-paper" => vec![Block::Comparisons(comparisons(&paper()?, Mode::Paper))],
+        "side-by-side" => vec![Block::Table(side_by_side(&real()?, &paper()?))],
+        "ablation-table" => vec![Block::Table(ablation_table(&ablation_of(grid(
+            "ablation",
+        )?)?))],
+        "paper-findings" => {
+            let ablation = ablation_of(grid("ablation")?)?;
+            vec![Block::Text(paper_findings(&real()?, &paper()?, &ablation))]
+        }
+        _ => anyhow::bail!("delay-injection: no Rust block `{name}`"),
     })
 }
 
@@ -278,161 +274,6 @@ fn cmp(what: &str, ours: f64, ci: Option<f64>, paper: f64, unit: &str) -> Compar
         paper,
         unit: unit.into(),
     }
-}
-
-fn tcp_text(ctx: &Context) -> String {
-    format!(
-        "(b) TCP simulation (scenarios/delay-injection.toml, every choice cited there). 512 segments \
-         of 500 bytes, Reno, timestamps off, selective repeat on a timeout (only the timed-out segment \
-         is resent), one segment timed per round trip, RTO = SRTT + 4 RTTVAR without a floor (the \
-         paper's equations; RFC 6298's update order, which uses the previous SRTT in RTTVAR, differs \
-         from the paper's (2) slightly), no delayed ACKs, receiver window 20 segments (ns-2's). The \
-         path: a 2 Mbit/s link (no standing queue: the paper's RTT is the trace's) whose data \
-         direction replays the synthetic trace as a one-way delay, sample k holding from the time ping \
-         k was sent until ping k+1 (pings were sequential), in FIFO order; each repetition starts at a \
-         random point of the 1030 s trace. The box sits at the base station (the link's sending end) \
-         and delays data segments; the oracle selects the segments the sender times (footnote 2, the \
-         paper's simulator), reordered (a delayed segment is set aside, the paper's buffer). Blind \
-         selection: every-nth delays every N-th data segment of the flow, probability each segment \
-         with probability 1/N (same mean delay); oracle-fifo is the oracle with later segments held \
-         behind the delayed one. {} repetitions per point (the paper: 10).",
-        ctx.reps
-    )
-}
-
-/// Points of `pts` as a series against N.
-fn against_n(label: &str, pts: &[&Point], metric: fn(&Point) -> (f64, f64)) -> Series {
-    Series {
-        label: label.into(),
-        points: pts
-            .iter()
-            .map(|p| (p.inj.map_or(0, |i| i.n) as f64, metric(p).0))
-            .collect(),
-        ci: pts.iter().map(|p| metric(p).1).collect(),
-    }
-}
-
-/// The no-injection level as a flat series over the periods.
-fn flat(label: &str, plan: &Plan, v: f64) -> Series {
-    Series {
-        label: label.into(),
-        points: plan.periods.iter().map(|&n| (f64::from(n), v)).collect(),
-        ci: vec![],
-    }
-}
-
-fn pts_of<'a>(
-    r: &'a Results,
-    plan: &Plan,
-    m: InjectionMethod,
-    d0: u64,
-    pick: Pick,
-) -> Vec<&'a Point> {
-    plan.periods.iter().map(|&n| r.at(m, d0, n, pick)).collect()
-}
-
-/// Figs. 4-7 (timeouts per method) and Fig. 8 (FTFD throughput) of `mode`; the
-/// paper mode's files and titles carry its name.
-fn method_figures(
-    ctx: &Context,
-    plan: &Plan,
-    r: &Results,
-    mode: Mode,
-) -> anyhow::Result<Vec<Block>> {
-    let none = r.none();
-    let x = "jitter period N";
-    let (file, who) = match mode {
-        Mode::Realistic => ("", "ours"),
-        Mode::Paper => ("paper-", "ours, paper mode"),
-    };
-    let mut out = Vec::new();
-    for (i, &d0) in plan.d0_timeouts.iter().enumerate() {
-        let mut s: Vec<Series> = METHODS
-            .iter()
-            .map(|&m| {
-                against_n(
-                    method_label(m),
-                    &pts_of(r, plan, m, d0, Pick::Oracle),
-                    |p| p.timeouts,
-                )
-            })
-            .collect();
-        s.push(flat("no jitter", plan, none.timeouts.0));
-        let title = format!(
-            "Fig. {} ({who}): timeouts per transfer, D0 = {d0} ms",
-            4 + i
-        );
-        out.push(line_figure(
-            ctx,
-            &format!("{file}fig{}-timeouts-d0-{d0}", 4 + i),
-            chart(&title, x, "timeouts"),
-            &s,
-        )?);
-    }
-    let mut s: Vec<Series> = plan
-        .d0_throughput
-        .iter()
-        .map(|&d0| {
-            let pts = pts_of(r, plan, InjectionMethod::Ftfd, d0, Pick::Oracle);
-            against_n(&format!("D0 = {d0} ms"), &pts, |p| p.throughput)
-        })
-        .collect();
-    s.push(flat("no jitter", plan, none.throughput.0));
-    let t8 = format!("Fig. 8 ({who}): FTFD throughput");
-    out.push(line_figure(
-        ctx,
-        &format!("{file}fig8-throughput-ftfd"),
-        chart(&t8, x, "throughput (kbit/s)"),
-        &s,
-    )?);
-    Ok(out.into_iter().map(Block::Figure).collect())
-}
-
-/// The oracle's value (timeouts and throughput per selection), realistic mode.
-fn oracle_figures(ctx: &Context, plan: &Plan, r: &Results) -> anyhow::Result<Vec<Block>> {
-    let none = r.none();
-    let x = "jitter period N";
-    let mut out = Vec::new();
-    for &d0 in &plan.d0_timeouts {
-        let picks = [
-            Pick::Oracle,
-            Pick::EveryNth,
-            Pick::Probability,
-            Pick::OracleFifo,
-        ];
-        for (what, metric, y) in [
-            (
-                "timeouts",
-                (|p: &Point| p.timeouts) as fn(&Point) -> (f64, f64),
-                "timeouts",
-            ),
-            (
-                "throughput",
-                |p: &Point| p.throughput,
-                "throughput (kbit/s)",
-            ),
-        ] {
-            let mut s: Vec<Series> = picks
-                .iter()
-                .map(|&k| {
-                    against_n(
-                        k.label(),
-                        &pts_of(r, plan, InjectionMethod::Ftfd, d0, k),
-                        metric,
-                    )
-                })
-                .collect();
-            s.push(flat("no jitter", plan, metric(none).0));
-            let title = format!("Oracle vs. blind selection (ours): FTFD {what}, D0 = {d0} ms");
-            out.push(line_figure(
-                ctx,
-                &format!("oracle-{what}-d0-{d0}"),
-                chart(&title, x, y),
-                &s,
-            )?);
-        }
-    }
-    Ok(out.into_iter().map(Block::Figure).collect())
 }
 
 fn describe(p: &Point) -> String {
@@ -635,22 +476,6 @@ fn findings(r: &Results) -> String {
         oracle.len()
     )
 }
-
-const PAPER_TEXT: &str = "(c) The paper's simulator (scenarios/delay-injection-paper.toml, every \
-switch cited there): the same transfer, box and RTO, with three switches that follow the paper's \
-text: each data segment's path delay is an independent draw from the trace's RTT distribution \
-(delay_sampling = \"per-packet\"; the packets keep FIFO order on the link); the timed segment stays \
-timed through a timeout, so the injected delay reaches S and V (karn = false: \"RTT_new[k] = RTT[k] \
-+ D[k] (used for the calculation of S and V)\"); no fast retransmit (dupack_threshold above what the \
-window can produce, Limited Transmit off: selective repeat \"upon timeout, retransmits only the \
-corresponding packet\"). The trace is the synthetic one with its spike probability and spike-size \
-range FITTED to the paper's no-jitter baseline (24 timeouts, 103.58 kbit/s) over a grid \
-(spikelab_experiments::delay_injection::fit; spike probability 4%, spikes U[100, 1860] ms, the \
-largest RTT kept within the ping's 10 s wait scaled by 1/5); that is the one fitted input, and the \
-rows marked FITTED below are its targets. The fit reaches the throughput but not the timeouts: no \
-grid point gives more than about 7 timeouts per transfer, because every spike's sample reaches the \
-estimator (karn = false) and widens the RTO for the spikes after it; the ablation below shows the \
-same trace with Karn's rule near the paper's 24. Every cell with injection is measured.";
 
 fn mean_ci_cell(v: (f64, f64), digits: usize) -> String {
     format!("{:.*} ± {:.*}", digits, v.0, digits, v.1)

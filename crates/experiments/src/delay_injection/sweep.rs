@@ -9,46 +9,6 @@ use crate::artifacts::mean_ci;
 use spikelab_engine::RunResult;
 use spikelab_net::middlebox::InjectionMethod;
 
-/// What a sweep covers, as the figures lay it out.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Plan {
-    /// Jitter periods N.
-    pub periods: Vec<u32>,
-    /// D0 of the timeout figures (Figs. 4-7), ms.
-    pub d0_timeouts: Vec<u64>,
-    /// D0 of the throughput figure (Fig. 8), ms.
-    pub d0_throughput: Vec<u64>,
-}
-
-impl Plan {
-    /// The plan a sweep's points follow: the periods in order of first appearance, the
-    /// D0s swept with RTFD (the timeout figures, which compare the methods), and every
-    /// D0 of oracle FTFD in increasing order (the throughput figure).
-    pub fn of(r: &Results) -> Plan {
-        fn push<T: PartialEq>(v: &mut Vec<T>, x: T) {
-            if !v.contains(&x) {
-                v.push(x);
-            }
-        }
-        let mut plan = Plan {
-            periods: vec![],
-            d0_timeouts: vec![],
-            d0_throughput: vec![],
-        };
-        for i in r.points.iter().filter_map(|p| p.inj) {
-            push(&mut plan.periods, i.n);
-            if i.pick == Pick::Oracle && i.method == InjectionMethod::Rtfd {
-                push(&mut plan.d0_timeouts, i.d0_ms);
-            }
-            if i.pick == Pick::Oracle && i.method == InjectionMethod::Ftfd {
-                push(&mut plan.d0_throughput, i.d0_ms);
-            }
-        }
-        plan.d0_throughput.sort_unstable();
-        plan
-    }
-}
-
 /// The three methods of section III.
 pub const METHODS: [InjectionMethod; 3] = [
     InjectionMethod::Ftfd,
@@ -180,46 +140,5 @@ impl Results {
                 .partial_cmp(&key(b))
                 .unwrap_or(std::cmp::Ordering::Equal)
         })
-    }
-}
-
-#[cfg(test)]
-mod plan_tests {
-    use super::*;
-
-    fn pt(method: InjectionMethod, d0_ms: u64, n: u32, pick: Pick) -> Point {
-        point(
-            Some(Injection {
-                method,
-                d0_ms,
-                n,
-                pick,
-            }),
-            &[],
-        )
-    }
-
-    #[test]
-    fn the_plan_of_a_sweep_reads_its_periods_and_both_d0_lists_from_the_points() {
-        use InjectionMethod::{Ftfd, Rtfd};
-        let r = Results {
-            points: vec![
-                point(None, &[]),
-                pt(Ftfd, 100, 1, Pick::Oracle),
-                pt(Rtfd, 100, 1, Pick::Oracle),
-                pt(Ftfd, 100, 3, Pick::EveryNth),
-                pt(Ftfd, 40, 1, Pick::Oracle),
-                pt(Rtfd, 40, 1, Pick::Oracle),
-                pt(Ftfd, 70, 3, Pick::Oracle),
-            ],
-        };
-        assert_eq!(
-            Plan::of(&r),
-            Plan {
-                periods: vec![1, 3],
-                d0_timeouts: vec![100, 40],
-                d0_throughput: vec![40, 70, 100],
-            }
-        );
     }
 }

@@ -1,6 +1,7 @@
 //! Experiments as data: a base scenario, grids of overrides, tables and figures read
 //! from a file under `experiments/` ([`spec`]), run by [`run::run_experiment`].
 
+pub mod baselines;
 pub mod computed_set;
 pub mod distributions;
 pub mod expr;

@@ -537,6 +537,26 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
 /// Runs every grid, writes every table, CSV file, figure and chart into `ctx.dir`, and
 /// returns the section, its blocks in the order of `layout` (or notes, tables, figures).
 pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
+    let none = |name: &str, _: &Grids| -> anyhow::Result<Vec<Block>> {
+        Err(anyhow!(
+            "{}: layout item `rust:{name}`: this experiment has no Rust blocks",
+            spec.name
+        ))
+    };
+    run_experiment_with(spec, ctx, &none)
+}
+
+/// Every grid's results, by name.
+pub type Grids<'s> = BTreeMap<&'s str, GridResult>;
+
+/// [`run_experiment`], with the blocks a reproduction computes in Rust from the grids'
+/// results (a small named metric the grid cannot express): layout item `rust:<name>`
+/// calls `rust(name, grids)`.
+pub fn run_experiment_with(
+    spec: &ExperimentSpec,
+    ctx: &Context,
+    rust: &dyn Fn(&str, &Grids) -> anyhow::Result<Vec<Block>>,
+) -> anyhow::Result<Section> {
     let mut results: BTreeMap<&str, GridResult> = BTreeMap::new();
     for g in &spec.grid {
         results.insert(&g.name, run_grid(spec, g, ctx)?);
@@ -605,6 +625,7 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
                 let cs = super::pooled::comparisons(spec, name, env)?;
                 blocks.push(Block::Comparisons(cs));
             }
+            "rust" => blocks.extend(rust(name, &results)?),
             _ => return Err(anyhow!("{}: layout item `{item}` unknown", spec.name)),
         }
     }

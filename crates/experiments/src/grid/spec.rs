@@ -252,6 +252,10 @@ pub struct ChartSpec {
     /// `bar`: each bar's label, `{key}` a label of its cell.
     #[serde(default)]
     pub bar_label: String,
+    /// `axis`: reference lines, each the value of one other cell drawn flat
+    /// ([`crate::grid::baselines`]).
+    #[serde(default)]
+    pub baseline: Vec<crate::grid::baselines::Baseline>,
 }
 
 /// The largest label of `axis` (read as a number) up to which `holds` is true at every
