@@ -7,7 +7,7 @@ use super::inject::{timeouts_by_method, InjectionSpec};
 use super::path::delay_trace_text;
 use super::rto::PaperRtoParams;
 use super::sweep::{method_label, Point, Results, METHODS};
-use super::tcp::{self, Injection, Mode, Pick, RealTcp};
+use super::tcp::{self, Injection, Pick, RealTcp};
 use crate::artifacts::{chart, line_figure};
 use crate::grid::run::{run_experiment_with, GridResult, Grids};
 use crate::grid::values::Stat;
@@ -71,9 +71,6 @@ fn rust_blocks(ctx: &Context, name: &str, grids: &Grids) -> anyhow::Result<Vec<B
             blocks
         }
         "oracle-table" => vec![Block::Table(oracle_table(&real()?))],
-        "comparisons-realistic" => vec![Block::Comparisons(comparisons(&real()?, Mode::Realistic))],
-        "findings" => vec![Block::Text(findings(&real()?))],
-        "comparisons-paper" => vec![Block::Comparisons(comparisons(&paper()?, Mode::Paper))],
         "side-by-side" => vec![Block::Table(side_by_side(&real()?, &paper()?))],
         "ablation-table" => vec![Block::Table(ablation_table(&ablation_of(grid(
             "ablation",
@@ -333,148 +330,6 @@ fn oracle_table(r: &Results) -> Table {
         .to_vec(),
         rows,
     }
-}
-
-/// The paper's published numbers beside ours in `mode` (the paper mode's rows are
-/// named so; its no-jitter row is the fitted one).
-fn comparisons(r: &Results, mode: Mode) -> Vec<Comparison> {
-    let mut out = comparison_rows(r);
-    if mode == Mode::Paper {
-        for c in &mut out {
-            c.what = format!("paper mode: {}", c.what);
-        }
-        for c in out.iter_mut().take(1) {
-            c.what.push_str(" (FITTED)");
-        }
-        for c in out
-            .iter_mut()
-            .filter(|c| c.what.contains("throughput without"))
-        {
-            c.what.push_str(" (FITTED)");
-        }
-    }
-    out
-}
-
-fn comparison_rows(r: &Results) -> Vec<Comparison> {
-    let none = r.none();
-    let oracle = r.with(Pick::Oracle, None);
-    let ftfd = r.with(Pick::Oracle, Some(InjectionMethod::Ftfd));
-    let best_to = Results::best(&oracle, false).unwrap_or(none);
-    let best_thr = Results::best(&ftfd, true).unwrap_or(none);
-    let at = |d0, n| {
-        r.get(Some(tcp::Injection {
-            method: InjectionMethod::Ftfd,
-            d0_ms: d0,
-            n,
-            pick: Pick::Oracle,
-        }))
-    };
-    let mut out = vec![
-        cmp(
-            "timeouts without jitter",
-            none.timeouts.0,
-            Some(none.timeouts.1),
-            24.0,
-            "",
-        ),
-        cmp(
-            &format!("fewest timeouts ({})", describe(best_to)),
-            best_to.timeouts.0,
-            Some(best_to.timeouts.1),
-            0.1,
-            "",
-        ),
-        cmp(
-            "best D0 for timeouts",
-            best_to.inj.map_or(f64::NAN, |i| i.d0_ms as f64),
-            None,
-            100.0,
-            "ms",
-        ),
-        cmp(
-            "best N for timeouts",
-            best_to.inj.map_or(f64::NAN, |i| f64::from(i.n)),
-            None,
-            3.0,
-            "",
-        ),
-        cmp(
-            "throughput without jitter",
-            none.throughput.0,
-            Some(none.throughput.1),
-            103.58,
-            "kbit/s",
-        ),
-        cmp(
-            &format!("most FTFD throughput ({})", describe(best_thr)),
-            best_thr.throughput.0,
-            Some(best_thr.throughput.1),
-            111.96,
-            "kbit/s",
-        ),
-        cmp(
-            "best D0 for throughput",
-            best_thr.inj.map_or(f64::NAN, |i| i.d0_ms as f64),
-            None,
-            70.0,
-            "ms",
-        ),
-        cmp(
-            "best N for throughput",
-            best_thr.inj.map_or(f64::NAN, |i| f64::from(i.n)),
-            None,
-            5.0,
-            "",
-        ),
-    ];
-    if let Some(p) = at(100, 3) {
-        out.push(cmp(
-            "FTFD (100 ms, N = 3): timeouts",
-            p.timeouts.0,
-            Some(p.timeouts.1),
-            0.1,
-            "",
-        ));
-        out.push(cmp(
-            "FTFD (100 ms, N = 3): throughput",
-            p.throughput.0,
-            Some(p.throughput.1),
-            101.20,
-            "kbit/s",
-        ));
-    }
-    out
-}
-
-fn findings(r: &Results) -> String {
-    let none = r.none();
-    let oracle = r.with(Pick::Oracle, Some(InjectionMethod::Ftfd));
-    let below = oracle
-        .iter()
-        .filter(|p| p.timeouts.0 < none.timeouts.0)
-        .count();
-    let fr: f64 =
-        oracle.iter().map(|p| p.fast_retransmits.0).sum::<f64>() / oracle.len().max(1) as f64;
-    format!(
-        "What differs from the paper and why. Without jitter our transfer sees {:.2} timeouts, the paper's \
-         24: the synthetic trace has a spike in 1% of its samples, and a 512-segment transfer that is \
-         window-limited at about 100 ms per round trip spans only a few hundred milliseconds to a few \
-         seconds of the trace, so few spikes fall inside it. The paper's 24 timeouts in 512 segments \
-         (about one per 21 segments) suggest that its simulator drew a delay for each packet from its \
-         trace rather than replaying the trace in time; (c) below models that reading. Injection \
-         as the paper describes it (reorder: later segments pass the delayed one) makes the receiver \
-         send duplicate ACKs whenever three or more segments overtake the held one, so TCP fast-\
-         retransmits the delayed segment (on average {fr:.2} fast retransmissions per transfer over the \
-         oracle-FTFD sweep, none without jitter): the retransmission also ends the RTT measurement \
-         (Karn), so the injected delay never reaches the estimator, and cwnd is halved. {below} of {} \
-         oracle-FTFD settings give fewer timeouts than no jitter. The oracle-fifo rows show the same \
-         injection without reordering; the every-nth and probability rows show what a box that cannot \
-         see which segment is timed achieves; the paper gives no number for either (it calls \
-         identifying the tracked packets \"an open research problem\").",
-        none.timeouts.0,
-        oracle.len()
-    )
 }
 
 fn mean_ci_cell(v: (f64, f64), digits: usize) -> String {

@@ -43,6 +43,10 @@ pub trait Env {
     fn lookup(&self, r: &Ref) -> Result<f64, String>;
     /// The sum of `r` over every cell it matches.
     fn sum(&self, r: &Ref) -> Result<f64, String>;
+    /// `r` in every cell it matches ([`super::count`]).
+    fn each(&self, r: &Ref) -> Result<Vec<f64>, String> {
+        Err(format!("`{}`: cells cannot be counted here", r.name))
+    }
 }
 
 /// Parses `text` as one expression.
@@ -246,6 +250,9 @@ fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
             _ => Err("sum(...) takes one value reference".into()),
         };
     }
+    if f == "count" {
+        return super::count::count(args, env);
+    }
     if f == "ceil" || f == "floor" {
         let [a] = args else {
             return Err(format!("{f}(...) takes one argument"));
@@ -258,7 +265,7 @@ fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
         "min" => f64::min,
         _ => {
             return Err(format!(
-                "unknown function `{f}` (known: max, min, sum, ceil, floor)"
+                "unknown function `{f}` (known: max, min, sum, count, ceil, floor)"
             ))
         }
     };

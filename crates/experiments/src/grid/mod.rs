@@ -3,11 +3,13 @@
 
 pub mod baselines;
 pub mod computed_set;
+pub mod count;
 pub mod distributions;
 pub mod expr;
 pub mod group_metrics;
 pub mod metrics;
 pub mod outage_metrics;
+pub mod picks;
 pub mod pooled;
 pub mod products;
 pub mod run;

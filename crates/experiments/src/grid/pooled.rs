@@ -39,6 +39,9 @@ pub struct ComparisonSpec {
     /// Labels every reference of `what`, `value` and `ci95` is restricted to.
     #[serde(default, rename = "where")]
     pub filter: BTreeMap<String, String>,
+    /// A `[[pick]]` whose cell the comparison reads ([`super::picks`]).
+    #[serde(default)]
+    pub pick: Option<String>,
 }
 
 /// Checks every comparison names a grid of `spec` and its expressions parse.
@@ -50,7 +53,8 @@ pub fn check(spec: &ExperimentSpec) -> Result<(), Invalid> {
             return Err(Invalid::new(at.key("grid"), why));
         }
         for (field, e) in [("value", Some(&c.value)), ("ci95", c.ci95.as_ref())] {
-            if let Some(e) = e {
+            // A pick's `{label}`s are filled in before parsing ([`super::picks::check`]).
+            if let Some(e) = e.filter(|_| c.pick.is_none()) {
                 expr::parse(e).map_err(|e| Invalid::new(at.key(field), e))?;
             }
         }
@@ -78,6 +82,7 @@ pub fn comparisons<'a>(
         .iter()
         .filter(|c| c.block == block)
         .map(|c| {
+            let c = &super::picks::resolve(spec, c, &env_of)?;
             let env = env_of(&c.grid, c.filter.clone())?;
             let eval = |text: &str| {
                 expr::parse(text)

@@ -84,6 +84,9 @@ pub struct ExperimentSpec {
     /// Our numbers beside the paper's, each an expression (`comparisons:<block>`).
     #[serde(default)]
     pub comparison: Vec<crate::grid::pooled::ComparisonSpec>,
+    /// Best cells by their values, read by comparisons ([`crate::grid::picks`]).
+    #[serde(default)]
+    pub pick: Vec<crate::grid::picks::PickSpec>,
     /// Where the scenario files it names are read: `None` for the built-in
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]
@@ -532,6 +535,7 @@ impl ExperimentSpec {
         self.check_grids_named()?;
         self.check_csv()?;
         crate::grid::pooled::check(self)?;
+        crate::grid::picks::check(self)?;
         self.check_charts()
     }
 

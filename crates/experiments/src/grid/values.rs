@@ -187,6 +187,13 @@ impl Env for GridEnv<'_> {
     fn sum(&self, r: &Ref) -> Result<f64, String> {
         self.matching(r).into_iter().map(|c| self.stat(c, r)).sum()
     }
+
+    fn each(&self, r: &Ref) -> Result<Vec<f64>, String> {
+        self.matching(r)
+            .into_iter()
+            .map(|c| self.stat(c, r))
+            .collect()
+    }
 }
 
 #[cfg(test)]
