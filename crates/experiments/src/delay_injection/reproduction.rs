@@ -72,9 +72,6 @@ fn rust_blocks(ctx: &Context, name: &str, grids: &Grids) -> anyhow::Result<Vec<B
         }
         "oracle-table" => vec![Block::Table(oracle_table(&real()?))],
         "side-by-side" => vec![Block::Table(side_by_side(&real()?, &paper()?))],
-        "ablation-table" => vec![Block::Table(ablation_table(&ablation_of(grid(
-            "ablation",
-        )?)?))],
         "paper-findings" => {
             let ablation = ablation_of(grid("ablation")?)?;
             vec![Block::Text(paper_findings(&real()?, &paper()?, &ablation))]
@@ -334,37 +331,6 @@ fn oracle_table(r: &Results) -> Table {
 
 fn mean_ci_cell(v: (f64, f64), digits: usize) -> String {
     format!("{:.*} ± {:.*}", digits, v.0, digits, v.1)
-}
-
-fn ablation_table(rows: &[(RealTcp, Vec<Point>)]) -> Table {
-    let mut header = vec!["variant".to_string()];
-    let cells = rows.first().map_or(vec![], |(_, pts)| pts.clone());
-    for c in cells.iter().map(|p| p.inj) {
-        let name = c.map_or("no jitter".to_string(), |i| {
-            format!("FTFD {} ms, N = {}", i.d0_ms, i.n)
-        });
-        header.push(format!("{name}: timeouts"));
-        header.push(format!("{name}: kbit/s"));
-        header.push(format!("{name}: fast retx"));
-    }
-    Table {
-        title: "What real TCP does to the method: each mechanism put back into the paper mode \
-                (fitted trace)"
-            .into(),
-        header,
-        rows: rows
-            .iter()
-            .map(|(m, pts)| {
-                let mut row = vec![m.label().to_string()];
-                for p in pts {
-                    row.push(mean_ci_cell(p.timeouts, 2));
-                    row.push(mean_ci_cell(p.throughput, 1));
-                    row.push(format!("{:.2}", p.fast_retransmits.0));
-                }
-                row
-            })
-            .collect(),
-    }
 }
 
 /// How many oracle-FTFD settings give fewer mean timeouts than no jitter, and how
