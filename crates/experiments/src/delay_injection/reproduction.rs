@@ -4,7 +4,6 @@
 
 use super::figures::{fig1, fig2, fig3, Histogram, RttRtoWindow};
 use super::inject::{timeouts_by_method, InjectionSpec};
-use super::path::delay_trace_text;
 use super::rto::PaperRtoParams;
 use super::sweep::{method_label, Point, Results, METHODS};
 use super::tcp::{self, Injection, Pick, RealTcp};
@@ -204,7 +203,6 @@ fn hist_series(label: &str, h: &Histogram) -> Series {
 /// Figs. 1-3 and the trace-mode timeout counts, plus the path's delay file.
 fn trace_mode(ctx: &Context) -> anyhow::Result<Vec<Block>> {
     let trace = tcp::path_trace()?;
-    std::fs::write(ctx.dir.join("path-delay.csv"), delay_trace_text(&trace))?;
     let p = PaperRtoParams::default();
     let all = fig1(&trace, &p, 0, trace.len());
     let first = all

@@ -15,6 +15,7 @@ pub mod products;
 pub mod run;
 pub mod spec;
 pub mod study;
+pub mod trace_file;
 pub mod values;
 
 pub use spec::ExperimentSpec;

@@ -569,6 +569,7 @@ pub fn run_experiment_with(
     for c in &spec.csv {
         study::write_csv(ctx, c, grid(&c.grid)?).with_context(|| format!("writing {}", c.file))?;
     }
+    super::trace_file::write_all(spec, ctx)?;
     let layout: Vec<String> = if spec.layout.is_empty() {
         std::iter::once("notes".to_string())
             .chain(spec.table.iter().map(|t| format!("table:{}", t.file)))

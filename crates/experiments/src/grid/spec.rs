@@ -87,6 +87,9 @@ pub struct ExperimentSpec {
     /// Best cells by their values, read by comparisons ([`crate::grid::picks`]).
     #[serde(default)]
     pub pick: Vec<crate::grid::picks::PickSpec>,
+    /// Delay traces of the scenario's links written as files ([`crate::grid::trace_file`]).
+    #[serde(default)]
+    pub trace_file: Vec<crate::grid::trace_file::TraceFileSpec>,
     /// Where the scenario files it names are read: `None` for the built-in
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]
