@@ -167,3 +167,17 @@ fn blind_probability_selection_delays_each_packet_with_one_in_n() {
         .middleboxes
         .is_empty());
 }
+
+#[test]
+fn a_misspelt_key_in_the_experiment_is_a_located_error() {
+    let text = spikelab_experiments::embedded::experiment("delay-injection.toml").unwrap();
+    let bad = text.replacen("by = [{ min", "bye = [{ min", 1);
+    let line = bad.lines().position(|l| l.starts_with("bye = ")).unwrap();
+    let e = spikelab_experiments::grid::ExperimentSpec::parse(&bad, "di.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown field `bye`"), "{e}");
+    // Located in the `[[pick]]` table that holds it (serde reports the table).
+    let at: usize = e.split(':').nth(1).unwrap().parse().unwrap();
+    assert!(at <= line + 1 && at + 5 >= line, "{e} (line {})", line + 1);
+}
