@@ -6,7 +6,7 @@ use super::figures::{fig1, fig2, fig3, Histogram, RttRtoWindow};
 use super::inject::{timeouts_by_method, InjectionSpec};
 use super::rto::PaperRtoParams;
 use super::sweep::{method_label, Point, Results, METHODS};
-use super::tcp::{self, Injection, Pick, RealTcp};
+use super::tcp::{self, Injection, Pick};
 use crate::artifacts::{chart, line_figure};
 use crate::grid::run::{run_experiment_with, GridResult, Grids};
 use crate::grid::values::Stat;
@@ -71,10 +71,6 @@ fn rust_blocks(ctx: &Context, name: &str, grids: &Grids) -> anyhow::Result<Vec<B
         }
         "oracle-table" => vec![Block::Table(oracle_table(&real()?))],
         "side-by-side" => vec![Block::Table(side_by_side(&real()?, &paper()?))],
-        "paper-findings" => {
-            let ablation = ablation_of(grid("ablation")?)?;
-            vec![Block::Text(paper_findings(&real()?, &paper()?, &ablation))]
-        }
         _ => anyhow::bail!("delay-injection: no Rust block `{name}`"),
     })
 }
@@ -137,24 +133,6 @@ fn results_of(g: &GridResult) -> anyhow::Result<Results> {
         .map(|(l, v)| point_of(l, v))
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(Results { points })
-}
-
-/// The ablation grid's points per variant (axis `variant`, labelled as
-/// [`RealTcp::label`]), each in cell order.
-fn ablation_of(g: &GridResult) -> anyhow::Result<Vec<(RealTcp, Vec<Point>)>> {
-    RealTcp::ALL
-        .iter()
-        .map(|&m| {
-            let pts = g
-                .labels
-                .iter()
-                .zip(&g.values)
-                .filter(|(l, _)| l.get("variant").map(String::as_str) == Some(m.label()))
-                .map(|(l, v)| point_of(l, v))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            Ok((m, pts))
-        })
-        .collect()
 }
 
 const TRACE_TEXT: &str = "(a) RTT-trace mode. The authors' GPRS ping trace is not public; \
@@ -439,47 +417,4 @@ fn side_by_side(real: &Results, paper: &Results) -> Table {
             ),
         ],
     }
-}
-
-/// What agrees, what does not, and why, from the numbers of both modes and the
-/// ablation.
-fn paper_findings(real: &Results, paper: &Results, ablation: &[(RealTcp, Vec<Point>)]) -> String {
-    let (fewer, faster, n) = beats_none(paper);
-    let (rfewer, rfaster, rn) = beats_none(real);
-    let cell = |m: RealTcp, i: usize| ablation.iter().find(|(x, _)| *x == m).map(|(_, p)| p[i]);
-    let t = |m, i| cell(m, i).map_or(f64::NAN, |p| p.timeouts.0);
-    let k = |m, i| cell(m, i).map_or(f64::NAN, |p| p.throughput.0);
-    let f = |m, i| cell(m, i).map_or(f64::NAN, |p| p.fast_retransmits.0);
-    format!(
-        "Paper mode against the realistic mode (measured, not fitted beyond the no-jitter row). In \
-         the paper mode {fewer} of {n} oracle-FTFD settings give fewer timeouts than no jitter and \
-         {faster} more throughput; in the realistic mode {rfewer} and {rfaster} of {rn}. What real TCP \
-         does to the method, each mechanism put back alone into the paper mode at FTFD 100 ms, N = 3 \
-         (no jitter in brackets): paper mode {:.2} timeouts, {:.1} kbit/s ({:.2}, {:.1}); with Karn's \
-         rule {:.2} timeouts, {:.1} kbit/s ({:.2}, {:.1}) — the delayed segment's sample is dropped \
-         whenever the delay made it time out, so the injected delay reaches the estimator only when \
-         it was harmless; with fast retransmit and a reordering box {:.2} timeouts, {:.1} kbit/s, \
-         {:.2} fast retransmissions per transfer (none without jitter) — segments overtaking the held \
-         one cause duplicate ACKs, the held segment is resent and cwnd halved; with the box holding \
-         later segments behind the delayed one (FIFO) the same fast-retransmit TCP sees {:.2} \
-         timeouts, {:.1} kbit/s, {:.2} fast retransmissions; with Karn and fast retransmit together \
-         {:.2} timeouts, {:.1} kbit/s. The paper's simulator had none of these mechanisms, and the \
-         realistic mode has all three plus a trace replayed in time.",
-        t(RealTcp::None, 1),
-        k(RealTcp::None, 1),
-        t(RealTcp::None, 0),
-        k(RealTcp::None, 0),
-        t(RealTcp::Karn, 1),
-        k(RealTcp::Karn, 1),
-        t(RealTcp::Karn, 0),
-        k(RealTcp::Karn, 0),
-        t(RealTcp::FastRetransmit, 1),
-        k(RealTcp::FastRetransmit, 1),
-        f(RealTcp::FastRetransmit, 1),
-        t(RealTcp::FastRetransmitFifo, 1),
-        k(RealTcp::FastRetransmitFifo, 1),
-        f(RealTcp::FastRetransmitFifo, 1),
-        t(RealTcp::All, 1),
-        k(RealTcp::All, 1),
-    )
 }

@@ -138,47 +138,6 @@ pub fn base_with(mode: Mode, trace: PingTrace) -> anyhow::Result<SimConfig> {
     Ok(cfg)
 }
 
-/// One mechanism of real TCP put back into the paper mode, to measure what it does to
-/// the method (a finding the paper does not have).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RealTcp {
-    /// The paper mode as it is.
-    None,
-    /// Karn's rule: a timeout ends the timed segment's measurement (`karn = true`).
-    Karn,
-    /// Fast retransmit and Limited Transmit (DupThresh 3, RFC 3042), the box
-    /// reordering as the paper describes it.
-    FastRetransmit,
-    /// Fast retransmit as above, but the box holds later segments behind the delayed
-    /// one (FIFO): the same injection without reordering.
-    FastRetransmitFifo,
-    /// Karn's rule and fast retransmit together (reordering box): real TCP on the
-    /// paper's path.
-    All,
-}
-
-impl RealTcp {
-    /// Every variant, the paper mode first.
-    pub const ALL: [RealTcp; 5] = [
-        RealTcp::None,
-        RealTcp::Karn,
-        RealTcp::FastRetransmit,
-        RealTcp::FastRetransmitFifo,
-        RealTcp::All,
-    ];
-
-    /// A label for tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            RealTcp::None => "paper mode",
-            RealTcp::Karn => "+ Karn's rule",
-            RealTcp::FastRetransmit => "+ fast retransmit (box reorders)",
-            RealTcp::FastRetransmitFifo => "+ fast retransmit (box holds FIFO)",
-            RealTcp::All => "+ Karn's rule + fast retransmit (box reorders)",
-        }
-    }
-}
-
 /// The index of the radio link.
 pub fn radio_index(cfg: &SimConfig) -> usize {
     cfg.links

@@ -8,6 +8,7 @@ pub mod distributions;
 pub mod expr;
 pub mod group_metrics;
 pub mod metrics;
+pub mod multi_grid;
 pub mod outage_metrics;
 pub mod picks;
 pub mod pooled;

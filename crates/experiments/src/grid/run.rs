@@ -619,7 +619,9 @@ pub fn run_experiment_with(
                 let t = spec.text.iter().find(|t| t.name == name);
                 let t = t.ok_or_else(|| anyhow!("layout: no text `{name}`"))?;
                 let g = t.grid.as_deref().map(grid).transpose()?;
-                blocks.push(Block::Text(study::text(t, g, ctx.reps)?));
+                blocks.push(Block::Text(super::multi_grid::text(
+                    t, g, &results, ctx.reps,
+                )?));
             }
             "comparisons" => {
                 let env = |g: &str, fixed| Ok(study::env(grid(g)?, fixed, ctx.reps));
