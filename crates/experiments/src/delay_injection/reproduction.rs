@@ -5,19 +5,16 @@
 use super::figures::{fig1, fig2, fig3, Histogram, RttRtoWindow};
 use super::inject::{timeouts_by_method, InjectionSpec};
 use super::rto::PaperRtoParams;
-use super::sweep::{method_label, Point, Results, METHODS};
-use super::tcp::{self, Injection, Pick};
+use super::tcp;
 use crate::artifacts::{chart, line_figure};
-use crate::grid::run::{run_experiment_with, GridResult, Grids};
-use crate::grid::values::Stat;
+use crate::grid::run::{run_experiment_with, Grids};
 use crate::grid::ExperimentSpec;
-use crate::report::{Block, Comparison, Section, Table};
+use crate::report::{Block, Comparison, Section};
 use crate::reproduction::{Context, Reproduction};
 use rand::SeedableRng;
 use spikelab_core::{Dur, SimRng};
 use spikelab_net::middlebox::InjectionMethod;
 use spikelab_output::plot::{scatter_chart, Series};
-use std::collections::BTreeMap;
 
 /// The `delay-injection` reproduction.
 pub struct DelayInjectionReproduction;
@@ -52,87 +49,17 @@ pub fn run_spec(ctx: &Context, spec: &ExperimentSpec) -> anyhow::Result<Section>
     run_experiment_with(spec, ctx, &|name, grids| rust_blocks(ctx, name, grids))
 }
 
-/// The report blocks computed here from the grids' results: the trace mode (Figs. 1-3),
-/// the oracle table, the comparisons with the paper, the findings, the side-by-side
-/// and ablation tables.
-fn rust_blocks(ctx: &Context, name: &str, grids: &Grids) -> anyhow::Result<Vec<Block>> {
-    let grid = |g: &str| {
-        grids
-            .get(g)
-            .ok_or_else(|| anyhow::anyhow!("delay-injection: no grid `{g}`"))
-    };
-    let real = || results_of(grid("sweep")?);
-    let paper = || results_of(grid("paper")?);
-    Ok(match name {
+/// The report blocks computed here: the trace mode (Figs. 1-3, an analysis of the
+/// trace itself rather than a simulation).
+fn rust_blocks(ctx: &Context, name: &str, _grids: &Grids) -> anyhow::Result<Vec<Block>> {
+    match name {
         "trace-mode" => {
             let mut blocks = vec![Block::Text(TRACE_TEXT.into())];
             blocks.extend(trace_mode(ctx)?);
-            blocks
+            Ok(blocks)
         }
-        "oracle-table" => vec![Block::Table(oracle_table(&real()?))],
-        "side-by-side" => vec![Block::Table(side_by_side(&real()?, &paper()?))],
         _ => anyhow::bail!("delay-injection: no Rust block `{name}`"),
-    })
-}
-
-/// The injection a grid cell's labels (`selection`, `method`, `d0`, `n`) describe.
-fn injection_of(labels: &BTreeMap<String, String>) -> anyhow::Result<Option<Injection>> {
-    let get = |k: &str| {
-        labels
-            .get(k)
-            .map(String::as_str)
-            .ok_or_else(|| anyhow::anyhow!("a delay-injection cell needs label `{k}`"))
-    };
-    let pick = match get("selection")? {
-        "none" => return Ok(None),
-        "oracle" => Pick::Oracle,
-        "every-nth" => Pick::EveryNth,
-        "probability" => Pick::Probability,
-        "oracle-fifo" => Pick::OracleFifo,
-        other => anyhow::bail!("unknown selection `{other}`"),
-    };
-    let method = METHODS
-        .into_iter()
-        .find(|&m| method_label(m) == get("method").unwrap_or_default())
-        .ok_or_else(|| anyhow::anyhow!("unknown method in {labels:?}"))?;
-    Ok(Some(Injection {
-        method,
-        d0_ms: get("d0")?.parse()?,
-        n: get("n")?.parse()?,
-        pick,
-    }))
-}
-
-/// A grid cell's values as a sweep point.
-fn point_of(
-    labels: &BTreeMap<String, String>,
-    v: &BTreeMap<String, Stat>,
-) -> anyhow::Result<Point> {
-    let stat = |k: &str| {
-        v.get(k)
-            .copied()
-            .ok_or_else(|| anyhow::anyhow!("a delay-injection grid needs value `{k}`"))
-    };
-    let pair = |k: &str| stat(k).map(|s| (s.mean, s.ci95));
-    Ok(Point {
-        inj: injection_of(labels)?,
-        n: stat("reps")?.mean as usize,
-        completed: stat("completed")?.mean as usize,
-        timeouts: pair("timeouts")?,
-        fast_retransmits: pair("fast_retransmits")?,
-        throughput: pair("throughput")?,
-    })
-}
-
-/// Every cell of a sweep grid as a point, in grid order.
-fn results_of(g: &GridResult) -> anyhow::Result<Results> {
-    let points = g
-        .labels
-        .iter()
-        .zip(&g.values)
-        .map(|(l, v)| point_of(l, v))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(Results { points })
+    }
 }
 
 const TRACE_TEXT: &str = "(a) RTT-trace mode. The authors' GPRS ping trace is not public; \
@@ -243,178 +170,5 @@ fn cmp(what: &str, ours: f64, ci: Option<f64>, paper: f64, unit: &str) -> Compar
         ours_ci95: ci,
         paper,
         unit: unit.into(),
-    }
-}
-
-fn describe(p: &Point) -> String {
-    match p.inj {
-        None => "no jitter".into(),
-        Some(i) => format!(
-            "{} {} D0 = {} ms, N = {}",
-            i.pick.label(),
-            method_label(i.method),
-            i.d0_ms,
-            i.n
-        ),
-    }
-}
-
-/// For each selection, its best FTFD point for timeouts and for throughput.
-fn oracle_table(r: &Results) -> Table {
-    let none = r.none();
-    let mut rows = vec![vec![
-        "no jitter".into(),
-        "-".into(),
-        format!("{:.2}", none.timeouts.0),
-        format!("{:.1}", none.throughput.0),
-        format!("{:.2}", none.fast_retransmits.0),
-    ]];
-    for pick in [
-        Pick::Oracle,
-        Pick::EveryNth,
-        Pick::Probability,
-        Pick::OracleFifo,
-    ] {
-        let pts = r.with(pick, Some(InjectionMethod::Ftfd));
-        for (what, by_thr) in [("fewest timeouts", false), ("most throughput", true)] {
-            if let Some(b) = Results::best(&pts, by_thr) {
-                rows.push(vec![
-                    format!("{}: {what}", pick.label()),
-                    describe(b),
-                    format!("{:.2} ± {:.2}", b.timeouts.0, b.timeouts.1),
-                    format!("{:.1} ± {:.1}", b.throughput.0, b.throughput.1),
-                    format!("{:.2}", b.fast_retransmits.0),
-                ]);
-            }
-        }
-    }
-    Table {
-        title:
-            "How much the oracle matters: the best FTFD setting of each selection (D0 and N swept)"
-                .into(),
-        header: [
-            "selection",
-            "setting",
-            "timeouts",
-            "throughput (kbit/s)",
-            "fast retransmits",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows,
-    }
-}
-
-fn mean_ci_cell(v: (f64, f64), digits: usize) -> String {
-    format!("{:.*} ± {:.*}", digits, v.0, digits, v.1)
-}
-
-/// How many oracle-FTFD settings give fewer mean timeouts than no jitter, and how
-/// many more throughput, out of how many.
-fn beats_none(r: &Results) -> (usize, usize, usize) {
-    let none = r.none();
-    let ftfd = r.with(Pick::Oracle, Some(InjectionMethod::Ftfd));
-    let fewer = ftfd
-        .iter()
-        .filter(|p| p.timeouts.0 < none.timeouts.0)
-        .count();
-    let faster = ftfd
-        .iter()
-        .filter(|p| p.throughput.0 > none.throughput.0)
-        .count();
-    (fewer, faster, ftfd.len())
-}
-
-/// The paper, the realistic mode and the paper mode, row by row.
-fn side_by_side(real: &Results, paper: &Results) -> Table {
-    let at = |r: &Results, m, d0, n| {
-        r.get(Some(Injection {
-            method: m,
-            d0_ms: d0,
-            n,
-            pick: Pick::Oracle,
-        }))
-        .copied()
-    };
-    let to = |p: Option<Point>| p.map_or("-".into(), |p| mean_ci_cell(p.timeouts, 2));
-    let thr = |p: Option<Point>| p.map_or("-".into(), |p| mean_ci_cell(p.throughput, 1));
-    let best = |r: &Results, by_thr: bool| {
-        Results::best(&r.with(Pick::Oracle, Some(InjectionMethod::Ftfd)), by_thr).map_or(
-            "-".into(),
-            |p| {
-                format!(
-                    "{} ({:.2} timeouts, {:.1} kbit/s)",
-                    describe(p),
-                    p.timeouts.0,
-                    p.throughput.0
-                )
-            },
-        )
-    };
-    let count = |r: &Results| {
-        let (fewer, faster, n) = beats_none(r);
-        format!("{fewer} / {faster} of {n}")
-    };
-    let ftfd = InjectionMethod::Ftfd;
-    let row = |what: &str, paper_val: &str, f: &dyn Fn(&Results) -> String| {
-        vec![what.to_string(), paper_val.to_string(), f(real), f(paper)]
-    };
-    Table {
-        title: "The paper, the realistic mode and the paper mode side by side".into(),
-        header: ["quantity", "paper", "realistic", "paper mode"]
-            .map(String::from)
-            .to_vec(),
-        rows: vec![
-            row("timeouts without jitter", "24 (paper mode: FITTED)", &|r| {
-                to(Some(*r.none()))
-            }),
-            row(
-                "throughput without jitter, kbit/s",
-                "103.58 (paper mode: FITTED)",
-                &|r| thr(Some(*r.none())),
-            ),
-            row("FTFD 100 ms, N = 3: timeouts", "0.1", &|r| {
-                to(at(r, ftfd, 100, 3))
-            }),
-            row("FTFD 100 ms, N = 3: kbit/s", "101.20", &|r| {
-                thr(at(r, ftfd, 100, 3))
-            }),
-            row("FTFD 70 ms, N = 5: kbit/s", "111.96", &|r| {
-                thr(at(r, ftfd, 70, 5))
-            }),
-            row(
-                "RTFD 100 ms, N = 3: timeouts",
-                "below no jitter (Fig. 7)",
-                &|r| to(at(r, InjectionMethod::Rtfd, 100, 3)),
-            ),
-            row(
-                "RTRD 100 ms, N = 3: timeouts",
-                "worst of the three (Fig. 7)",
-                &|r| to(at(r, InjectionMethod::Rtrd, 100, 3)),
-            ),
-            row(
-                "fewest timeouts, oracle FTFD",
-                "D0 = 100 ms, N = 3 (0.1)",
-                &|r| best(r, false),
-            ),
-            row(
-                "most throughput, oracle FTFD",
-                "D0 = 70 ms, N = 5 (111.96)",
-                &|r| best(r, true),
-            ),
-            row(
-                "oracle-FTFD settings with fewer timeouts / more throughput than no jitter",
-                "most (Figs. 4-8)",
-                &count,
-            ),
-            row(
-                "FTFD 100 ms, N = 3: fast retransmits",
-                "none (selective repeat)",
-                &|r| {
-                    at(r, ftfd, 100, 3)
-                        .map_or("-".into(), |p| format!("{:.2}", p.fast_retransmits.0))
-                },
-            ),
-        ],
     }
 }

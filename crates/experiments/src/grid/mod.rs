@@ -16,6 +16,7 @@ pub mod products;
 pub mod run;
 pub mod spec;
 pub mod study;
+pub mod text_table;
 pub mod trace_file;
 pub mod values;
 

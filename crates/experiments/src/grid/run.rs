@@ -629,6 +629,12 @@ pub fn run_experiment_with(
                 blocks.push(Block::Comparisons(cs));
             }
             "rust" => blocks.extend(rust(name, &results)?),
+            "text_table" => {
+                let t = spec.text_table.iter().find(|t| t.name == name);
+                let t = t.ok_or_else(|| anyhow!("layout: no text_table `{name}`"))?;
+                let table = super::text_table::table(spec, t, &results, ctx.reps)?;
+                blocks.push(Block::Table(table));
+            }
             _ => return Err(anyhow!("{}: layout item `{item}` unknown", spec.name)),
         }
     }

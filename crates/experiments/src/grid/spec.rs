@@ -90,6 +90,10 @@ pub struct ExperimentSpec {
     /// Delay traces of the scenario's links written as files ([`crate::grid::trace_file`]).
     #[serde(default)]
     pub trace_file: Vec<crate::grid::trace_file::TraceFileSpec>,
+    /// Tables of explicit rows of templates (`text_table:<name>`,
+    /// [`crate::grid::text_table`]).
+    #[serde(default)]
+    pub text_table: Vec<crate::grid::text_table::TextTableSpec>,
     /// Where the scenario files it names are read: `None` for the built-in
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]
