@@ -1,8 +1,6 @@
-//! The TCP sweep of [Klein et al. 2004] IV: timeouts against the jitter period N for
-//! D0 = 40, 60, 80, 100 ms and the three methods (Figs. 4-7), FTFD throughput against N
-//! (Fig. 8), and the same timeout sweep with blind packet selection and with FIFO
-//! holding; the cells are `experiments/delay-injection.toml`'s grids, read back here
-//! as points.
+//! One run and one cell of [Klein et al. 2004] IV's TCP simulation reduced to the
+//! numbers the fit and the tests read (timeouts, fast retransmissions, throughput).
+//! The sweep itself (Figs. 4-8, oracle vs. blind) is `experiments/delay-injection.toml`.
 
 use super::tcp::Injection;
 use crate::artifacts::mean_ci;
