@@ -44,7 +44,7 @@ pub fn experiment() -> anyhow::Result<ExperimentSpec> {
 /// Runs `spec` (`experiments/delay-injection.toml`: the realistic sweep `sweep`, the
 /// paper mode's `paper`, the ablation `ablation`, their CSV files, charts and text)
 /// with `ctx.reps` repetitions into `ctx.dir`, with its `rust:` blocks from
-/// [`rust_blocks`]; returns the section.
+/// `rust_blocks`; returns the section.
 pub fn run_spec(ctx: &Context, spec: &ExperimentSpec) -> anyhow::Result<Section> {
     run_experiment_with(spec, ctx, &|name, grids| rust_blocks(ctx, name, grids))
 }
