@@ -17,6 +17,8 @@ const SCENARIOS: &[(&str, &str)] = files!("scenarios":
     "peak-hopper-a.toml",
     "peak-hopper-b.toml",
     "peak-hopper-c.toml",
+    "delay-injection.toml",
+    "delay-injection-paper.toml",
 );
 
 /// `experiments/*.toml`.
@@ -25,6 +27,7 @@ const EXPERIMENTS: &[(&str, &str)] = files!("experiments":
     "eifel-response.toml",
     "std-proxy.toml",
     "peak-hopper.toml",
+    "delay-injection.toml",
 );
 
 /// The text of `scenarios/<name>`.

@@ -397,6 +397,8 @@ fn expand_candidates(
             labels: Default::default(),
             flow: None,
             reps: None,
+            product: Vec::new(),
+            computed_set: Vec::new(),
         };
         let cell = match expand(&input.text, &input.name, &grid) {
             Ok(mut cells) => cells.remove(0),

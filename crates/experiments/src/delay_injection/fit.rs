@@ -12,7 +12,7 @@
 //! Reprint the grid (release build, about a minute):
 //! `cargo test --release -p spikelab-experiments -- --ignored the_paper_fit_is_the_best_point_of_its_grid --nocapture`
 
-use super::tcp::{base_with, configure, Mode};
+use super::tcp::{base_with, Mode};
 use crate::runner::{run_cells, Batch};
 use spikelab_core::Dur;
 use spikelab_engine::InvariantViolation;
@@ -84,10 +84,10 @@ pub fn fit(base: PingTrace, batch: Batch) -> Result<Vec<FitRow>, InvariantViolat
     let cfgs: Vec<_> = traces
         .iter()
         .map(|&t| {
-            configure(
-                &base_with(Mode::Paper, t).expect("the paper scenario parses"),
-                None,
-            )
+            // The baseline: no box.
+            let mut cfg = base_with(Mode::Paper, t).expect("the paper scenario parses");
+            cfg.middleboxes.clear();
+            cfg
         })
         .collect();
     let runs = run_cells(&cfgs, batch, |_, _, r| super::sweep::summarize(r))?;
@@ -137,8 +137,12 @@ mod tests {
         // samples widen the RTO and timeouts stay far below the paper's 24; Karn's rule
         // on the same trace brings them near 24.
         let c = Counter::default();
-        let cfg = configure(&base_of(Mode::Paper).unwrap(), None);
-        let karn = crate::delay_injection::tcp::RealTcp::Karn.apply(&cfg);
+        let mut cfg = base_of(Mode::Paper).unwrap();
+        cfg.middleboxes.clear();
+        let mut karn = cfg.clone();
+        if let spikelab_engine::FlowKind::Tcp { tcp, .. } = &mut karn.flows[0].kind {
+            tcp.karn = true;
+        }
         let runs = run_cells(&[cfg, karn], batch(&c, 10), |_, _, r| {
             super::super::sweep::summarize(r)
         })

@@ -14,12 +14,15 @@
 //! * [`fit`]: the paper mode's spike rate and size, fitted to the paper's no-jitter
 //!   baseline (the one fitted input).
 //! * [`figures`]: the data of Figs. 1-3 (RTT and RTO over a window; histograms).
-//! * [`sweep`]: the TCP sweep's cells and aggregation (Figs. 4-8, oracle vs. blind).
-//! * [`reproduction`]: the `delay-injection` reproduction: files, figures, report section.
-//! * [`tcp`]: the TCP simulation's cells (Figs. 4-8) in two modes: realistic
+//! * [`sweep`]: one run and one cell of the TCP simulation reduced (for the fit and
+//!   the tests; the sweep itself is `experiments/delay-injection.toml`).
+//! * [`reproduction`]: the `delay-injection` reproduction: `experiments/delay-injection.toml`
+//!   run by the grid, with the trace mode (Figs. 1-3) as its one Rust block.
+//! * [`tcp`]: the TCP simulation's two scenario files (Figs. 4-8): realistic
 //!   (`scenarios/delay-injection.toml`) and the paper's simulator
 //!   (`scenarios/delay-injection-paper.toml`).
-//! * [`path`]: the ping trace as the delay-trace file the reproduction writes.
+//! * [`path`]: the ping trace as a delay-trace file (for `spikelab advise`; the
+//!   reproduction's `path-delay.csv` is a `[[trace_file]]`).
 //!
 //! Units: RTT samples are `f64` milliseconds, as the paper reports them. This is an
 //! offline analysis of a list of numbers, not the simulator, so the integer-time rule

@@ -1,13 +1,13 @@
-//! The TCP simulation of [Klein et al. 2004] IV (Figs. 4-8) as engine configurations:
-//! `scenarios/delay-injection.toml`, whose link names the path's generated delay trace
-//! ([`spikelab_net::ping_trace`]), with the injector's method, D0, N and packet
-//! selection varied.
+//! The TCP simulation of [Klein et al. 2004] IV (Figs. 4-8): its two scenario files
+//! (`scenarios/delay-injection.toml`, whose link names the path's generated delay trace
+//! ([`spikelab_net::ping_trace`]), and the paper mode's), and the names the report
+//! gives a cell's injection and the ablation's variants. The cells themselves are the
+//! grids of `experiments/delay-injection.toml`.
 
-use spikelab_core::Dur;
-use spikelab_engine::{MiddleboxSpec, SimConfig};
-use spikelab_net::middlebox::{DelayInjectionConfig, InjectionMethod, InjectionOrder, Selection};
+use spikelab_engine::SimConfig;
+use spikelab_net::middlebox::InjectionMethod;
 use spikelab_net::ping_trace::PingTrace;
-use spikelab_net::{DelayGenerator, DelaySource, MiddleboxConfig};
+use spikelab_net::{DelayGenerator, DelaySource};
 
 /// The scenario file (one cell: FTFD, D0 = 100 ms, N = 3, oracle).
 pub const SCENARIO: &str = include_str!("../../../../scenarios/delay-injection.toml");
@@ -116,31 +116,6 @@ pub struct Injection {
     pub pick: Pick,
 }
 
-impl Injection {
-    /// The box's configuration, the scenario's other fields (direction, order) kept.
-    pub fn config(&self, base: &DelayInjectionConfig) -> DelayInjectionConfig {
-        let (select, select_every, select_p, n) = match self.pick {
-            Pick::Oracle | Pick::OracleFifo => (Selection::Oracle, 1, 1.0, self.n),
-            Pick::EveryNth => (Selection::EveryNth, 1, 1.0, self.n),
-            Pick::Probability => (Selection::Probability, 1, 1.0 / self.n as f64, 1),
-        };
-        DelayInjectionConfig {
-            method: self.method,
-            d0: Dur::from_millis(self.d0_ms),
-            n,
-            p: None,
-            select,
-            select_every,
-            select_p,
-            order: match self.pick {
-                Pick::OracleFifo => InjectionOrder::Fifo,
-                _ => base.order,
-            },
-            ..base.clone()
-        }
-    }
-}
-
 /// The realistic scenario (its path's delay trace generated as the file says).
 pub fn base() -> anyhow::Result<SimConfig> {
     base_of(Mode::Realistic)
@@ -163,74 +138,6 @@ pub fn base_with(mode: Mode, trace: PingTrace) -> anyhow::Result<SimConfig> {
     Ok(cfg)
 }
 
-/// One mechanism of real TCP put back into the paper mode, to measure what it does to
-/// the method (a finding the paper does not have).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RealTcp {
-    /// The paper mode as it is.
-    None,
-    /// Karn's rule: a timeout ends the timed segment's measurement (`karn = true`).
-    Karn,
-    /// Fast retransmit and Limited Transmit (DupThresh 3, RFC 3042), the box
-    /// reordering as the paper describes it.
-    FastRetransmit,
-    /// Fast retransmit as above, but the box holds later segments behind the delayed
-    /// one (FIFO): the same injection without reordering.
-    FastRetransmitFifo,
-    /// Karn's rule and fast retransmit together (reordering box): real TCP on the
-    /// paper's path.
-    All,
-}
-
-impl RealTcp {
-    /// Every variant, the paper mode first.
-    pub const ALL: [RealTcp; 5] = [
-        RealTcp::None,
-        RealTcp::Karn,
-        RealTcp::FastRetransmit,
-        RealTcp::FastRetransmitFifo,
-        RealTcp::All,
-    ];
-
-    /// A label for tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            RealTcp::None => "paper mode",
-            RealTcp::Karn => "+ Karn's rule",
-            RealTcp::FastRetransmit => "+ fast retransmit (box reorders)",
-            RealTcp::FastRetransmitFifo => "+ fast retransmit (box holds FIFO)",
-            RealTcp::All => "+ Karn's rule + fast retransmit (box reorders)",
-        }
-    }
-
-    /// `cfg` (a paper-mode cell) with this mechanism switched on.
-    pub fn apply(self, cfg: &SimConfig) -> SimConfig {
-        let mut cfg = cfg.clone();
-        let karn = matches!(self, RealTcp::Karn | RealTcp::All);
-        let fast = matches!(
-            self,
-            RealTcp::FastRetransmit | RealTcp::FastRetransmitFifo | RealTcp::All
-        );
-        for f in &mut cfg.flows {
-            if let spikelab_engine::FlowKind::Tcp { tcp, .. } = &mut f.kind {
-                tcp.karn |= karn;
-                if fast {
-                    tcp.dupack_threshold = 3;
-                    tcp.limited_transmit = true;
-                }
-            }
-        }
-        if self == RealTcp::FastRetransmitFifo {
-            for m in &mut cfg.middleboxes {
-                if let MiddleboxConfig::DelayInjection(c) = &mut m.config {
-                    c.order = InjectionOrder::Fifo;
-                }
-            }
-        }
-        cfg
-    }
-}
-
 /// The index of the radio link.
 pub fn radio_index(cfg: &SimConfig) -> usize {
     cfg.links
@@ -239,41 +146,27 @@ pub fn radio_index(cfg: &SimConfig) -> usize {
         .expect("scenarios/delay-injection.toml names its link `radio`")
 }
 
-/// The scenario's injector configuration (method, order, direction as written).
-fn scenario_box(cfg: &SimConfig) -> DelayInjectionConfig {
-    cfg.middleboxes
-        .iter()
-        .find_map(|m| match &m.config {
-            MiddleboxConfig::DelayInjection(c) => Some(c.clone()),
-            MiddleboxConfig::StdProxy(_) => None,
-        })
-        .unwrap_or_default()
-}
-
-/// `base` with injection `inj` (or none).
-pub fn configure(base: &SimConfig, inj: Option<Injection>) -> SimConfig {
-    let mut cfg = base.clone();
-    let written = scenario_box(&cfg);
-    let link = radio_index(&cfg);
-    cfg.middleboxes = inj
-        .map(|i| MiddleboxSpec {
-            link,
-            config: MiddleboxConfig::DelayInjection(i.config(&written)),
-        })
-        .into_iter()
-        .collect();
-    cfg
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spikelab_net::middlebox::InjectDirection;
+    use spikelab_core::Dur;
+    use spikelab_net::middlebox::{DelayInjectionConfig, InjectDirection, InjectionOrder};
+    use spikelab_net::MiddleboxConfig;
+
+    fn the_box(cfg: &SimConfig) -> DelayInjectionConfig {
+        match cfg.middleboxes.as_slice() {
+            [m] => match &m.config {
+                MiddleboxConfig::DelayInjection(c) => c.clone(),
+                MiddleboxConfig::StdProxy(_) => panic!("the box injects delay"),
+            },
+            _ => panic!("one box"),
+        }
+    }
 
     #[test]
     fn the_scenario_file_is_the_papers_best_timeout_cell() {
         let b = base().unwrap();
-        let c = scenario_box(&b);
+        let c = the_box(&b);
         assert_eq!(
             (c.method, c.d0, c.n),
             (InjectionMethod::Ftfd, Dur::from_millis(100), 3)
@@ -299,27 +192,10 @@ mod tests {
         assert!(!tcp.limited_transmit);
         // More duplicates than a window of receiver_window / mss segments can produce.
         assert!(u64::from(tcp.dupack_threshold) > tcp.receiver_window / u64::from(tcp.mss));
-        assert_eq!(scenario_box(&b), scenario_box(&base().unwrap()));
+        assert_eq!(the_box(&b), the_box(&base().unwrap()));
         let real = base().unwrap();
         let rfwd = real.links[radio_index(&real)].dir(spikelab_net::Dir::Forward);
         assert_eq!(rfwd.delay_sampling, spikelab_net::DelaySampling::Time);
         assert!(tcp_of(&real).karn);
-    }
-
-    #[test]
-    fn blind_probability_selection_delays_each_packet_with_one_in_n() {
-        let inj = Injection {
-            method: InjectionMethod::Ftfd,
-            d0_ms: 60,
-            n: 4,
-            pick: Pick::Probability,
-        };
-        let c = inj.config(&DelayInjectionConfig::default());
-        assert_eq!(
-            (c.select, c.select_p, c.n),
-            (Selection::Probability, 0.25, 1)
-        );
-        let none = configure(&base().unwrap(), None);
-        assert!(none.middleboxes.is_empty());
     }
 }

@@ -52,6 +52,10 @@ pub trait Env {
     fn fixing(&self, axis: &str, label: &str) -> Result<Box<dyn Env + '_>, String> {
         Err(format!("cannot fix `{axis}` = `{label}` here"))
     }
+    /// `r` in every cell it matches ([`super::count`]).
+    fn each(&self, r: &Ref) -> Result<Vec<f64>, String> {
+        Err(format!("`{}`: cells cannot be counted here", r.name))
+    }
 }
 
 /// Parses `text` as one expression.
@@ -258,6 +262,9 @@ fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
             _ => Err("sum(...) takes one value reference".into()),
         };
     }
+    if f == "count" {
+        return super::count::count(args, env);
+    }
     if f == "ceil" || f == "floor" {
         let [a] = args else {
             return Err(format!("{f}(...) takes one argument"));
@@ -270,7 +277,7 @@ fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
         "min" => f64::min,
         _ => {
             return Err(format!(
-                "unknown function `{f}` (known: max, min, sum, ceil, floor, max_over, argmax_over)"
+                "unknown function `{f}` (known: max, min, sum, count, ceil, floor, max_over, argmax_over)"
             ))
         }
     };

@@ -1,18 +1,26 @@
 //! Experiments as data: a base scenario, grids of overrides, tables and figures read
 //! from a file under `experiments/` ([`spec`]), run by [`run::run_experiment`].
 
+pub mod baselines;
+pub mod computed_set;
+pub mod count;
 pub mod distributions;
 pub mod expr;
 pub mod group_metrics;
 pub mod metrics;
+pub mod multi_grid;
 pub mod outage_metrics;
 pub mod over_axis;
+pub mod picks;
 pub mod pooled;
+pub mod products;
 pub mod rtt_feed;
 pub mod run;
 pub mod run_series;
 pub mod spec;
 pub mod study;
+pub mod text_table;
+pub mod trace_file;
 pub mod values;
 
 pub use spec::ExperimentSpec;

@@ -43,6 +43,9 @@ pub struct ComparisonSpec {
     /// Labels every reference of `what`, `value` and `ci95` is restricted to.
     #[serde(default, rename = "where")]
     pub filter: BTreeMap<String, String>,
+    /// A `[[pick]]` whose cell the comparison reads ([`super::picks`]).
+    #[serde(default)]
+    pub pick: Option<String>,
 }
 
 /// Checks every comparison names a grid of `spec` and its expressions parse.
@@ -54,7 +57,8 @@ pub fn check(spec: &ExperimentSpec) -> Result<(), Invalid> {
             return Err(Invalid::new(at.key("grid"), why));
         }
         for (field, e) in [("value", Some(&c.value)), ("ci95", c.ci95.as_ref())] {
-            if let Some(e) = e {
+            // A pick's `{label}`s are filled in before parsing ([`super::picks::check`]).
+            if let Some(e) = e.filter(|_| c.pick.is_none()) {
                 let e = expr::parse(e).map_err(|e| Invalid::new(at.key(field), e))?;
                 let g = spec.grid(&c.grid).map(|g| &g.axis[..]).unwrap_or_default();
                 let axes: Vec<&str> = g.iter().map(|a| a.name.as_str()).collect();
@@ -87,6 +91,7 @@ pub fn comparisons<'a>(
         .iter()
         .filter(|c| c.block == block)
         .map(|c| {
+            let c = &super::picks::resolve(spec, c, &env_of)?;
             let env = env_of(&c.grid, c.filter.clone())?;
             let eval = |text: &str| {
                 expr::parse(text)

@@ -223,29 +223,11 @@ pub struct Expanded {
 /// (named `scenario_name` in messages and as the base of its relative paths), in axis
 /// order. Generated experiments (`spikelab advise`) expand their grids here too.
 pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<Expanded>> {
-    let mut combos: Vec<Vec<usize>> = vec![vec![]];
-    for axis in &g.axis {
-        combos = combos
-            .into_iter()
-            .flat_map(|c| (0..axis.values.len()).map(move |i| [c.clone(), vec![i]].concat()))
-            .collect();
-    }
-    combos
+    let choices = super::products::choices(g).map_err(|e| anyhow!("{scenario_name}: {e}"))?;
+    choices
         .into_iter()
-        .map(|choice| {
-            let values: Vec<_> = g
-                .axis
-                .iter()
-                .zip(&choice)
-                .map(|(a, &i)| (a, &a.values[i]))
-                .collect();
-            let mut labels: BTreeMap<String, String> =
-                values.iter().flat_map(|(_, v)| v.labels.clone()).collect();
-            labels.extend(
-                values
-                    .iter()
-                    .map(|(a, v)| (a.name.clone(), v.label.clone())),
-            );
+        .map(|values| {
+            let labels = super::products::labels(&values);
             let name = format!(
                 "{}[{}]",
                 scenario_name,
@@ -255,8 +237,11 @@ pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<E
                     .collect::<Vec<_>>()
                     .join(",")
             );
+            let computed =
+                super::computed_set::table(g, &labels).map_err(|e| anyhow!("{name}: {e}"))?;
             let sets: Vec<&toml::Table> = std::iter::once(&g.set)
                 .chain(values.iter().map(|(_, v)| &v.set))
+                .chain(std::iter::once(&computed))
                 .collect();
             let (scenario, text) = scenario_and_text(base, &name, &sets)?;
             Ok(Expanded {
@@ -268,7 +253,8 @@ pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<E
         .collect()
 }
 
-fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<GridResult> {
+/// Runs every cell of grid `g` of `spec` and computes its values.
+pub fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<GridResult> {
     let cells = cells(spec, g)?;
     let names = collected(spec, g);
     let trace = names.iter().any(|n| metrics::needs_trace(n));
@@ -574,6 +560,26 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
 /// Runs every grid, writes every table, CSV file, figure and chart into `ctx.dir`, and
 /// returns the section, its blocks in the order of `layout` (or notes, tables, figures).
 pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
+    let none = |name: &str, _: &Grids| -> anyhow::Result<Vec<Block>> {
+        Err(anyhow!(
+            "{}: layout item `rust:{name}`: this experiment has no Rust blocks",
+            spec.name
+        ))
+    };
+    run_experiment_with(spec, ctx, &none)
+}
+
+/// Every grid's results, by name.
+pub type Grids<'s> = BTreeMap<&'s str, GridResult>;
+
+/// [`run_experiment`], with the blocks a reproduction computes in Rust from the grids'
+/// results (a small named metric the grid cannot express): layout item `rust:<name>`
+/// calls `rust(name, grids)`.
+pub fn run_experiment_with(
+    spec: &ExperimentSpec,
+    ctx: &Context,
+    rust: &dyn Fn(&str, &Grids) -> anyhow::Result<Vec<Block>>,
+) -> anyhow::Result<Section> {
     let mut results: BTreeMap<&str, GridResult> = BTreeMap::new();
     for g in &spec.grid {
         results.insert(&g.name, run_grid(spec, g, ctx)?);
@@ -586,6 +592,7 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
     for c in &spec.csv {
         study::write_csv(ctx, c, grid(&c.grid)?).with_context(|| format!("writing {}", c.file))?;
     }
+    super::trace_file::write_all(spec, ctx)?;
     let layout: Vec<String> = if spec.layout.is_empty() {
         std::iter::once("notes".to_string())
             .chain(spec.table.iter().map(|t| format!("table:{}", t.file)))
@@ -635,7 +642,9 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
                 let t = spec.text.iter().find(|t| t.name == name);
                 let t = t.ok_or_else(|| anyhow!("layout: no text `{name}`"))?;
                 let g = t.grid.as_deref().map(grid).transpose()?;
-                blocks.push(Block::Text(study::text(t, g, ctx.reps)?));
+                blocks.push(Block::Text(super::multi_grid::text(
+                    t, g, &results, ctx.reps,
+                )?));
             }
             "comparisons" => {
                 let env = |g: &str, fixed| Ok(study::env(grid(g)?, fixed, ctx.reps));
@@ -649,6 +658,13 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
                     "feed" => super::rtt_feed::block(ctx, f)?,
                     _ => super::rtt_feed::comparisons(f)?,
                 });
+            }
+            "rust" => blocks.extend(rust(name, &results)?),
+            "text_table" => {
+                let t = spec.text_table.iter().find(|t| t.name == name);
+                let t = t.ok_or_else(|| anyhow!("layout: no text_table `{name}`"))?;
+                let table = super::text_table::table(spec, t, &results, ctx.reps)?;
+                blocks.push(Block::Table(table));
             }
             _ => return Err(anyhow!("{}: layout item `{item}` unknown", spec.name)),
         }

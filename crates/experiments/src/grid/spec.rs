@@ -89,6 +89,16 @@ pub struct ExperimentSpec {
     /// `feed_comparisons:<name>`; [`crate::grid::rtt_feed`]).
     #[serde(default)]
     pub feed: Vec<crate::grid::rtt_feed::FeedSpec>,
+    /// Best cells by their values, read by comparisons ([`crate::grid::picks`]).
+    #[serde(default)]
+    pub pick: Vec<crate::grid::picks::PickSpec>,
+    /// Delay traces of the scenario's links written as files ([`crate::grid::trace_file`]).
+    #[serde(default)]
+    pub trace_file: Vec<crate::grid::trace_file::TraceFileSpec>,
+    /// Tables of explicit rows of templates (`text_table:<name>`,
+    /// [`crate::grid::text_table`]).
+    #[serde(default)]
+    pub text_table: Vec<crate::grid::text_table::TextTableSpec>,
     /// Where the scenario files it names are read: `None` for the built-in
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]
@@ -276,6 +286,10 @@ pub struct ChartSpec {
     /// `run`: only the samples at x >= `x_from`.
     #[serde(default)]
     pub x_from: Option<f64>,
+    /// `axis`: reference lines, each the value of one other cell drawn flat
+    /// ([`crate::grid::baselines`]).
+    #[serde(default)]
+    pub baseline: Vec<crate::grid::baselines::Baseline>,
 }
 
 /// The largest label of `axis` (read as a number) up to which `holds` is true at every
@@ -341,6 +355,7 @@ pub struct Grid {
     /// `max(1, ceil(reps / 50))` where one run is itself a large sample; default `reps`.
     #[serde(default)]
     pub reps: Option<String>,
+    #[serde(default)]
     pub axis: Vec<Axis>,
     /// Named per-cell values (derived columns) for CSV files, report tables, charts,
     /// thresholds and text.
@@ -362,6 +377,12 @@ pub struct Grid {
     /// grid over another base scenario).
     #[serde(default)]
     pub flow: Option<String>,
+    /// Further cells after the product of `axis` ([`crate::grid::products`]).
+    #[serde(default)]
+    pub product: Vec<crate::grid::products::Product>,
+    /// Overrides computed from each cell's labels ([`crate::grid::computed_set`]).
+    #[serde(default)]
+    pub computed_set: Vec<crate::grid::computed_set::ComputedSet>,
 }
 
 /// A set of flows by name; a counted flow's replicas (`name#r`) belong to its name.
@@ -547,6 +568,7 @@ impl ExperimentSpec {
         crate::grid::run_series::check(self)?;
         crate::grid::rtt_feed::check(self)?;
         crate::grid::pooled::check(self)?;
+        crate::grid::picks::check(self)?;
         self.check_charts()
     }
 

@@ -206,7 +206,7 @@ pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Resul
         c.series_values.clone()
     };
     let n = series_labels.len() as f64;
-    let series = series_labels
+    let mut series = series_labels
         .iter()
         .enumerate()
         .map(|(k, s)| {
@@ -233,6 +233,7 @@ pub fn draw_chart(ctx: &Context, c: &ChartSpec, g: &GridResult) -> anyhow::Resul
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    series.extend(super::baselines::series(c, g, &series, ctx.reps)?);
     let ch = chart(&c.title, &c.x_label, &c.y_label);
     if c.kind == ChartKind::Bar {
         let files = bar_chart(&ch, &bars(c, g)?, &ctx.dir.join(&c.name))?;
@@ -275,7 +276,13 @@ fn axis_points(
     let e = env(g, fixed, reps);
     let mut points = Vec::new();
     let mut ci = Vec::new();
-    for x in axis_labels(g, &c.x) {
+    // The x labels of the cells the series picks (a grid of several products has
+    // labels elsewhere that this series does not take).
+    let xs: Vec<String> = axis_labels(g, &c.x)
+        .into_iter()
+        .filter(|x| picked(g, &e.fixed).any(|i| g.labels[i].get(&c.x) == Some(x)))
+        .collect();
+    for x in xs {
         let at = |stat: &str| {
             e.lookup(&expr::Ref {
                 name: c.value.clone(),

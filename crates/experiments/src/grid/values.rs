@@ -197,6 +197,13 @@ impl Env for GridEnv<'_> {
         fixed.insert(axis.to_string(), label.to_string());
         Ok(Box::new(GridEnv { fixed, ..*self }))
     }
+
+    fn each(&self, r: &Ref) -> Result<Vec<f64>, String> {
+        self.matching(r)
+            .into_iter()
+            .map(|c| self.stat(c, r))
+            .collect()
+    }
 }
 
 #[cfg(test)]
