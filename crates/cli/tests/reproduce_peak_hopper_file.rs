@@ -1,5 +1,5 @@
 //! `spikelab reproduce --experiment` with a copy of `experiments/peak-hopper.toml` whose
-//! Scenario C or section II block names something that does not exist: a located
+//! Scenario C or section II block, or a layout item, names something that does not exist: a located
 //! one-line error, exit 2, before anything runs or is written.
 
 use std::path::{Path, PathBuf};
@@ -52,6 +52,11 @@ fn a_misspelt_run_series_reduction_axis_or_feed_metric_exits_2_located() {
             "metric = \"outage_hit_pct\"",
             "metric = \"outage_hit_pc\"",
             "unknown metric `outage_hit_pc`",
+        ),
+        (
+            "\"chart:c-fig18a\"",
+            "\"chart:c-fig18x\"",
+            "layout item `chart:c-fig18x`: no chart `c-fig18x` in this file",
         ),
     ];
     for (needle, with, why) in cases {

@@ -7,7 +7,7 @@ use super::inject::{timeouts_by_method, InjectionSpec};
 use super::rto::PaperRtoParams;
 use super::tcp;
 use crate::artifacts::{chart, line_figure};
-use crate::grid::run::{run_experiment_with, Grids};
+use crate::grid::run::{run_experiment, Grids};
 use crate::grid::ExperimentSpec;
 use crate::report::{Block, Comparison, Section};
 use crate::reproduction::{Context, Reproduction};
@@ -42,24 +42,19 @@ pub fn experiment() -> anyhow::Result<ExperimentSpec> {
 }
 
 /// Runs `spec` (`experiments/delay-injection.toml`: the realistic sweep `sweep`, the
-/// paper mode's `paper`, the ablation `ablation`, their CSV files, charts and text)
-/// with `ctx.reps` repetitions into `ctx.dir`, with its `rust:` blocks from
-/// `rust_blocks`; returns the section.
+/// paper mode's `paper`, the ablation `ablation`, their CSV files, charts and text, and
+/// the registered Rust block `rust:trace-mode`, [`trace_mode_blocks`]) with `ctx.reps`
+/// repetitions into `ctx.dir`; returns the section.
 pub fn run_spec(ctx: &Context, spec: &ExperimentSpec) -> anyhow::Result<Section> {
-    run_experiment_with(spec, ctx, &|name, grids| rust_blocks(ctx, name, grids))
+    run_experiment(spec, ctx)
 }
 
-/// The report blocks computed here: the trace mode (Figs. 1-3, an analysis of the
-/// trace itself rather than a simulation).
-fn rust_blocks(ctx: &Context, name: &str, _grids: &Grids) -> anyhow::Result<Vec<Block>> {
-    match name {
-        "trace-mode" => {
-            let mut blocks = vec![Block::Text(TRACE_TEXT.into())];
-            blocks.extend(trace_mode(ctx)?);
-            Ok(blocks)
-        }
-        _ => anyhow::bail!("delay-injection: no Rust block `{name}`"),
-    }
+/// Layout item `rust:trace-mode` (registered in [`crate::grid::layout::RUST_BLOCKS`]):
+/// the trace mode, Figs. 1-3, an analysis of the trace itself rather than a simulation.
+pub fn trace_mode_blocks(ctx: &Context, _grids: &Grids) -> anyhow::Result<Vec<Block>> {
+    let mut blocks = vec![Block::Text(TRACE_TEXT.into())];
+    blocks.extend(trace_mode(ctx)?);
+    Ok(blocks)
 }
 
 const TRACE_TEXT: &str = "(a) RTT-trace mode. The authors' GPRS ping trace is not public; \

@@ -7,6 +7,7 @@ pub mod count;
 pub mod distributions;
 pub mod expr;
 pub mod group_metrics;
+pub mod layout;
 pub mod metrics;
 pub mod multi_grid;
 pub mod outage_metrics;

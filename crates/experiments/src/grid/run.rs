@@ -557,29 +557,13 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
     Ok(crate::artifacts::figure_of(ctx, &files, &f.title))
 }
 
-/// Runs every grid, writes every table, CSV file, figure and chart into `ctx.dir`, and
-/// returns the section, its blocks in the order of `layout` (or notes, tables, figures).
-pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
-    let none = |name: &str, _: &Grids| -> anyhow::Result<Vec<Block>> {
-        Err(anyhow!(
-            "{}: layout item `rust:{name}`: this experiment has no Rust blocks",
-            spec.name
-        ))
-    };
-    run_experiment_with(spec, ctx, &none)
-}
-
 /// Every grid's results, by name.
 pub type Grids<'s> = BTreeMap<&'s str, GridResult>;
 
-/// [`run_experiment`], with the blocks a reproduction computes in Rust from the grids'
-/// results (a small named metric the grid cannot express): layout item `rust:<name>`
-/// calls `rust(name, grids)`.
-pub fn run_experiment_with(
-    spec: &ExperimentSpec,
-    ctx: &Context,
-    rust: &dyn Fn(&str, &Grids) -> anyhow::Result<Vec<Block>>,
-) -> anyhow::Result<Section> {
+/// Runs every grid, writes every table, CSV file, figure and chart into `ctx.dir`, and
+/// returns the section, its blocks in the order of `layout` (or notes, tables, figures);
+/// layout item `rust:<name>` is the registered block [`super::layout::rust_block`].
+pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
     let mut results: BTreeMap<&str, GridResult> = BTreeMap::new();
     for g in &spec.grid {
         results.insert(&g.name, run_grid(spec, g, ctx)?);
@@ -659,7 +643,11 @@ pub fn run_experiment_with(
                     _ => super::rtt_feed::comparisons(f)?,
                 });
             }
-            "rust" => blocks.extend(rust(name, &results)?),
+            "rust" => {
+                let f = super::layout::rust_block(name);
+                let f = f.ok_or_else(|| anyhow!("layout: no Rust block `{name}`"))?;
+                blocks.extend(f(ctx, &results)?);
+            }
             "text_table" => {
                 let t = spec.text_table.iter().find(|t| t.name == name);
                 let t = t.ok_or_else(|| anyhow!("layout: no text_table `{name}`"))?;

@@ -569,6 +569,7 @@ impl ExperimentSpec {
         crate::grid::rtt_feed::check(self)?;
         crate::grid::pooled::check(self)?;
         crate::grid::picks::check(self)?;
+        crate::grid::layout::check(self)?;
         self.check_charts()
     }
 
