@@ -692,6 +692,11 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             tcp.ns2.fack_exit_needs_ack_without_sack,
             all.fack_exit_needs_ack_without_sack,
         ),
+        (
+            "fast_recovery_from_t_seqno",
+            tcp.ns2.fast_recovery_from_t_seqno,
+            all.fast_recovery_from_t_seqno,
+        ),
     ];
     if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
         return refuse(

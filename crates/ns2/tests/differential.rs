@@ -62,6 +62,9 @@ const MATCHING: &[&str] = &[
     "30k/300ms new-reno BTd q3 w8 EveryOther 120p",
     "30k/300ms reno-sack BtD q3 w20 Burst 120p",
     "30k/300ms fack BTD q3 w8 One 120p",
+    // With ns-2's unfloored halfwin and recovery window from t_seqno_
+    // (`fast_recovery_from_t_seqno`).
+    "2M/150ms new-reno btd q10 w150 Retransmission 400p",
 ];
 
 #[test]

@@ -213,6 +213,17 @@ pub struct Ns2Switches {
     /// without SACK blocks, so an ACK at the recovery point that still carries blocks
     /// (ns-2's sink reports its history, [`crate::ns2_sack_sink`]) keeps it going.
     pub fack_exit_needs_ack_without_sack: bool,
+    /// `TcpAgent::slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)` from
+    /// `RenoTcpAgent::dupack_action()` / `NewRenoTcpAgent::dupack_action()` (Reno and
+    /// NewReno only): a fast retransmit sets `cwnd_ = halfwin` = (int)(window() / 2)
+    /// with no floor (only `ssthresh_` is raised to 2), so a fast retransmit in slow
+    /// start after a timeout (window 1) leaves `cwnd_` 0 plus `dupwnd_`; partial ACKs
+    /// and the end of recovery clear `dupwnd_` and keep that `cwnd_`. And
+    /// `send_much()` sends from `t_seqno_` while `t_seqno_ <= highest_ack_ + cwnd_ +
+    /// dupwnd_`: recovery's window is counted from snd_nxt, so a fast retransmit during
+    /// go-back-N (bugFix off) keeps going back N, one segment per window opening,
+    /// where RFC 5681 counts the whole flight up to snd_max.
+    pub fast_recovery_from_t_seqno: bool,
 }
 
 impl Ns2Switches {
@@ -260,6 +271,7 @@ impl Ns2Switches {
             same_instant_in_scheduling_order: true,
             sink_sack_history_stack: true,
             fack_exit_needs_ack_without_sack: true,
+            fast_recovery_from_t_seqno: true,
         }
     }
 }

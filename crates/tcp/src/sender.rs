@@ -129,6 +129,9 @@ pub struct TcpSender<E: RtoEstimator> {
     /// cwnd and ssthresh when fast recovery began (`tcp_init_cwnd_reduction`'s
     /// prior_cwnd, `tcp_enter_recovery`'s prior_ssthresh), before reducing.
     recovery_snapshot: Snapshot,
+    /// ns-2's uninflated `cwnd_` = halfwin during a Reno or NewReno fast recovery
+    /// (`Ns2Switches::fast_recovery_from_t_seqno`): not floored at 2 like ssthresh.
+    ns2_halfwin: Option<u64>,
     /// snd_max at the episode's first timeout (the recovery point of the responses).
     episode_recover: u64,
     /// Timer adaptations kept across episodes.
@@ -235,6 +238,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             watch: Watchers::new(&cfg.spurious),
             snapshot: Snapshot::default(),
             recovery_snapshot: Snapshot::default(),
+            ns2_halfwin: None,
             episode_recover: 0,
             adapt: RtoAdaptState::default(),
             frto_hold: false,
@@ -1193,8 +1197,12 @@ impl<E: RtoEstimator> TcpSender<E> {
                     self.exit_recovery();
                     self.grow_on_exit(now, newly);
                 }
-                PartialAck::Stay(Some(i)) => self.retransmit(now, i, out),
-                PartialAck::Stay(None) => {}
+                PartialAck::Stay(i) => {
+                    self.deflate_to_halfwin();
+                    if let Some(i) = i {
+                        self.retransmit(now, i, out);
+                    }
+                }
             },
             Phase::Loss { point } => {
                 if !self.fack_hold {
@@ -1231,7 +1239,30 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     fn exit_recovery(&mut self) {
         self.recovery.on_exit(&mut self.w);
+        self.deflate_to_halfwin();
+        self.ns2_halfwin = None;
         self.phase = Phase::Open;
+    }
+
+    /// ns-2 NewReno's partial ACK (`partial_window_deflation_` 0) and Reno's and
+    /// NewReno's end of recovery set `dupwnd_ = 0` and leave `cwnd_` at halfwin, which
+    /// is below ssthresh when halfwin < 2 (`Ns2Switches::fast_recovery_from_t_seqno`).
+    fn deflate_to_halfwin(&mut self) {
+        if let Some(h) = self.ns2_halfwin {
+            self.w.cwnd = h;
+        }
+    }
+
+    /// `Ns2Switches::fast_recovery_from_t_seqno` applies: on, and ns-2's Reno or
+    /// NewReno agent (NewReno with its 2002 partial-ACK rule, which deflates to cwnd_).
+    fn ns2_recovery_from_t_seqno(&self) -> bool {
+        let ns2 = &self.cfg.ns2;
+        ns2.fast_recovery_from_t_seqno
+            && match self.cfg.recovery {
+                RecoveryKind::Reno => true,
+                RecoveryKind::NewReno => ns2.newreno_2002_partial_ack,
+                _ => false,
+            }
     }
 
     /// RFC 5681 section 3.1: slow start (2) below ssthresh, congestion avoidance (3)
@@ -1357,7 +1388,18 @@ impl<E: RtoEstimator> TcpSender<E> {
             // ns-2 dupack_action(): recover_ = maxseq_ at every fast retransmit.
             self.timeout_recover = Some(self.w.snd_max);
         }
-        self.recovery.on_enter(&mut self.w)
+        // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = halfwin = (int)(window() / 2), no
+        // floor; dupack_action() then sets dupwnd_ = numdupacks_.
+        let halfwin = self.ns2_recovery_from_t_seqno().then(|| {
+            let w = &self.w;
+            w.cwnd.min(w.rwnd) / w.mss / 2 * w.mss
+        });
+        let first = self.recovery.on_enter(&mut self.w);
+        if let Some(h) = halfwin {
+            self.w.cwnd = h + self.w.dupthresh as u64 * self.w.mss;
+        }
+        self.ns2_halfwin = halfwin;
+        first
     }
 
     // ----- timeout ---------------------------------------------------------------
@@ -1373,7 +1415,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             // ns-2 RenoTcpAgent::timeout(): dupwnd_ = 0 before TcpAgent::timeout()'s
             // slowdown(), which halves window() = cwnd_, the uninflated window.
             self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
+            self.deflate_to_halfwin();
         }
+        self.ns2_halfwin = None;
         let w = &self.w;
         self.ns2_spurious
             .on_timeout(w.cwnd, w.rwnd, w.ssthresh, w.mss);
@@ -1485,6 +1529,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         loop {
             let choice = match self.phase {
                 Phase::Recovery { .. } if self.rack_enabled() => self.rack_next_in_recovery(),
+                Phase::Recovery { .. } if self.ns2_recovery_from_t_seqno() => {
+                    self.window_from_snd_nxt_allows().then_some(Transmit::New)
+                }
                 Phase::Recovery { .. } => self
                     .recovery
                     .next_in_recovery(&self.w, self.next_segment_end().is_some()),
@@ -1530,6 +1577,15 @@ impl<E: RtoEstimator> TcpSender<E> {
             (w.snd_max + w.mss).min(self.app_end)
         };
         (end > w.snd_nxt && end <= w.snd_una + self.rwnd).then_some(end)
+    }
+
+    /// ns-2 `send_much()` in Reno and NewReno fast recovery: the packet at `t_seqno_`
+    /// goes out while `t_seqno_ <= highest_ack_ + cwnd_ + dupwnd_`, i.e. while the
+    /// segment at snd_nxt ends within snd_una + the inflated cwnd, a go-back-N
+    /// retransmission below snd_max included (`Ns2Switches::fast_recovery_from_t_seqno`).
+    fn window_from_snd_nxt_allows(&self) -> bool {
+        self.next_segment_end()
+            .is_some_and(|end| end <= self.w.snd_una + self.w.cwnd)
     }
 
     /// RFC 5681: a segment may go out while it ends within snd_una + cwnd; Limited
@@ -2044,6 +2100,42 @@ mod tests {
             out.iter().map(|p| (p.seq, p.retx)).collect::<Vec<_>>(),
             vec![(1000, true)]
         );
+    }
+
+    /// A NewReno sender without bugFix, ten segments out, times out and goes back N;
+    /// the old window's duplicate ACKs then trigger a fast retransmit. Returns what
+    /// the fourth duplicate ACK sends and cwnd after the third.
+    fn fast_retransmit_in_go_back_n(from_t_seqno: bool) -> (Vec<(u64, bool)>, u64) {
+        let mut cfg = TcpConfig {
+            handshake: false,
+            receiver_window: 20_000,
+            initial_window: 10,
+            recovery: RecoveryKind::NewReno,
+            careful_fast_retransmit: false,
+            ..TcpConfig::ns2_2002()
+        };
+        cfg.ns2.fast_recovery_from_t_seqno = from_t_seqno;
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_timer(ms(6000), &mut out); // cwnd 1, resend 0
+        for t in [6100, 6101, 6102] {
+            s.on_ack(ms(t), &ns2_ack(0), &mut out); // send_one() x2, then fast rtx
+        }
+        let cwnd = s.window().cwnd;
+        out.clear();
+        s.on_ack(ms(6103), &ns2_ack(0), &mut out);
+        (out.iter().map(|p| (p.seq, p.retx)).collect(), cwnd)
+    }
+
+    #[test]
+    fn ns2_fast_retransmit_in_go_back_n_halves_to_zero_and_keeps_going_back() {
+        // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = (int)(1 / 2) = 0, + dupwnd_ 3; the
+        // fourth duplicate opens the window to t_seqno_ = segment 3.
+        assert_eq!(
+            fast_retransmit_in_go_back_n(true),
+            (vec![(3000, true)], 3000)
+        );
+        // RFC 5681: ssthresh 2 + 3 segments against ten outstanding: nothing.
+        assert_eq!(fast_retransmit_in_go_back_n(false), (vec![], 5000));
     }
 
     #[test]
