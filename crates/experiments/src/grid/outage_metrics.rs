@@ -6,6 +6,7 @@ use super::metrics::{RunMetric, RunView};
 use crate::timer_metrics::{outage_hits, outages_from_schedule, rto_half_life, HalfLife, Outage};
 use spikelab_core::Dur;
 use spikelab_engine::{RunResult, SimConfig};
+use spikelab_net::spike::OutageConfig;
 use spikelab_net::SpikeConfig;
 
 /// Outages of one run and how many caused a spurious timeout.
@@ -25,33 +26,29 @@ impl OutageCount {
 /// The outages of the run's first outage schedule (any link) that ended before the run
 /// did; none without a schedule.
 pub fn scheduled_outages(sim: &SimConfig, r: &RunResult) -> Vec<Outage> {
-    let schedule = sim
-        .links
-        .iter()
-        .flat_map(|l| &l.spikes)
-        .find_map(|s| match s {
-            SpikeConfig::Outage(o) => Some(o),
-            _ => None,
-        });
-    schedule.map_or_else(Vec::new, |o| outages_from_schedule(o, r.end))
+    first_schedule(sim).map_or_else(Vec::new, |o| outages_from_schedule(o, r.end))
 }
 
 /// The outage duration of the run's first outage schedule (any link): the first listed
 /// outage's ([`outages_from_schedule`]'s order of precedence), else its `duration`;
 /// `None` without one.
 pub fn scheduled_duration(sim: &SimConfig) -> Option<Dur> {
-    let schedule = sim
-        .links
+    let schedule = first_schedule(sim)?;
+    match schedule.at.first() {
+        Some(first) => Some(first.duration),
+        None => schedule.duration,
+    }
+}
+
+/// The run's first outage schedule, on any link.
+fn first_schedule(sim: &SimConfig) -> Option<&OutageConfig> {
+    sim.links
         .iter()
         .flat_map(|l| &l.spikes)
         .find_map(|s| match s {
             SpikeConfig::Outage(o) => Some(o),
             _ => None,
-        })?;
-    match schedule.at.first() {
-        Some(first) => Some(first.duration),
-        None => schedule.duration,
-    }
+        })
 }
 
 /// Counts a run's scheduled outages and those that caused a spurious timeout
