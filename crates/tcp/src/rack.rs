@@ -163,6 +163,19 @@ impl Rack {
         self.reord_seen = true;
     }
 
+    /// `tcp_check_sack_reordering(sk, prior_snd_una, 1)` from `tcp_try_undo_partial`:
+    /// a recovery hole at `low_seq` was filled by the delayed original (timestamps
+    /// showed it), so everything up to `fack`, the highest SACKed sequence, was
+    /// delivered before it. Nothing when nothing above it was SACKed.
+    pub fn on_delayed_hole(&mut self, low_seq: u64, fack: Option<u64>, mss: u64) {
+        let Some(fack) = fack.filter(|&f| low_seq < f) else {
+            return;
+        };
+        let metric = (fack - low_seq).div_ceil(mss.max(1));
+        self.reordering = self.reordering.max(metric).min(MAX_REORDERING);
+        self.reord_seen = true;
+    }
+
     /// `tcp_rack_reo_wnd` (RFC 8985 6.2 step 4): zero while no reordering was seen and
     /// either recovery is under way or DupThresh segments are SACKed (the DupThresh
     /// rule of RFC 8985 6.2, unless `TCP_RACK_NO_DUPTHRESH`); else min_RTT / 4, at most
@@ -439,6 +452,21 @@ mod tests {
         // Segment 0, never retransmitted, delivered below a SACKed 4000: reordering 4.
         r.on_delivered_below_fack(&seg(&t, 0), Some(4000), 1000);
         assert!(r.reordering_seen());
+        assert_eq!(r.reo_wnd(&inputs(true, 3)), Dur::from_millis(25));
+    }
+
+    #[test]
+    fn a_recovery_hole_filled_by_the_delayed_original_is_reordering() {
+        let mut r = Rack::default();
+        // Nothing SACKed above the hole: no evidence.
+        r.on_delayed_hole(2000, None, 1000);
+        r.on_delayed_hole(2000, Some(2000), 1000);
+        assert!(!r.reordering_seen());
+        assert_eq!(r.reo_wnd(&inputs(true, 3)), Dur::ZERO);
+        // SACKed up to 7500 while the hole at 2000 waited: 6 segments of reordering.
+        r.on_delayed_hole(2000, Some(7500), 1000);
+        assert!(r.reordering_seen());
+        assert_eq!(r.reordering, 6);
         assert_eq!(r.reo_wnd(&inputs(true, 3)), Dur::from_millis(25));
     }
 

@@ -388,6 +388,16 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.rack_note_deliveries(now, pkt);
         }
         let (dsack, newly_sacked) = self.apply_sack(pkt);
+        // tcp_fastretrans_alert -> tcp_try_undo_partial: a hole filled by the delayed
+        // original is reordering (crate::spurious::linux_undo).
+        if let Some(low) = self
+            .watch
+            .take_delayed_hole()
+            .filter(|_| self.rack_enabled())
+        {
+            let fack = self.w.segs.highest_sacked_end();
+            self.rack.on_delayed_hole(low, fack, self.w.mss);
+        }
         if let (Phase::Recovery { .. }, Some(right)) = (self.phase, sack_right_edge(pkt)) {
             self.recovery.on_sack_ack(&self.w, pkt.ack, right);
         }

@@ -53,8 +53,11 @@
 //! keeps the recovery's ssthresh and prior values). Not modelled: Reno without
 //! SACK holding the Recovery state until data above `high_seq` is acknowledged
 //! (`tcp_try_undo_recovery` returning true); `tcp_try_undo_partial`'s early return
-//! while retransmissions are in flight (no further loss marking on that ACK) and its
-//! `tcp_check_sack_reordering`; the RACK `reo_wnd_persist` bump of a D-SACK undo.
+//! while retransmissions are in flight (no further loss marking on that ACK). Its
+//! `tcp_check_sack_reordering` is modelled: a partial ACK whose echoed timestamp
+//! predates the episode's first retransmission hands the sender snd_una before it
+//! (`take_delayed_hole`), which RACK's reordering accounting takes as reordering
+//! (`crate::rack::Rack::on_delayed_hole`).
 
 use super::{AckView, RecoveryView, SpuriousDetector, Step, TimeoutView, Verdict};
 
@@ -111,6 +114,9 @@ pub struct LinuxUndo {
     retrans_stamp: u64,
     /// Every undo, in order.
     undos: Vec<UndoKind>,
+    /// snd_una before the last ACK, when that ACK filled a recovery hole with the
+    /// delayed original (`tcp_try_undo_partial`'s `tcp_check_sack_reordering`).
+    delayed_hole: Option<u64>,
 }
 
 impl LinuxUndo {
@@ -166,6 +172,12 @@ impl LinuxUndo {
         }
         // Section E: FLAG_SND_UNA_ADVANCED -> tcp_try_undo_partial.
         let delayed = self.packet_delayed(a);
+        if a.ack > a.snd_una && delayed {
+            // "Plain luck! Hole if filled with delayed packet, rather than with a
+            // retransmit. Check reordering." (tcp_check_sack_reordering(sk,
+            // prior_snd_una, 1), TCPTSReorder), whether or not it can undo.
+            self.delayed_hole = Some(a.snd_una);
+        }
         if a.ack > a.snd_una && delayed && retrans_out(a) == 0 {
             return self.undo_recovery(UndoKind::Partial);
         }
@@ -344,6 +356,10 @@ impl SpuriousDetector for LinuxUndo {
         matches!(self.state, State::Loss { frto: true, .. })
     }
 
+    fn take_delayed_hole(&mut self) -> Option<u64> {
+        self.delayed_hole.take()
+    }
+
     /// With F-RTO on, the kernel decides by what it sends after the timeout.
     fn must_drive(&self) -> bool {
         self.frto_enabled
@@ -468,6 +484,23 @@ mod tests {
         a.tsecr = Some(499);
         assert_eq!(d.on_ack(&a), Step::UndoRecovery { dsack: false });
         assert_eq!(d.undos(), &[UndoKind::Partial]);
+    }
+
+    #[test]
+    fn a_partial_ack_of_the_delayed_original_reports_the_hole_as_reordering() {
+        let mut segs = table();
+        segs.get_mut(3).unwrap().retx_count = 1;
+        let mut d = recovering();
+        // Echoing a timestamp after the first retransmission: no evidence.
+        let mut a = ack(&segs, 0, 10_000, 2000, None);
+        a.tsecr = Some(501);
+        d.on_ack(&a);
+        assert_eq!(d.take_delayed_hole(), None);
+        // Before it, with a retransmission still in flight: reordering, no undo.
+        a.tsecr = Some(499);
+        assert_eq!(d.on_ack(&a), Step::Pending);
+        assert_eq!(d.take_delayed_hole(), Some(0));
+        assert_eq!(d.take_delayed_hole(), None, "taken once");
     }
 
     #[test]

@@ -79,6 +79,7 @@ macro_rules! detectors {
                 fn holds_retransmissions(&self) -> bool;
                 fn must_drive(&self) -> bool;
                 fn requires(&self) -> Requires;
+                fn take_delayed_hole(&mut self) -> Option<u64>;
             }
         }
 
@@ -249,6 +250,13 @@ pub trait SpuriousDetector {
     /// What the connection must negotiate for the detector to work.
     fn requires(&self) -> Requires {
         Requires::Nothing
+    }
+    /// The last ACK showed that a hole of fast recovery was filled by the delayed
+    /// original, not by its retransmission: snd_una before that ACK, which the sender's
+    /// reordering accounting takes as the lowest reordered sequence (Linux's
+    /// `tcp_try_undo_partial` -> `tcp_check_sack_reordering`). Taken once.
+    fn take_delayed_hole(&mut self) -> Option<u64> {
+        None
     }
 }
 

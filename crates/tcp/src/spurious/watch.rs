@@ -87,6 +87,13 @@ impl Watchers {
             .is_some_and(|w| w.drives && w.det.holds_retransmissions())
     }
 
+    /// The driver's evidence of a delayed original in fast recovery, if the last ACK
+    /// brought any ([`super::SpuriousDetector::take_delayed_hole`]).
+    pub fn take_delayed_hole(&mut self) -> Option<u64> {
+        let w = self.watches.first_mut().filter(|w| w.drives)?;
+        w.det.take_delayed_hole()
+    }
+
     /// Every verdict so far.
     pub fn verdicts(&self) -> &[EpisodeVerdict] {
         &self.verdicts

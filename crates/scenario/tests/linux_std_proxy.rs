@@ -1,0 +1,89 @@
+//! The `linux` grid of experiments/std-proxy.toml: why the STD proxy ([Kim & Cho 2003])
+//! changes nothing for a default Linux host, and does act once the host's early undo
+//! is off (docs/src/reproduction-std-proxy.md, "Why the proxy changes nothing for a
+//! Linux sender"). One cell: 8 KB window, 50 kbit/s, the scenario's seed.
+
+use spikelab_engine::RunResult;
+use spikelab_tcp::spurious::{DetectorKind, Verdict};
+use std::path::Path;
+
+/// scenarios/std-proxy.toml with the grid's `linux-reno` host, the cell's rate and
+/// window, `extra` on top, and the proxy kept or removed.
+fn run(extra: &[(&str, toml::Value)], proxy: bool) -> RunResult {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/std-proxy.toml");
+    let mut doc: toml::Table = std::fs::read_to_string(&file).unwrap().parse().unwrap();
+    let mut sets: Vec<(&str, toml::Value)> = vec![
+        ("flow.0.profile", "linux".into()),
+        ("flow.0.tcp.linux.tcp_congestion_control", "reno".into()),
+        ("flow.0.tcp.recovery", "reno-sack".into()),
+        ("flow.0.tcp.timestamps", true.into()),
+        ("link.1.rate", "50kbit/s".into()),
+        ("flow.0.tcp.receiver_window", 8192.into()),
+    ];
+    sets.extend(extra.iter().cloned());
+    if !proxy {
+        sets.push(("middlebox", toml::Value::Array(vec![])));
+    }
+    for (path, value) in sets {
+        spikelab_scenario::set_path(&mut doc, path, value).unwrap();
+    }
+    let s = spikelab_scenario::parse(&toml::to_string(&doc).unwrap(), "std-proxy.toml")
+        .unwrap_or_else(|e| panic!("{e}"));
+    spikelab_engine::run(&s.to_sim(), s.run().seed).unwrap()
+}
+
+/// Timeouts the STD proxy called spurious.
+fn proxy_spurious(r: &RunResult) -> usize {
+    r.timeouts
+        .iter()
+        .filter(|t| {
+            t.verdicts
+                .iter()
+                .any(|v| v.detector == DetectorKind::StdProxy && v.verdict == Verdict::Spurious)
+        })
+        .count()
+}
+
+/// Data segments the cellular link delivered to the mobile.
+fn cellular_delivered(r: &RunResult) -> u64 {
+    let l = r
+        .links
+        .iter()
+        .find(|l| l.name == "cellular" && l.dir == "forward");
+    l.expect("the cellular link's forward direction").delivered
+}
+
+#[test]
+fn a_default_linux_host_leaves_the_std_proxy_nothing_to_filter() {
+    let (none, std) = (run(&[], false), run(&[], true));
+    // The proxy is there and judges the host's timeouts...
+    assert!(proxy_spurious(&std) > 10, "{}", proxy_spurious(&std));
+    assert_eq!(proxy_spurious(&none), 0);
+    // ...but every retransmission passes it before its verdict, so nothing changes.
+    let (a, b) = (&none.flows[0], &std.flows[0]);
+    assert_eq!(a.download_time(), b.download_time());
+    assert_eq!(a.retransmissions, b.retransmissions);
+    assert_eq!(a.timeouts, b.timeouts);
+    assert_eq!(cellular_delivered(&none), cellular_delivered(&std));
+    assert_eq!(cellular_delivered(&std), b.data_segments_sent);
+}
+
+#[test]
+fn without_timestamps_and_frto_the_linux_host_goes_back_n_and_the_proxy_filters() {
+    let nots: [(&str, toml::Value); 3] = [
+        ("flow.0.tcp.timestamps", false.into()),
+        ("flow.0.tcp.linux.tcp_timestamps", 0.into()),
+        ("flow.0.tcp.linux.tcp_frto", 0.into()),
+    ];
+    let (none, std) = (run(&nots, false), run(&nots, true));
+    let with_undo = run(&[], false);
+    assert!(none.flows[0].retransmissions > 2 * with_undo.flows[0].retransmissions);
+    // The proxy keeps go-back-N retransmissions off the cellular link.
+    let sent = std.flows[0].data_segments_sent;
+    assert!(
+        cellular_delivered(&std) < sent,
+        "{} of {sent}",
+        cellular_delivered(&std)
+    );
+    assert_eq!(cellular_delivered(&none), none.flows[0].data_segments_sent);
+}
