@@ -418,7 +418,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.fack_exit_on_ack_without_sack();
         self.process_probe_ack(pkt, &info, newly_sacked);
         if pkt.ack == self.w.snd_una && oldack {
-            self.fack_oldack(now, pkt);
+            let sample = self.fack_oldack(now, pkt);
+            if info.newly_acked > 0 && sample.is_some() {
+                info.rtt_sample = sample; // this ACK's sample, for the responses and traces
+            }
         }
         self.follow_driver(now, step, timeouts, &info, out);
         self.rack_on_episode_end(was_recovering, undos_before, dsack);
@@ -1042,22 +1045,25 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// ns-2 `FackTcpAgent::oldack()`, run for the ACKs [`Self::fack_takes_oldack`] picks:
     /// `newtimer()` restarts the timer while data is outstanding
     /// (`Ns2Switches::fack_restarts_timer_on_every_ack`), and `rtt_update()` takes the
-    /// echoed timestamp as a sample (`Ns2Switches::fack_samples_rtt_on_every_ack`).
-    fn fack_oldack(&mut self, now: Time, pkt: &Packet) {
+    /// echoed timestamp as a sample (`Ns2Switches::fack_samples_rtt_on_every_ack`), in
+    /// that order: the timer restarts on the RTO before this ACK's sample. Returns the
+    /// sample.
+    fn fack_oldack(&mut self, now: Time, pkt: &Packet) -> Option<Dur> {
         if self.cfg.recovery != RecoveryKind::Fack {
-            return;
-        }
-        let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
-        if self.cfg.ns2.fack_samples_rtt_on_every_ack {
-            let header = (self.cfg.ns2.fack_samples_rtt_from_header_echo && !self.cfg.timestamps)
-                .then(|| crate::recovery::ns2_fack::header_echo_sample(now, pkt));
-            if let Some(rtt) = self.ts_sample(now, pkt).or(header.flatten()) {
-                self.feed_rtt_sample(now, rtt, flight_segments);
-            }
+            return None;
         }
         if self.cfg.ns2.fack_restarts_timer_on_every_ack && self.w.snd_max > self.w.snd_una {
             self.arm_timer(now);
         }
+        if !self.cfg.ns2.fack_samples_rtt_on_every_ack {
+            return None;
+        }
+        let header = (self.cfg.ns2.fack_samples_rtt_from_header_echo && !self.cfg.timestamps)
+            .then(|| crate::recovery::ns2_fack::header_echo_sample(now, pkt));
+        let rtt = self.ts_sample(now, pkt).or(header.flatten())?;
+        let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
+        self.feed_rtt_sample(now, rtt, flight_segments);
+        Some(rtt)
     }
 
     /// `Ns2Switches::sack1_dupack_rules` applies: on, and the agent is Reno-SACK.
@@ -2325,8 +2331,22 @@ mod tests {
         let (mut s, mut out) = ns2_fack_sender();
         let mut p = echoing(ns2_ack(1000), ms(100));
         p.sack.push(2000, 3000);
-        s.on_ack(ms(300), &p, &mut out);
+        let info = s.on_ack(ms(300), &p, &mut out);
         assert_eq!(s.estimator().srtt(), Some(Dur::from_millis(200)));
+        assert_eq!(
+            info.rtt_sample,
+            Some(Dur::from_millis(200)),
+            "reported once"
+        );
+    }
+
+    #[test]
+    fn ns2_fack_oldack_restarts_the_timer_on_the_rto_before_its_sample() {
+        let (mut s, mut out) = ns2_fack_sender();
+        let before = s.estimator().rto();
+        s.on_ack(ms(500), &echoing(ns2_sack_ack(2000), ms(100)), &mut out);
+        assert_ne!(s.estimator().rto(), before, "the sample changed the RTO");
+        assert_eq!(s.next_deadline(), Some(ms(500) + before));
     }
 
     #[test]
