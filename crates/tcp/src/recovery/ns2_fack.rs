@@ -34,6 +34,14 @@
 //!   `timeout_ = TRUE` "shuts off send()" until the timer expires or fast recovery ends.
 //!   After a timeout in recovery `t_seqno_` lies below segments sent before, so ACKs for
 //!   those can stop the agent.
+//! * `fack_duplicate_acks_send_nothing`: a duplicate ACK without SACK blocks also goes
+//!   through `oldack()`; `maxsack()` finds no block, so `fack_` stays `last_ack_`,
+//!   `dupacks_ = (fack_ - last_ack_) - 1` is -1 and `send_much()` is skipped (the agent
+//!   has no `send_one()`).
+//! * `fack_samples_rtt_from_header_echo` (with `fack_samples_rtt_on_every_ack`):
+//!   `oldack()` restarts the timer (`newtimer()`), then samples `now - ts_echo()`, which
+//!   every ns-2 header carries with or without the timestamps option
+//!   ([`header_echo_sample`]); an ACK goes to `oldack()` or to `newack()`, never both.
 
 use super::fack::{awnd, snd_fack};
 use crate::window::Window;
