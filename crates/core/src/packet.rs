@@ -127,6 +127,12 @@ pub struct Packet {
     pub hop: u16,
     /// When the endpoint handed the packet to the network.
     pub sent_at: Time,
+    /// ns-2's `hdr_tcp::ts_echo()` on an ACK: the send time of the data packet the sink
+    /// echoes. ns-2's TCP header always carries `ts()` (`TcpAgent::output()`) and the
+    /// sink always fills `ts_echo()` (`TcpSink::ack()`), whatever the timestamps
+    /// option, which only decides the option's 10 bytes; `FackTcpAgent::oldack()` reads
+    /// it either way. Not on the wire: no bytes, not in pcaps. Zero when not set.
+    pub ns2_ts_echo: Time,
     /// How [`Packet::wire_bytes`] counts headers.
     pub wire_model: WireModel,
     /// Cached [`Packet::wire_bytes`], set by [`Packet::seal`]; 0 until then.
@@ -136,7 +142,7 @@ pub struct Packet {
 /// What a link needs to know of whatever it carries: its size on the wire. Queues,
 /// transmitters and propagation pipes are generic over it, so that the engine can move
 /// 8-byte handles to packets kept in one arena through them instead of copying the
-/// 136-byte [`Packet`] at every step of every hop.
+/// 144-byte [`Packet`] at every step of every hop.
 pub trait Wire: Copy {
     /// Bytes occupied on a link: headers, options and payload.
     fn wire_bytes(&self) -> u32;
@@ -165,6 +171,7 @@ impl Packet {
             timed: false,
             hop: 0,
             sent_at,
+            ns2_ts_echo: Time::ZERO,
             wire_model: WireModel::Standard,
             wire: 0,
         }
@@ -284,6 +291,17 @@ mod tests {
             48,
             "40 + 8 per SACK block, no timestamp bytes"
         );
+    }
+
+    #[test]
+    fn ns2_header_echo_takes_no_wire_bytes() {
+        for model in [WireModel::Standard, WireModel::Ns2OneWay] {
+            let mut a = Packet::new(1, FlowId(0), PacketKind::Ack, Time::ZERO);
+            a.wire_model = model;
+            let without = a.wire_bytes();
+            a.ns2_ts_echo = Time(1_234_567);
+            assert_eq!(a.wire_bytes(), without, "{model:?}");
+        }
     }
 
     #[test]

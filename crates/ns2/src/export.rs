@@ -658,6 +658,11 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             all.fack_sack_acks_send_nothing,
         ),
         (
+            "fack_duplicate_acks_send_nothing",
+            tcp.ns2.fack_duplicate_acks_send_nothing,
+            all.fack_duplicate_acks_send_nothing,
+        ),
+        (
             "fack_restarts_timer_on_every_ack",
             tcp.ns2.fack_restarts_timer_on_every_ack,
             all.fack_restarts_timer_on_every_ack,
@@ -666,6 +671,11 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             "fack_samples_rtt_on_every_ack",
             tcp.ns2.fack_samples_rtt_on_every_ack,
             all.fack_samples_rtt_on_every_ack,
+        ),
+        (
+            "fack_samples_rtt_from_header_echo",
+            tcp.ns2.fack_samples_rtt_from_header_echo,
+            all.fack_samples_rtt_from_header_echo,
         ),
         (
             "fack_timeout_keeps_recovery",

@@ -65,6 +65,16 @@ const MATCHING: &[&str] = &[
     // With ns-2's unfloored halfwin and recovery window from t_seqno_
     // (`fast_recovery_from_t_seqno`).
     "2M/150ms new-reno btd q10 w150 Retransmission 400p",
+    // Matching since earlier rounds (`timeout_drops_inflation`,
+    // `sack1_retransmits_every_hole_first`, `sack1_no_frto_in_fast_recovery`), not listed
+    // until now.
+    "2M/150ms reno btd q75 w20 Retransmission 400p",
+    "30k/300ms reno-sack BTd q100 w8 EveryOther 120p",
+    "2M/150ms reno-sack bTd q10 w150 EveryOther 400p",
+    "2M/150ms spike reno-sack sack-frto BTD q75 w150 None 5000p",
+    // With ns-2 FACK's RTT sample from the header echo without timestamps
+    // (`fack_samples_rtt_from_header_echo`), once per ACK.
+    "30k/300ms fack Btd q3 w20 Retransmission 120p",
 ];
 
 #[test]

@@ -172,14 +172,28 @@ pub struct Ns2Switches {
     /// runs `oldack()` (no `opencwnd()`) and sends nothing (`dupacks_ != 0`), so no
     /// Limited Transmit ([`crate::recovery::ns2_fack`]).
     pub fack_sack_acks_send_nothing: bool,
+    /// `FackTcpAgent::recv()` outside fast recovery (FACK only): a duplicate ACK
+    /// without SACK blocks also takes `oldack()` and sets `dupacks_ = (fack_ -
+    /// last_ack_) - 1` = -1 (no block lifts `fack_` above `last_ack_`), so `if
+    /// (dupacks_ == 0) send_much()` sends nothing; the agent has no `send_one()`, so no
+    /// Limited Transmit. ns-2's SACK sink sends such ACKs for duplicates of held data,
+    /// e.g. go-back-N's resends after a spurious timeout.
+    pub fack_duplicate_acks_send_nothing: bool,
     /// `FackTcpAgent::oldack()` (FACK only), run for every ACK that acknowledges
     /// nothing new: `newtimer()` restarts the retransmission timer while data is
     /// outstanding, so duplicate ACKs postpone the timeout.
     pub fack_restarts_timer_on_every_ack: bool,
     /// `FackTcpAgent::oldack()` (FACK only): `rtt_update(now - ts_echo())` on every ACK
     /// that acknowledges nothing new, so duplicate ACKs feed the RTT estimator (with
-    /// timestamps; spikelab's ACKs carry no echo without them).
+    /// timestamps the option's echo; without them see
+    /// `fack_samples_rtt_from_header_echo`).
     pub fack_samples_rtt_on_every_ack: bool,
+    /// `FackTcpAgent::oldack()` (FACK only, with `fack_samples_rtt_on_every_ack`) without
+    /// the timestamps option: the sample is still `now - ts_echo()`, since every ns-2
+    /// TCP header carries the sender's `ts()` (`TcpAgent::output()`) and the sink
+    /// echoes it whatever the option (`TcpSink::ack()`); spikelab's ACKs carry that
+    /// echo, off the wire, as `Packet::ns2_ts_echo`.
+    pub fack_samples_rtt_from_header_echo: bool,
     /// `FackTcpAgent::timeout()` (FACK only): "Do not clear fastrecov_ or alter
     /// recover_": a timeout during fast recovery leaves the agent in it, and every ACK
     /// there raises `t_seqno_` to `fack_ + 1`, so go-back-N skips to the forward-most
@@ -263,8 +277,10 @@ impl Ns2Switches {
             fack_enters_by_forward_ack: true,
             fack_restarts_window_in_recovery: true,
             fack_sack_acks_send_nothing: true,
+            fack_duplicate_acks_send_nothing: true,
             fack_restarts_timer_on_every_ack: true,
             fack_samples_rtt_on_every_ack: true,
+            fack_samples_rtt_from_header_echo: true,
             fack_timeout_keeps_recovery: true,
             fack_stops_when_lost_again: true,
             fack_exit_beyond_recover: true,

@@ -48,6 +48,9 @@ pub struct TcpReceiver {
     unacked_full_segments: u32,
     delack_deadline: Option<Time>,
     ts_recent: u64,
+    /// What ns-2's header echoes (`Packet::ns2_ts_echo`): a data packet's send time,
+    /// kept by the same echo rule as `ts_recent`, with or without the option.
+    ns2_ts_recent: u64,
     last_ack_sent: u64,
     /// A SYN-ACK held by the delayed-ACK timer (ns-2's `delayed_syn_ack`).
     syn_ack_pending: bool,
@@ -90,6 +93,7 @@ impl TcpReceiver {
             unacked_full_segments: 0,
             delack_deadline: None,
             ts_recent: 0,
+            ns2_ts_recent: 0,
             last_ack_sent: 0,
             syn_ack_pending: false,
             stats: ReceiverStats::default(),
@@ -208,16 +212,28 @@ impl TcpReceiver {
     /// (RFC 7323 section 5.3, steps R2 before R3), so a duplicate echoes the timestamp
     /// of the original: the case [Gurtov & Ludwig 2003] II.B discusses, where a timeout
     /// caused by lost ACKs looks spurious to Eifel.
+    ///
+    /// ns-2's header carries the segment's send time as `ts()` whether or not the
+    /// option is on, and the sink echoes it by the same rule (`Acker::update_ts()`,
+    /// `TcpSink::ack()`): kept apart for [`Packet::ns2_ts_echo`].
     fn update_ts_recent(&mut self, seg: &Packet) {
+        self.ns2_ts_recent = self.echoed(self.ns2_ts_recent, seg.sent_at.0, seg);
         let Some(ts) = seg.ts else { return };
+        self.ts_recent = self.echoed(self.ts_recent, ts.val, seg);
+    }
+
+    /// The value to echo after `seg`, carrying `val`, arrived, when `recent` was.
+    fn echoed(&self, recent: u64, val: u64, seg: &Packet) -> u64 {
         match self.cfg.echo_rule {
             EchoRule::Rfc7323 => {
                 let acceptable = seg.end_seq() > self.rcv_nxt;
-                if acceptable && ts.val >= self.ts_recent && seg.seq <= self.last_ack_sent {
-                    self.ts_recent = ts.val;
+                if acceptable && val >= recent && seg.seq <= self.last_ack_sent {
+                    val
+                } else {
+                    recent
                 }
             }
-            EchoRule::Latest => self.ts_recent = ts.val,
+            EchoRule::Latest => val,
         }
     }
 
@@ -391,6 +407,7 @@ impl TcpReceiver {
         }
         p.ack = self.rcv_nxt;
         p.rwnd = self.advertised_window().min(u32::MAX as u64) as u32;
+        p.ns2_ts_echo = Time(self.ns2_ts_recent);
         if self.cfg.timestamps {
             p.ts = Some(Timestamps {
                 val: self.cfg.ts_clock(now),
@@ -677,6 +694,44 @@ mod tests {
         r.on_data(t(0), &seg(1, 11), &mut out);
         r.on_data(t(0), &seg(3, 13), &mut out);
         assert_eq!(out.last().unwrap().ts.unwrap().ecr, 13);
+    }
+
+    /// Segment `i` without the timestamps option, sent at `sent` ms.
+    fn untimestamped(i: u64, sent: u64) -> Packet {
+        let mut p = seg(i, 0);
+        p.ts = None;
+        p.sent_at = t(sent);
+        p
+    }
+
+    #[test]
+    fn ns2_header_echo_carries_the_newest_arrivals_send_time_without_the_option() {
+        let mut c = cfg(true);
+        c.timestamps = false;
+        c.echo_rule = EchoRule::Latest;
+        let mut r = TcpReceiver::new(FlowId(0), &c);
+        let mut out = Vec::new();
+        r.on_data(t(900), &untimestamped(0, 100), &mut out);
+        r.on_data(t(910), &untimestamped(1, 110), &mut out);
+        r.on_data(t(920), &untimestamped(3, 130), &mut out);
+        let last = out.last().unwrap();
+        assert_eq!((last.ts, last.ns2_ts_echo), (None, t(130)));
+    }
+
+    #[test]
+    fn ns2_header_echo_follows_the_rfc7323_rule_when_configured() {
+        let mut c = cfg(true);
+        c.timestamps = false;
+        let mut r = TcpReceiver::new(FlowId(0), &c);
+        let mut out = Vec::new();
+        r.on_data(t(900), &untimestamped(0, 100), &mut out);
+        r.on_data(t(910), &untimestamped(1, 110), &mut out);
+        r.on_data(t(920), &untimestamped(3, 130), &mut out);
+        assert_eq!(
+            out.last().unwrap().ns2_ts_echo,
+            t(100),
+            "out of order: unchanged"
+        );
     }
 
     #[test]

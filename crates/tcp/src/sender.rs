@@ -381,6 +381,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
         let before = self.outstanding();
         self.fack_hold = self.fack_holds(pkt);
+        let oldack = self.fack_takes_oldack(pkt);
         self.ack_has_sack = !pkt.sack.as_slice().is_empty();
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
@@ -407,7 +408,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         if pkt.ack > self.w.snd_una {
             let (sample, timed) = self.take_rtt_sample(now, pkt);
-            info.rtt_sample = sample;
+            // ns-2's oldack() samples from the echo alone (fack_oldack below).
+            info.rtt_sample =
+                sample.filter(|_| !(oldack && self.cfg.ns2.fack_samples_rtt_on_every_ack));
             if timed {
                 self.rto.on_timed_segment_acked();
             }
@@ -424,8 +427,11 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.fack_exit_on_ack_without_sack();
         self.process_probe_ack(pkt, &info, newly_sacked);
-        if pkt.ack == self.w.snd_una {
-            self.fack_oldack(now, pkt);
+        if pkt.ack == self.w.snd_una && oldack {
+            let sample = self.fack_oldack(now, pkt);
+            if info.newly_acked > 0 && sample.is_some() {
+                info.rtt_sample = sample; // this ACK's sample, for the responses and traces
+            }
         }
         self.follow_driver(now, step, timeouts, &info, out);
         self.rack_on_episode_end(was_recovering, undos_before, dsack);
@@ -1025,31 +1031,49 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// ns-2 FACK outside fast recovery: an ACK with SACK blocks runs `oldack()` and
-    /// sends only when `dupacks_ == 0` (`Ns2Switches::fack_sack_acks_send_nothing`).
+    /// sends only when `dupacks_ == 0` (`Ns2Switches::fack_sack_acks_send_nothing`), and
+    /// so does a duplicate without blocks (`fack_duplicate_acks_send_nothing`).
     fn fack_holds(&self, pkt: &Packet) -> bool {
-        self.cfg.ns2.fack_sack_acks_send_nothing
-            && self.cfg.recovery == RecoveryKind::Fack
+        let sack = !pkt.sack.as_slice().is_empty();
+        let ns2 = &self.cfg.ns2;
+        self.cfg.recovery == RecoveryKind::Fack
             && !matches!(self.phase, Phase::Recovery { .. })
-            && !pkt.sack.as_slice().is_empty()
+            && ((ns2.fack_sack_acks_send_nothing && sack)
+                || (ns2.fack_duplicate_acks_send_nothing && !sack && pkt.ack == self.w.snd_una))
     }
 
-    /// ns-2 `FackTcpAgent::oldack()`, run for every ACK that acknowledges nothing new:
+    /// Whether ns-2's `FackTcpAgent::recv()` hands this ACK to `oldack()` rather than
+    /// `newack()`: every ACK in fast recovery, and outside it a duplicate or an ACK
+    /// with SACK blocks; only a new ACK without blocks outside recovery takes `newack()`.
+    fn fack_takes_oldack(&self, pkt: &Packet) -> bool {
+        self.cfg.recovery == RecoveryKind::Fack
+            && (matches!(self.phase, Phase::Recovery { .. })
+                || !pkt.sack.is_empty()
+                || pkt.ack <= self.w.snd_una)
+    }
+
+    /// ns-2 `FackTcpAgent::oldack()`, run for the ACKs [`Self::fack_takes_oldack`] picks:
     /// `newtimer()` restarts the timer while data is outstanding
     /// (`Ns2Switches::fack_restarts_timer_on_every_ack`), and `rtt_update()` takes the
-    /// echoed timestamp as a sample (`Ns2Switches::fack_samples_rtt_on_every_ack`).
-    fn fack_oldack(&mut self, now: Time, pkt: &Packet) {
+    /// echoed timestamp as a sample (`Ns2Switches::fack_samples_rtt_on_every_ack`), in
+    /// that order: the timer restarts on the RTO before this ACK's sample. Returns the
+    /// sample.
+    fn fack_oldack(&mut self, now: Time, pkt: &Packet) -> Option<Dur> {
         if self.cfg.recovery != RecoveryKind::Fack {
-            return;
-        }
-        let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
-        if self.cfg.ns2.fack_samples_rtt_on_every_ack {
-            if let Some(rtt) = self.ts_sample(now, pkt) {
-                self.feed_rtt_sample(now, rtt, flight_segments);
-            }
+            return None;
         }
         if self.cfg.ns2.fack_restarts_timer_on_every_ack && self.w.snd_max > self.w.snd_una {
             self.arm_timer(now);
         }
+        if !self.cfg.ns2.fack_samples_rtt_on_every_ack {
+            return None;
+        }
+        let header = (self.cfg.ns2.fack_samples_rtt_from_header_echo && !self.cfg.timestamps)
+            .then(|| crate::recovery::ns2_fack::header_echo_sample(now, pkt));
+        let rtt = self.ts_sample(now, pkt).or(header.flatten())?;
+        let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
+        self.feed_rtt_sample(now, rtt, flight_segments);
+        Some(rtt)
     }
 
     /// `Ns2Switches::sack1_dupack_rules` applies: on, and the agent is Reno-SACK.
@@ -2279,6 +2303,77 @@ mod tests {
         let (mut s, mut out) = ns2_fack_sender();
         s.on_ack(ms(500), &ns2_sack_ack(2000), &mut out);
         assert_eq!(s.next_deadline(), Some(ms(500) + s.armed_rto()));
+    }
+
+    // ns-2 FACK's RTT samples (`Ns2Switches::fack_samples_rtt_from_header_echo`).
+
+    /// `ack` carrying ns-2's header echo of a packet sent at `echo`.
+    fn echoing(mut ack: Packet, echo: Time) -> Packet {
+        ack.ns2_ts_echo = echo;
+        ack
+    }
+
+    #[test]
+    fn ns2_fack_without_timestamps_samples_the_header_echo_of_a_duplicate_ack() {
+        let (mut s, mut out) = ns2_fack_sender();
+        assert!(!s.cfg.timestamps);
+        s.on_ack(ms(500), &echoing(ns2_sack_ack(2000), ms(100)), &mut out);
+        assert_eq!(s.estimator().srtt(), Some(Dur::from_millis(400)));
+    }
+
+    #[test]
+    fn ns2_fack_without_the_header_echo_switch_takes_no_sample_from_a_duplicate_ack() {
+        let (mut s, mut out) = ns2_fack_sender();
+        s.cfg.ns2.fack_samples_rtt_from_header_echo = false;
+        s.on_ack(ms(500), &echoing(ns2_sack_ack(2000), ms(100)), &mut out);
+        assert_eq!(s.estimator().srtt(), None);
+    }
+
+    #[test]
+    fn ns2_fack_new_ack_without_blocks_takes_newacks_karn_sample_alone() {
+        let (mut s, mut out) = ns2_fack_sender();
+        s.on_ack(ms(300), &echoing(ns2_ack(1000), ms(100)), &mut out);
+        assert_eq!(s.estimator().srtt(), Some(Dur::from_millis(300)));
+    }
+
+    #[test]
+    fn ns2_fack_new_ack_with_blocks_goes_through_oldack_and_samples_the_echo_alone() {
+        let (mut s, mut out) = ns2_fack_sender();
+        let mut p = echoing(ns2_ack(1000), ms(100));
+        p.sack.push(2000, 3000);
+        let info = s.on_ack(ms(300), &p, &mut out);
+        assert_eq!(s.estimator().srtt(), Some(Dur::from_millis(200)));
+        assert_eq!(
+            info.rtt_sample,
+            Some(Dur::from_millis(200)),
+            "reported once"
+        );
+    }
+
+    #[test]
+    fn ns2_fack_oldack_restarts_the_timer_on_the_rto_before_its_sample() {
+        let (mut s, mut out) = ns2_fack_sender();
+        let before = s.estimator().rto();
+        s.on_ack(ms(500), &echoing(ns2_sack_ack(2000), ms(100)), &mut out);
+        assert_ne!(s.estimator().rto(), before, "the sample changed the RTO");
+        assert_eq!(s.next_deadline(), Some(ms(500) + before));
+    }
+
+    #[test]
+    fn ns2_fack_duplicate_ack_without_blocks_sends_nothing_after_a_timeout() {
+        let (mut s, mut out) = ns2_fack_sender();
+        s.on_ack(ms(100), &ns2_ack(4000), &mut out); // cwnd 9, segments 4..12 out
+        s.on_timer(ms(60_000), &mut out); // go-back-N: resends 4
+        s.on_ack(ms(60_100), &ns2_ack(12_000), &mut out); // 4..11 were held: all acked
+        let sent = out.len();
+        s.on_ack(ms(60_101), &ns2_ack(12_000), &mut out); // a duplicate of the resend
+        assert_eq!(out.len(), sent, "dupacks_ = -1: {:?}", &out[sent..]);
+        s.cfg.ns2.fack_duplicate_acks_send_nothing = false;
+        s.on_ack(ms(60_102), &ns2_ack(12_000), &mut out);
+        assert!(
+            out.len() > sent,
+            "RFC 3042 Limited Transmit without the switch"
+        );
     }
 
     /// A `linux`-profile sender (no handshake, no timestamps, MSS 1000) that has just

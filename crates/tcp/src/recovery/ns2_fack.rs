@@ -34,9 +34,18 @@
 //!   `timeout_ = TRUE` "shuts off send()" until the timer expires or fast recovery ends.
 //!   After a timeout in recovery `t_seqno_` lies below segments sent before, so ACKs for
 //!   those can stop the agent.
+//! * `fack_duplicate_acks_send_nothing`: a duplicate ACK without SACK blocks also goes
+//!   through `oldack()`; `maxsack()` finds no block, so `fack_` stays `last_ack_`,
+//!   `dupacks_ = (fack_ - last_ack_) - 1` is -1 and `send_much()` is skipped (the agent
+//!   has no `send_one()`).
+//! * `fack_samples_rtt_from_header_echo` (with `fack_samples_rtt_on_every_ack`):
+//!   `oldack()` restarts the timer (`newtimer()`), then samples `now - ts_echo()`, which
+//!   every ns-2 header carries with or without the timestamps option
+//!   ([`header_echo_sample`]); an ACK goes to `oldack()` or to `newack()`, never both.
 
 use super::fack::{awnd, snd_fack};
 use crate::window::Window;
+use spikelab_core::{Dur, Packet, Time};
 
 /// The switches of ns-2's FACK agent (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -147,11 +156,32 @@ pub fn window_allows(w: &Window) -> bool {
     awnd(w) + w.mss <= win
 }
 
+/// `FackTcpAgent::oldack()`'s `rtt_update(now - tcph->ts_echo())` read from ns-2's
+/// header echo ([`Packet::ns2_ts_echo`]), which the sink fills with or without the
+/// timestamps option (`fack_samples_rtt_from_header_echo`); `None` for an echo from
+/// the future, which no sink sends.
+pub fn header_echo_sample(now: Time, ack: &Packet) -> Option<Dur> {
+    (ack.ns2_ts_echo <= now).then(|| now - ack.ns2_ts_echo)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::recovery::test_util::window_with;
     use crate::window::SsthreshRule;
+
+    #[test]
+    fn the_header_echo_sample_is_the_time_since_the_echoed_send() {
+        use spikelab_core::{FlowId, PacketKind};
+        let mut ack = Packet::new(0, FlowId(0), PacketKind::Ack, Time(900));
+        ack.ns2_ts_echo = Time(400);
+        assert_eq!(header_echo_sample(Time(1000), &ack), Some(Dur(600)));
+        assert_eq!(
+            header_echo_sample(Time(300), &ack),
+            None,
+            "echo from the future"
+        );
+    }
 
     #[test]
     fn recovery_starts_when_three_segments_above_the_hole_are_sacked() {
