@@ -38,20 +38,28 @@ impl Seg {
 ///
 /// Beside the segments it keeps three summaries so that no per-ACK query walks the
 /// whole table (the window can hold 10^6 segments): the SACKed bytes, the end of the
-/// highest SACKed segment, and the starts of the segments handed out by
+/// highest SACKed segment, and the positions of the segments handed out by
 /// [`Self::get_mut`] since the episode marks were last cleared (the only way a
 /// "retransmitted in this episode" mark can be set). The queries then walk only the
 /// segments between the highest SACKed one and the loss boundary (IsLost, SetPipe) or
 /// the marked ones (SetPipe), i.e. work proportional to SACK holes and retransmissions.
+///
+/// A position is absolute: the number of segments popped from the front before the
+/// segment, plus its index. Segments are only pushed at the back and popped at the
+/// front, so a marked segment's index is its position less [`Self::popped`], found
+/// without a search.
 #[derive(Clone, Debug, Default)]
 pub struct SegmentTable {
     segs: VecDeque<Seg>,
     sacked_bytes: u64,
     /// End of the highest SACKed segment (None when no segment is SACKed).
     high_sacked_end: Option<u64>,
-    /// Starts of segments that may carry `rexmit_in_episode` (every [`Self::get_mut`]
-    /// since the last [`Self::clear_episode_marks`]), pruned as the front is popped.
+    /// Absolute positions of segments that may carry `rexmit_in_episode` (every
+    /// [`Self::get_mut`] since the last [`Self::clear_episode_marks`]), pruned as the
+    /// front is popped.
     touched: BTreeSet<u64>,
+    /// Segments popped from the front so far: the absolute position of `segs[0]`.
+    popped: u64,
 }
 
 /// RFC 6675 IsLost's test on the SACKed segments above a sequence number: DupThresh
@@ -92,13 +100,14 @@ impl SegmentTable {
                 self.sacked_bytes -= front.len();
             }
             self.segs.pop_front();
+            self.popped += 1;
         }
         let front = self.segs.front().map_or(u64::MAX, |s| s.start);
         if self.high_sacked_end.is_some_and(|h| h <= front) {
             self.high_sacked_end = None;
         }
-        if self.touched.first().is_some_and(|&t| t < front) {
-            self.touched = self.touched.split_off(&front);
+        if self.touched.first().is_some_and(|&t| t < self.popped) {
+            self.touched = self.touched.split_off(&self.popped);
         }
     }
 
@@ -142,7 +151,7 @@ impl SegmentTable {
     /// which only the ACK handlers change).
     pub fn get_mut(&mut self, i: usize) -> Option<&mut Seg> {
         let s = self.segs.get_mut(i)?;
-        self.touched.insert(s.start);
+        self.touched.insert(self.popped + i as u64);
         Some(s)
     }
 
@@ -173,10 +182,15 @@ impl SegmentTable {
         self.index_of(self.high_sacked_end? - 1)
     }
 
+    /// Index of the segment at absolute position `at`, if it has not been popped.
+    fn position(&self, at: u64) -> Option<usize> {
+        at.checked_sub(self.popped).map(|i| i as usize)
+    }
+
     /// Clears every "retransmitted in this episode" mark (a new episode begins).
     pub fn clear_episode_marks(&mut self) {
-        for start in std::mem::take(&mut self.touched) {
-            if let Some(s) = self.index_of(start).and_then(|i| self.segs.get_mut(i)) {
+        for at in std::mem::take(&mut self.touched) {
+            if let Some(s) = self.position(at).and_then(|i| self.segs.get_mut(i)) {
                 s.rexmit_in_episode = false;
             }
         }
@@ -246,41 +260,61 @@ impl SegmentTable {
         if n == 0 {
             return 0;
         }
-        let (mut count, mut bytes) = (0u32, 0u64);
-        let mut boundary = 0;
         // Segments above the highest SACKed one have nothing SACKed above them.
-        let walk = match self.highest_sacked_index() {
-            _ if deemed_lost(0, 0, dupthresh, smss) => {
-                boundary = n;
-                0..0
-            }
-            Some(h) => 0..h.min(n - 1) + 1,
-            None => 0..0,
+        let (boundary, bytes) = match self.highest_sacked_index() {
+            _ if deemed_lost(0, 0, dupthresh, smss) => (n, 0),
+            Some(h) => self.setpipe_boundary(h.min(n - 1), dupthresh, smss),
+            None => (0, 0),
         };
-        for j in walk.rev() {
-            let s = &self.segs[j];
-            if s.sacked {
-                count += 1;
-                bytes += s.len();
-            } else if deemed_lost(count, bytes, dupthresh, smss) {
-                boundary = j + 1;
-                break;
-            }
-        }
         let span = if boundary < n {
             self.segs[n - 1].end - self.segs[boundary].start
         } else {
             0
         };
         let not_lost = span - bytes;
+        // The marked segments below snd_nxt are those at positions below n's.
         let retransmitted: u64 = self
             .touched
-            .range(..snd_nxt)
-            .filter_map(|&start| self.index_of(start).map(|i| &self.segs[i]))
-            .filter(|s| s.start < snd_nxt && s.rexmit_in_episode && !s.sacked)
+            .range(..self.popped + n as u64)
+            .filter_map(|&at| self.position(at).map(|i| &self.segs[i]))
+            .filter(|s| s.rexmit_in_episode && !s.sacked)
             .map(Seg::len)
             .sum();
         not_lost + retransmitted
+    }
+
+    /// SetPipe's walk down from segment `top`: the lowest index not deemed lost (one
+    /// above the highest unSACKed segment with enough SACKed ones above it, or 0) and
+    /// the SACKed bytes from there to `top`.
+    ///
+    /// Until IsLost's threshold is met the walk counts SACKed segments one by one
+    /// (DupThresh of them at most); from then on every unSACKed segment is lost, so it
+    /// only looks for the next unSACKed one, and the segments skipped, all SACKed and
+    /// contiguous, add their sequence span.
+    fn setpipe_boundary(&self, top: usize, dupthresh: u32, smss: u64) -> (usize, u64) {
+        let (mut count, mut bytes) = (0u32, 0u64);
+        let mut j = top + 1;
+        while !deemed_lost(count, bytes, dupthresh, smss) {
+            if j == 0 {
+                return (0, bytes);
+            }
+            j -= 1;
+            let s = &self.segs[j];
+            if s.sacked {
+                count += 1;
+                bytes += s.len();
+            }
+        }
+        // Segments below j: the highest unSACKed one is the first lost one.
+        let boundary = self
+            .segs
+            .range(..j)
+            .rposition(|s| !s.sacked)
+            .map_or(0, |k| k + 1);
+        if boundary < j {
+            bytes += self.segs[j - 1].end - self.segs[boundary].start;
+        }
+        (boundary, bytes)
     }
 }
 
