@@ -60,7 +60,17 @@ pub struct SegmentTable {
     touched: BTreeSet<u64>,
     /// Segments popped from the front so far: the absolute position of `segs[0]`.
     popped: u64,
+    /// The last few SACK blocks applied since the SACK marks were last cleared, each
+    /// cut at the end of the table when it was applied: every segment wholly inside
+    /// one of them is SACKed already (see [`Self::on_sack_block`]).
+    applied: [(u64, u64); APPLIED_BLOCKS],
+    /// Where the next applied block goes in `applied` (a ring).
+    applied_next: usize,
 }
+
+/// SACK blocks remembered: an ACK carries up to four (RFC 2018 section 3), and the
+/// receiver repeats the most recent ones (section 4).
+const APPLIED_BLOCKS: usize = 4;
 
 /// RFC 6675 IsLost's test on the SACKed segments above a sequence number: DupThresh
 /// of them, or more than (DupThresh - 1) * SMSS bytes.
@@ -113,11 +123,36 @@ impl SegmentTable {
 
     /// Marks every segment wholly inside `[start, end)` as SACKed; returns the bytes newly
     /// SACKed.
+    ///
+    /// Receivers repeat their blocks on every ACK (RFC 2018 section 4), so most blocks,
+    /// or their lower part, were applied before: the segments wholly inside an applied
+    /// block that covers `start` are SACKed already (marks are only cleared together,
+    /// by [`Self::clear_sacks`], which forgets the applied blocks; no segment appears
+    /// inside a block after it was applied, since the applied range is cut at the
+    /// table's end). The walk starts above them, and a block inside an applied one
+    /// costs no walk at all.
     pub fn on_sack_block(&mut self, start: u64, end: u64) -> u64 {
+        let covered = self
+            .applied
+            .iter()
+            .filter(|&&(s, e)| s <= start && start < e)
+            .map(|&(_, e)| e.min(end))
+            .max();
+        if covered == Some(end) {
+            return 0;
+        }
+        let table_end = self.segs.back().map_or(0, |s| s.end);
+        if start < table_end {
+            self.applied[self.applied_next] = (start, end.min(table_end));
+            self.applied_next = (self.applied_next + 1) % APPLIED_BLOCKS;
+        }
         let mut newly = 0;
-        let mut i = self
-            .index_of(start)
-            .unwrap_or_else(|| self.first_at_or_after(start));
+        let mut i = match covered {
+            Some(c) => self.segs.partition_point(|s| s.end <= c),
+            None => self
+                .index_of(start)
+                .unwrap_or_else(|| self.first_at_or_after(start)),
+        };
         while let Some(s) = self.segs.get_mut(i) {
             if s.start >= end {
                 break;
@@ -206,6 +241,7 @@ impl SegmentTable {
         }
         self.sacked_bytes = 0;
         self.high_sacked_end = None;
+        self.applied = [(0, 0); APPLIED_BLOCKS];
     }
 
     /// RFC 6675 IsLost(SeqNum) for segment `i`: at least DupThresh SACKed segments (or
@@ -440,26 +476,52 @@ mod tests {
             nxt_back in 0u64..6,
         ) {
             let mut t = SegmentTable::new();
+            // The marks as plain per-segment updates make them, the reference.
+            let mut reference: Vec<Seg> = Vec::new();
             let mut next = 0u64;
             for o in ops {
                 match o {
                     Op::Push(k) => {
                         t.push_new(next, next + k * 100, Time::ZERO);
+                        reference.push(*t.iter().last().unwrap());
                         next += k * 100;
                     }
                     Op::Sack(s, e) => {
-                        t.on_sack_block(s, e);
+                        let newly = t.on_sack_block(s, e);
+                        let mut expected = 0;
+                        for r in reference.iter_mut() {
+                            if r.start >= s && r.end <= e && !r.sacked {
+                                r.sacked = true;
+                                expected += r.len();
+                            }
+                        }
+                        prop_assert_eq!(newly, expected, "SACK block {}..{}", s, e);
                     }
-                    Op::CumAck(a) => t.on_cumulative_ack(a),
+                    Op::CumAck(a) => {
+                        t.on_cumulative_ack(a);
+                        reference.retain(|r| r.end > a);
+                    }
                     Op::Mark(i) => {
                         if let Some(s) = t.get_mut(i) {
                             s.rexmit_in_episode = true;
+                            reference[i].rexmit_in_episode = true;
                         }
                     }
-                    Op::ClearMarks => t.clear_episode_marks(),
-                    Op::ClearSacks => t.clear_sacks(),
+                    Op::ClearMarks => {
+                        t.clear_episode_marks();
+                        reference.iter_mut().for_each(|r| r.rexmit_in_episode = false);
+                    }
+                    Op::ClearSacks => {
+                        t.clear_sacks();
+                        reference.iter_mut().for_each(|r| r.sacked = false);
+                    }
                 }
                 let segs: Vec<Seg> = t.iter().copied().collect();
+                prop_assert_eq!(&segs, &reference);
+                prop_assert_eq!(
+                    t.sacked_bytes(),
+                    segs.iter().filter(|s| s.sacked).map(Seg::len).sum::<u64>()
+                );
                 prop_assert_eq!(
                     t.highest_sacked_end(),
                     segs.iter().rev().find(|s| s.sacked).map(|s| s.end)
