@@ -57,11 +57,17 @@ impl Tracer {
         }
     }
 
-    /// Records whatever of the sender's state changed since the last call.
+    /// Records whatever of the sender's state changed since the last call. Called after
+    /// every flow event: the test of `enabled` is inlined at the call, the comparison
+    /// out of line.
+    #[inline]
     pub fn on_sender_state(&mut self, now: Time, flow: FlowId, s: &TcpSender<Rto>) {
-        if !self.enabled {
-            return;
+        if self.enabled {
+            self.record_sender_changes(now, flow, s);
         }
+    }
+
+    fn record_sender_changes(&mut self, now: Time, flow: FlowId, s: &TcpSender<Rto>) {
         let i = flow.index();
         if self.last.len() <= i {
             self.last.resize(i + 1, Last::default());
@@ -76,7 +82,12 @@ impl Tracer {
             srtt: est.srtt(),
             snd: (w.snd_una, w.snd_nxt, w.snd_max),
         };
-        let prev = std::mem::replace(&mut self.last[i], cur);
+        let last = &mut self.last[i];
+        if *last == cur {
+            // Nothing changed (an event at the receiver, a timer that did nothing).
+            return;
+        }
+        let prev = std::mem::replace(last, cur);
         let mut push = |e| {
             self.records.push(TraceRecord {
                 time: now,

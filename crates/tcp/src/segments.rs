@@ -38,21 +38,39 @@ impl Seg {
 ///
 /// Beside the segments it keeps three summaries so that no per-ACK query walks the
 /// whole table (the window can hold 10^6 segments): the SACKed bytes, the end of the
-/// highest SACKed segment, and the starts of the segments handed out by
+/// highest SACKed segment, and the positions of the segments handed out by
 /// [`Self::get_mut`] since the episode marks were last cleared (the only way a
 /// "retransmitted in this episode" mark can be set). The queries then walk only the
 /// segments between the highest SACKed one and the loss boundary (IsLost, SetPipe) or
 /// the marked ones (SetPipe), i.e. work proportional to SACK holes and retransmissions.
+///
+/// A position is absolute: the number of segments popped from the front before the
+/// segment, plus its index. Segments are only pushed at the back and popped at the
+/// front, so a marked segment's index is its position less [`Self::popped`], found
+/// without a search.
 #[derive(Clone, Debug, Default)]
 pub struct SegmentTable {
     segs: VecDeque<Seg>,
     sacked_bytes: u64,
     /// End of the highest SACKed segment (None when no segment is SACKed).
     high_sacked_end: Option<u64>,
-    /// Starts of segments that may carry `rexmit_in_episode` (every [`Self::get_mut`]
-    /// since the last [`Self::clear_episode_marks`]), pruned as the front is popped.
+    /// Absolute positions of segments that may carry `rexmit_in_episode` (every
+    /// [`Self::get_mut`] since the last [`Self::clear_episode_marks`]), pruned as the
+    /// front is popped.
     touched: BTreeSet<u64>,
+    /// Segments popped from the front so far: the absolute position of `segs[0]`.
+    popped: u64,
+    /// The last few SACK blocks applied since the SACK marks were last cleared, each
+    /// cut at the end of the table when it was applied: every segment wholly inside
+    /// one of them is SACKed already (see [`Self::on_sack_block`]).
+    applied: [(u64, u64); APPLIED_BLOCKS],
+    /// Where the next applied block goes in `applied` (a ring).
+    applied_next: usize,
 }
+
+/// SACK blocks remembered: an ACK carries up to four (RFC 2018 section 3), and the
+/// receiver repeats the most recent ones (section 4).
+const APPLIED_BLOCKS: usize = 4;
 
 /// RFC 6675 IsLost's test on the SACKed segments above a sequence number: DupThresh
 /// of them, or more than (DupThresh - 1) * SMSS bytes.
@@ -92,23 +110,49 @@ impl SegmentTable {
                 self.sacked_bytes -= front.len();
             }
             self.segs.pop_front();
+            self.popped += 1;
         }
         let front = self.segs.front().map_or(u64::MAX, |s| s.start);
         if self.high_sacked_end.is_some_and(|h| h <= front) {
             self.high_sacked_end = None;
         }
-        if self.touched.first().is_some_and(|&t| t < front) {
-            self.touched = self.touched.split_off(&front);
+        if self.touched.first().is_some_and(|&t| t < self.popped) {
+            self.touched = self.touched.split_off(&self.popped);
         }
     }
 
     /// Marks every segment wholly inside `[start, end)` as SACKed; returns the bytes newly
     /// SACKed.
+    ///
+    /// Receivers repeat their blocks on every ACK (RFC 2018 section 4), so most blocks,
+    /// or their lower part, were applied before: the segments wholly inside an applied
+    /// block that covers `start` are SACKed already (marks are only cleared together,
+    /// by [`Self::clear_sacks`], which forgets the applied blocks; no segment appears
+    /// inside a block after it was applied, since the applied range is cut at the
+    /// table's end). The walk starts above them, and a block inside an applied one
+    /// costs no walk at all.
     pub fn on_sack_block(&mut self, start: u64, end: u64) -> u64 {
+        let covered = self
+            .applied
+            .iter()
+            .filter(|&&(s, e)| s <= start && start < e)
+            .map(|&(_, e)| e.min(end))
+            .max();
+        if covered == Some(end) {
+            return 0;
+        }
+        let table_end = self.segs.back().map_or(0, |s| s.end);
+        if start < table_end {
+            self.applied[self.applied_next] = (start, end.min(table_end));
+            self.applied_next = (self.applied_next + 1) % APPLIED_BLOCKS;
+        }
         let mut newly = 0;
-        let mut i = self
-            .index_of(start)
-            .unwrap_or_else(|| self.first_at_or_after(start));
+        let mut i = match covered {
+            Some(c) => self.segs.partition_point(|s| s.end <= c),
+            None => self
+                .index_of(start)
+                .unwrap_or_else(|| self.first_at_or_after(start)),
+        };
         while let Some(s) = self.segs.get_mut(i) {
             if s.start >= end {
                 break;
@@ -142,7 +186,7 @@ impl SegmentTable {
     /// which only the ACK handlers change).
     pub fn get_mut(&mut self, i: usize) -> Option<&mut Seg> {
         let s = self.segs.get_mut(i)?;
-        self.touched.insert(s.start);
+        self.touched.insert(self.popped + i as u64);
         Some(s)
     }
 
@@ -173,10 +217,15 @@ impl SegmentTable {
         self.index_of(self.high_sacked_end? - 1)
     }
 
+    /// Index of the segment at absolute position `at`, if it has not been popped.
+    fn position(&self, at: u64) -> Option<usize> {
+        at.checked_sub(self.popped).map(|i| i as usize)
+    }
+
     /// Clears every "retransmitted in this episode" mark (a new episode begins).
     pub fn clear_episode_marks(&mut self) {
-        for start in std::mem::take(&mut self.touched) {
-            if let Some(s) = self.index_of(start).and_then(|i| self.segs.get_mut(i)) {
+        for at in std::mem::take(&mut self.touched) {
+            if let Some(s) = self.position(at).and_then(|i| self.segs.get_mut(i)) {
                 s.rexmit_in_episode = false;
             }
         }
@@ -192,6 +241,7 @@ impl SegmentTable {
         }
         self.sacked_bytes = 0;
         self.high_sacked_end = None;
+        self.applied = [(0, 0); APPLIED_BLOCKS];
     }
 
     /// RFC 6675 IsLost(SeqNum) for segment `i`: at least DupThresh SACKed segments (or
@@ -246,41 +296,61 @@ impl SegmentTable {
         if n == 0 {
             return 0;
         }
-        let (mut count, mut bytes) = (0u32, 0u64);
-        let mut boundary = 0;
         // Segments above the highest SACKed one have nothing SACKed above them.
-        let walk = match self.highest_sacked_index() {
-            _ if deemed_lost(0, 0, dupthresh, smss) => {
-                boundary = n;
-                0..0
-            }
-            Some(h) => 0..h.min(n - 1) + 1,
-            None => 0..0,
+        let (boundary, bytes) = match self.highest_sacked_index() {
+            _ if deemed_lost(0, 0, dupthresh, smss) => (n, 0),
+            Some(h) => self.setpipe_boundary(h.min(n - 1), dupthresh, smss),
+            None => (0, 0),
         };
-        for j in walk.rev() {
-            let s = &self.segs[j];
-            if s.sacked {
-                count += 1;
-                bytes += s.len();
-            } else if deemed_lost(count, bytes, dupthresh, smss) {
-                boundary = j + 1;
-                break;
-            }
-        }
         let span = if boundary < n {
             self.segs[n - 1].end - self.segs[boundary].start
         } else {
             0
         };
         let not_lost = span - bytes;
+        // The marked segments below snd_nxt are those at positions below n's.
         let retransmitted: u64 = self
             .touched
-            .range(..snd_nxt)
-            .filter_map(|&start| self.index_of(start).map(|i| &self.segs[i]))
-            .filter(|s| s.start < snd_nxt && s.rexmit_in_episode && !s.sacked)
+            .range(..self.popped + n as u64)
+            .filter_map(|&at| self.position(at).map(|i| &self.segs[i]))
+            .filter(|s| s.rexmit_in_episode && !s.sacked)
             .map(Seg::len)
             .sum();
         not_lost + retransmitted
+    }
+
+    /// SetPipe's walk down from segment `top`: the lowest index not deemed lost (one
+    /// above the highest unSACKed segment with enough SACKed ones above it, or 0) and
+    /// the SACKed bytes from there to `top`.
+    ///
+    /// Until IsLost's threshold is met the walk counts SACKed segments one by one
+    /// (DupThresh of them at most); from then on every unSACKed segment is lost, so it
+    /// only looks for the next unSACKed one, and the segments skipped, all SACKed and
+    /// contiguous, add their sequence span.
+    fn setpipe_boundary(&self, top: usize, dupthresh: u32, smss: u64) -> (usize, u64) {
+        let (mut count, mut bytes) = (0u32, 0u64);
+        let mut j = top + 1;
+        while !deemed_lost(count, bytes, dupthresh, smss) {
+            if j == 0 {
+                return (0, bytes);
+            }
+            j -= 1;
+            let s = &self.segs[j];
+            if s.sacked {
+                count += 1;
+                bytes += s.len();
+            }
+        }
+        // Segments below j: the highest unSACKed one is the first lost one.
+        let boundary = self
+            .segs
+            .range(..j)
+            .rposition(|s| !s.sacked)
+            .map_or(0, |k| k + 1);
+        if boundary < j {
+            bytes += self.segs[j - 1].end - self.segs[boundary].start;
+        }
+        (boundary, bytes)
     }
 }
 
@@ -406,26 +476,52 @@ mod tests {
             nxt_back in 0u64..6,
         ) {
             let mut t = SegmentTable::new();
+            // The marks as plain per-segment updates make them, the reference.
+            let mut reference: Vec<Seg> = Vec::new();
             let mut next = 0u64;
             for o in ops {
                 match o {
                     Op::Push(k) => {
                         t.push_new(next, next + k * 100, Time::ZERO);
+                        reference.push(*t.iter().last().unwrap());
                         next += k * 100;
                     }
                     Op::Sack(s, e) => {
-                        t.on_sack_block(s, e);
+                        let newly = t.on_sack_block(s, e);
+                        let mut expected = 0;
+                        for r in reference.iter_mut() {
+                            if r.start >= s && r.end <= e && !r.sacked {
+                                r.sacked = true;
+                                expected += r.len();
+                            }
+                        }
+                        prop_assert_eq!(newly, expected, "SACK block {}..{}", s, e);
                     }
-                    Op::CumAck(a) => t.on_cumulative_ack(a),
+                    Op::CumAck(a) => {
+                        t.on_cumulative_ack(a);
+                        reference.retain(|r| r.end > a);
+                    }
                     Op::Mark(i) => {
                         if let Some(s) = t.get_mut(i) {
                             s.rexmit_in_episode = true;
+                            reference[i].rexmit_in_episode = true;
                         }
                     }
-                    Op::ClearMarks => t.clear_episode_marks(),
-                    Op::ClearSacks => t.clear_sacks(),
+                    Op::ClearMarks => {
+                        t.clear_episode_marks();
+                        reference.iter_mut().for_each(|r| r.rexmit_in_episode = false);
+                    }
+                    Op::ClearSacks => {
+                        t.clear_sacks();
+                        reference.iter_mut().for_each(|r| r.sacked = false);
+                    }
                 }
                 let segs: Vec<Seg> = t.iter().copied().collect();
+                prop_assert_eq!(&segs, &reference);
+                prop_assert_eq!(
+                    t.sacked_bytes(),
+                    segs.iter().filter(|s| s.sacked).map(Seg::len).sum::<u64>()
+                );
                 prop_assert_eq!(
                     t.highest_sacked_end(),
                     segs.iter().rev().find(|s| s.sacked).map(|s| s.end)

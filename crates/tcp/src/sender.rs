@@ -1837,8 +1837,26 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.timer = Some(self.linux_timer(now, now + self.armed_rto));
     }
 
-    /// Checks the invariants that must hold between any two events.
+    /// Checks the invariants that must hold between any two events. Run after every
+    /// flow event: the tests are inlined at the call, the message built out of line.
+    #[inline]
     pub fn check_invariants(&self) -> Result<(), String> {
+        let w = &self.w;
+        let ordered = w.snd_una <= w.snd_nxt && w.snd_nxt <= w.snd_max;
+        let within_app = w.snd_max <= self.app_end;
+        let untimed = w.snd_una < w.snd_max
+            && self.timer.is_none()
+            && self.handshake == Handshake::Established;
+        if ordered && within_app && !untimed {
+            return Ok(());
+        }
+        self.invariant_violation()
+    }
+
+    /// The first invariant of [`Self::check_invariants`] that fails, as a message.
+    #[cold]
+    #[inline(never)]
+    fn invariant_violation(&self) -> Result<(), String> {
         let w = &self.w;
         if !(w.snd_una <= w.snd_nxt && w.snd_nxt <= w.snd_max) {
             return Err(format!(

@@ -25,7 +25,7 @@ pub const DISTS: &[DistMetric] = &[DistMetric {
     name: "timer_p_dist",
     over_flows: true,
     needs_rto: true,
-    value: |v| super::group_metrics::timer(v).p,
+    value: |v| super::group_metrics::timer(v).p.clone(),
 }];
 
 /// The distribution metric called `name` (without its group).

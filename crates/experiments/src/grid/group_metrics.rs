@@ -5,6 +5,7 @@
 
 use super::metrics::{RunMetric, RunView};
 use crate::timer_metrics::TimerMetrics;
+use std::rc::Rc;
 
 /// A timer metric over the view's flows (every RTO computation is recorded).
 macro_rules! timer {
@@ -74,13 +75,16 @@ pub const METRICS: &[RunMetric] = &[
     },
 ];
 
-/// IV.C's metrics pooled over the view's flows (as one group of a run).
-pub(crate) fn timer(v: &RunView) -> TimerMetrics {
-    let mut member = vec![false; v.result.flows.len()];
-    for &i in v.flows {
-        member[i] = true;
-    }
-    TimerMetrics::of_flows(v.result, |i| member.get(i).copied().unwrap_or(false))
+/// IV.C's metrics pooled over the view's flows (as one group of a run), computed once
+/// per run and group ([`super::metrics::RunMemo`]).
+pub(crate) fn timer(v: &RunView) -> Rc<TimerMetrics> {
+    v.memo.timer(v.flows, || {
+        let mut member = vec![false; v.result.flows.len()];
+        for &i in v.flows {
+            member[i] = true;
+        }
+        TimerMetrics::of_flows(v.result, |i| member.get(i).copied().unwrap_or(false))
+    })
 }
 
 /// Data packets the link named `bottleneck` (a dumbbell's) dropped in the forward
@@ -124,6 +128,7 @@ mod tests {
             sim: &sim,
             flow: 0,
             flows: &[0],
+            memo: &Default::default(),
         };
         let get = |n: &str| (METRICS.iter().find(|m| m.name == n).unwrap().value)(&v);
         assert_eq!(get("flows_unfinished"), 2.0);
@@ -132,7 +137,11 @@ mod tests {
             links: vec![],
             ..r.clone()
         };
-        let v = RunView { result: &none, ..v };
+        let v = RunView {
+            result: &none,
+            memo: &Default::default(),
+            ..v
+        };
         assert!((METRICS[METRICS.len() - 1].value)(&v).is_nan());
     }
 }

@@ -2,7 +2,11 @@
 //! experiment's flow ([`NAMES`]), and metrics over the whole run, its links and its
 //! middleboxes ([`RUN_METRICS`]), each a pure function of one run.
 
+use crate::std_proxy::metrics::StdEpisodes;
+use crate::timer_metrics::TimerMetrics;
 use spikelab_engine::{FlowResult, RunResult, SimConfig};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// What a run metric sees: the run, the configuration it ran, and the flows it is
 /// about: the experiment's flow, or every flow of a group (`metric@group`).
@@ -13,6 +17,43 @@ pub struct RunView<'a> {
     pub flow: usize,
     /// The flows the metric covers (`[flow]` without a group).
     pub flows: &'a [usize],
+    /// What several metrics of this run share, computed once (one memo per run).
+    pub memo: &'a RunMemo,
+}
+
+/// Values that several run metrics derive alike from one run, computed on first use:
+/// each of [Ekström & Ludwig 2004] IV.C's timer metrics reads every RTO computation of
+/// its flows, each STD-proxy metric the run's whole trace, and a table names many of
+/// them for every run. A memo serves the views of one run (one [`RunResult`] and
+/// [`SimConfig`]); it is keyed by what else the values read (the flows, the flow).
+#[derive(Default)]
+pub struct RunMemo {
+    timer: RefCell<Vec<(Vec<usize>, Rc<TimerMetrics>)>>,
+    std: RefCell<Vec<(usize, StdEpisodes)>>,
+}
+
+impl RunMemo {
+    /// The timer metrics of `flows`, computed by `of` the first time.
+    pub fn timer(&self, flows: &[usize], of: impl FnOnce() -> TimerMetrics) -> Rc<TimerMetrics> {
+        if let Some((_, m)) = self.timer.borrow().iter().find(|(f, _)| f == flows) {
+            return Rc::clone(m);
+        }
+        let m = Rc::new(of());
+        self.timer
+            .borrow_mut()
+            .push((flows.to_vec(), Rc::clone(&m)));
+        m
+    }
+
+    /// The STD-proxy episodes of `flow`, computed by `of` the first time.
+    pub fn std(&self, flow: usize, of: impl FnOnce() -> StdEpisodes) -> StdEpisodes {
+        if let Some(&(_, e)) = self.std.borrow().iter().find(|(f, _)| *f == flow) {
+            return e;
+        }
+        let e = of();
+        self.std.borrow_mut().push((flow, e));
+        e
+    }
 }
 
 /// A metric over a whole run.
@@ -128,7 +169,7 @@ fn goodput_last_hop(v: &RunView) -> f64 {
 
 /// [Ekström & Ludwig 2004] IV.C's timer metrics pooled over the view's flows (every
 /// flow's RTO computations and timeouts together, as one group of a run).
-fn timer(v: &RunView) -> crate::timer_metrics::TimerMetrics {
+fn timer(v: &RunView) -> Rc<TimerMetrics> {
     super::group_metrics::timer(v)
 }
 
@@ -282,5 +323,29 @@ mod tests {
         assert_eq!(value("download_time_s", &done), 2.0);
         assert_eq!(value("throughput_kbps", &done), 4.0);
         assert_eq!(value("goodput", &done), 10.0 / 12.0);
+    }
+
+    #[test]
+    fn a_memo_computes_each_groups_timer_metrics_once() {
+        let memo = RunMemo::default();
+        let calls = std::cell::Cell::new(0);
+        let of = |flows: u64| {
+            calls.set(calls.get() + 1);
+            TimerMetrics {
+                flows,
+                ..TimerMetrics::default()
+            }
+        };
+        assert_eq!(memo.timer(&[0, 1], || of(2)).flows, 2);
+        assert_eq!(memo.timer(&[0, 1], || of(99)).flows, 2);
+        assert_eq!(memo.timer(&[1], || of(1)).flows, 1);
+        assert_eq!(calls.get(), 2);
+        let e = StdEpisodes {
+            std_episodes: 3,
+            ..StdEpisodes::default()
+        };
+        assert_eq!(memo.std(0, || e), e);
+        assert_eq!(memo.std(0, StdEpisodes::default), e);
+        assert_eq!(memo.std(1, StdEpisodes::default), StdEpisodes::default());
     }
 }

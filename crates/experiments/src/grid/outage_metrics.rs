@@ -195,6 +195,7 @@ mod tests {
             sim: &sim,
             flow: 0,
             flows: &[0],
+            memo: &Default::default(),
         };
         assert_eq!(of_run("outages", &v), 2.0);
         let hits = of_run("outage_hits", &v);

@@ -284,6 +284,7 @@ pub fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Resul
         .collect();
     let mut runs = run_cells(&sims, batch, |c, rep, r| {
         let one = [cells[c].flow];
+        let memo = metrics::RunMemo::default();
         let view = |row: &Option<&str>, n: &str| {
             let (metric, group) = metrics::split_group(n);
             let group = group.or(row.filter(|_| metrics::takes_group(metric)));
@@ -293,6 +294,7 @@ pub fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Resul
                 sim: &sims[c],
                 flow: cells[c].flow,
                 flows,
+                memo: &memo,
             }
         };
         let values = rows

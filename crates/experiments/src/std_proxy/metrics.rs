@@ -47,8 +47,13 @@ pub struct StdEpisodes {
 
 /// Condition (3) for every episode of the run `v` that the STD proxy called spurious:
 /// BW is the rate of the link the proxy sits on, the receiver window the flow's.
-/// Nothing without an STD proxy.
+/// Nothing without an STD proxy. Computed once per run and flow
+/// ([`crate::grid::metrics::RunMemo`]): five metrics read it.
 pub fn of_run(v: &RunView) -> StdEpisodes {
+    v.memo.std(v.flow, || of_run_once(v))
+}
+
+fn of_run_once(v: &RunView) -> StdEpisodes {
     let Some(proxy) = v
         .sim
         .middleboxes
