@@ -339,6 +339,7 @@ impl<L: Lead> Sim<L> {
     fn run(mut self) -> Result<RunResult, InvariantViolation> {
         while let Some((t, ev)) = self.q.pop() {
             if t > self.stop_at {
+                self.now = self.now.max(self.skipped_end_wakeups_until(self.stop_at));
                 break;
             }
             if let Some(bark) = self.watchdog.on_event(t) {
@@ -351,6 +352,19 @@ impl<L: Lead> Sim<L> {
             }
         }
         self.finish()
+    }
+
+    /// The latest transmission end at or before `until` for which a link was not
+    /// woken because it wakes for that packet's arrival
+    /// ([`LinkDir::skipped_end_wakeup`]; `Time::ZERO` if none). A run stopped at its
+    /// stop time reports as its end the last event it handled, and that end must not
+    /// depend on those skipped wakeups.
+    fn skipped_end_wakeups_until(&self, until: Time) -> Time {
+        let ends = self.links.iter().flat_map(|l| &l.dirs);
+        ends.filter_map(|d| d.skipped_end_wakeup())
+            .filter(|&end| end <= until)
+            .max()
+            .unwrap_or(Time::ZERO)
     }
 
     /// The error ending a run the watchdog stopped, naming the source of event `ev`.
