@@ -210,7 +210,9 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         if let Some(d) = &dropped {
             self.dropped.add(d);
         }
-        if run {
+        // A timed transmitter still busy after the first run (its end is later than
+        // `now`) takes nothing from the queue now: running it again would do nothing.
+        if run && self.service.known_departure().is_none() {
             self.advance(now);
         }
         self.check_invariant();
@@ -423,6 +425,24 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             delivered: self.delivered,
             in_network: self.in_network(),
         }
+    }
+
+    /// Are packets conserved, `offered = delivered + dropped + inside` (queued, being
+    /// sent, propagating, held in front of the queue)? The engine's check after every
+    /// wakeup: packets only, read off the structures that hold them.
+    pub fn packets_conserved(&self) -> bool {
+        let gate = self.suspension.as_ref().map_or(0, |s| s.gate.len());
+        let inside = self.queue.fifo().len()
+            + usize::from(self.service.holding().is_some())
+            + self.pipe.len()
+            + gate;
+        self.offered.packets == self.delivered.packets + self.dropped.packets + inside as u64
+    }
+
+    /// Does the next wakeup depend only on the packets propagating (the pipe's head)?
+    /// Then an arrival, which never changes that head, leaves it as it is.
+    pub fn wakeup_set_by_pipe(&self) -> bool {
+        !self.pipe.is_empty()
     }
 
     /// Packets waiting in the queue (not counting the one being transmitted).
