@@ -210,7 +210,9 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         if let Some(d) = &dropped {
             self.dropped.add(d);
         }
-        if run {
+        // A timed transmitter still busy after the first run (its end is later than
+        // `now`) takes nothing from the queue now: running it again would do nothing.
+        if run && self.service.known_departure().is_none() {
             self.advance(now);
         }
         self.check_invariant();
@@ -222,16 +224,51 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     ///
     /// Transmission ends are computed exactly in advance and folded in lazily by
     /// `advance`, so while packets propagate the link only needs waking for the head's
-    /// arrival: every packet still being sent arrives after it (FIFO). A transmission
-    /// end is a wakeup only when nothing propagates. This halves the events per hop
-    /// without changing any time.
+    /// arrival: every packet still being sent arrives after it (FIFO). When nothing
+    /// propagates, see [`LinkDir::transmitter_wakeup`]. No time changes: `advance` is
+    /// exact whenever it runs.
     pub fn next_wakeup(&self) -> Option<Time> {
         let arrival = self.pipe.front().map(|f| f.at);
         match self.suspension.as_deref() {
             Some(s) if s.mode.holds_wire() => arrival.filter(|&at| at <= s.since),
             Some(s) if s.mode.stops_transmitter() => arrival,
-            _ => arrival.or_else(|| self.service.next_wakeup(&self.queue)),
+            _ => arrival.or_else(|| self.transmitter_wakeup()),
         }
+    }
+
+    /// The end of the transmission in progress when [`LinkDir::next_wakeup`] gives the
+    /// packet's arrival instead (see [`LinkDir::transmitter_wakeup`]), else `None`. An
+    /// engine that reports the time of its last event takes the ends a run stopped
+    /// after into account with it, so that the time it reports is the one of a link
+    /// woken at every transmission end.
+    pub fn skipped_end_wakeup(&self) -> Option<Time> {
+        let plain = self
+            .suspension
+            .as_deref()
+            .is_none_or(|s| !s.mode.stops_transmitter());
+        (plain && self.pipe.is_empty() && self.wakes_for_arrivals_only())
+            .then(|| self.service.known_departure().map(|(end, _)| end))
+            .flatten()
+    }
+
+    /// The wakeup of a running transmitter with nothing propagating: the arrival at the
+    /// far end of the packet being sent when its departure is fixed at its start (a
+    /// timed transmitter, and no per-packet draw from a delay trace at the departure),
+    /// so that the link wakes once per packet, at its arrival, and not also at the end
+    /// of its transmission; otherwise when the transmitter next has work. ns-2's
+    /// same-instant order (`L::KEPT`) keeps the wakeup at the end, which
+    /// [`LinkDir::poll_scheduled`] relies on.
+    fn transmitter_wakeup(&self) -> Option<Time> {
+        if self.wakes_for_arrivals_only() {
+            if let Some((end, extra)) = self.service.known_departure() {
+                let traced = self
+                    .delay_trace
+                    .as_deref()
+                    .map_or(Dur::ZERO, |t| t.delay_at(end));
+                return Some(own_arrival(end, self.latency, extra, traced));
+            }
+        }
+        self.service.next_wakeup(&self.queue)
     }
 
     /// Does all work due at or before `now`: finishes transmissions, starts the next, and
@@ -390,6 +427,24 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         }
     }
 
+    /// Are packets conserved, `offered = delivered + dropped + inside` (queued, being
+    /// sent, propagating, held in front of the queue)? The engine's check after every
+    /// wakeup: packets only, read off the structures that hold them.
+    pub fn packets_conserved(&self) -> bool {
+        let gate = self.suspension.as_ref().map_or(0, |s| s.gate.len());
+        let inside = self.queue.fifo().len()
+            + usize::from(self.service.holding().is_some())
+            + self.pipe.len()
+            + gate;
+        self.offered.packets == self.delivered.packets + self.dropped.packets + inside as u64
+    }
+
+    /// Does the next wakeup depend only on the packets propagating (the pipe's head)?
+    /// Then an arrival, which never changes that head, leaves it as it is.
+    pub fn wakeup_set_by_pipe(&self) -> bool {
+        !self.pipe.is_empty()
+    }
+
     /// Packets waiting in the queue (not counting the one being transmitted).
     pub fn queue_len_packets(&self) -> usize {
         self.queue.fifo().len()
@@ -417,6 +472,13 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
                 .as_ref()
                 .map_or(PacketBytes::default(), |s| s.gate_bytes),
         )
+    }
+
+    /// Is a packet's arrival known when its transmission starts, so that the link
+    /// need not wake at the end of a transmission? Not with a per-packet draw from a
+    /// delay trace at the departure, nor in ns-2's same-instant order.
+    fn wakes_for_arrivals_only(&self) -> bool {
+        !L::KEPT && self.delay_rng.is_none()
     }
 
     /// Runs the transmitter up to `now` unless a freeze stops it; finished packets
@@ -489,7 +551,7 @@ impl<P: Wire, L: Lead> Propagation<'_, P, L> {
             None => Dur::ZERO,
         };
         // FIFO: never reach the far end before the packet ahead.
-        let own = d.at + self.latency + d.extra + traced;
+        let own = own_arrival(d.at, self.latency, d.extra, traced);
         let at = self.pipe.back().map_or(own, |b| own.max(b.at));
         self.pipe_bytes.add(&d.pkt);
         // `LinkDelay::recv()` schedules the arrival when it schedules the
@@ -502,6 +564,14 @@ impl<P: Wire, L: Lead> Propagation<'_, P, L> {
             lead: L::of(at, start),
         });
     }
+}
+
+/// When a packet whose transmission ends at `end` would reach the far end on its own
+/// (before the FIFO rule): the latency, the service's extra delay and the delay
+/// trace's.
+#[inline(always)]
+fn own_arrival(end: Time, latency: Dur, extra: Dur, traced: Dur) -> Time {
+    end + latency + extra + traced
 }
 
 /// The delay trace's extra delay for a packet leaving the transmitter at `at` (out of

@@ -257,7 +257,60 @@ fn a_suspended_link_reports_no_wakeup_and_holds_its_packets() {
     l.for_each_in_network(|p| seen.push(p.uid));
     assert_eq!(seen, vec![0]);
     l.resume(ms(11));
-    assert_eq!(l.next_wakeup(), Some(Time::ZERO + Dur::from_micros(18_320)));
+    // The transmission's end moved to 18.32 ms; nothing propagates, so the link wakes
+    // for the packet's arrival, 100 ms later.
+    assert_eq!(
+        l.next_wakeup(),
+        Some(Time::ZERO + Dur::from_micros(118_320))
+    );
+}
+
+#[test]
+fn a_link_with_nothing_propagating_wakes_only_for_the_arrival_of_the_packet_in_service() {
+    // 1 Mbit/s, 20 ms: packet 0 is sent 0 .. 8.32 ms and arrives at 28.32 ms; packet 1
+    // waits. The end of the transmission is no wakeup of its own: the poll at the
+    // arrival completes it (and starts packet 1 at 8.32 ms) exactly.
+    let c = cfg(1_000_000, Dur::from_millis(20), 10);
+    let mut l = link(&c);
+    l.enqueue(Time::ZERO, data(0, 1000));
+    l.enqueue(Time::ZERO, data(1, 1000));
+    let us = |x| Time::ZERO + Dur::from_micros(x);
+    assert_eq!(l.next_wakeup(), Some(us(28_320)));
+    assert_eq!(l.skipped_end_wakeup(), Some(us(8_320)));
+    let (mut got, mut lost) = (Vec::new(), Vec::new());
+    l.poll(us(28_320), &mut got, &mut lost);
+    assert_eq!(got.iter().map(|p| p.uid).collect::<Vec<_>>(), vec![0]);
+    assert_eq!(l.next_wakeup(), Some(us(36_640)));
+    // ns-2's same-instant order keeps the wakeup at the transmission's end.
+    let mut kept = ns2_link(&c);
+    kept.enqueue(Time::ZERO, data(0, 1000));
+    assert_eq!(kept.next_wakeup(), Some(us(8_320)));
+    assert_eq!(kept.skipped_end_wakeup(), None);
+}
+
+#[test]
+fn a_per_packet_delay_trace_keeps_the_wakeup_at_the_transmission_end() {
+    // The packet's traced delay is drawn when it leaves the transmitter: its arrival is
+    // not known before.
+    let trace = crate::delay::DelayTrace::parse("0,500ms\n0.01,0\n").unwrap();
+    let c = LinkDirConfig {
+        delay_trace: Some(crate::DelaySource::with_data("d", trace)),
+        delay_sampling: DelaySampling::PerPacket,
+        ..cfg(1_000_000, Dur::from_millis(100), 10)
+    };
+    let mut l = link(&c);
+    l.enqueue(Time::ZERO, data(0, 1000));
+    assert_eq!(l.next_wakeup(), Some(Time::ZERO + Dur::from_micros(8_320)));
+    // Read at the departure instant, a trace gives the arrival in advance.
+    let mut timed = link(&LinkDirConfig {
+        delay_sampling: DelaySampling::Time,
+        ..c
+    });
+    timed.enqueue(Time::ZERO, data(0, 1000));
+    assert_eq!(
+        timed.next_wakeup(),
+        Some(Time::ZERO + Dur::from_micros(608_320))
+    );
 }
 
 #[test]
@@ -540,7 +593,12 @@ pub(crate) fn check_ops<L: same_instant::Lead>(
         now = target;
         match op {
             Op::Send { payload } => {
+                let (by_pipe, before) = (l.wakeup_set_by_pipe(), l.next_wakeup());
                 l.enqueue(now, data(uid as u64, *payload));
+                // The engine re-arms no wakeup after such an arrival.
+                if by_pipe {
+                    prop_assert_eq!(l.next_wakeup(), before);
+                }
             }
             Op::Suspend(mode) => l.suspend(now, *mode),
             Op::Resume => {
@@ -557,6 +615,7 @@ fn check_counters<L: same_instant::Lead>(l: &LinkDir<Packet, L>) -> Result<(), T
     let k = l.counters();
     let sum = k.delivered.plus(k.dropped).plus(k.in_network);
     prop_assert_eq!(k.offered, sum);
+    prop_assert!(l.packets_conserved());
     let mut walked = PacketBytes::default();
     l.for_each_in_network(|p| walked.add(p));
     prop_assert_eq!(walked, k.in_network);
@@ -656,7 +715,9 @@ proptest! {
             ..LinkDirConfig::new(BitRate(1_000_000), Dur::from_millis(20))
         };
         let plain = check_ops(&mut LinkDir::<Packet>::new(&c, SimRng::seed_from_u64(seed)), &ops)?;
-        // Keeping leads changes nothing on the plain path (`enqueue`, `poll`).
+        // Keeping leads changes nothing on the plain path (`enqueue`, `poll`). Such a
+        // link is also woken at every transmission end with nothing propagating, the
+        // plain one only at arrivals: the exits are the same, draws and all.
         let kept = check_ops(&mut LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed)), &ops)?;
         prop_assert_eq!(plain, kept);
     }
@@ -689,4 +750,20 @@ fn link_direction_hot_state_fits_in_five_cache_lines() {
         std::mem::size_of::<Queue<Handle>>()
             <= std::mem::size_of::<crate::queue::DropTail<Handle>>() + 8
     );
+}
+
+#[test]
+fn the_packet_conservation_check_sees_a_packet_gone_missing() {
+    let c = cfg(1_000_000, Dur::from_millis(20), 10);
+    let mut l = link(&c);
+    for uid in 0..3 {
+        l.enqueue(Time::ZERO, data(uid, 1000));
+    }
+    assert!(l.packets_conserved());
+    // A packet leaving the pipe without being counted as delivered or dropped.
+    let (mut got, mut lost) = (Vec::new(), Vec::new());
+    l.poll(ms(30), &mut got, &mut lost);
+    assert!(l.packets_conserved());
+    l.pipe.pop_front();
+    assert!(!l.packets_conserved());
 }

@@ -52,6 +52,12 @@ pub trait ServiceModel<P: Wire, L: Lead = ()> {
     );
     /// When the transmitter next has work, given the queue in front of it.
     fn next_wakeup(&self, queue: &Queue<P>) -> Option<Time>;
+    /// The transmission in progress when its departure is already fixed: when it ends
+    /// and its extra delay. `None` when none is in progress or the model decides at
+    /// the end (a trace's delivery opportunities).
+    fn known_departure(&self) -> Option<(Time, Dur)> {
+        None
+    }
     /// The packet being transmitted, if any.
     fn holding(&self) -> Option<&P>;
     /// When the end of the transmission ending exactly at `at` was scheduled, if one
@@ -119,6 +125,12 @@ macro_rules! service_models {
             /// When the transmitter next has work ([`ServiceModel::next_wakeup`]).
             pub fn next_wakeup(&self, queue: &Queue<P>) -> Option<Time> {
                 match self { $( Service::$V(s) => ServiceModel::<P, L>::next_wakeup(s, queue), )* }
+            }
+            /// The transmission in progress when its departure is fixed
+            /// ([`ServiceModel::known_departure`]).
+            #[inline]
+            pub fn known_departure(&self) -> Option<(Time, Dur)> {
+                match self { $( Service::$V(s) => ServiceModel::<P, L>::known_departure(s), )* }
             }
             /// The packet being transmitted, if any.
             pub fn holding(&self) -> Option<&P> {
@@ -255,6 +267,12 @@ impl<M: TimedModel, P: Wire, L: Lead> ServiceModel<P, L> for Timed<M, P, L> {
 
     fn next_wakeup(&self, _queue: &Queue<P>) -> Option<Time> {
         self.busy.map(|d| d.at)
+    }
+
+    /// A timed transmission's end and extra delay are drawn when it starts
+    /// ([`TimedModel::serve`]).
+    fn known_departure(&self) -> Option<(Time, Dur)> {
+        self.busy.as_ref().map(|d| (d.at, d.extra))
     }
 
     fn holding(&self) -> Option<&P> {
