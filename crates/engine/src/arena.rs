@@ -1,9 +1,10 @@
 //! The packets inside the network, kept in one arena while links carry 8-byte handles.
 //!
-//! A [`Packet`] is 136 bytes. Carried inline, it was copied at every step of every hop
-//! (into the queue, out to the transmitter, into the propagation pipe, out to the
-//! delivery list, into the next queue): profiles put those copies at the top of the
-//! engine's cost, and the propagation pipes of a 1000-flow run at half its memory.
+//! A [`Packet`] is 144 bytes (136 before ns-2 FACK's header echo). Carried inline, it
+//! was copied at every step of every hop (into the queue, out to the transmitter, into
+//! the propagation pipe, out to the delivery list, into the next queue): profiles put
+//! those copies at the top of the engine's cost, and the propagation pipes of a
+//! 1000-flow run at half its memory.
 //! Links only read a packet's size ([`Wire`]), so the engine stores each packet once
 //! here and moves a [`Slot`] (index and wire size) through queues and pipes; a packet
 //! continuing to its next link stays where it is.
