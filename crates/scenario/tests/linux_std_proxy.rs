@@ -1,7 +1,8 @@
 //! The `linux` grid of experiments/std-proxy.toml: why the STD proxy ([Kim & Cho 2003])
 //! changes nothing for a default Linux host, and does act once the host's early undo
 //! is off (docs/src/reproduction-std-proxy.md, "Why the proxy changes nothing for a
-//! Linux sender"). One cell: 8 KB window, 50 kbit/s, the scenario's seed.
+//! Linux sender"). One cell: 8 KB window, 50 kbit/s, the scenario's seed; and one at
+//! 64 KB, 100 kbit/s, where the proxy multiplies that host's timeouts.
 
 use spikelab_engine::RunResult;
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
@@ -34,12 +35,17 @@ fn run(extra: &[(&str, toml::Value)], proxy: bool) -> RunResult {
 
 /// Timeouts the STD proxy called spurious.
 fn proxy_spurious(r: &RunResult) -> usize {
+    called_spurious(r, DetectorKind::StdProxy)
+}
+
+/// Timeouts `detector` called spurious.
+fn called_spurious(r: &RunResult, detector: DetectorKind) -> usize {
     r.timeouts
         .iter()
         .filter(|t| {
             t.verdicts
                 .iter()
-                .any(|v| v.detector == DetectorKind::StdProxy && v.verdict == Verdict::Spurious)
+                .any(|v| v.detector == detector && v.verdict == Verdict::Spurious)
         })
         .count()
 }
@@ -86,4 +92,29 @@ fn without_timestamps_and_frto_the_linux_host_goes_back_n_and_the_proxy_filters(
         cellular_delivered(&std)
     );
     assert_eq!(cellular_delivered(&none), none.flows[0].data_segments_sent);
+}
+
+/// At 64 KB and 100 kbit/s (docs/src/reproduction-std-proxy.md, "Why the proxy multiplies
+/// the timeouts of a host without timestamps"): the proxy discards the go-back-N
+/// retransmissions (III.B) and removes the duplicate ACKs of the ones it forwarded
+/// (III.D), so no D-SACK reaches the host and its only undo never runs; the halved
+/// window shortens the base station's queue, the RTO falls below the hiccups and the
+/// timer fires in hiccups that left the undone host's larger RTO alone.
+#[test]
+fn the_std_proxy_hides_the_dsack_undo_so_a_host_without_timestamps_times_out_more() {
+    let nots: [(&str, toml::Value); 5] = [
+        ("flow.0.tcp.timestamps", false.into()),
+        ("flow.0.tcp.linux.tcp_timestamps", 0.into()),
+        ("flow.0.tcp.linux.tcp_frto", 0.into()),
+        ("link.1.rate", "100kbit/s".into()),
+        ("flow.0.tcp.receiver_window", 65535.into()),
+    ];
+    let (none, std) = (run(&nots, false), run(&nots, true));
+    // Without the proxy the host undoes its timeouts by D-SACK; with it, never.
+    assert!(called_spurious(&none, DetectorKind::LinuxUndo) > 0);
+    assert_eq!(called_spurious(&std, DetectorKind::LinuxUndo), 0);
+    assert!(proxy_spurious(&std) > 0);
+    // ...and the timer fires several times as often.
+    let (a, b) = (none.flows[0].timeouts, std.flows[0].timeouts);
+    assert!(b > 4 * a && a > 0, "{b} with the proxy against {a} without");
 }
