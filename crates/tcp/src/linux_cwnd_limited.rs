@@ -93,6 +93,27 @@ mod tests {
     }
 
     #[test]
+    fn an_undo_keeps_the_record_of_the_window_cwnd_filled_before_it() {
+        // std-proxy.toml, linux-reno-nots, 64 KB window, 100 kbit/s, no proxy, seed
+        // 2004: after the go-back-N the 44-segment flight fills cwnd 44 (snd_una
+        // 356240, snd_nxt 420480), and the D-SACK duplicates only re-confirm that.
+        // tcp_undo_cwnd_reduction then restores cwnd 88 with ssthresh unlimited but
+        // leaves tcp_cwnd_validate's record alone, so every ACK until snd_una reaches
+        // 420480 may still grow cwnd (88 -> 132), after which 44 out stop it.
+        let (mss, una, nxt) = (1460, 356_240, 420_480);
+        let mut u = CwndUsage::default();
+        u.on_write_xmit(una, nxt, 44, true);
+        u.on_write_xmit(una, nxt, 44, true);
+        for k in 1..44 {
+            assert!(u.allows_growth(88 + k - 1, u64::MAX));
+            u.on_write_xmit(una + k * mss, nxt + k * mss, 44, false);
+        }
+        assert!(u.allows_growth(131, u64::MAX));
+        u.on_write_xmit(nxt, nxt + 44 * mss, 44, false);
+        assert!(!u.allows_growth(132, u64::MAX));
+    }
+
+    #[test]
     fn more_segments_out_raise_the_record_within_a_window() {
         let mut u = CwndUsage::default();
         u.on_write_xmit(0, 10_000, 10, false);
