@@ -74,13 +74,18 @@ fn a_default_linux_host_leaves_the_std_proxy_nothing_to_filter() {
     assert_eq!(cellular_delivered(&std), b.data_segments_sent);
 }
 
-#[test]
-fn without_timestamps_and_frto_the_linux_host_goes_back_n_and_the_proxy_filters() {
-    let nots: [(&str, toml::Value); 3] = [
+/// The grid's `linux-reno-nots` host: no timestamps, no F-RTO.
+fn without_timestamps_and_frto() -> Vec<(&'static str, toml::Value)> {
+    vec![
         ("flow.0.tcp.timestamps", false.into()),
         ("flow.0.tcp.linux.tcp_timestamps", 0.into()),
         ("flow.0.tcp.linux.tcp_frto", 0.into()),
-    ];
+    ]
+}
+
+#[test]
+fn without_timestamps_and_frto_the_linux_host_goes_back_n_and_the_proxy_filters() {
+    let nots = without_timestamps_and_frto();
     let (none, std) = (run(&nots, false), run(&nots, true));
     let with_undo = run(&[], false);
     assert!(none.flows[0].retransmissions > 2 * with_undo.flows[0].retransmissions);
@@ -102,13 +107,9 @@ fn without_timestamps_and_frto_the_linux_host_goes_back_n_and_the_proxy_filters(
 /// timer fires in hiccups that left the undone host's larger RTO alone.
 #[test]
 fn the_std_proxy_hides_the_dsack_undo_so_a_host_without_timestamps_times_out_more() {
-    let nots: [(&str, toml::Value); 5] = [
-        ("flow.0.tcp.timestamps", false.into()),
-        ("flow.0.tcp.linux.tcp_timestamps", 0.into()),
-        ("flow.0.tcp.linux.tcp_frto", 0.into()),
-        ("link.1.rate", "100kbit/s".into()),
-        ("flow.0.tcp.receiver_window", 65535.into()),
-    ];
+    let mut nots = without_timestamps_and_frto();
+    nots.push(("link.1.rate", "100kbit/s".into()));
+    nots.push(("flow.0.tcp.receiver_window", 65535.into()));
     let (none, std) = (run(&nots, false), run(&nots, true));
     // Without the proxy the host undoes its timeouts by D-SACK; with it, never.
     assert!(called_spurious(&none, DetectorKind::LinuxUndo) > 0);
