@@ -104,6 +104,15 @@ impl<P: Wire> DropTail<P> {
         Some(pkt)
     }
 
+    /// Is the queue empty and would it take `pkt`? Then [`DropTail::enqueue`] followed
+    /// by [`DropTail::dequeue`] hands back `pkt` and leaves the queue as it was: an
+    /// idle transmitter may take it directly (drop-tail keeps no state beyond its
+    /// packets).
+    #[inline(always)]
+    pub fn passes_straight(&self, pkt: &P) -> bool {
+        self.fifo.is_empty() && !self.limit.overflows_with(&self.fifo, pkt)
+    }
+
     fn head_drop_makes_room(&self, pkt: &P) -> bool {
         match (self.limit, self.fifo.front()) {
             (_, None) => false,

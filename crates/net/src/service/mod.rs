@@ -241,6 +241,27 @@ impl<M, P, L> Timed<M, P, L> {
     }
 }
 
+impl<P: Wire, L: Lead> Timed<Rate, P, L> {
+    /// Starts sending `pkt` at `now` on an idle transmitter, as [`ServiceModel::advance`]
+    /// would on taking it from the queue at `now`; hands it back, with nothing changed,
+    /// when the transmitter is busy or the transmission would already have ended by
+    /// `now` (a zero duration: `advance` then passes it on at once). Plain serialisation
+    /// draws nothing, so a refused start leaves no trace (the fast path of
+    /// [`crate::LinkDir::enqueue`]).
+    #[inline(always)]
+    pub fn start_idle(&mut self, now: Time, pkt: P, rng: &mut SimRng) -> Result<(), P> {
+        if self.busy.is_some() {
+            return Err(pkt);
+        }
+        let d = self.model.serve(now, pkt, rng);
+        if d.at <= now {
+            return Err(d.pkt);
+        }
+        self.busy = Some(d);
+        Ok(())
+    }
+}
+
 impl<M: TimedModel, P: Wire, L: Lead> ServiceModel<P, L> for Timed<M, P, L> {
     fn advance<F: FnMut(Departure<P, L>)>(
         &mut self,

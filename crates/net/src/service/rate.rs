@@ -24,12 +24,28 @@ impl Bounded for RateConfig {
 #[derive(Clone, Copy, Debug)]
 pub struct Rate {
     rate: BitRate,
+    /// The last wire size served and its transmission time at `rate`: a link's
+    /// packets come in few sizes (full segments one way, ACKs the other), and the
+    /// time is a 128-bit division otherwise computed again for every packet.
+    memo: (u32, Dur),
 }
 
 impl Rate {
     /// A transmitter at `rate`.
     pub fn new(_cfg: &RateConfig, rate: BitRate) -> Rate {
-        Rate { rate }
+        Rate {
+            rate,
+            memo: (0, Dur::transmission(0, rate.bps())),
+        }
+    }
+
+    /// The transmission time of `bytes` at the rate (`Dur::transmission`).
+    #[inline(always)]
+    fn transmission(&mut self, bytes: u32) -> Dur {
+        if self.memo.0 != bytes {
+            self.memo = (bytes, Dur::transmission(bytes as u64, self.rate.bps()));
+        }
+        self.memo.1
     }
 }
 
@@ -40,7 +56,7 @@ impl TimedModel for Rate {
         pkt: P,
         _rng: &mut SimRng,
     ) -> Departure<P, L> {
-        let at = start + Dur::transmission(pkt.wire_bytes() as u64, self.rate.bps());
+        let at = start + self.transmission(pkt.wire_bytes());
         Departure {
             pkt,
             at,
@@ -51,6 +67,38 @@ impl TimedModel for Rate {
     }
 
     fn set_rate(&mut self, rate: BitRate) {
-        self.rate = rate;
+        *self = Rate::new(&RateConfig {}, rate);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use spikelab_core::{FlowId, Packet, PacketKind};
+
+    fn sent(r: &mut Rate, payload: u32) -> Dur {
+        let mut p = Packet::new(0, FlowId(0), PacketKind::Data, Time::ZERO);
+        p.len = payload;
+        let d: Departure<Packet, ()> = r.serve(Time::ZERO, p, &mut SimRng::seed_from_u64(0));
+        d.at - Time::ZERO
+    }
+
+    #[test]
+    fn remembered_transmission_times_follow_the_size_and_the_rate() {
+        let mut r = Rate::new(&RateConfig {}, BitRate(3));
+        for payload in [1000, 1000, 0, 7, 7, 1000] {
+            let mut p = Packet::new(0, FlowId(0), PacketKind::Data, Time::ZERO);
+            p.len = payload;
+            let want = Dur::transmission(p.wire_bytes() as u64, 3);
+            assert_eq!(sent(&mut r, payload), want);
+        }
+        r.set_rate(BitRate(2_000_000));
+        let mut p = Packet::new(0, FlowId(0), PacketKind::Data, Time::ZERO);
+        p.len = 1000;
+        assert_eq!(
+            sent(&mut r, 1000),
+            Dur::transmission(p.wire_bytes() as u64, 2_000_000)
+        );
     }
 }
