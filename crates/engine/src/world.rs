@@ -810,36 +810,38 @@ impl<L: Lead> Sim<L> {
         if !self.links[l].wake[d].fire(gen) {
             return Ok(());
         }
-        let mut delivered = std::mem::take(&mut self.delivered);
-        let mut dropped = std::mem::take(&mut self.dropped);
-        let mut scheduled = match L::KEPT {
-            true => std::mem::take(&mut self.order.scheduled),
-            false => Vec::new(),
-        };
+        // The link writes into the world's lists in place (disjoint fields), and they
+        // are read by index and cleared, not taken out and put back: nothing the moves
+        // of the packets below call polls a link or touches the lists.
         match L::KEPT {
             true => self.links[l].dirs[d].poll_scheduled(
                 self.now,
-                &mut delivered,
-                &mut scheduled,
-                &mut dropped,
+                &mut self.delivered,
+                &mut self.order.scheduled,
+                &mut self.dropped,
             ),
-            false => self.links[l].dirs[d].poll(self.now, &mut delivered, &mut dropped),
+            false => self.links[l].dirs[d].poll(self.now, &mut self.delivered, &mut self.dropped),
         }
-        for s in dropped.drain(..) {
-            let p = self.arena.take(s);
+        for i in 0..self.dropped.len() {
+            let p = self.arena.take(self.dropped[i]);
             self.note_drop(l, &p);
         }
+        self.dropped.clear();
         self.sync_link(l, d);
-        self.check_link(l, d)?;
-        self.dropped = dropped;
+        if let Err(e) = self.check_link(l, d) {
+            self.delivered.clear();
+            self.order.scheduled.clear();
+            return Err(e);
+        }
         let mut result = Ok(());
-        for (i, s) in delivered.drain(..).enumerate() {
+        for i in 0..self.delivered.len() {
+            let s = self.delivered[i];
             if result.is_err() {
                 self.arena.take(s);
                 continue;
             }
             if L::KEPT {
-                self.order.cause = scheduled[i];
+                self.order.cause = self.order.scheduled[i];
             }
             self.arena.get_mut(s).hop += 1;
             result = match self.box_at[l] {
@@ -851,10 +853,9 @@ impl<L: Lead> Sim<L> {
                 _ => self.forward_slot(s),
             };
         }
-        self.delivered = delivered;
+        self.delivered.clear();
         if L::KEPT {
-            scheduled.clear();
-            self.order.scheduled = scheduled;
+            self.order.scheduled.clear();
         }
         result
     }
