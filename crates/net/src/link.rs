@@ -531,6 +531,13 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             trace: self.delay_trace.as_deref(),
             delay_rng: &mut self.delay_rng,
         };
+        // The common pair, plain serialisation from a drop-tail queue, in a loop of its
+        // own: the same steps as the general call below, whose loop dispatches over
+        // every queue discipline at each packet.
+        if let (Service::Rate(t), Queue::DropTail(q)) = (&mut self.service, &mut self.queue) {
+            t.run(now, |_| q.dequeue(), &mut self.rng, &mut |d| wire.send(d));
+            return;
+        }
         self.service
             .advance(now, &mut self.queue, &mut self.rng, &mut |d| wire.send(d));
     }

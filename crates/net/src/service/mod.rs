@@ -241,6 +241,36 @@ impl<M, P, L> Timed<M, P, L> {
     }
 }
 
+impl<M: TimedModel, P: Wire, L: Lead> Timed<M, P, L> {
+    /// [`ServiceModel::advance`] with the queue's dequeue as `take` (`take(at)` hands
+    /// over the queue's head when the transmitter frees up at `at`): the link runs a
+    /// plain drop-tail queue through this directly, without the dispatch over every
+    /// queue discipline in its loop.
+    #[inline(always)]
+    pub fn run<F: FnMut(Departure<P, L>)>(
+        &mut self,
+        now: Time,
+        mut take: impl FnMut(Time) -> Option<P>,
+        rng: &mut SimRng,
+        emit: &mut F,
+    ) {
+        let mut free_at = now;
+        loop {
+            if self.busy.as_ref().is_some_and(|d| d.at > now) {
+                return;
+            }
+            if let Some(d) = self.busy.take() {
+                free_at = d.at;
+                emit(d);
+            }
+            let Some(pkt) = take(free_at) else {
+                return;
+            };
+            self.busy = Some(self.model.serve(free_at, pkt, rng));
+        }
+    }
+}
+
 impl<P: Wire, L: Lead> Timed<Rate, P, L> {
     /// Starts sending `pkt` at `now` on an idle transmitter, as [`ServiceModel::advance`]
     /// would on taking it from the queue at `now`; hands it back, with nothing changed,
@@ -270,20 +300,7 @@ impl<M: TimedModel, P: Wire, L: Lead> ServiceModel<P, L> for Timed<M, P, L> {
         rng: &mut SimRng,
         emit: &mut F,
     ) {
-        let mut free_at = now;
-        loop {
-            if self.busy.as_ref().is_some_and(|d| d.at > now) {
-                return;
-            }
-            if let Some(d) = self.busy.take() {
-                free_at = d.at;
-                emit(d);
-            }
-            let Some(pkt) = queue.dequeue(free_at) else {
-                return;
-            };
-            self.busy = Some(self.model.serve(free_at, pkt, rng));
-        }
+        self.run(now, |at| queue.dequeue(at), rng, emit);
     }
 
     fn next_wakeup(&self, _queue: &Queue<P>) -> Option<Time> {
