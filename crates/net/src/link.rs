@@ -176,31 +176,46 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     }
 
     /// [`LinkDir::enqueue`] at a running link with plain serialisation and a drop-tail
-    /// queue, the common case. The transmitter is run first only when it holds a
-    /// packet: an idle one has nothing due and an empty queue, since it takes the
-    /// queue's head whenever it frees up. A packet that finds it idle (after that run)
-    /// and the queue empty goes straight into service: what the queue's push and the
+    /// queue, the common case: the steps of [`LinkDir::admit`] for that pair, without
+    /// the dispatch over every discipline and model. The transmitter is run first only
+    /// when a transmission has ended by `now`: otherwise it is busy past `now`, or idle
+    /// with nothing due and the queue empty (it takes the queue's head whenever it
+    /// frees up), and running it does nothing. A packet that finds it idle and the
+    /// queue empty goes straight into service: what the queue's push and the
     /// transmitter's pop of the same packet at `now` would do (same counters, no draw:
     /// drop-tail draws nothing), without them and the second run.
     #[inline(always)]
-    fn enqueue_plain(&mut self, now: Time, pkt: P) -> Option<P> {
-        if self.service.holding().is_some() {
-            self.advance(now);
-        }
-        debug_assert!(self.service.holding().is_some() || self.queue.fifo().is_empty());
-        if let (Service::Rate(t), Queue::DropTail(q)) = (&mut self.service, &self.queue) {
-            if q.passes_straight(&pkt) {
-                match t.start_idle(now, pkt, &mut self.rng) {
-                    Ok(()) => {
-                        self.offered.add(&pkt);
-                        self.check_invariant();
-                        return None;
-                    }
-                    Err(pkt) => return self.admit(now, pkt, true),
-                }
+    fn enqueue_plain(&mut self, now: Time, mut pkt: P) -> Option<P> {
+        if let Service::Rate(t) = &self.service {
+            if t.ended_by(now) {
+                self.advance(now);
             }
         }
-        self.admit(now, pkt, true)
+        let (Service::Rate(t), Queue::DropTail(q)) = (&mut self.service, &mut self.queue) else {
+            // Not reached: `enqueue` took this path for this pair only.
+            return self.admit(now, pkt, true);
+        };
+        debug_assert!(t.is_busy() || q.fifo().is_empty());
+        self.offered.add(&pkt);
+        if !t.is_busy() && q.passes_straight(&pkt) {
+            match t.start_idle(now, pkt, &mut self.rng) {
+                Ok(()) => {
+                    self.check_invariant();
+                    return None;
+                }
+                Err(back) => pkt = back,
+            }
+        }
+        let dropped = q.enqueue(pkt);
+        if let Some(d) = &dropped {
+            self.dropped.add(d);
+        }
+        // As in `admit`: a transmitter still busy takes nothing from the queue now.
+        if !t.is_busy() {
+            self.advance(now);
+        }
+        self.check_invariant();
+        dropped
     }
 
     /// [`LinkDir::enqueue`] in ns-2's order of same-instant events: an arrival whose

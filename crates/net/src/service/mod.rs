@@ -242,6 +242,18 @@ impl<M, P, L> Timed<M, P, L> {
 }
 
 impl<M: TimedModel, P: Wire, L: Lead> Timed<M, P, L> {
+    /// Is a packet being sent (or sent and not yet passed on by `advance`)?
+    #[inline(always)]
+    pub fn is_busy(&self) -> bool {
+        self.busy.is_some()
+    }
+
+    /// Has the transmission in progress ended by `now` (so that `advance` has work)?
+    #[inline(always)]
+    pub fn ended_by(&self, now: Time) -> bool {
+        self.busy.as_ref().is_some_and(|d| d.at <= now)
+    }
+
     /// [`ServiceModel::advance`] with the queue's dequeue as `take` (`take(at)` hands
     /// over the queue's head when the transmitter frees up at `at`): the link runs a
     /// plain drop-tail queue through this directly, without the dispatch over every
