@@ -186,10 +186,8 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// drop-tail draws nothing), without them and the second run.
     #[inline(always)]
     fn enqueue_plain(&mut self, now: Time, mut pkt: P) -> Option<P> {
-        if let Service::Rate(t) = &self.service {
-            if t.ended_by(now) {
-                self.advance(now);
-            }
+        if self.transmitter_due(now) {
+            self.advance(now);
         }
         let (Service::Rate(t), Queue::DropTail(q)) = (&mut self.service, &mut self.queue) else {
             // Not reached: `enqueue` took this path for this pair only.
@@ -324,7 +322,9 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// inside the link into `dropped`.
     pub fn poll(&mut self, now: Time, delivered: &mut Vec<P>, dropped: &mut Vec<P>) {
         self.tick(now);
-        self.advance(now);
+        if self.transmitter_due(now) {
+            self.advance(now);
+        }
         self.poll_noting(now, delivered, dropped, |_| {});
     }
 
@@ -527,6 +527,19 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// delay trace at the departure, nor in ns-2's same-instant order.
     fn wakes_for_arrivals_only(&self) -> bool {
         !L::KEPT && self.delay_rng.is_none()
+    }
+
+    /// May running the transmitter up to `now` change anything? Always, except at a
+    /// running plain link (rate, drop-tail, not frozen) outside ns-2's same-instant
+    /// order, where only a transmission ended by `now` gives it work: busy past `now`
+    /// it waits, and idle it has nothing due and an empty queue (it takes the queue's
+    /// head whenever it frees up).
+    #[inline(always)]
+    fn transmitter_due(&self, now: Time) -> bool {
+        match (&self.service, &self.queue, &self.suspension) {
+            (Service::Rate(t), Queue::DropTail(_), None) if !L::KEPT => t.ended_by(now),
+            _ => true,
+        }
     }
 
     /// Runs the transmitter up to `now` unless a freeze stops it; finished packets
