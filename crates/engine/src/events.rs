@@ -213,9 +213,15 @@ impl EventQueue {
         }
         let earliest = emptied.iter().map(|e| e.time).min()?;
         self.instant = earliest;
+        // The first event at `earliest` is returned, not queued in `current` and
+        // taken out again; the others at it follow it there in their order.
+        let mut first = None;
         for e in emptied.drain(..) {
             if e.time == earliest {
-                self.current.push_back(e);
+                match first {
+                    None => first = Some(e),
+                    Some(_) => self.current.push_back(e),
+                }
             } else {
                 // Below `b`: both times have bit `b` set and agree above it.
                 let below = bucket(e.time, earliest);
@@ -223,7 +229,7 @@ impl EventQueue {
                 self.occupied |= 1 << below;
             }
         }
-        self.current.pop_front()
+        first
     }
 
     /// Time of the earliest event.
