@@ -312,10 +312,13 @@ impl TcpReceiver {
     /// The `linux` profile: `tcp_event_data_recv` for new in-order data, quick-ACK
     /// mode for a duplicate (`tcp_data_queue`: "A retransmit ... Force an immediate
     /// ack"); returns whether the ACK goes out at once (`tcp_in_quickack_mode`).
+    #[inline]
     fn linux_on_data(&mut self, now: Time, new_in_order: bool, duplicate: bool) -> bool {
-        if self.linux_ack.is_none() {
-            return false;
-        }
+        self.linux_ack.is_some() && self.linux_ack_on_data(now, new_in_order, duplicate)
+    }
+
+    /// [`Self::linux_on_data`] on a `linux` receiver.
+    fn linux_ack_on_data(&mut self, now: Time, new_in_order: bool, duplicate: bool) -> bool {
         if let Some(sent) = self.syn_ack_sent.take() {
             let mut r = Rto::new(&self.cfg.rto);
             r.on_syn_sample(now.saturating_since(sent));
@@ -340,7 +343,13 @@ impl TcpReceiver {
     /// from `tcp_event_data_recv`; out of order from `tcp_data_queue_ofo`, SACK
     /// flows only), then `tcp_rcv_space_adjust` as the application reads the
     /// in-order bytes. Returns whether the growth asks for an immediate ACK.
+    #[inline]
     fn linux_grow_window(&mut self, now: Time, len: u64, in_order: bool, new: u64) -> bool {
+        self.linux_rcvbuf.is_some() && self.linux_rcvbuf_grow(now, len, in_order, new)
+    }
+
+    /// [`Self::linux_grow_window`] on a `linux` receiver.
+    fn linux_rcvbuf_grow(&mut self, now: Time, len: u64, in_order: bool, new: u64) -> bool {
         let held = self.held_out_of_order();
         let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
         let (rcv_nxt, sack) = (self.rcv_nxt, self.cfg.sack_enabled());
