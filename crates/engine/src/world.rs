@@ -959,6 +959,15 @@ impl<L: Lead> Sim<L> {
     fn deliver(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
         let f = p.flow.index();
         self.capture(f, p, false);
+        if let FlowState::Cbr(_) = self.flows[f].state {
+            // A datagram's arrival changes nothing at its CBR source but the count: no
+            // packet to send, no timer moved, no TCP state to check, so the rest of
+            // `after_flow_event` would do nothing.
+            if p.kind == PacketKind::Datagram {
+                self.flows[f].result.delivered += 1;
+            }
+            return Ok(());
+        }
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let flow = &mut self.flows[f];

@@ -56,6 +56,12 @@ impl LinuxCc {
     }
 
     /// `pkts_acked` with an RTT sample: a new ssthresh (segments) if slow start ends.
+    /// Whether [`Self::on_rtt_sample`] can do anything (CUBIC's HyStart; Reno's
+    /// `pkts_acked` is empty), so a Reno sender builds no view for it.
+    pub fn uses_rtt_samples(&self) -> bool {
+        matches!(self, LinuxCc::Cubic(_))
+    }
+
     pub fn on_rtt_sample(&mut self, v: &crate::cubic::RttView) -> Option<u64> {
         match self {
             LinuxCc::Reno(_) => None,

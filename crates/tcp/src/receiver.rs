@@ -8,6 +8,7 @@ use crate::config::{EchoRule, TcpConfig};
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
 use crate::rto::{Rto, RtoEstimator};
+use spikelab_core::packet::MAX_SACK_BLOCKS;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
 
 /// An out-of-order block held above `rcv_nxt`, with when it last grew (for the SACK
@@ -18,6 +19,13 @@ struct OooBlock {
     end: u64,
     touched: u64,
 }
+
+/// A placeholder for the unused places of [`most_recent_blocks`]'s list.
+const EMPTY_BLOCK: OooBlock = OooBlock {
+    start: 0,
+    end: 0,
+    touched: 0,
+};
 
 /// What one arriving data segment was, for the engine's ground truth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,10 +320,13 @@ impl TcpReceiver {
     /// The `linux` profile: `tcp_event_data_recv` for new in-order data, quick-ACK
     /// mode for a duplicate (`tcp_data_queue`: "A retransmit ... Force an immediate
     /// ack"); returns whether the ACK goes out at once (`tcp_in_quickack_mode`).
+    #[inline]
     fn linux_on_data(&mut self, now: Time, new_in_order: bool, duplicate: bool) -> bool {
-        if self.linux_ack.is_none() {
-            return false;
-        }
+        self.linux_ack.is_some() && self.linux_ack_on_data(now, new_in_order, duplicate)
+    }
+
+    /// [`Self::linux_on_data`] on a `linux` receiver.
+    fn linux_ack_on_data(&mut self, now: Time, new_in_order: bool, duplicate: bool) -> bool {
         if let Some(sent) = self.syn_ack_sent.take() {
             let mut r = Rto::new(&self.cfg.rto);
             r.on_syn_sample(now.saturating_since(sent));
@@ -340,7 +351,13 @@ impl TcpReceiver {
     /// from `tcp_event_data_recv`; out of order from `tcp_data_queue_ofo`, SACK
     /// flows only), then `tcp_rcv_space_adjust` as the application reads the
     /// in-order bytes. Returns whether the growth asks for an immediate ACK.
+    #[inline]
     fn linux_grow_window(&mut self, now: Time, len: u64, in_order: bool, new: u64) -> bool {
+        self.linux_rcvbuf.is_some() && self.linux_rcvbuf_grow(now, len, in_order, new)
+    }
+
+    /// [`Self::linux_grow_window`] on a `linux` receiver.
+    fn linux_rcvbuf_grow(&mut self, now: Time, len: u64, in_order: bool, new: u64) -> bool {
         let held = self.held_out_of_order();
         let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
         let (rcv_nxt, sack) = (self.rcv_nxt, self.cfg.sack_enabled());
@@ -367,6 +384,11 @@ impl TcpReceiver {
 
     /// The window an ACK offers: `receiver_window`, or the Linux receiver's.
     fn advertised_window(&mut self) -> u64 {
+        if self.linux_rcvbuf.is_none() {
+            return self.cfg.receiver_window;
+        }
+        // Only the Linux receiver's window depends on what is held (a sum over the
+        // out-of-order blocks, on every ACK).
         let held = self.held_out_of_order();
         let rcv_nxt = self.rcv_nxt;
         match self.linux_rcvbuf.as_mut() {
@@ -481,16 +503,44 @@ impl TcpReceiver {
         if let Some((a, b)) = self.pending_dsack {
             s.push(a, b);
         }
-        let mut recent: Vec<&OooBlock> = self.ooo.iter().collect();
-        recent.sort_by(|a, b| b.touched.cmp(&a.touched).then(a.start.cmp(&b.start)));
-        for b in recent {
-            if s.len() >= max {
-                break;
-            }
+        // The blocks go out most recent first (ties, which distinct arrivals never
+        // make, by sequence): only as many as fit are picked, without sorting them all.
+        if self.ooo.is_empty() {
+            return s;
+        }
+        let room = max.min(MAX_SACK_BLOCKS).saturating_sub(s.len());
+        for b in most_recent_blocks(&self.ooo, room) {
             s.push(b.start, b.end);
         }
         s
     }
+}
+
+/// The `n` blocks (at most [`MAX_SACK_BLOCKS`]) of `ooo` that were touched last, in the
+/// order most recent first, then lowest sequence first: the first `n` of `ooo` sorted
+/// by that order, picked by insertion into a list of `n` instead of a sorted copy of
+/// all of them (one allocation per ACK).
+fn most_recent_blocks(ooo: &[OooBlock], n: usize) -> impl Iterator<Item = &OooBlock> {
+    let before = |a: &OooBlock, b: &OooBlock| {
+        a.touched > b.touched || (a.touched == b.touched && a.start < b.start)
+    };
+    let mut best: [&OooBlock; MAX_SACK_BLOCKS] = [&EMPTY_BLOCK; MAX_SACK_BLOCKS];
+    let n = n.min(MAX_SACK_BLOCKS);
+    let mut kept = 0;
+    for b in ooo {
+        // Insertion into the kept list, which stays sorted; a block after the last
+        // kept one is not kept once the list is full.
+        let mut at = kept;
+        while at > 0 && before(b, best[at - 1]) {
+            at -= 1;
+        }
+        if at < n {
+            kept = (kept + 1).min(n);
+            best.copy_within(at..kept - 1, at + 1);
+            best[at] = b;
+        }
+    }
+    best.into_iter().take(kept)
 }
 
 #[cfg(test)]
@@ -548,6 +598,26 @@ mod tests {
                     proptest::prop_assert_eq!(r.holds(u as u64 * UNIT), *h, "unit {}", u);
                 }
             }
+        }
+
+        /// The SACK blocks picked without sorting are the first ones of the blocks
+        /// sorted most recent first, then by sequence (RFC 2018 section 4), as many as
+        /// asked, for any arrival stamps (repeated ones included).
+        #[test]
+        fn the_most_recent_blocks_are_the_head_of_the_sorted_blocks(
+            touched in proptest::collection::vec(0u64..8, 0..12),
+            n in 0usize..6,
+        ) {
+            let ooo: Vec<OooBlock> = touched
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| OooBlock { start: 10 * i as u64, end: 10 * i as u64 + 5, touched: t })
+                .collect();
+            let mut sorted = ooo.clone();
+            sorted.sort_by(|a, b| b.touched.cmp(&a.touched).then(a.start.cmp(&b.start)));
+            sorted.truncate(n.min(MAX_SACK_BLOCKS));
+            let got: Vec<OooBlock> = most_recent_blocks(&ooo, n).copied().collect();
+            proptest::prop_assert_eq!(got, sorted);
         }
     }
 

@@ -54,6 +54,9 @@ pub struct SegmentTable {
     sacked_bytes: u64,
     /// End of the highest SACKed segment (None when no segment is SACKed).
     high_sacked_end: Option<u64>,
+    /// Absolute position of that segment (meaningful while `high_sacked_end` is
+    /// set): IsLost and SetPipe start from it on every call, without a search.
+    high_sacked_pos: u64,
     /// Absolute positions of segments that may carry `rexmit_in_episode` (every
     /// [`Self::get_mut`] since the last [`Self::clear_episode_marks`]), pruned as the
     /// front is popped.
@@ -160,7 +163,10 @@ impl SegmentTable {
             if s.start >= start && s.end <= end && !s.sacked {
                 s.sacked = true;
                 newly += s.len();
-                self.high_sacked_end = Some(self.high_sacked_end.map_or(s.end, |h| h.max(s.end)));
+                if self.high_sacked_end.is_none_or(|h| s.end > h) {
+                    self.high_sacked_end = Some(s.end);
+                    self.high_sacked_pos = self.popped + i as u64;
+                }
             }
             i += 1;
         }
@@ -175,6 +181,10 @@ impl SegmentTable {
     }
 
     fn first_at_or_after(&self, seq: u64) -> usize {
+        // At or beyond the table's end (SetPipe's snd_nxt = snd_max): every segment.
+        if self.segs.back().is_none_or(|b| b.end <= seq) {
+            return self.segs.len();
+        }
         self.segs.partition_point(|s| s.start < seq)
     }
 
@@ -214,7 +224,10 @@ impl SegmentTable {
 
     /// Index of the highest SACKed segment.
     fn highest_sacked_index(&self) -> Option<usize> {
-        self.index_of(self.high_sacked_end? - 1)
+        self.high_sacked_end?;
+        let i = (self.high_sacked_pos - self.popped) as usize;
+        debug_assert_eq!(Some(i), self.index_of(self.high_sacked_end? - 1));
+        Some(i)
     }
 
     /// Index of the segment at absolute position `at`, if it has not been popped.

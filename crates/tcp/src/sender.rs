@@ -170,6 +170,10 @@ pub struct TcpSender<E: RtoEstimator> {
     /// The ACK being handled carries SACK blocks (ns-2 FACK ends fast recovery only on
     /// one without: `Ns2Switches::fack_exit_needs_ack_without_sack`).
     ack_has_sack: bool,
+    /// [`Self::rack_enabled`] and [`Self::tlp_enabled`], resolved once from the
+    /// configuration, which a sender never changes (both were tested on every ACK).
+    rack_on: bool,
+    tlp_on: bool,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -260,6 +264,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             sack1_dupacks: Sack1DupAcks::default(),
             fack_hold: false,
             ack_has_sack: false,
+            rack_on: rack_configured(cfg),
+            tlp_on: tlp_configured(cfg),
         }
     }
 
@@ -681,20 +687,27 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     // ----- tail loss probe (crate::tlp) -------------------------------------------
 
-    /// `tcp_early_retrans` 3 or 4 on a SACK connection of the `linux` profile.
+    /// `tcp_early_retrans` 3 or 4 on a SACK connection of the `linux` profile
+    /// ([`tlp_configured`]).
+    #[inline]
     fn tlp_enabled(&self) -> bool {
-        let on = |l: &crate::LinuxSysctls| matches!(l.tcp_early_retrans, 3 | 4);
-        self.cfg.linux.as_ref().is_some_and(on) && self.cfg.sack_enabled()
+        self.tlp_on
     }
 
     /// `tcp_schedule_loss_probe`: arms the probe instead of the RTO in the Open state;
     /// returns whether it did.
+    #[inline]
     fn schedule_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
+        self.tlp_enabled() && self.schedule_enabled_probe(now, advancing_rto)
+    }
+
+    /// [`Self::schedule_probe`] on a flow with tail loss probes.
+    fn schedule_enabled_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
         // TCP_CA_Open only: SACKed or lost segments outstanding make the kernel's
         // state TCP_CA_Disorder (`tcp_try_keep_open`), where no probe is scheduled.
         let disorder = self.w.segs.sacked_bytes() > 0 || self.rack.lost_pending() > 0;
         let open = self.phase == Phase::Open && !self.frto_hold && !disorder;
-        if !self.tlp_enabled() || !open || self.w.snd_una >= self.w.snd_max {
+        if !open || self.w.snd_una >= self.w.snd_max {
             return false;
         }
         let Some(head) = self.w.segs.get(0) else {
@@ -765,10 +778,11 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     // ----- RACK loss detection (crate::rack) ---------------------------------------
 
-    /// `tcp_recovery` bit 1 on a SACK connection of the `linux` profile (`tcp_is_rack`).
+    /// `tcp_recovery` bit 1 on a SACK connection of the `linux` profile (`tcp_is_rack`;
+    /// [`rack_configured`]).
+    #[inline]
     fn rack_enabled(&self) -> bool {
-        let on = |l: &crate::LinuxSysctls| l.tcp_recovery & 1 != 0;
-        self.cfg.linux.as_ref().is_some_and(on) && self.cfg.sack_enabled()
+        self.rack_on
     }
 
     /// `tcp_sacktag_one` and `tcp_clean_rtx_queue`: RACK hears of every segment this
@@ -1194,6 +1208,9 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// `pkts_acked` (CUBIC's HyStart may end slow start: ssthresh = cwnd).
     fn cc_on_rtt_sample(&mut self, now: Time, rtt: Dur) {
+        if !self.linux_cc.uses_rtt_samples() {
+            return;
+        }
         let mss = self.w.mss;
         let v = crate::cubic::RttView {
             now,
@@ -1365,10 +1382,16 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// `tcp_cwnd_reduction` (crate::prr) on every ACK of a `linux` fast recovery:
     /// cwnd = pipe + sndcnt.
+    #[inline]
     fn prr_on_ack(&mut self, delivered: u64, una_advanced: bool) {
         if self.cfg.linux.is_none() || !matches!(self.phase, Phase::Recovery { .. }) {
             return;
         }
+        self.prr_reduce(delivered, una_advanced);
+    }
+
+    /// [`Self::prr_on_ack`] in a `linux` fast recovery.
+    fn prr_reduce(&mut self, delivered: u64, una_advanced: bool) {
         let mss = self.w.mss;
         let pipe = self.pipe_segments();
         let newly = delivered.div_ceil(mss);
@@ -1885,6 +1908,18 @@ type SackBlock = (u64, u64);
 /// (RFC 2883 section 4: the first block reports a duplicate when it lies below the
 /// cumulative ACK or inside the second block).
 /// The highest right edge among an ACK's SACK blocks (D-SACK excluded).
+/// `tcp_recovery` bit 1 on a SACK connection of the `linux` profile (`tcp_is_rack`).
+fn rack_configured(cfg: &TcpConfig) -> bool {
+    let on = |l: &crate::LinuxSysctls| l.tcp_recovery & 1 != 0;
+    cfg.linux.as_ref().is_some_and(on) && cfg.sack_enabled()
+}
+
+/// `tcp_early_retrans` 3 or 4 on a SACK connection of the `linux` profile.
+fn tlp_configured(cfg: &TcpConfig) -> bool {
+    let on = |l: &crate::LinuxSysctls| matches!(l.tcp_early_retrans, 3 | 4);
+    cfg.linux.as_ref().is_some_and(on) && cfg.sack_enabled()
+}
+
 fn sack_right_edge(pkt: &Packet) -> Option<u64> {
     split_dsack(pkt).1.iter().map(|b| b.1).max()
 }
