@@ -13,11 +13,12 @@ use crate::interrupt::{self, Staging};
 use crate::outdir::{self, Scope};
 use crate::run::{create_dir, publish_failure, staging_path};
 use anyhow::{anyhow, Context as _};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
 use spikelab_experiments::eifel::OnDisk;
 use spikelab_experiments::report::{render_html, render_markdown, Section};
 use spikelab_experiments::reproduction::{registry, Context, Reproduction};
-use spikelab_experiments::runner::{default_jobs, Progress};
+use spikelab_experiments::runner::{default_jobs, on_pool, Progress};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
@@ -129,32 +130,21 @@ fn reproduce_into(
 ) -> Result<(), Failure> {
     let jobs = a.jobs.map_or_else(default_jobs, |j| j as usize);
     let started = Instant::now();
-    let mut sections = Vec::new();
-    for r in chosen {
-        let dir = root.join(r.name());
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
-        let progress = bar(r.name());
-        let ctx = Context {
-            root: root.to_path_buf(),
-            dir,
-            reps: a.reps,
-            seed: a.seed,
-            jobs,
-            progress: &progress,
-        };
-        let t = Instant::now();
-        let section = r
-            .run(&ctx)
-            .with_context(|| format!("reproducing {}", r.name()))?;
-        progress.0.finish_and_clear();
-        eprintln!(
-            "{:>16}: done in {:.1} s",
-            r.name(),
-            t.elapsed().as_secs_f64()
-        );
-        sections.push(section);
-    }
+    let bars = match std::io::stderr().is_terminal() {
+        true => MultiProgress::new(),
+        false => MultiProgress::with_draw_target(ProgressDrawTarget::hidden()),
+    };
+    // The papers are tasks of one pool (`runner::on_pool`), their grids and runs too:
+    // a thread done with one paper's runs takes another's instead of waiting for the
+    // slowest run of a grid. Each paper writes only into its own directory, and the
+    // sections are taken in the order chosen.
+    let sections = on_pool(jobs, || {
+        chosen
+            .par_iter()
+            .map(|r| reproduce_one(root, *r, a, jobs, &bars))
+            .collect::<Vec<_>>()
+    });
+    let sections = sections.into_iter().collect::<Result<Vec<_>, Failure>>()?;
     let _writing = interrupt::writing();
     write_report(root, &sections, a.reps)?;
     eprintln!(
@@ -163,6 +153,40 @@ fn reproduce_into(
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Runs reproduction `r` into `root/<name>` and returns its section.
+fn reproduce_one(
+    root: &Path,
+    r: &dyn Reproduction,
+    a: &ReproduceArgs,
+    jobs: usize,
+    bars: &MultiProgress,
+) -> Result<Section, Failure> {
+    let dir = root.join(r.name());
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let progress = Bar(bars.add(bar(r.name()).0));
+    let ctx = Context {
+        root: root.to_path_buf(),
+        dir,
+        reps: a.reps,
+        seed: a.seed,
+        jobs,
+        progress: &progress,
+    };
+    let t = Instant::now();
+    let section = r
+        .run(&ctx)
+        .with_context(|| format!("reproducing {}", r.name()))?;
+    progress.0.finish_and_clear();
+    bars.suspend(|| {
+        eprintln!(
+            "{:>16}: done in {:.1} s",
+            r.name(),
+            t.elapsed().as_secs_f64()
+        )
+    });
+    Ok(section)
 }
 
 fn write_report(root: &Path, sections: &[Section], reps: u32) -> Result<(), Failure> {

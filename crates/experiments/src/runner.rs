@@ -76,11 +76,7 @@ where
         .flat_map(|c| (first..first + reps).map(move |r| (c, r)))
         .collect();
     batch.progress.add_total(jobs.len() as u64);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(batch.jobs.max(1))
-        .build()
-        .expect("a rayon thread pool");
-    let flat: Result<Vec<T>, InvariantViolation> = pool.install(|| {
+    let flat: Result<Vec<T>, InvariantViolation> = on_pool(batch.jobs, || {
         jobs.par_iter()
             .map(|&(c, r)| {
                 let seed = RngStreams::repetition_seed(batch.seed, r as u64);
@@ -96,7 +92,83 @@ where
         .collect())
 }
 
+/// Runs `op` on a rayon pool of `jobs` threads: the one the caller already runs on
+/// when it has that many threads, else a new one. `spikelab reproduce` runs its papers,
+/// and an experiment its grids, as tasks of one pool, so that while one grid's last
+/// runs finish the other thread takes runs of the next grid instead of idling; each
+/// result is still collected in its own order, so the output does not depend on which
+/// thread ran what.
+pub fn on_pool<R: Send>(jobs: usize, op: impl FnOnce() -> R + Send) -> R {
+    let jobs = jobs.max(1);
+    if rayon::current_thread_index().is_some() && rayon::current_num_threads() == jobs {
+        return op();
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .expect("a rayon thread pool")
+        .install(op)
+}
+
 /// The number of cores, the default for `jobs`.
 pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_of_the_asked_size_is_reused_and_another_size_gets_its_own() {
+        let outer = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let (same, other) = outer.install(|| {
+            let here = std::thread::current().id();
+            let same = on_pool(3, || {
+                (rayon::current_num_threads(), std::thread::current().id())
+            });
+            let other = on_pool(2, || {
+                (rayon::current_num_threads(), std::thread::current().id())
+            });
+            assert_eq!(same.1, here, "reused: run on the calling worker itself");
+            assert_ne!(other.1, here, "a pool of its own: another thread");
+            (same.0, other.0)
+        });
+        assert_eq!((same, other), (3, 2));
+        assert_eq!(on_pool(1, rayon::current_num_threads), 1);
+    }
+
+    #[test]
+    fn runs_in_a_shared_pool_come_back_as_on_one_thread() {
+        let cells: Vec<SimConfig> = ["gprs-eifel.toml", "gprs-eifel-100kb.toml"]
+            .iter()
+            .map(|n| {
+                let text = crate::embedded::scenario(n).unwrap();
+                spikelab_scenario::parse(text, n).unwrap().to_sim()
+            })
+            .collect();
+        let counter = Counter::default();
+        let batch = |jobs| Batch {
+            reps: 3,
+            seed: 7,
+            jobs,
+            progress: &counter,
+        };
+        let summary = |c: usize, r: u32, res: &RunResult| (c, r, res.events, res.end);
+        let alone = run_cells(&cells, batch(1), summary).unwrap();
+        // Two grids at once in one pool of two threads, as `spikelab reproduce` runs them.
+        let (a, b) = on_pool(2, || {
+            rayon::join(
+                || run_cells(&cells, batch(2), summary).unwrap(),
+                || run_cells(&cells, batch(2), summary).unwrap(),
+            )
+        });
+        assert_eq!(a, alone);
+        assert_eq!(b, alone);
+        assert_eq!(alone[1][2].0, 1);
+        assert_eq!(alone[1][2].1, 2);
+    }
 }

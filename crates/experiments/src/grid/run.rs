@@ -12,6 +12,7 @@ use crate::report::{
 use crate::reproduction::Context;
 use crate::runner::{run_cells, Batch};
 use anyhow::{anyhow, Context as _};
+use rayon::prelude::*;
 use spikelab_core::FlowId;
 use spikelab_engine::SimConfig;
 use spikelab_output::csv::CsvWriter;
@@ -566,9 +567,17 @@ pub type Grids<'s> = BTreeMap<&'s str, GridResult>;
 /// returns the section, its blocks in the order of `layout` (or notes, tables, figures);
 /// layout item `rust:<name>` is the registered block [`super::layout::rust_block`].
 pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
+    // The grids are tasks of one pool ([`crate::runner::on_pool`]); their results are
+    // taken in the experiment's order, the first error in that order reported.
+    let ran: Vec<anyhow::Result<GridResult>> = crate::runner::on_pool(ctx.jobs, || {
+        spec.grid
+            .par_iter()
+            .map(|g| run_grid(spec, g, ctx))
+            .collect()
+    });
     let mut results: BTreeMap<&str, GridResult> = BTreeMap::new();
-    for g in &spec.grid {
-        results.insert(&g.name, run_grid(spec, g, ctx)?);
+    for (g, r) in spec.grid.iter().zip(ran) {
+        results.insert(&g.name, r?);
     }
     let grid = |name: &str| {
         results

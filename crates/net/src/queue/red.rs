@@ -202,7 +202,19 @@ impl Default for RedConfig {
 /// the others an empty queue: `avg (1-w)^rounds + w q` (F&J section 4; red.cc
 /// `estimator`).
 pub fn ewma(avg: f64, q: f64, w: f64, rounds: u64) -> f64 {
-    avg * (1.0 - w).powf(rounds as f64) + w * q
+    avg * decay(1.0 - w, rounds) + w * q
+}
+
+/// `keep^rounds`. One round (an arrival at a busy link, nearly all of them) is `keep`
+/// itself, without a call to `pow`: `pow(x, 1)` is `x` exactly (glibc's `pow` errs by
+/// under 1 ULP and `x` is representable; test `one_round_decays_exactly_as_pow_does`).
+/// `pow` was 1.9 % of the instructions of `reproduce peak-hopper`.
+#[inline]
+fn decay(keep: f64, rounds: u64) -> f64 {
+    match rounds {
+        1 => keep,
+        _ => keep.powf(rounds as f64),
+    }
 }
 
 /// RED's base drop probability p_b at average queue `avg` (F&J eq. in section 4; the

@@ -265,3 +265,21 @@ fn the_red_limit_takes_a_number_or_the_drop_tail_packets_form() {
         "{e}"
     );
 }
+
+proptest::proptest! {
+    /// The short path of [`decay`] for one round gives the bits `pow` gives, and so
+    /// does the average: `ewma` is the F&J estimator whichever path it takes.
+    #[test]
+    fn one_round_decays_exactly_as_pow_does(
+        w in 0.0f64..=1.0,
+        avg in 0.0f64..1e6,
+        q in 0u32..100_000,
+        rounds in 1u64..10_000,
+    ) {
+        let keep = 1.0 - w;
+        proptest::prop_assert_eq!(decay(keep, 1).to_bits(), keep.powf(1.0).to_bits());
+        proptest::prop_assert_eq!(decay(keep, rounds).to_bits(), keep.powf(rounds as f64).to_bits());
+        let by_pow = avg * keep.powf(1.0) + w * q as f64;
+        proptest::prop_assert_eq!(ewma(avg, q as f64, w, 1).to_bits(), by_pow.to_bits());
+    }
+}
