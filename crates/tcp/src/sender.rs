@@ -1592,7 +1592,15 @@ impl<E: RtoEstimator> TcpSender<E> {
                 Phase::Recovery { .. } => self
                     .recovery
                     .next_in_recovery(&self.w, self.next_segment_end().is_some()),
-                _ => self.open_window_allows().then_some(Transmit::New),
+                _ => match self.open_window_end() {
+                    // The window admits the segment at snd_nxt, whose end is known.
+                    Some(end) => {
+                        self.send_segment(now, end, out);
+                        sent_any = true;
+                        continue;
+                    }
+                    None => None,
+                },
             };
             let sent = match choice {
                 Some(Transmit::Retransmit(i)) => {
@@ -1647,10 +1655,9 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// RFC 5681: a segment may go out while it ends within snd_una + cwnd; Limited
     /// Transmit (RFC 3042) lets the first two duplicate ACKs each release one more.
-    fn open_window_allows(&self) -> bool {
-        let Some(end) = self.next_segment_end() else {
-            return false;
-        };
+    /// Returns the end of the segment at snd_nxt when it may go out.
+    fn open_window_end(&self) -> Option<u64> {
+        let end = self.next_segment_end()?;
         let new_data = self.w.snd_nxt == self.w.snd_max;
         let lt_here = new_data || self.cfg.ns2.limited_transmit_in_go_back_n;
         let limited = if self.cfg.limited_transmit && lt_here {
@@ -1671,7 +1678,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         } else {
             limited
         };
-        end <= self.w.snd_una + self.w.cwnd + limited
+        (end <= self.w.snd_una + self.w.cwnd + limited).then_some(end)
     }
 
     /// Sends the segment at snd_nxt: a go-back-N retransmission below snd_max (skipping
@@ -1680,6 +1687,12 @@ impl<E: RtoEstimator> TcpSender<E> {
         let Some(end) = self.next_segment_end() else {
             return false;
         };
+        self.send_segment(now, end, out);
+        true
+    }
+
+    /// Sends the segment at snd_nxt, which ends at `end` ([`Self::next_segment_end`]).
+    fn send_segment(&mut self, now: Time, end: u64, out: &mut Vec<Packet>) {
         let start = self.w.snd_nxt;
         if start < self.w.snd_max {
             let i = self
@@ -1702,7 +1715,6 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.w.snd_max = end;
             self.emit(now, start, end, false, out);
         }
-        true
     }
 
     /// Retransmits table entry `i` without moving snd_nxt (fast retransmit, recovery).
