@@ -78,7 +78,13 @@ fn outputs_are_byte_identical_whatever_jobs_is() {
     }
     assert!(names.contains(&PathBuf::from("trace/rep3.csv")));
     assert!(names.contains(&PathBuf::from("pcap/rep3-bulk.pcap")));
-    for n in &names {
+    assert_same_bytes(&a, &b, &names);
+}
+
+/// Every file of `names` has the same bytes under `a` (written with `--jobs 1`) and `b`
+/// (`--jobs 2`).
+fn assert_same_bytes(a: &Path, b: &Path, names: &[PathBuf]) {
+    for n in names {
         let (x, y) = (
             std::fs::read(a.join(n)).unwrap(),
             std::fs::read(b.join(n)).unwrap(),
@@ -89,6 +95,33 @@ fn outputs_are_byte_identical_whatever_jobs_is() {
             n.display()
         );
     }
+}
+
+/// `spikelab reproduce` runs its papers, their grids and their runs as tasks of one
+/// thread pool; what it writes does not depend on how many threads ran them.
+#[test]
+fn two_papers_at_once_write_the_bytes_one_thread_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (jobs, out) in [("1", "one"), ("2", "two")] {
+        let args = [
+            "reproduce",
+            "gprs-eifel",
+            "eifel-response",
+            "--reps",
+            "2",
+            "--jobs",
+            jobs,
+            "--out",
+            out,
+        ];
+        assert_ok(&spikelab(tmp.path(), &args));
+    }
+    let (a, b) = (tmp.path().join("one"), tmp.path().join("two"));
+    let names = files(&a);
+    assert_eq!(names, files(&b));
+    assert!(names.contains(&PathBuf::from("report.md")), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("eifel-response")));
+    assert_same_bytes(&a, &b, &names);
 }
 
 /// Rows of `runs.csv` in `dir` whose `rep` column is 0.
