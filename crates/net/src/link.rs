@@ -24,7 +24,8 @@ use crate::delay::{DelaySampling, DelayTrace};
 use crate::freeze::{FreezeMode, FrozenArrivals};
 use crate::link::same_instant::Lead;
 use crate::queue::Queue;
-use crate::service::{Departure, Service};
+use crate::service::rate::Rate;
+use crate::service::{Departure, Service, Timed};
 use rand::{Rng, SeedableRng};
 use spikelab_core::{BitRate, Dur, Packet, SimRng, Time, Wire};
 use std::collections::VecDeque;
@@ -166,10 +167,8 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// sees the arrival in its true state whatever order the engine polls in.
     pub fn enqueue(&mut self, now: Time, pkt: P) -> Option<P> {
         self.tick(now);
-        if self.suspension.is_none() && !L::KEPT {
-            if let (Service::Rate(_), Queue::DropTail(_)) = (&self.service, &self.queue) {
-                return self.enqueue_plain(now, pkt);
-            }
+        if self.plain().is_some() {
+            return self.enqueue_plain(now, pkt);
         }
         self.advance(now);
         self.admit(now, pkt, true)
@@ -536,9 +535,17 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// head whenever it frees up).
     #[inline(always)]
     fn transmitter_due(&self, now: Time) -> bool {
+        self.plain().is_none_or(|t| t.ended_by(now))
+    }
+
+    /// The transmitter of a running plain link (plain serialisation from a drop-tail
+    /// queue, not frozen, outside ns-2's same-instant order), the case the fast paths
+    /// of [`LinkDir::enqueue`] and [`LinkDir::poll`] serve; `None` for any other link.
+    #[inline(always)]
+    fn plain(&self) -> Option<&Timed<Rate, P, L>> {
         match (&self.service, &self.queue, &self.suspension) {
-            (Service::Rate(t), Queue::DropTail(_), None) if !L::KEPT => t.ended_by(now),
-            _ => true,
+            (Service::Rate(t), Queue::DropTail(_), None) if !L::KEPT => Some(t),
+            _ => None,
         }
     }
 

@@ -284,17 +284,15 @@ impl<M: TimedModel, P: Wire, L: Lead> Timed<M, P, L> {
 }
 
 impl<P: Wire, L: Lead> Timed<Rate, P, L> {
-    /// Starts sending `pkt` at `now` on an idle transmitter, as [`ServiceModel::advance`]
-    /// would on taking it from the queue at `now`; hands it back, with nothing changed,
-    /// when the transmitter is busy or the transmission would already have ended by
-    /// `now` (a zero duration: `advance` then passes it on at once). Plain serialisation
-    /// draws nothing, so a refused start leaves no trace (the fast path of
-    /// [`crate::LinkDir::enqueue`]).
+    /// Starts sending `pkt` at `now` on an idle transmitter (the caller has checked
+    /// [`Timed::is_busy`]), as [`ServiceModel::advance`] would on taking it from the
+    /// queue at `now`; hands it back, with nothing changed, when the transmission would
+    /// already have ended by `now` (a zero duration: `advance` then passes it on at
+    /// once). Plain serialisation draws nothing, so a refused start leaves no trace (the
+    /// fast path of [`crate::LinkDir::enqueue`]).
     #[inline(always)]
     pub fn start_idle(&mut self, now: Time, pkt: P, rng: &mut SimRng) -> Result<(), P> {
-        if self.busy.is_some() {
-            return Err(pkt);
-        }
+        debug_assert!(self.busy.is_none(), "start_idle on a busy transmitter");
         let d = self.model.serve(now, pkt, rng);
         if d.at <= now {
             return Err(d.pkt);

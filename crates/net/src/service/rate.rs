@@ -77,28 +77,30 @@ mod tests {
     use rand::SeedableRng;
     use spikelab_core::{FlowId, Packet, PacketKind};
 
-    fn sent(r: &mut Rate, payload: u32) -> Dur {
+    fn packet(payload: u32) -> Packet {
         let mut p = Packet::new(0, FlowId(0), PacketKind::Data, Time::ZERO);
         p.len = payload;
+        p
+    }
+
+    /// The transmission time `r` gives a segment of `payload` bytes, and the one
+    /// `Dur::transmission` computes for it at `bps`.
+    fn sent_and_computed(r: &mut Rate, payload: u32, bps: u64) -> (Dur, Dur) {
+        let p = packet(payload);
+        let want = Dur::transmission(p.wire_bytes() as u64, bps);
         let d: Departure<Packet, ()> = r.serve(Time::ZERO, p, &mut SimRng::seed_from_u64(0));
-        d.at - Time::ZERO
+        (d.at - Time::ZERO, want)
     }
 
     #[test]
     fn remembered_transmission_times_follow_the_size_and_the_rate() {
         let mut r = Rate::new(&RateConfig {}, BitRate(3));
         for payload in [1000, 1000, 0, 7, 7, 1000] {
-            let mut p = Packet::new(0, FlowId(0), PacketKind::Data, Time::ZERO);
-            p.len = payload;
-            let want = Dur::transmission(p.wire_bytes() as u64, 3);
-            assert_eq!(sent(&mut r, payload), want);
+            let (got, want) = sent_and_computed(&mut r, payload, 3);
+            assert_eq!(got, want);
         }
         r.set_rate(BitRate(2_000_000));
-        let mut p = Packet::new(0, FlowId(0), PacketKind::Data, Time::ZERO);
-        p.len = 1000;
-        assert_eq!(
-            sent(&mut r, 1000),
-            Dur::transmission(p.wire_bytes() as u64, 2_000_000)
-        );
+        let (got, want) = sent_and_computed(&mut r, 1000, 2_000_000);
+        assert_eq!(got, want);
     }
 }
