@@ -184,17 +184,27 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// transmitter's pop of the same packet at `now` would do (same counters, no draw:
     /// drop-tail draws nothing), without them and the second run.
     #[inline(always)]
-    fn enqueue_plain(&mut self, now: Time, mut pkt: P) -> Option<P> {
+    fn enqueue_plain(&mut self, now: Time, pkt: P) -> Option<P> {
         if self.transmitter_due(now) {
             self.advance(now);
         }
+        self.admit_plain(now, pkt, true)
+    }
+
+    /// [`LinkDir::admit`] at a running link with plain serialisation and a drop-tail
+    /// queue (after the transmitter has run as far as it may): the packet goes
+    /// straight into service when `run` allows, the transmitter is idle and the queue
+    /// empty; otherwise it enters the queue, which the transmitter drains up to `now`
+    /// if `run` and it is idle.
+    #[inline(always)]
+    fn admit_plain(&mut self, now: Time, mut pkt: P, run: bool) -> Option<P> {
         let (Service::Rate(t), Queue::DropTail(q)) = (&mut self.service, &mut self.queue) else {
-            // Not reached: `enqueue` took this path for this pair only.
-            return self.admit(now, pkt, true);
+            // Not reached: callers take this path for this pair only.
+            return self.admit(now, pkt, run);
         };
         debug_assert!(t.is_busy() || q.fifo().is_empty());
         self.offered.add(&pkt);
-        if !t.is_busy() && q.passes_straight(&pkt) {
+        if run && !t.is_busy() && q.passes_straight(&pkt) {
             match t.start_idle(now, pkt, &mut self.rng) {
                 Ok(()) => {
                     self.check_invariant();
@@ -208,7 +218,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             self.dropped.add(d);
         }
         // As in `admit`: a transmitter still busy takes nothing from the queue now.
-        if !t.is_busy() {
+        if run && !t.is_busy() {
             self.advance(now);
         }
         self.check_invariant();
@@ -220,8 +230,37 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// before it ([`same_instant`]), so it finds that packet still in service. Needs
     /// kept leads (`L = u32`): with none, every transmission end counts as scheduled
     /// at its own time.
+    ///
+    /// At a running plain link ([`LinkDir::running_plain`]) the transmitter is run only
+    /// when a transmission has ended by the time it is run to (otherwise running it
+    /// does nothing, as in [`LinkDir::enqueue`]), and the packet is admitted without
+    /// the dispatch over every discipline ([`LinkDir::admit_plain`]); the same steps
+    /// as [`LinkDir::enqueue_scheduled_general`], which every other link takes (the
+    /// property test `the_ns2_order_fast_paths_match_the_general_ones` compares them).
     pub fn enqueue_scheduled(&mut self, now: Time, pkt: P, scheduled: Time) -> Option<P> {
         self.tick(now);
+        if self.running_plain().is_none() {
+            return self.enqueue_scheduled_general(now, pkt, scheduled);
+        }
+        if let Some(before) = now.0.checked_sub(1).map(Time) {
+            if self.ended_by(before) {
+                self.advance(before);
+            }
+        }
+        let first = self
+            .service
+            .end_scheduled_at(now)
+            .is_some_and(|d| same_instant::arrival_runs_first(scheduled, d));
+        if !first && self.ended_by(now) {
+            self.advance(now);
+        }
+        self.admit_plain(now, pkt, !first)
+    }
+
+    /// [`LinkDir::enqueue_scheduled`] at any link: the transmitter runs up to just
+    /// before `now`, then up to `now` unless the arrival runs before a transmission
+    /// ending `now`.
+    fn enqueue_scheduled_general(&mut self, now: Time, pkt: P, scheduled: Time) -> Option<P> {
         if let Some(before) = now.0.checked_sub(1) {
             self.advance(Time(before));
         }
@@ -340,13 +379,34 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         scheduled: &mut Vec<Time>,
         dropped: &mut Vec<P>,
     ) {
+        let plain = self.running_plain().is_some();
+        self.poll_scheduled_as(now, delivered, scheduled, dropped, plain);
+    }
+
+    /// [`LinkDir::poll_scheduled`]; with `plain` (a running plain link,
+    /// [`LinkDir::running_plain`]) the transmitter is run only when a transmission has
+    /// ended by the time it is run to: otherwise running it does nothing.
+    #[inline(always)]
+    fn poll_scheduled_as(
+        &mut self,
+        now: Time,
+        delivered: &mut Vec<P>,
+        scheduled: &mut Vec<Time>,
+        dropped: &mut Vec<P>,
+        plain: bool,
+    ) {
         self.tick(now);
-        if let Some(before) = now.0.checked_sub(1) {
-            self.advance(Time(before));
+        if let Some(before) = now.0.checked_sub(1).map(Time) {
+            if !plain || self.ended_by(before) {
+                self.advance(before);
+            }
         }
         let out = delivered.len() + dropped.len();
         self.poll_noting(now, delivered, dropped, |t| scheduled.push(t));
-        if self.pipe.is_empty() && delivered.len() + dropped.len() == out {
+        if self.pipe.is_empty()
+            && delivered.len() + dropped.len() == out
+            && (!plain || self.ended_by(now))
+        {
             self.advance(now);
         }
     }
@@ -543,10 +603,27 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// of [`LinkDir::enqueue`] and [`LinkDir::poll`] serve; `None` for any other link.
     #[inline(always)]
     fn plain(&self) -> Option<&Timed<Rate, P, L>> {
+        self.running_plain().filter(|_| !L::KEPT)
+    }
+
+    /// The transmitter of a running plain link (plain serialisation from a drop-tail
+    /// queue, not frozen), in either order of same-instant events. Between calls such
+    /// a transmitter is idle only with the queue empty (every run of it leaves it busy
+    /// past the time it ran to, or idle with nothing left to take), so running it up
+    /// to a time `t` does something only when a transmission has ended by `t`
+    /// ([`LinkDir::ended_by`]).
+    #[inline(always)]
+    fn running_plain(&self) -> Option<&Timed<Rate, P, L>> {
         match (&self.service, &self.queue, &self.suspension) {
-            (Service::Rate(t), Queue::DropTail(_), None) if !L::KEPT => Some(t),
+            (Service::Rate(t), Queue::DropTail(_), None) => Some(t),
             _ => None,
         }
+    }
+
+    /// Has the transmission in progress at a running plain link ended by `t`?
+    #[inline(always)]
+    fn ended_by(&self, t: Time) -> bool {
+        self.running_plain().is_some_and(|x| x.ended_by(t))
     }
 
     /// Runs the transmitter up to `now` unless a freeze stops it; finished packets

@@ -91,6 +91,158 @@ pub fn arrival_runs_first(arrival: Time, departure: Time) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::link::tests::{cfg, data, op, Op};
+    use crate::link::LinkDir;
+    use crate::queue::{DropTailConfig, QueueConfig, QueueLimit};
+    use proptest::prelude::*;
+    use rand::SeedableRng;
+    use spikelab_core::{BitRate, Dur, Packet, SimRng};
+
+    /// The rate of the links the driver runs, in bit/s.
+    const RATE: u64 = 1_000_000;
+
+    /// One step of the ns-2-order driver: an operation after `pause` ns, or (`at_wake`)
+    /// at the link's next wakeup or a transmission's end (chosen by `pause`), before or
+    /// after a wakeup then due is polled; a packet sent carries its arrival's
+    /// scheduling instant `lead` ns before it.
+    type Step = ((u64, Op), bool, bool, u64);
+
+    /// Everything that leaves a link, in order: (what, uid, when, scheduled): deliveries
+    /// (0) with their arrivals' scheduling instants, losses inside the link (1), drops
+    /// by the queue or a freeze (2), and each wakeup time (3).
+    type Log = Vec<(u8, u64, Time, Time)>;
+
+    /// Drives `l` as the engine does in ns-2's order (`enqueue_scheduled`,
+    /// `poll_scheduled` at every wakeup), through the fast paths or, if `general`,
+    /// the general ones only.
+    fn drive_ns2(l: &mut LinkDir<Packet, u32>, steps: &[Step], general: bool) -> Log {
+        let tx1000 = Dur::transmission(data(0, 1000).wire_bytes() as u64, RATE);
+        let mut log = Log::new();
+        let (mut got, mut sched, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+        let mut now = Time::ZERO;
+        for (uid, &((pause, ref op), at_wake, wake_first, lead)) in steps.iter().enumerate() {
+            // At the wakeup, or at the end of the transmission in progress and of the
+            // next ones (whole transmission times of a 1000-byte packet after it: the
+            // ends a link folds in lazily while packets propagate).
+            let end = |k: u64| {
+                let (end, _) = l.service.known_departure()?;
+                Some(end + Dur(k * tx1000.0))
+            };
+            let wake = match pause % 4 {
+                0 => l.next_wakeup(),
+                k => end(k - 1),
+            };
+            let target = match (at_wake, wake.filter(|&w| w >= now)) {
+                (true, Some(w)) => w,
+                _ => now + Dur(pause),
+            };
+            // A link whose pipe empties at a wakeup may be due again at that instant
+            // (the end it left to the arrivals); the engine wakes it again then.
+            let mut rounds = 0;
+            while let Some(w) = l
+                .next_wakeup()
+                .filter(|&w| w < target || (wake_first && w == target))
+            {
+                rounds += 1;
+                assert!(rounds < 10_000, "wakeups do not advance");
+                now = w;
+                match general {
+                    false => l.poll_scheduled(now, &mut got, &mut sched, &mut lost),
+                    true => l.poll_scheduled_as(now, &mut got, &mut sched, &mut lost, false),
+                }
+                log.push((3, 0, now, now));
+                log.extend(
+                    got.drain(..)
+                        .zip(sched.drain(..))
+                        .map(|(p, s)| (0, p.uid, now, s)),
+                );
+                log.extend(lost.drain(..).map(|p: Packet| (1, p.uid, now, now)));
+            }
+            now = target;
+            let dropped = match op {
+                Op::Send { payload } => {
+                    // Half the packets are of 1000 bytes, so that ends fall on the
+                    // times chosen above.
+                    let payload = if lead % 2 == 0 { 1000 } else { *payload };
+                    let (p, s) = (data(uid as u64, payload), Time(now.0.saturating_sub(lead)));
+                    match general {
+                        false => l.enqueue_scheduled(now, p, s),
+                        true => {
+                            l.tick(now);
+                            l.enqueue_scheduled_general(now, p, s)
+                        }
+                    }
+                    .into_iter()
+                    .collect()
+                }
+                Op::Suspend(mode) => {
+                    l.suspend(now, *mode);
+                    Vec::new()
+                }
+                Op::Resume => l.resume(now),
+                Op::Rate(r) => {
+                    l.set_rate(now, BitRate(*r));
+                    Vec::new()
+                }
+            };
+            log.extend(dropped.iter().map(|p| (2, p.uid, now, now)));
+            assert!(l.packets_conserved());
+        }
+        log
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        (op(), any::<bool>(), any::<bool>(), 0u64..20_000_000)
+    }
+
+    proptest! {
+        /// The fast paths of a running plain link in ns-2's order (the transmitter run
+        /// only when a transmission has ended, the packet admitted without the
+        /// discipline's dispatch) leave, wakeup by wakeup, what the general ones leave,
+        /// ties of arrivals with transmission ends included.
+        #[test]
+        fn the_ns2_order_fast_paths_match_the_general_ones(
+            steps in prop::collection::vec(step(), 1..200),
+            limit in 0u64..12,
+            drop_front in any::<bool>(),
+            seed in any::<u64>(),
+        ) {
+            let mut c = cfg(RATE, Dur::from_millis(20), limit);
+            c.queue = QueueConfig::DropTail(DropTailConfig {
+                limit: QueueLimit::Packets(limit),
+                drop_front,
+            });
+            let mut fast = LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed));
+            let mut general = LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed));
+            let want = drive_ns2(&mut general, &steps, true);
+            prop_assert_eq!(drive_ns2(&mut fast, &steps, false), want);
+            prop_assert_eq!(fast.counters(), general.counters());
+        }
+    }
+
+    #[test]
+    fn the_ns2_driver_meets_ties_of_arrivals_and_transmission_ends() {
+        // The property test's driver does reach the case the order exists for: an
+        // arrival at the instant of a transmission end, scheduled before that end.
+        let c = cfg(RATE, Dur::from_millis(20), 1);
+        // Packet 0 starts at 1 ms; the others arrive at its end, scheduled at 0.
+        let steps: Vec<Step> = (0..4)
+            .map(|i| {
+                (
+                    (1_000_000, Op::Send { payload: 1000 }),
+                    i > 0,
+                    false,
+                    20_000_000,
+                )
+            })
+            .collect();
+        let mut l = LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(1));
+        let log = drive_ns2(&mut l, &steps, false);
+        assert!(
+            log.iter().any(|e| e.0 == 2),
+            "a tie scheduled first finds the queue full: {log:?}"
+        );
+    }
 
     #[test]
     fn a_lead_gives_back_the_scheduling_instant() {
