@@ -231,19 +231,16 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// kept leads (`L = u32`): with none, every transmission end counts as scheduled
     /// at its own time.
     ///
-    /// At a running plain link ([`LinkDir::running_plain`]) the transmitter is run only
-    /// when a transmission has ended by the time it is run to (otherwise running it
-    /// does nothing, as in [`LinkDir::enqueue`]), and the packet is admitted without
-    /// the dispatch over every discipline ([`LinkDir::admit_plain`]); the same steps
-    /// as [`LinkDir::enqueue_scheduled_general`], which every other link takes (the
-    /// property test `the_ns2_order_fast_paths_match_the_general_ones` compares them).
+    /// The steps of `enqueue_scheduled_general` (the tests' reference), except that
+    /// at a running link with a timed transmitter the transmitter is run only when a
+    /// transmission has ended by the time it is run to (otherwise running it does
+    /// nothing, [`LinkDir::run_may_act`]), and that a plain link admits the packet
+    /// without the dispatch over every discipline ([`LinkDir::admit_plain`]); the
+    /// property test `the_ns2_order_fast_paths_match_the_general_ones` compares them.
     pub fn enqueue_scheduled(&mut self, now: Time, pkt: P, scheduled: Time) -> Option<P> {
         self.tick(now);
-        if self.running_plain().is_none() {
-            return self.enqueue_scheduled_general(now, pkt, scheduled);
-        }
         if let Some(before) = now.0.checked_sub(1).map(Time) {
-            if self.ended_by(before) {
+            if self.run_may_act(before) {
                 self.advance(before);
             }
         }
@@ -251,15 +248,19 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             .service
             .end_scheduled_at(now)
             .is_some_and(|d| same_instant::arrival_runs_first(scheduled, d));
-        if !first && self.ended_by(now) {
+        if !first && self.run_may_act(now) {
             self.advance(now);
         }
-        self.admit_plain(now, pkt, !first)
+        if self.running_plain().is_some() {
+            return self.admit_plain(now, pkt, !first);
+        }
+        self.admit(now, pkt, !first)
     }
 
-    /// [`LinkDir::enqueue_scheduled`] at any link: the transmitter runs up to just
-    /// before `now`, then up to `now` unless the arrival runs before a transmission
-    /// ending `now`.
+    /// [`LinkDir::enqueue_scheduled`] at any link, step by step: the transmitter runs
+    /// up to just before `now`, then up to `now` unless the arrival runs before a
+    /// transmission ending `now`. The reference the fast path is tested against.
+    #[cfg(test)]
     fn enqueue_scheduled_general(&mut self, now: Time, pkt: P, scheduled: Time) -> Option<P> {
         if let Some(before) = now.0.checked_sub(1) {
             self.advance(Time(before));
@@ -379,13 +380,12 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         scheduled: &mut Vec<Time>,
         dropped: &mut Vec<P>,
     ) {
-        let plain = self.running_plain().is_some();
-        self.poll_scheduled_as(now, delivered, scheduled, dropped, plain);
+        self.poll_scheduled_as(now, delivered, scheduled, dropped, true);
     }
 
-    /// [`LinkDir::poll_scheduled`]; with `plain` (a running plain link,
-    /// [`LinkDir::running_plain`]) the transmitter is run only when a transmission has
-    /// ended by the time it is run to: otherwise running it does nothing.
+    /// [`LinkDir::poll_scheduled`]; with `skip` the transmitter is not run when
+    /// running it does nothing ([`LinkDir::run_may_act`]), without it always (the
+    /// general steps, for the property test).
     #[inline(always)]
     fn poll_scheduled_as(
         &mut self,
@@ -393,11 +393,11 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         delivered: &mut Vec<P>,
         scheduled: &mut Vec<Time>,
         dropped: &mut Vec<P>,
-        plain: bool,
+        skip: bool,
     ) {
         self.tick(now);
         if let Some(before) = now.0.checked_sub(1).map(Time) {
-            if !plain || self.ended_by(before) {
+            if !skip || self.run_may_act(before) {
                 self.advance(before);
             }
         }
@@ -405,7 +405,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         self.poll_noting(now, delivered, dropped, |t| scheduled.push(t));
         if self.pipe.is_empty()
             && delivered.len() + dropped.len() == out
-            && (!plain || self.ended_by(now))
+            && (!skip || self.run_may_act(now))
         {
             self.advance(now);
         }
@@ -607,11 +607,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     }
 
     /// The transmitter of a running plain link (plain serialisation from a drop-tail
-    /// queue, not frozen), in either order of same-instant events. Between calls such
-    /// a transmitter is idle only with the queue empty (every run of it leaves it busy
-    /// past the time it ran to, or idle with nothing left to take), so running it up
-    /// to a time `t` does something only when a transmission has ended by `t`
-    /// ([`LinkDir::ended_by`]).
+    /// queue, not frozen), in either order of same-instant events.
     #[inline(always)]
     fn running_plain(&self) -> Option<&Timed<Rate, P, L>> {
         match (&self.service, &self.queue, &self.suspension) {
@@ -620,10 +616,21 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         }
     }
 
-    /// Has the transmission in progress at a running plain link ended by `t`?
+    /// May running the transmitter up to `t` change anything? Always, except at a
+    /// running (not frozen) link with a timed transmitter (rate or WCDMA), where only
+    /// a transmission ended by `t` gives it work. Between calls such a transmitter is
+    /// idle only with the queue empty (each run leaves it busy past the time it ran
+    /// to, or idle with nothing left to take; an arrival at an idle one is taken at
+    /// once unless it is dropped), and a run of it then asks the queue for a packet
+    /// and finds none: no change for drop-tail, and none for RED, whose idle spell
+    /// started at the first empty dequeue after its last arrival.
     #[inline(always)]
-    fn ended_by(&self, t: Time) -> bool {
-        self.running_plain().is_some_and(|x| x.ended_by(t))
+    fn run_may_act(&self, t: Time) -> bool {
+        match (&self.service, &self.suspension) {
+            (Service::Rate(x), None) => x.ended_by(t),
+            (Service::Wcdma(x), None) => x.ended_by(t),
+            _ => true,
+        }
     }
 
     /// Runs the transmitter up to `now` unless a freeze stops it; finished packets

@@ -91,7 +91,7 @@ pub fn arrival_runs_first(arrival: Time, departure: Time) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link::tests::{cfg, data, op, Op};
+    use crate::link::tests::{any_queue, any_service, cfg, data, op, Op};
     use crate::link::LinkDir;
     use crate::queue::{DropTailConfig, QueueConfig, QueueLimit};
     use proptest::prelude::*;
@@ -196,22 +196,29 @@ mod tests {
     }
 
     proptest! {
-        /// The fast paths of a running plain link in ns-2's order (the transmitter run
-        /// only when a transmission has ended, the packet admitted without the
-        /// discipline's dispatch) leave, wakeup by wakeup, what the general ones leave,
-        /// ties of arrivals with transmission ends included.
+        /// The fast paths of ns-2's order (the transmitter of a running timed link run
+        /// only when a transmission has ended, a plain link's arrival admitted without
+        /// the discipline's dispatch) leave, wakeup by wakeup, what the general ones
+        /// leave, ties of arrivals with transmission ends included, for every queue
+        /// discipline (drop-tail, or any of `any_queue`, RED included) and service.
         #[test]
         fn the_ns2_order_fast_paths_match_the_general_ones(
             steps in prop::collection::vec(step(), 1..200),
             limit in 0u64..12,
             drop_front in any::<bool>(),
+            red in prop::option::of(any_queue()),
+            service in any_service(),
             seed in any::<u64>(),
         ) {
             let mut c = cfg(RATE, Dur::from_millis(20), limit);
-            c.queue = QueueConfig::DropTail(DropTailConfig {
-                limit: QueueLimit::Packets(limit),
-                drop_front,
-            });
+            c.queue = match red {
+                Some(queue) => queue,
+                None => QueueConfig::DropTail(DropTailConfig {
+                    limit: QueueLimit::Packets(limit),
+                    drop_front,
+                }),
+            };
+            c.service = service;
             let mut fast = LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed));
             let mut general = LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed));
             let want = drive_ns2(&mut general, &steps, true);

@@ -635,7 +635,7 @@ proptest! {
     }
 }
 
-fn any_queue() -> impl Strategy<Value = QueueConfig> {
+pub(crate) fn any_queue() -> impl Strategy<Value = QueueConfig> {
     prop_oneof![
         (0u64..20, any::<bool>()).prop_map(|(n, drop_front)| QueueConfig::DropTail(
             DropTailConfig {
@@ -664,7 +664,7 @@ fn any_queue() -> impl Strategy<Value = QueueConfig> {
     ]
 }
 
-fn any_service() -> impl Strategy<Value = crate::service::ServiceConfig> {
+pub(crate) fn any_service() -> impl Strategy<Value = crate::service::ServiceConfig> {
     use crate::service::{MahimahiConfig, MahimahiTrace, ServiceConfig, WcdmaConfig};
     use crate::trace::TraceRef;
     prop_oneof![
