@@ -7,7 +7,7 @@
 //! allocation in the steady state.
 
 use spikelab_core::Time;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// One outstanding segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,8 +59,11 @@ pub struct SegmentTable {
     high_sacked_pos: u64,
     /// Absolute positions of segments that may carry `rexmit_in_episode` (every
     /// [`Self::get_mut`] since the last [`Self::clear_episode_marks`]), pruned as the
-    /// front is popped.
-    touched: BTreeSet<u64>,
+    /// front is popped; ascending and without repeats, a set kept as a sorted ring:
+    /// positions mostly arrive in ascending order (holes and go-back-N are resent from
+    /// the lowest up), so an insertion is usually a push at the back, and the pruning
+    /// pops at the front, where a `BTreeSet` searched, split and allocated.
+    touched: VecDeque<u64>,
     /// Segments popped from the front so far: the absolute position of `segs[0]`.
     popped: u64,
     /// The last few SACK blocks applied since the SACK marks were last cleared, each
@@ -119,8 +122,8 @@ impl SegmentTable {
         if self.high_sacked_end.is_some_and(|h| h <= front) {
             self.high_sacked_end = None;
         }
-        if self.touched.first().is_some_and(|&t| t < self.popped) {
-            self.touched = self.touched.split_off(&self.popped);
+        while self.touched.front().is_some_and(|&t| t < self.popped) {
+            self.touched.pop_front();
         }
     }
 
@@ -196,7 +199,12 @@ impl SegmentTable {
     /// which only the ACK handlers change).
     pub fn get_mut(&mut self, i: usize) -> Option<&mut Seg> {
         let s = self.segs.get_mut(i)?;
-        self.touched.insert(self.popped + i as u64);
+        let at = self.popped + i as u64;
+        if self.touched.back().is_none_or(|&b| b < at) {
+            self.touched.push_back(at);
+        } else if let Err(k) = self.touched.binary_search(&at) {
+            self.touched.insert(k, at);
+        }
         Some(s)
     }
 
@@ -237,11 +245,12 @@ impl SegmentTable {
 
     /// Clears every "retransmitted in this episode" mark (a new episode begins).
     pub fn clear_episode_marks(&mut self) {
-        for at in std::mem::take(&mut self.touched) {
+        for &at in &self.touched {
             if let Some(s) = self.position(at).and_then(|i| self.segs.get_mut(i)) {
                 s.rexmit_in_episode = false;
             }
         }
+        self.touched.clear();
     }
 
     /// Clears every SACK mark (after a timeout, RFC 2018 section 8 lets the sender
@@ -322,9 +331,11 @@ impl SegmentTable {
         };
         let not_lost = span - bytes;
         // The marked segments below snd_nxt are those at positions below n's.
+        let below = self.popped + n as u64;
         let retransmitted: u64 = self
             .touched
-            .range(..self.popped + n as u64)
+            .iter()
+            .take_while(|&&at| at < below)
             .filter_map(|&at| self.position(at).map(|i| &self.segs[i]))
             .filter(|s| s.rexmit_in_episode && !s.sacked)
             .map(Seg::len)
