@@ -309,23 +309,24 @@ impl SegmentTable {
     /// `snd_nxt` count once unless lost, once more if retransmitted in this episode
     /// (IsLost here counts only SACKed segments below `snd_nxt`).
     ///
-    /// The first part is the unsacked bytes between the loss boundary and `snd_nxt`:
-    /// the segments are contiguous, so that is a difference of sequence numbers less
-    /// the SACKed bytes met while walking down from the highest SACKed segment to the
-    /// boundary. The second part sums the marked segments.
+    /// The first part is the unsacked bytes not deemed lost below `snd_nxt`, those from
+    /// the floor of [`Self::setpipe_floor`] up: the segments are contiguous, so that is
+    /// a difference of sequence numbers less the SACKed bytes met while walking down
+    /// from the highest SACKed segment to the floor. The second part sums the marked
+    /// segments.
     pub fn pipe(&self, snd_nxt: u64, dupthresh: u32, smss: u64) -> u64 {
         let n = self.first_at_or_after(snd_nxt);
         if n == 0 {
             return 0;
         }
         // Segments above the highest SACKed one have nothing SACKed above them.
-        let (boundary, bytes) = match self.highest_sacked_index() {
+        let (floor, bytes) = match self.highest_sacked_index() {
             _ if deemed_lost(0, 0, dupthresh, smss) => (n, 0),
-            Some(h) => self.setpipe_boundary(h.min(n - 1), dupthresh, smss),
+            Some(h) => self.setpipe_floor(h.min(n - 1), dupthresh, smss),
             None => (0, 0),
         };
-        let span = if boundary < n {
-            self.segs[n - 1].end - self.segs[boundary].start
+        let span = if floor < n {
+            self.segs[n - 1].end - self.segs[floor].start
         } else {
             0
         };
@@ -343,15 +344,17 @@ impl SegmentTable {
         not_lost + retransmitted
     }
 
-    /// SetPipe's walk down from segment `top`: the lowest index not deemed lost (one
-    /// above the highest unSACKed segment with enough SACKed ones above it, or 0) and
-    /// the SACKed bytes from there to `top`.
+    /// SetPipe's walk down from segment `top`, counting SACKed segments one by one until
+    /// IsLost's threshold is met (DupThresh of them at most): returns where it stopped,
+    /// the SACKed segment that met the threshold (or 0), and the SACKed bytes from
+    /// there to `top`.
     ///
-    /// Until IsLost's threshold is met the walk counts SACKed segments one by one
-    /// (DupThresh of them at most); from then on every unSACKed segment is lost, so it
-    /// only looks for the next unSACKed one, and the segments skipped, all SACKed and
-    /// contiguous, add their sequence span.
-    fn setpipe_boundary(&self, top: usize, dupthresh: u32, smss: u64) -> (usize, u64) {
+    /// Every unSACKed segment below the stop is lost (the threshold's SACKed segments
+    /// lie above it) and none above it is (the SACKed ones above fall short), so the
+    /// bytes not deemed lost are the unSACKed ones from the stop up. The walk need not
+    /// go on down to the highest lost segment: the segments in between are all SACKed,
+    /// and their span would be added to the SACKed bytes only to be taken off again.
+    fn setpipe_floor(&self, top: usize, dupthresh: u32, smss: u64) -> (usize, u64) {
         let (mut count, mut bytes) = (0u32, 0u64);
         let mut j = top + 1;
         while !deemed_lost(count, bytes, dupthresh, smss) {
@@ -365,16 +368,7 @@ impl SegmentTable {
                 bytes += s.len();
             }
         }
-        // Segments below j: the highest unSACKed one is the first lost one.
-        let boundary = self
-            .segs
-            .range(..j)
-            .rposition(|s| !s.sacked)
-            .map_or(0, |k| k + 1);
-        if boundary < j {
-            bytes += self.segs[j - 1].end - self.segs[boundary].start;
-        }
-        (boundary, bytes)
+        (j, bytes)
     }
 }
 
