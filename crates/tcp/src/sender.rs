@@ -1692,28 +1692,38 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// Sends the segment at snd_nxt, which ends at `end` ([`Self::next_segment_end`]).
+    /// New data, the common case, is sent inline at the caller; a go-back-N resend
+    /// below snd_max goes out of line.
+    #[inline(always)]
     fn send_segment(&mut self, now: Time, end: u64, out: &mut Vec<Packet>) {
         let start = self.w.snd_nxt;
         if start < self.w.snd_max {
-            let i = self
-                .w
-                .segs
-                .index_of(start)
-                .expect("snd_nxt inside the segment table");
-            self.w.snd_nxt = end;
-            // ns-2 Sack1TcpAgent::send_much(): see Ns2Switches::sack1_go_back_n_resends_sacked.
-            let resend_sacked = self.cfg.ns2.sack1_go_back_n_resends_sacked
-                && self.cfg.recovery == RecoveryKind::RenoSack;
-            if resend_sacked || !self.w.segs.get(i).is_some_and(|s| s.sacked) {
-                self.mark_retransmitted(now, i);
-                self.unmark_fack_go_back_n(i);
-                self.emit(now, start, end, true, out);
-            }
+            self.resend_below_snd_max(now, start, end, out);
         } else {
             self.w.segs.push_new(start, end, now);
             self.w.snd_nxt = end;
             self.w.snd_max = end;
             self.emit(now, start, end, false, out);
+        }
+    }
+
+    /// [`Self::send_segment`] below snd_max: the go-back-N retransmission of the segment
+    /// `[start, end)`, unless it is SACKed.
+    #[inline(never)]
+    fn resend_below_snd_max(&mut self, now: Time, start: u64, end: u64, out: &mut Vec<Packet>) {
+        let i = self
+            .w
+            .segs
+            .index_of(start)
+            .expect("snd_nxt inside the segment table");
+        self.w.snd_nxt = end;
+        // ns-2 Sack1TcpAgent::send_much(): see Ns2Switches::sack1_go_back_n_resends_sacked.
+        let resend_sacked = self.cfg.ns2.sack1_go_back_n_resends_sacked
+            && self.cfg.recovery == RecoveryKind::RenoSack;
+        if resend_sacked || !self.w.segs.get(i).is_some_and(|s| s.sacked) {
+            self.mark_retransmitted(now, i);
+            self.unmark_fack_go_back_n(i);
+            self.emit(now, start, end, true, out);
         }
     }
 
@@ -1807,6 +1817,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
     }
 
+    /// Builds and hands out one data segment (inlined at its three callers: the send
+    /// of new data runs once per segment).
+    #[inline(always)]
     fn emit(&mut self, now: Time, start: u64, end: u64, retx: bool, out: &mut Vec<Packet>) {
         let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
         p.wire_model = self.wire_model();
