@@ -405,8 +405,10 @@ impl<E: RtoEstimator> TcpSender<E> {
             let fack = self.w.segs.highest_sacked_end();
             self.rack.on_delayed_hole(low, fack, self.w.mss);
         }
-        if let (Phase::Recovery { .. }, Some(right)) = (self.phase, sack_right_edge(pkt)) {
-            self.recovery.on_sack_ack(&self.w, pkt.ack, right);
+        if let Phase::Recovery { .. } = self.phase {
+            if let Some(right) = sack_right_edge(pkt) {
+                self.recovery.on_sack_ack(&self.w, pkt.ack, right);
+            }
         }
         let mut info = AckInfo {
             dsack,
@@ -1889,13 +1891,15 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// flow event: the tests are inlined at the call, the message built out of line.
     #[inline]
     pub fn check_invariants(&self) -> Result<(), String> {
+        // Evaluated in full, without a branch per comparison: the common answer is
+        // "all hold", which needs every comparison anyway.
         let w = &self.w;
-        let ordered = w.snd_una <= w.snd_nxt && w.snd_nxt <= w.snd_max;
+        let ordered = (w.snd_una <= w.snd_nxt) & (w.snd_nxt <= w.snd_max);
         let within_app = w.snd_max <= self.app_end;
-        let untimed = w.snd_una < w.snd_max
-            && self.timer.is_none()
-            && self.handshake == Handshake::Established;
-        if ordered && within_app && !untimed {
+        let untimed = (w.snd_una < w.snd_max)
+            & self.timer.is_none()
+            & (self.handshake == Handshake::Established);
+        if ordered & within_app & !untimed {
             return Ok(());
         }
         self.invariant_violation()
