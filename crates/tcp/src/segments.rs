@@ -7,6 +7,7 @@
 //! allocation in the steady state.
 
 use spikelab_core::Time;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 /// One outstanding segment.
@@ -72,6 +73,13 @@ pub struct SegmentTable {
     applied: [(u64, u64); APPLIED_BLOCKS],
     /// Where the next applied block goes in `applied` (a ring).
     applied_next: usize,
+    /// An absolute position below which every segment is SACKed or marked
+    /// retransmitted in this episode, so that [`Self::first_unmarked_hole`] need not
+    /// walk them again (on every call in recovery it walked the retransmitted holes and
+    /// SACKed runs at the bottom of the window). Raised by that search (hence a `Cell`:
+    /// the search is a query), lowered wherever a segment may lose a mark: to the
+    /// segment handed out by [`Self::get_mut`], and to the front when marks are cleared.
+    settled: Cell<u64>,
 }
 
 /// SACK blocks remembered: an ACK carries up to four (RFC 2018 section 3), and the
@@ -200,6 +208,8 @@ impl SegmentTable {
     pub fn get_mut(&mut self, i: usize) -> Option<&mut Seg> {
         let s = self.segs.get_mut(i)?;
         let at = self.popped + i as u64;
+        // The caller may clear the segment's mark.
+        self.settled.set(self.settled.get().min(at));
         if self.touched.back().is_none_or(|&b| b < at) {
             self.touched.push_back(at);
         } else if let Err(k) = self.touched.binary_search(&at) {
@@ -251,6 +261,7 @@ impl SegmentTable {
             }
         }
         self.touched.clear();
+        self.settled.set(self.popped);
     }
 
     /// Clears every SACK mark (after a timeout, RFC 2018 section 8 lets the sender
@@ -264,6 +275,35 @@ impl SegmentTable {
         self.sacked_bytes = 0;
         self.high_sacked_end = None;
         self.applied = [(0, 0); APPLIED_BLOCKS];
+        self.settled.set(self.popped);
+    }
+
+    /// Index of the first segment ending at or below `high` that is neither SACKed nor
+    /// marked retransmitted in this episode and satisfies `pred` (RFC 6675 NextSeg's
+    /// search for a hole, [`crate::window::Window::first_hole`]). The walk starts at
+    /// the settled position (below it no segment qualifies) and raises it to the first
+    /// segment that is neither SACKed nor marked, or to where the walk ended when
+    /// there was none.
+    pub fn first_unmarked_hole(&self, high: u64, pred: impl Fn(usize) -> bool) -> Option<usize> {
+        let from = (self.settled.get().saturating_sub(self.popped) as usize).min(self.segs.len());
+        let mut open = None;
+        let mut found = None;
+        let mut i = from;
+        for s in self.segs.range(from..) {
+            if s.end > high {
+                break;
+            }
+            if !s.sacked && !s.rexmit_in_episode {
+                open.get_or_insert(i);
+                if pred(i) {
+                    found = Some(i);
+                    break;
+                }
+            }
+            i += 1;
+        }
+        self.settled.set(self.popped + open.unwrap_or(i) as u64);
+        found
     }
 
     /// RFC 6675 IsLost(SeqNum) for segment `i`: at least DupThresh SACKed segments (or
@@ -467,6 +507,7 @@ mod tests {
         Sack(u64, u64),
         CumAck(u64),
         Mark(usize),
+        Unmark(usize),
         ClearMarks,
         ClearSacks,
     }
@@ -477,6 +518,7 @@ mod tests {
             4 => (0u64..40, 1u64..8).prop_map(|(s, l)| Op::Sack(s * 100, (s + l) * 100)),
             1 => (0u64..40).prop_map(|a| Op::CumAck(a * 100)),
             3 => (0usize..30).prop_map(Op::Mark),
+            1 => (0usize..30).prop_map(Op::Unmark),
             1 => Just(Op::ClearMarks),
             1 => Just(Op::ClearSacks),
         ]
@@ -525,6 +567,12 @@ mod tests {
                             reference[i].rexmit_in_episode = true;
                         }
                     }
+                    Op::Unmark(i) => {
+                        if let Some(s) = t.get_mut(i) {
+                            s.rexmit_in_episode = false;
+                            reference[i].rexmit_in_episode = false;
+                        }
+                    }
                     Op::ClearMarks => {
                         t.clear_episode_marks();
                         reference.iter_mut().for_each(|r| r.rexmit_in_episode = false);
@@ -555,6 +603,18 @@ mod tests {
                     t.pipe(nxt, dupthresh, 100),
                     naive::pipe(&segs, nxt, dupthresh, 100)
                 );
+                // NextSeg's hole search from the settled position, against a walk
+                // from the front (with a predicate that holds everywhere, and one
+                // that holds below the loss boundary, as rules 3 and 1 use them).
+                if let Some(high) = t.highest_sacked_end() {
+                    let naive_hole = |pred: &dyn Fn(usize) -> bool| {
+                        segs.iter().enumerate().take_while(|(_, s)| s.end <= high)
+                            .find(|(i, s)| !s.sacked && !s.rexmit_in_episode && pred(*i))
+                            .map(|(i, _)| i)
+                    };
+                    prop_assert_eq!(t.first_unmarked_hole(high, |i| i < bound), naive_hole(&|i| i < bound));
+                    prop_assert_eq!(t.first_unmarked_hole(high, |_| true), naive_hole(&|_| true));
+                }
             }
         }
     }
