@@ -9,6 +9,7 @@
 use spikelab_core::Time;
 use std::cell::Cell;
 use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut};
 
 /// One outstanding segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +81,47 @@ pub struct SegmentTable {
     /// the search is a query), lowered wherever a segment may lose a mark: to the
     /// segment handed out by [`Self::get_mut`], and to the front when marks are cleared.
     settled: Cell<u64>,
+    /// The unSACKed bytes of segments marked retransmitted in this episode: SetPipe's
+    /// second part when `snd_nxt` is at the table's end (every segment below it), kept
+    /// by every change of a SACK or retransmission mark ([`SegMut`] for those made
+    /// through [`Self::get_mut`]).
+    retransmitted_bytes: u64,
+}
+
+/// Whether a segment counts in SetPipe's second part ("once more if retransmitted").
+fn counts_retransmitted(s: &Seg) -> bool {
+    s.rexmit_in_episode && !s.sacked
+}
+
+/// A segment handed out by [`SegmentTable::get_mut`]: derefs to it and, when dropped,
+/// brings the table's retransmitted bytes up to date with the marks the caller changed.
+pub struct SegMut<'a> {
+    seg: &'a mut Seg,
+    counted: bool,
+    retransmitted_bytes: &'a mut u64,
+}
+
+impl Deref for SegMut<'_> {
+    type Target = Seg;
+    fn deref(&self) -> &Seg {
+        self.seg
+    }
+}
+
+impl DerefMut for SegMut<'_> {
+    fn deref_mut(&mut self) -> &mut Seg {
+        self.seg
+    }
+}
+
+impl Drop for SegMut<'_> {
+    fn drop(&mut self) {
+        match (self.counted, counts_retransmitted(self.seg)) {
+            (false, true) => *self.retransmitted_bytes += self.seg.len(),
+            (true, false) => *self.retransmitted_bytes -= self.seg.len(),
+            _ => {}
+        }
+    }
 }
 
 /// SACK blocks remembered: an ACK carries up to four (RFC 2018 section 3), and the
@@ -122,6 +164,9 @@ impl SegmentTable {
             }
             if front.sacked {
                 self.sacked_bytes -= front.len();
+            }
+            if counts_retransmitted(front) {
+                self.retransmitted_bytes -= front.len();
             }
             self.segs.pop_front();
             self.popped += 1;
@@ -174,6 +219,9 @@ impl SegmentTable {
             if s.start >= start && s.end <= end && !s.sacked {
                 s.sacked = true;
                 newly += s.len();
+                if s.rexmit_in_episode {
+                    self.retransmitted_bytes -= s.len();
+                }
                 if self.high_sacked_end.is_none_or(|h| s.end > h) {
                     self.high_sacked_end = Some(s.end);
                     self.high_sacked_pos = self.popped + i as u64;
@@ -205,7 +253,7 @@ impl SegmentTable {
 
     /// Entry `i` for changing its retransmission marks (not its SACK mark or bounds,
     /// which only the ACK handlers change).
-    pub fn get_mut(&mut self, i: usize) -> Option<&mut Seg> {
+    pub fn get_mut(&mut self, i: usize) -> Option<SegMut<'_>> {
         let s = self.segs.get_mut(i)?;
         let at = self.popped + i as u64;
         // The caller may clear the segment's mark.
@@ -215,7 +263,11 @@ impl SegmentTable {
         } else if let Err(k) = self.touched.binary_search(&at) {
             self.touched.insert(k, at);
         }
-        Some(s)
+        Some(SegMut {
+            counted: counts_retransmitted(s),
+            seg: s,
+            retransmitted_bytes: &mut self.retransmitted_bytes,
+        })
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Seg> + ExactSizeIterator {
@@ -261,6 +313,8 @@ impl SegmentTable {
             }
         }
         self.touched.clear();
+        // Every mark was set through get_mut, hence recorded in `touched`: none is left.
+        self.retransmitted_bytes = 0;
         self.settled.set(self.popped);
     }
 
@@ -269,6 +323,9 @@ impl SegmentTable {
     pub fn clear_sacks(&mut self) {
         if let Some(h) = self.highest_sacked_index() {
             for s in self.segs.range_mut(..=h) {
+                if s.sacked && s.rexmit_in_episode {
+                    self.retransmitted_bytes += s.len();
+                }
                 s.sacked = false;
             }
         }
@@ -372,16 +429,29 @@ impl SegmentTable {
         };
         let not_lost = span - bytes;
         // The marked segments below snd_nxt are those at positions below n's.
+        debug_assert_eq!(
+            self.retransmitted_bytes,
+            self.retransmitted_below(self.segs.len())
+        );
+        let retransmitted = if n == self.segs.len() {
+            self.retransmitted_bytes
+        } else {
+            self.retransmitted_below(n)
+        };
+        not_lost + retransmitted
+    }
+
+    /// The unSACKed bytes of the segments below index `n` marked retransmitted in this
+    /// episode: the marked ones are those at positions below n's.
+    fn retransmitted_below(&self, n: usize) -> u64 {
         let below = self.popped + n as u64;
-        let retransmitted: u64 = self
-            .touched
+        self.touched
             .iter()
             .take_while(|&&at| at < below)
             .filter_map(|&at| self.position(at).map(|i| &self.segs[i]))
-            .filter(|s| s.rexmit_in_episode && !s.sacked)
+            .filter(|s| counts_retransmitted(s))
             .map(Seg::len)
-            .sum();
-        not_lost + retransmitted
+            .sum()
     }
 
     /// SetPipe's walk down from segment `top`, counting SACKed segments one by one until
@@ -562,13 +632,13 @@ mod tests {
                         reference.retain(|r| r.end > a);
                     }
                     Op::Mark(i) => {
-                        if let Some(s) = t.get_mut(i) {
+                        if let Some(mut s) = t.get_mut(i) {
                             s.rexmit_in_episode = true;
                             reference[i].rexmit_in_episode = true;
                         }
                     }
                     Op::Unmark(i) => {
-                        if let Some(s) = t.get_mut(i) {
+                        if let Some(mut s) = t.get_mut(i) {
                             s.rexmit_in_episode = false;
                             reference[i].rexmit_in_episode = false;
                         }

@@ -1792,14 +1792,14 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn unmark_fack_go_back_n(&mut self, i: usize) {
         let in_recovery = matches!(self.phase, Phase::Recovery { .. });
         if in_recovery && self.recovery.timeout_keeps_recovery() {
-            if let Some(s) = self.w.segs.get_mut(i) {
+            if let Some(mut s) = self.w.segs.get_mut(i) {
                 s.rexmit_in_episode = false;
             }
         }
     }
 
     fn mark_retransmitted(&mut self, now: Time, i: usize) {
-        if let Some(s) = self.w.segs.get_mut(i) {
+        if let Some(mut s) = self.w.segs.get_mut(i) {
             s.rexmit_in_episode = true;
             s.retx_count += 1;
             s.last_sent = now;
