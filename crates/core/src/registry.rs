@@ -37,7 +37,9 @@
 /// ```
 ///
 /// Every trait method must be listed (also those with a default body), otherwise the
-/// enum would answer with the default instead of the variant's own method.
+/// enum would answer with the default instead of the variant's own method. A method's
+/// attributes (e.g. `#[inline]` on a hook called on every ACK) go on its forwarding
+/// method.
 #[macro_export]
 macro_rules! dispatch_enum {
     (
@@ -57,18 +59,22 @@ macro_rules! dispatch_enum {
     };
     (@methods $vs:tt) => {};
     (@methods $vs:tt
+        $(#[$fmeta:meta])*
         fn $f:ident(&mut self $(, $a:ident : $t:ty)* $(,)?) $(-> $r:ty)?;
         $($rest:tt)*
     ) => {
+        $(#[$fmeta])*
         fn $f(&mut self $(, $a: $t)*) $(-> $r)? {
             $crate::dispatch_enum!(@match self, $vs, inner => inner.$f($($a),*))
         }
         $crate::dispatch_enum!(@methods $vs $($rest)*);
     };
     (@methods $vs:tt
+        $(#[$fmeta:meta])*
         fn $f:ident(&self $(, $a:ident : $t:ty)* $(,)?) $(-> $r:ty)?;
         $($rest:tt)*
     ) => {
+        $(#[$fmeta])*
         fn $f(&self $(, $a: $t)*) $(-> $r)? {
             $crate::dispatch_enum!(@match self, $vs, inner => inner.$f($($a),*))
         }

@@ -548,9 +548,11 @@ mod tests {
         let mut r = Rack::default();
         // Segment 0 was retransmitted at 300 ms, before a timeout cleared the marks
         // (tcp_timeout_mark_lost took it out of retrans_out).
-        let s0 = t.get_mut(0).unwrap();
-        s0.retx_count = 1;
-        s0.last_sent = ms(300);
+        {
+            let mut s0 = t.get_mut(0).unwrap();
+            s0.retx_count = 1;
+            s0.last_sent = ms(300);
+        }
         t.clear_episode_marks();
         t.push_new(2000, 3000, ms(400));
         t.on_sack_block(2000, 3000);
@@ -566,10 +568,12 @@ mod tests {
         let mut r = Rack::default();
         // Segment 0 retransmitted at 300 ms, then segment 3 (sent at 0) ... is older:
         // only a segment sent after 300 ms can reveal the retransmission's loss.
-        let s0 = t.get_mut(0).unwrap();
-        s0.retx_count = 1;
-        s0.rexmit_in_episode = true;
-        s0.last_sent = ms(300);
+        {
+            let mut s0 = t.get_mut(0).unwrap();
+            s0.retx_count = 1;
+            s0.rexmit_in_episode = true;
+            s0.last_sent = ms(300);
+        }
         t.on_sack_block(3000, 4000);
         r.on_delivered(&seg(&t, 3), ms(100), Some(Dur::from_millis(100)));
         let d = r.detect_loss(&t, ms(500), Dur::ZERO);
@@ -586,9 +590,11 @@ mod tests {
     #[test]
     fn a_retransmission_delivered_sooner_than_min_rtt_does_not_advance_rack() {
         let mut t = table(&[0, 0]);
-        let s1 = t.get_mut(1).unwrap();
-        s1.retx_count = 1;
-        s1.last_sent = ms(250);
+        {
+            let mut s1 = t.get_mut(1).unwrap();
+            s1.retx_count = 1;
+            s1.last_sent = ms(250);
+        }
         let mut r = Rack::default();
         // Acknowledged 20 ms after its retransmission: the original arrived.
         r.on_delivered(&seg(&t, 1), ms(270), Some(Dur::from_millis(100)));

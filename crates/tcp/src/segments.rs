@@ -7,7 +7,9 @@
 //! allocation in the steady state.
 
 use spikelab_core::Time;
-use std::collections::{BTreeSet, VecDeque};
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut};
 
 /// One outstanding segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,8 +61,11 @@ pub struct SegmentTable {
     high_sacked_pos: u64,
     /// Absolute positions of segments that may carry `rexmit_in_episode` (every
     /// [`Self::get_mut`] since the last [`Self::clear_episode_marks`]), pruned as the
-    /// front is popped.
-    touched: BTreeSet<u64>,
+    /// front is popped; ascending and without repeats, a set kept as a sorted ring:
+    /// positions mostly arrive in ascending order (holes and go-back-N are resent from
+    /// the lowest up), so an insertion is usually a push at the back, and the pruning
+    /// pops at the front, where a `BTreeSet` searched, split and allocated.
+    touched: VecDeque<u64>,
     /// Segments popped from the front so far: the absolute position of `segs[0]`.
     popped: u64,
     /// The last few SACK blocks applied since the SACK marks were last cleared, each
@@ -69,6 +74,54 @@ pub struct SegmentTable {
     applied: [(u64, u64); APPLIED_BLOCKS],
     /// Where the next applied block goes in `applied` (a ring).
     applied_next: usize,
+    /// An absolute position below which every segment is SACKed or marked
+    /// retransmitted in this episode, so that [`Self::first_unmarked_hole`] need not
+    /// walk them again (on every call in recovery it walked the retransmitted holes and
+    /// SACKed runs at the bottom of the window). Raised by that search (hence a `Cell`:
+    /// the search is a query), lowered wherever a segment may lose a mark: to the
+    /// segment handed out by [`Self::get_mut`], and to the front when marks are cleared.
+    settled: Cell<u64>,
+    /// The unSACKed bytes of segments marked retransmitted in this episode: SetPipe's
+    /// second part when `snd_nxt` is at the table's end (every segment below it), kept
+    /// by every change of a SACK or retransmission mark ([`SegMut`] for those made
+    /// through [`Self::get_mut`]).
+    retransmitted_bytes: u64,
+}
+
+/// Whether a segment counts in SetPipe's second part ("once more if retransmitted").
+fn counts_retransmitted(s: &Seg) -> bool {
+    s.rexmit_in_episode && !s.sacked
+}
+
+/// A segment handed out by [`SegmentTable::get_mut`]: derefs to it and, when dropped,
+/// brings the table's retransmitted bytes up to date with the marks the caller changed.
+pub struct SegMut<'a> {
+    seg: &'a mut Seg,
+    counted: bool,
+    retransmitted_bytes: &'a mut u64,
+}
+
+impl Deref for SegMut<'_> {
+    type Target = Seg;
+    fn deref(&self) -> &Seg {
+        self.seg
+    }
+}
+
+impl DerefMut for SegMut<'_> {
+    fn deref_mut(&mut self) -> &mut Seg {
+        self.seg
+    }
+}
+
+impl Drop for SegMut<'_> {
+    fn drop(&mut self) {
+        match (self.counted, counts_retransmitted(self.seg)) {
+            (false, true) => *self.retransmitted_bytes += self.seg.len(),
+            (true, false) => *self.retransmitted_bytes -= self.seg.len(),
+            _ => {}
+        }
+    }
 }
 
 /// SACK blocks remembered: an ACK carries up to four (RFC 2018 section 3), and the
@@ -112,6 +165,9 @@ impl SegmentTable {
             if front.sacked {
                 self.sacked_bytes -= front.len();
             }
+            if counts_retransmitted(front) {
+                self.retransmitted_bytes -= front.len();
+            }
             self.segs.pop_front();
             self.popped += 1;
         }
@@ -119,8 +175,8 @@ impl SegmentTable {
         if self.high_sacked_end.is_some_and(|h| h <= front) {
             self.high_sacked_end = None;
         }
-        if self.touched.first().is_some_and(|&t| t < self.popped) {
-            self.touched = self.touched.split_off(&self.popped);
+        while self.touched.front().is_some_and(|&t| t < self.popped) {
+            self.touched.pop_front();
         }
     }
 
@@ -163,6 +219,9 @@ impl SegmentTable {
             if s.start >= start && s.end <= end && !s.sacked {
                 s.sacked = true;
                 newly += s.len();
+                if s.rexmit_in_episode {
+                    self.retransmitted_bytes -= s.len();
+                }
                 if self.high_sacked_end.is_none_or(|h| s.end > h) {
                     self.high_sacked_end = Some(s.end);
                     self.high_sacked_pos = self.popped + i as u64;
@@ -194,10 +253,21 @@ impl SegmentTable {
 
     /// Entry `i` for changing its retransmission marks (not its SACK mark or bounds,
     /// which only the ACK handlers change).
-    pub fn get_mut(&mut self, i: usize) -> Option<&mut Seg> {
+    pub fn get_mut(&mut self, i: usize) -> Option<SegMut<'_>> {
         let s = self.segs.get_mut(i)?;
-        self.touched.insert(self.popped + i as u64);
-        Some(s)
+        let at = self.popped + i as u64;
+        // The caller may clear the segment's mark.
+        self.settled.set(self.settled.get().min(at));
+        if self.touched.back().is_none_or(|&b| b < at) {
+            self.touched.push_back(at);
+        } else if let Err(k) = self.touched.binary_search(&at) {
+            self.touched.insert(k, at);
+        }
+        Some(SegMut {
+            counted: counts_retransmitted(s),
+            seg: s,
+            retransmitted_bytes: &mut self.retransmitted_bytes,
+        })
     }
 
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Seg> + ExactSizeIterator {
@@ -237,11 +307,15 @@ impl SegmentTable {
 
     /// Clears every "retransmitted in this episode" mark (a new episode begins).
     pub fn clear_episode_marks(&mut self) {
-        for at in std::mem::take(&mut self.touched) {
+        for &at in &self.touched {
             if let Some(s) = self.position(at).and_then(|i| self.segs.get_mut(i)) {
                 s.rexmit_in_episode = false;
             }
         }
+        self.touched.clear();
+        // Every mark was set through get_mut, hence recorded in `touched`: none is left.
+        self.retransmitted_bytes = 0;
+        self.settled.set(self.popped);
     }
 
     /// Clears every SACK mark (after a timeout, RFC 2018 section 8 lets the sender
@@ -249,12 +323,44 @@ impl SegmentTable {
     pub fn clear_sacks(&mut self) {
         if let Some(h) = self.highest_sacked_index() {
             for s in self.segs.range_mut(..=h) {
+                if s.sacked && s.rexmit_in_episode {
+                    self.retransmitted_bytes += s.len();
+                }
                 s.sacked = false;
             }
         }
         self.sacked_bytes = 0;
         self.high_sacked_end = None;
         self.applied = [(0, 0); APPLIED_BLOCKS];
+        self.settled.set(self.popped);
+    }
+
+    /// Index of the first segment ending at or below `high` that is neither SACKed nor
+    /// marked retransmitted in this episode and satisfies `pred` (RFC 6675 NextSeg's
+    /// search for a hole, [`crate::window::Window::first_hole`]). The walk starts at
+    /// the settled position (below it no segment qualifies) and raises it to the first
+    /// segment that is neither SACKed nor marked, or to where the walk ended when
+    /// there was none.
+    pub fn first_unmarked_hole(&self, high: u64, pred: impl Fn(usize) -> bool) -> Option<usize> {
+        let from = (self.settled.get().saturating_sub(self.popped) as usize).min(self.segs.len());
+        let mut open = None;
+        let mut found = None;
+        let mut i = from;
+        for s in self.segs.range(from..) {
+            if s.end > high {
+                break;
+            }
+            if !s.sacked && !s.rexmit_in_episode {
+                open.get_or_insert(i);
+                if pred(i) {
+                    found = Some(i);
+                    break;
+                }
+            }
+            i += 1;
+        }
+        self.settled.set(self.popped + open.unwrap_or(i) as u64);
+        found
     }
 
     /// RFC 6675 IsLost(SeqNum) for segment `i`: at least DupThresh SACKed segments (or
@@ -300,47 +406,65 @@ impl SegmentTable {
     /// `snd_nxt` count once unless lost, once more if retransmitted in this episode
     /// (IsLost here counts only SACKed segments below `snd_nxt`).
     ///
-    /// The first part is the unsacked bytes between the loss boundary and `snd_nxt`:
-    /// the segments are contiguous, so that is a difference of sequence numbers less
-    /// the SACKed bytes met while walking down from the highest SACKed segment to the
-    /// boundary. The second part sums the marked segments.
+    /// The first part is the unsacked bytes not deemed lost below `snd_nxt`, those from
+    /// the floor of [`Self::setpipe_floor`] up: the segments are contiguous, so that is
+    /// a difference of sequence numbers less the SACKed bytes met while walking down
+    /// from the highest SACKed segment to the floor. The second part sums the marked
+    /// segments.
     pub fn pipe(&self, snd_nxt: u64, dupthresh: u32, smss: u64) -> u64 {
         let n = self.first_at_or_after(snd_nxt);
         if n == 0 {
             return 0;
         }
         // Segments above the highest SACKed one have nothing SACKed above them.
-        let (boundary, bytes) = match self.highest_sacked_index() {
+        let (floor, bytes) = match self.highest_sacked_index() {
             _ if deemed_lost(0, 0, dupthresh, smss) => (n, 0),
-            Some(h) => self.setpipe_boundary(h.min(n - 1), dupthresh, smss),
+            Some(h) => self.setpipe_floor(h.min(n - 1), dupthresh, smss),
             None => (0, 0),
         };
-        let span = if boundary < n {
-            self.segs[n - 1].end - self.segs[boundary].start
+        let span = if floor < n {
+            self.segs[n - 1].end - self.segs[floor].start
         } else {
             0
         };
         let not_lost = span - bytes;
         // The marked segments below snd_nxt are those at positions below n's.
-        let retransmitted: u64 = self
-            .touched
-            .range(..self.popped + n as u64)
-            .filter_map(|&at| self.position(at).map(|i| &self.segs[i]))
-            .filter(|s| s.rexmit_in_episode && !s.sacked)
-            .map(Seg::len)
-            .sum();
+        debug_assert_eq!(
+            self.retransmitted_bytes,
+            self.retransmitted_below(self.segs.len())
+        );
+        let retransmitted = if n == self.segs.len() {
+            self.retransmitted_bytes
+        } else {
+            self.retransmitted_below(n)
+        };
         not_lost + retransmitted
     }
 
-    /// SetPipe's walk down from segment `top`: the lowest index not deemed lost (one
-    /// above the highest unSACKed segment with enough SACKed ones above it, or 0) and
-    /// the SACKed bytes from there to `top`.
+    /// The unSACKed bytes of the segments below index `n` marked retransmitted in this
+    /// episode: the marked ones are those at positions below n's.
+    fn retransmitted_below(&self, n: usize) -> u64 {
+        let below = self.popped + n as u64;
+        self.touched
+            .iter()
+            .take_while(|&&at| at < below)
+            .filter_map(|&at| self.position(at).map(|i| &self.segs[i]))
+            .filter(|s| counts_retransmitted(s))
+            .map(Seg::len)
+            .sum()
+    }
+
+    /// SetPipe's walk down from segment `top`, counting SACKed segments one by one until
+    /// IsLost's threshold is met (DupThresh of them at most): returns where it stopped,
+    /// the SACKed segment that met the threshold (or 0), and the SACKed bytes from
+    /// there to `top`.
     ///
-    /// Until IsLost's threshold is met the walk counts SACKed segments one by one
-    /// (DupThresh of them at most); from then on every unSACKed segment is lost, so it
-    /// only looks for the next unSACKed one, and the segments skipped, all SACKed and
-    /// contiguous, add their sequence span.
-    fn setpipe_boundary(&self, top: usize, dupthresh: u32, smss: u64) -> (usize, u64) {
+    /// Every unSACKed segment below the stop is lost (the threshold's SACKed segments
+    /// lie above it) and none above it is (the SACKed ones above fall short), so the
+    /// bytes not deemed lost are the unSACKed ones from the stop up. The walk need not
+    /// go on down to the highest lost segment: the segments in between are all SACKed,
+    /// and their span would be added to the SACKed bytes only to be taken off again.
+    fn setpipe_floor(&self, top: usize, dupthresh: u32, smss: u64) -> (usize, u64) {
         let (mut count, mut bytes) = (0u32, 0u64);
         let mut j = top + 1;
         while !deemed_lost(count, bytes, dupthresh, smss) {
@@ -354,16 +478,7 @@ impl SegmentTable {
                 bytes += s.len();
             }
         }
-        // Segments below j: the highest unSACKed one is the first lost one.
-        let boundary = self
-            .segs
-            .range(..j)
-            .rposition(|s| !s.sacked)
-            .map_or(0, |k| k + 1);
-        if boundary < j {
-            bytes += self.segs[j - 1].end - self.segs[boundary].start;
-        }
-        (boundary, bytes)
+        (j, bytes)
     }
 }
 
@@ -462,6 +577,7 @@ mod tests {
         Sack(u64, u64),
         CumAck(u64),
         Mark(usize),
+        Unmark(usize),
         ClearMarks,
         ClearSacks,
     }
@@ -472,6 +588,7 @@ mod tests {
             4 => (0u64..40, 1u64..8).prop_map(|(s, l)| Op::Sack(s * 100, (s + l) * 100)),
             1 => (0u64..40).prop_map(|a| Op::CumAck(a * 100)),
             3 => (0usize..30).prop_map(Op::Mark),
+            1 => (0usize..30).prop_map(Op::Unmark),
             1 => Just(Op::ClearMarks),
             1 => Just(Op::ClearSacks),
         ]
@@ -515,9 +632,15 @@ mod tests {
                         reference.retain(|r| r.end > a);
                     }
                     Op::Mark(i) => {
-                        if let Some(s) = t.get_mut(i) {
+                        if let Some(mut s) = t.get_mut(i) {
                             s.rexmit_in_episode = true;
                             reference[i].rexmit_in_episode = true;
+                        }
+                    }
+                    Op::Unmark(i) => {
+                        if let Some(mut s) = t.get_mut(i) {
+                            s.rexmit_in_episode = false;
+                            reference[i].rexmit_in_episode = false;
                         }
                     }
                     Op::ClearMarks => {
@@ -550,6 +673,18 @@ mod tests {
                     t.pipe(nxt, dupthresh, 100),
                     naive::pipe(&segs, nxt, dupthresh, 100)
                 );
+                // NextSeg's hole search from the settled position, against a walk
+                // from the front (with a predicate that holds everywhere, and one
+                // that holds below the loss boundary, as rules 3 and 1 use them).
+                if let Some(high) = t.highest_sacked_end() {
+                    let naive_hole = |pred: &dyn Fn(usize) -> bool| {
+                        segs.iter().enumerate().take_while(|(_, s)| s.end <= high)
+                            .find(|(i, s)| !s.sacked && !s.rexmit_in_episode && pred(*i))
+                            .map(|(i, _)| i)
+                    };
+                    prop_assert_eq!(t.first_unmarked_hole(high, |i| i < bound), naive_hole(&|i| i < bound));
+                    prop_assert_eq!(t.first_unmarked_hole(high, |_| true), naive_hole(&|_| true));
+                }
             }
         }
     }

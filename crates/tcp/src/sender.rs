@@ -405,8 +405,10 @@ impl<E: RtoEstimator> TcpSender<E> {
             let fack = self.w.segs.highest_sacked_end();
             self.rack.on_delayed_hole(low, fack, self.w.mss);
         }
-        if let (Phase::Recovery { .. }, Some(right)) = (self.phase, sack_right_edge(pkt)) {
-            self.recovery.on_sack_ack(&self.w, pkt.ack, right);
+        if let Phase::Recovery { .. } = self.phase {
+            if let Some(right) = sack_right_edge(pkt) {
+                self.recovery.on_sack_ack(&self.w, pkt.ack, right);
+            }
         }
         let mut info = AckInfo {
             dsack,
@@ -1692,28 +1694,38 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// Sends the segment at snd_nxt, which ends at `end` ([`Self::next_segment_end`]).
+    /// New data, the common case, is sent inline at the caller; a go-back-N resend
+    /// below snd_max goes out of line.
+    #[inline(always)]
     fn send_segment(&mut self, now: Time, end: u64, out: &mut Vec<Packet>) {
         let start = self.w.snd_nxt;
         if start < self.w.snd_max {
-            let i = self
-                .w
-                .segs
-                .index_of(start)
-                .expect("snd_nxt inside the segment table");
-            self.w.snd_nxt = end;
-            // ns-2 Sack1TcpAgent::send_much(): see Ns2Switches::sack1_go_back_n_resends_sacked.
-            let resend_sacked = self.cfg.ns2.sack1_go_back_n_resends_sacked
-                && self.cfg.recovery == RecoveryKind::RenoSack;
-            if resend_sacked || !self.w.segs.get(i).is_some_and(|s| s.sacked) {
-                self.mark_retransmitted(now, i);
-                self.unmark_fack_go_back_n(i);
-                self.emit(now, start, end, true, out);
-            }
+            self.resend_below_snd_max(now, start, end, out);
         } else {
             self.w.segs.push_new(start, end, now);
             self.w.snd_nxt = end;
             self.w.snd_max = end;
             self.emit(now, start, end, false, out);
+        }
+    }
+
+    /// [`Self::send_segment`] below snd_max: the go-back-N retransmission of the segment
+    /// `[start, end)`, unless it is SACKed.
+    #[inline(never)]
+    fn resend_below_snd_max(&mut self, now: Time, start: u64, end: u64, out: &mut Vec<Packet>) {
+        let i = self
+            .w
+            .segs
+            .index_of(start)
+            .expect("snd_nxt inside the segment table");
+        self.w.snd_nxt = end;
+        // ns-2 Sack1TcpAgent::send_much(): see Ns2Switches::sack1_go_back_n_resends_sacked.
+        let resend_sacked = self.cfg.ns2.sack1_go_back_n_resends_sacked
+            && self.cfg.recovery == RecoveryKind::RenoSack;
+        if resend_sacked || !self.w.segs.get(i).is_some_and(|s| s.sacked) {
+            self.mark_retransmitted(now, i);
+            self.unmark_fack_go_back_n(i);
+            self.emit(now, start, end, true, out);
         }
     }
 
@@ -1780,14 +1792,14 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn unmark_fack_go_back_n(&mut self, i: usize) {
         let in_recovery = matches!(self.phase, Phase::Recovery { .. });
         if in_recovery && self.recovery.timeout_keeps_recovery() {
-            if let Some(s) = self.w.segs.get_mut(i) {
+            if let Some(mut s) = self.w.segs.get_mut(i) {
                 s.rexmit_in_episode = false;
             }
         }
     }
 
     fn mark_retransmitted(&mut self, now: Time, i: usize) {
-        if let Some(s) = self.w.segs.get_mut(i) {
+        if let Some(mut s) = self.w.segs.get_mut(i) {
             s.rexmit_in_episode = true;
             s.retx_count += 1;
             s.last_sent = now;
@@ -1807,6 +1819,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
     }
 
+    /// Builds and hands out one data segment (inlined at its three callers: the send
+    /// of new data runs once per segment).
+    #[inline(always)]
     fn emit(&mut self, now: Time, start: u64, end: u64, retx: bool, out: &mut Vec<Packet>) {
         let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
         p.wire_model = self.wire_model();
@@ -1876,13 +1891,15 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// flow event: the tests are inlined at the call, the message built out of line.
     #[inline]
     pub fn check_invariants(&self) -> Result<(), String> {
+        // Evaluated in full, without a branch per comparison: the common answer is
+        // "all hold", which needs every comparison anyway.
         let w = &self.w;
-        let ordered = w.snd_una <= w.snd_nxt && w.snd_nxt <= w.snd_max;
+        let ordered = (w.snd_una <= w.snd_nxt) & (w.snd_nxt <= w.snd_max);
         let within_app = w.snd_max <= self.app_end;
-        let untimed = w.snd_una < w.snd_max
-            && self.timer.is_none()
-            && self.handshake == Handshake::Established;
-        if ordered && within_app && !untimed {
+        let untimed = (w.snd_una < w.snd_max)
+            & self.timer.is_none()
+            & (self.handshake == Handshake::Established);
+        if ordered & within_app & !untimed {
             return Ok(());
         }
         self.invariant_violation()

@@ -107,12 +107,7 @@ impl Window {
     /// FACK's next hole).
     pub fn first_hole(&self, pred: impl Fn(usize) -> bool) -> Option<usize> {
         let high = self.segs.highest_sacked_end()?;
-        self.segs
-            .iter()
-            .enumerate()
-            .take_while(|(_, s)| s.end <= high)
-            .find(|(i, s)| !s.sacked && !s.rexmit_in_episode && pred(*i))
-            .map(|(i, _)| i)
+        self.segs.first_unmarked_hole(high, pred)
     }
 }
 

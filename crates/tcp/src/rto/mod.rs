@@ -148,15 +148,23 @@ macro_rules! estimators {
             /// The estimator selected by an [`RtoConfig`]; dispatches by `match`.
             #[derive(Clone, Debug, PartialEq)]
             pub enum Rto: RtoEstimator { $( $(#[$doc])* $V($T) ),* }
+            // The hooks the sender calls on every ACK (a sample, the timer's restart)
+            // inlined there, the match with them.
             methods {
                 fn on_syn_sample(&mut self, rtt: Dur);
+                #[inline]
                 fn on_rtt_sample(&mut self, sample: &RttSample);
+                #[inline]
                 fn on_timed_segment_acked(&mut self);
                 fn on_timeout(&mut self);
                 fn on_spurious_timeout_reseed(&mut self, rtt: Dur, rule: ReseedRule);
+                #[inline]
                 fn max_rto(&self) -> Option<Dur>;
+                #[inline]
                 fn rto(&self) -> Dur;
+                #[inline]
                 fn backoff_count(&self) -> u32;
+                #[inline]
                 fn srtt(&self) -> Option<Dur>;
             }
         }
