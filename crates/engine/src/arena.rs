@@ -68,6 +68,11 @@ impl Arena {
         self.packets[s.index as usize]
     }
 
+    /// Frees the slot of `s`, whose packet was read in place.
+    pub fn free(&mut self, s: Slot) {
+        self.free.push(s.index);
+    }
+
     /// Packets stored.
     pub fn len(&self) -> usize {
         self.packets.len() - self.free.len()

@@ -446,7 +446,7 @@ impl<L: Lead> Sim<L> {
             FlowState::Cbr(c) => c.next_send = Some(now),
         }
         self.out = out;
-        self.after_flow_event(f)
+        self.after_flow_event(f, Side::Both)
     }
 
     fn on_flow_timer(
@@ -465,18 +465,25 @@ impl<L: Lead> Sim<L> {
         if !live {
             return Ok(());
         }
-        match timer {
-            FlowTimer::Rto => self.on_rto(f)?,
+        let side = match timer {
+            FlowTimer::Rto => {
+                self.on_rto(f)?;
+                Side::Sender
+            }
             FlowTimer::DelayedAck => {
                 let mut acks = std::mem::take(&mut self.out);
                 if let FlowState::Tcp(t) = &mut self.flows[f].state {
                     t.receiver.on_timer(now, &mut acks);
                 }
                 self.out = acks;
+                Side::Receiver
             }
-            FlowTimer::CbrSend => self.on_cbr_send(f),
-        }
-        self.after_flow_event(f)
+            FlowTimer::CbrSend => {
+                self.on_cbr_send(f);
+                Side::Both
+            }
+        };
+        self.after_flow_event(f, side)
     }
 
     fn on_rto(&mut self, f: usize) -> Result<(), InvariantViolation> {
@@ -531,9 +538,18 @@ impl<L: Lead> Sim<L> {
     }
 
     /// Sends what the flow's endpoints produced, re-arms its timers, checks its
-    /// invariants, and notes completion.
-    fn after_flow_event(&mut self, f: usize) -> Result<(), InvariantViolation> {
-        self.maybe_write_next_message(f);
+    /// invariants, and notes completion. What only depends on the endpoint that `side`
+    /// leaves unchanged is not looked at again: its timer's deadline is the one its
+    /// slot already wants ([`TimerSlot::want`] would do nothing), and its trace state,
+    /// invariants, completion and next message were checked when it last changed.
+    fn after_flow_event(&mut self, f: usize, side: Side) -> Result<(), InvariantViolation> {
+        debug_assert!(
+            self.other_side_settled(f, side),
+            "flow {f}: an event at the {side:?} changed what the other endpoint's follow-up reads"
+        );
+        if side.sender() {
+            self.maybe_write_next_message(f);
+        }
         let mut out = std::mem::take(&mut self.out);
         // Packets are large: they are stamped in place and copied only into a queue.
         let mut result = Ok(());
@@ -546,12 +562,52 @@ impl<L: Lead> Sim<L> {
         out.clear();
         self.out = out;
         result?;
-        self.sync_flow_timers(f);
+        self.sync_flow_timers(f, side);
+        if !side.sender() {
+            return Ok(());
+        }
         if let FlowState::Tcp(t) = &self.flows[f].state {
             self.tracer
                 .on_sender_state(self.now, FlowId(f as u32), &t.sender);
         }
         self.check_flow(f)
+    }
+
+    /// Would the follow-up of the endpoint that `side` did not change do nothing? Its
+    /// timer slot already wants its deadline, and for the sender: no message is due,
+    /// its invariants hold and its completion is noted. Checked in debug builds before
+    /// every follow-up, so that every test run compares the shortened follow-up with
+    /// the full one.
+    fn other_side_settled(&self, f: usize, side: Side) -> bool {
+        let flow = &self.flows[f];
+        let FlowState::Tcp(t) = &flow.state else {
+            return true;
+        };
+        let wants = |mut slot: TimerSlot, deadline| {
+            let mut pushed = false;
+            slot.want(deadline, |_, _| pushed = true);
+            !pushed
+        };
+        let sender = || {
+            let message_due = match t.workload {
+                Workload::PingPong { packets, .. } => {
+                    t.sender.all_acked() && t.messages_written > 0 && t.messages_written < packets
+                }
+                Workload::Bulk { .. } => false,
+            };
+            let completes = flow.result.completed.is_none()
+                && t.sender.all_acked()
+                && t.sender.app_end() == flow.result.bytes;
+            wants(t.rto_slot, t.sender.next_deadline())
+                && !message_due
+                && t.sender.check_invariants().is_ok()
+                && !completes
+        };
+        match side {
+            Side::Receiver => sender(),
+            Side::Sender => wants(t.delack_slot, t.receiver.next_deadline()),
+            Side::Both => true,
+        }
     }
 
     /// Ping-pong: the next message goes out when the previous one is acknowledged.
@@ -568,33 +624,38 @@ impl<L: Lead> Sim<L> {
         }
     }
 
-    fn sync_flow_timers(&mut self, f: usize) {
+    /// Re-arms the timers of flow `f` whose endpoint `side` changed.
+    fn sync_flow_timers(&mut self, f: usize, side: Side) {
         let q = &mut self.q;
         let id = f as u32;
         match &mut self.flows[f].state {
             FlowState::Tcp(t) => {
-                let d = t.sender.next_deadline();
-                t.rto_slot.want(d, |at, gen| {
-                    q.push(
-                        at,
-                        Event::Timer {
-                            flow: id,
-                            timer: FlowTimer::Rto,
-                            gen,
-                        },
-                    )
-                });
-                let d = t.receiver.next_deadline();
-                t.delack_slot.want(d, |at, gen| {
-                    q.push(
-                        at,
-                        Event::Timer {
-                            flow: id,
-                            timer: FlowTimer::DelayedAck,
-                            gen,
-                        },
-                    )
-                });
+                if side.sender() {
+                    let d = t.sender.next_deadline();
+                    t.rto_slot.want(d, |at, gen| {
+                        q.push(
+                            at,
+                            Event::Timer {
+                                flow: id,
+                                timer: FlowTimer::Rto,
+                                gen,
+                            },
+                        )
+                    });
+                }
+                if side.receiver() {
+                    let d = t.receiver.next_deadline();
+                    t.delack_slot.want(d, |at, gen| {
+                        q.push(
+                            at,
+                            Event::Timer {
+                                flow: id,
+                                timer: FlowTimer::DelayedAck,
+                                gen,
+                            },
+                        )
+                    });
+                }
             }
             FlowState::Cbr(c) => {
                 c.slot.want(c.next_send, |at, gen| {
@@ -678,25 +739,8 @@ impl<L: Lead> Sim<L> {
             }
             PacketKind::Syn | PacketKind::SynAck | PacketKind::Datagram => {}
         }
-        self.capture(f, p, true);
+        capture(&mut self.captures, self.now, f, p, true);
         Ok(())
-    }
-
-    /// Records `p` for pcap files as seen now by the endpoint of flow `f` that sends it
-    /// (`sending`) or receives it.
-    fn capture(&mut self, f: usize, p: &Packet, sending: bool) {
-        if let Some(c) = &mut self.captures {
-            let at = if p.kind.is_forward() == sending {
-                Endpoint::Sender
-            } else {
-                Endpoint::Receiver
-            };
-            c[f].push(Captured {
-                time: self.now,
-                packet: *p,
-                at,
-            });
-        }
     }
 
     /// The link and direction packet `p` crosses next.
@@ -767,9 +811,13 @@ impl<L: Lead> Sim<L> {
                 self.enqueue(l, dir_index(dir), s);
                 Ok(())
             }
-            _ => {
+            // The end of the route: the endpoint reads the packet where it lies.
+            None => self.deliver_slot(s),
+            // Into the box at the link's first endpoint (`Self::forward`'s case).
+            Some((l, _)) => {
+                let b = self.box_at[l].expect("a box at the link: the first arm took the rest");
                 let p = self.arena.take(s);
-                self.forward(&p)
+                self.through_box(b, p)
             }
         }
     }
@@ -955,57 +1003,43 @@ impl<L: Lead> Sim<L> {
         self.tracer.record(self.now, p.flow, ev);
     }
 
-    /// A packet reached the end of its route.
+    /// A packet that never entered the arena (a route ending right behind a box)
+    /// reached the end of its route.
     fn deliver(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
-        let f = p.flow.index();
-        self.capture(f, p, false);
-        if let FlowState::Cbr(_) = self.flows[f].state {
-            // A datagram's arrival changes nothing at its CBR source but the count: no
-            // packet to send, no timer moved, no TCP state to check, so the rest of
-            // `after_flow_event` would do nothing.
-            if p.kind == PacketKind::Datagram {
-                self.flows[f].result.delivered += 1;
-            }
-            return Ok(());
+        let (hosts, _) = self.hosts();
+        match hosts.receive(p) {
+            Some((f, side)) => self.after_flow_event(f, side),
+            None => Ok(()),
         }
-        let now = self.now;
-        let mut out = std::mem::take(&mut self.out);
-        let flow = &mut self.flows[f];
-        match (&mut flow.state, p.kind) {
-            (FlowState::Tcp(t), PacketKind::Data) => {
-                self.data_packets_delivered += 1;
-                flow.result.delivered += 1;
-                let o = t.receiver.on_data(now, p, &mut out);
-                if p.retx && o.duplicate {
-                    flow.result.unnecessary_retransmissions += 1;
-                }
-                self.tracer.record(
-                    now,
-                    p.flow,
-                    TraceEvent::Deliver {
-                        seq: p.seq,
-                        len: p.len,
-                    },
-                );
-            }
-            (FlowState::Tcp(t), PacketKind::Syn) => t.receiver.on_syn(now, p, &mut out),
-            (FlowState::Tcp(t), PacketKind::Ack | PacketKind::SynAck) => {
-                let info = t.sender.on_ack(now, p, &mut out);
-                if let Some(rtt) = info.rtt_sample.filter(|_| self.record_rto) {
-                    let rto = t.sender.current_rto();
-                    flow.result.rto_samples.push(RtoSample {
-                        time: now,
-                        rtt,
-                        rto,
-                    });
-                }
-                self.tracer.on_ack(now, p.flow, p, &info);
-            }
-            (FlowState::Cbr(_), PacketKind::Datagram) => flow.result.delivered += 1,
-            _ => {}
+    }
+
+    /// The packet in slot `s` reached the end of its route. Its endpoint reads it where
+    /// it lies in the arena instead of a copy taken out of it, and the slot is freed
+    /// before the endpoint's replies enter the network (the order in which
+    /// [`Arena::take`] frees it).
+    fn deliver_slot(&mut self, s: Slot) -> Result<(), InvariantViolation> {
+        let (hosts, arena) = self.hosts();
+        let f = hosts.receive(arena.get(s));
+        self.arena.free(s);
+        match f {
+            Some((f, side)) => self.after_flow_event(f, side),
+            None => Ok(()),
         }
-        self.out = out;
-        self.after_flow_event(f)
+    }
+
+    /// The endpoints' side of the world beside the arena, so that a packet can be read
+    /// in the arena while an endpoint acts on it.
+    fn hosts(&mut self) -> (Hosts<'_>, &Arena) {
+        let hosts = Hosts {
+            now: self.now,
+            flows: &mut self.flows,
+            out: &mut self.out,
+            tracer: &mut self.tracer,
+            captures: &mut self.captures,
+            data_packets_delivered: &mut self.data_packets_delivered,
+            record_rto: self.record_rto,
+        };
+        (hosts, &self.arena)
     }
 
     // ----- ground truth ------------------------------------------------------------
@@ -1242,6 +1276,123 @@ impl<L: Lead> Sim<L> {
             trace: self.tracer.into_records(),
             captures: self.captures.unwrap_or_default(),
         })
+    }
+}
+
+/// Which endpoints of a flow an event may have changed: a TCP flow's sender and
+/// receiver share no state (they talk through packets only), so an event at one leaves
+/// everything [`Sim::after_flow_event`] derives from the other as it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// The sender (an ACK, its timer).
+    Sender,
+    /// The receiver (a data segment or SYN, the delayed-ACK timer).
+    Receiver,
+    /// Either, or a CBR source.
+    Both,
+}
+
+impl Side {
+    fn sender(self) -> bool {
+        self != Side::Receiver
+    }
+    fn receiver(self) -> bool {
+        self != Side::Sender
+    }
+}
+
+/// What an endpoint receiving a packet touches ([`Sim::hosts`]).
+struct Hosts<'a> {
+    now: Time,
+    flows: &'a mut [Flow],
+    out: &'a mut Vec<Packet>,
+    tracer: &'a mut Tracer,
+    captures: &'a mut Option<Vec<Vec<Captured>>>,
+    data_packets_delivered: &'a mut u64,
+    record_rto: bool,
+}
+
+impl Hosts<'_> {
+    /// The endpoint of `p`'s flow receives `p`: its replies go to `out`. Returns the
+    /// flow whose endpoint must be followed up ([`Sim::after_flow_event`]) and which
+    /// one it is, or `None` after a datagram's arrival, which changes nothing at its
+    /// CBR source but the count: no packet to send, no timer moved, no TCP state to
+    /// check.
+    #[inline(always)]
+    fn receive(self, p: &Packet) -> Option<(usize, Side)> {
+        let now = self.now;
+        let f = p.flow.index();
+        capture(self.captures, now, f, p, false);
+        let flow = &mut self.flows[f];
+        let side;
+        match (&mut flow.state, p.kind) {
+            (FlowState::Cbr(_), kind) => {
+                if kind == PacketKind::Datagram {
+                    flow.result.delivered += 1;
+                }
+                return None;
+            }
+            (FlowState::Tcp(t), PacketKind::Data) => {
+                side = Side::Receiver;
+                *self.data_packets_delivered += 1;
+                flow.result.delivered += 1;
+                let o = t.receiver.on_data(now, p, self.out);
+                if p.retx && o.duplicate {
+                    flow.result.unnecessary_retransmissions += 1;
+                }
+                self.tracer.record(
+                    now,
+                    p.flow,
+                    TraceEvent::Deliver {
+                        seq: p.seq,
+                        len: p.len,
+                    },
+                );
+            }
+            (FlowState::Tcp(t), PacketKind::Syn) => {
+                side = Side::Receiver;
+                t.receiver.on_syn(now, p, self.out);
+            }
+            (FlowState::Tcp(t), PacketKind::Ack | PacketKind::SynAck) => {
+                side = Side::Sender;
+                let info = t.sender.on_ack(now, p, self.out);
+                if let Some(rtt) = info.rtt_sample.filter(|_| self.record_rto) {
+                    let rto = t.sender.current_rto();
+                    flow.result.rto_samples.push(RtoSample {
+                        time: now,
+                        rtt,
+                        rto,
+                    });
+                }
+                self.tracer.on_ack(now, p.flow, p, &info);
+            }
+            (FlowState::Tcp(_), PacketKind::Datagram) => side = Side::Both,
+        }
+        Some((f, side))
+    }
+}
+
+/// Records `p` for pcap files as seen at `now` by the endpoint of flow `f` that sends
+/// it (`sending`) or receives it. A function of the captures alone, so that it can be
+/// called while the packet is borrowed from the arena.
+fn capture(
+    captures: &mut Option<Vec<Vec<Captured>>>,
+    now: Time,
+    f: usize,
+    p: &Packet,
+    sending: bool,
+) {
+    if let Some(c) = captures {
+        let at = if p.kind.is_forward() == sending {
+            Endpoint::Sender
+        } else {
+            Endpoint::Receiver
+        };
+        c[f].push(Captured {
+            time: now,
+            packet: *p,
+            at,
+        });
     }
 }
 
