@@ -798,17 +798,15 @@ impl<L: Lead> Sim<L> {
 
     /// Moves the packet in slot `s`, which just left a link, on along its route: into
     /// its next link without leaving the arena, or out of it to a middlebox or the
-    /// endpoint (the same steps as [`Self::forward`]).
+    /// endpoint (the same steps as [`Self::forward`]). Always inlined (into the link's
+    /// wake-up and a box's exit): it is on every packet's path, and a box's exit calls
+    /// it in a cycle that only [`Self::through_box_slot`], never inlined, breaks.
+    #[inline(always)]
     fn forward_slot(&mut self, s: Slot) -> Result<(), InvariantViolation> {
         let next = self.next_hop(self.arena.get(s));
         match next {
             Some((l, dir)) if self.box_at[l].is_none() || dir != Dir::Forward => {
-                if self.dropped_by_rule(l, self.arena.get(s)) {
-                    let p = self.arena.take(s);
-                    self.note_drop(l, &p);
-                    return Ok(());
-                }
-                self.enqueue(l, dir_index(dir), s);
+                self.enter_link_slot(l, dir, s);
                 Ok(())
             }
             // The end of the route: the endpoint reads the packet where it lies.
@@ -816,10 +814,20 @@ impl<L: Lead> Sim<L> {
             // Into the box at the link's first endpoint (`Self::forward`'s case).
             Some((l, _)) => {
                 let b = self.box_at[l].expect("a box at the link: the first arm took the rest");
-                let p = self.arena.take(s);
-                self.through_box(b, p)
+                self.through_box_slot(b, s)
             }
         }
+    }
+
+    /// [`Self::enter_link`] for the packet in slot `s`.
+    #[inline(always)]
+    fn enter_link_slot(&mut self, l: usize, dir: Dir, s: Slot) {
+        if self.dropped_by_rule(l, self.arena.get(s)) {
+            let p = self.arena.take(s);
+            self.note_drop(l, &p);
+            return;
+        }
+        self.enqueue(l, dir_index(dir), s);
     }
 
     /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`? Inlined, its
@@ -894,10 +902,7 @@ impl<L: Lead> Sim<L> {
             self.arena.get_mut(s).hop += 1;
             result = match self.box_at[l] {
                 // Leaving the link in reverse: the box at its first endpoint sees it.
-                Some(b) if d == 1 => {
-                    let p = self.arena.take(s);
-                    self.through_box(b, p)
-                }
+                Some(b) if d == 1 => self.through_box_slot(b, s),
                 _ => self.forward_slot(s),
             };
         }
@@ -910,10 +915,23 @@ impl<L: Lead> Sim<L> {
 
     // ----- middleboxes -------------------------------------------------------------
 
+    /// Box `b` sees `p`, which is not in the arena (it comes from an endpoint).
     fn through_box(&mut self, b: usize, p: Packet) -> Result<(), InvariantViolation> {
         let mut out = std::mem::take(&mut self.mb_out);
-        self.boxes[b].mb.on_packet(self.now, p, &mut out);
-        self.after_box(b, out)
+        self.boxes[b].mb.on_owned_packet(self.now, p, &mut out);
+        self.after_box(b, out, None)
+    }
+
+    /// Box `b` sees the packet in slot `s`, where it reads it; if the box passes it,
+    /// it continues from that slot ([`MbOutput::pass`]), so a packet crossing a box is
+    /// not copied out of the arena and back.
+    #[inline(never)]
+    fn through_box_slot(&mut self, b: usize, s: Slot) -> Result<(), InvariantViolation> {
+        let mut out = std::mem::take(&mut self.mb_out);
+        self.boxes[b]
+            .mb
+            .on_packet(self.now, self.arena.get(s), &mut out);
+        self.after_box(b, out, Some(s))
     }
 
     fn on_box_wake(&mut self, b: usize, gen: u32) -> Result<(), InvariantViolation> {
@@ -922,21 +940,46 @@ impl<L: Lead> Sim<L> {
         }
         let mut out = std::mem::take(&mut self.mb_out);
         self.boxes[b].mb.on_wakeup(self.now, &mut out);
-        self.after_box(b, out)
+        self.after_box(b, out, None)
     }
 
-    /// Sends on what box `b` released, notes its verdicts, re-arms its wake-up.
-    fn after_box(&mut self, b: usize, mut out: MbOutput) -> Result<(), InvariantViolation> {
+    /// Sends on what box `b` released, in order, the packet it was handed in slot
+    /// `arrived` among them where the box passed it (its slot is freed if the box did
+    /// not), notes its verdicts, re-arms its wake-up.
+    fn after_box(
+        &mut self,
+        b: usize,
+        mut out: MbOutput,
+        arrived: Option<Slot>,
+    ) -> Result<(), InvariantViolation> {
         let mut result = Ok(());
         for e in &out.events {
             if let MbEventKind::Verdict { spurious } = e.kind {
                 result = result.and_then(|_| self.note_box_verdict(b, e.flow, e.time, spurious));
             }
         }
-        for q in out.forward.drain(..) {
-            if result.is_ok() {
-                result = self.leave_box(b, q);
+        let passed = out.take_pass();
+        debug_assert!(
+            passed.is_none() || arrived.is_some(),
+            "a pass without a packet handed in"
+        );
+        for i in 0..=out.forward.len() {
+            if passed == Some(i) {
+                let s = arrived.expect("checked above");
+                result = match result {
+                    Ok(()) => self.leave_box_slot(b, s),
+                    Err(e) => {
+                        self.arena.free(s);
+                        Err(e)
+                    }
+                };
             }
+            if i < out.forward.len() && result.is_ok() {
+                result = self.leave_box(b, out.forward[i]);
+            }
+        }
+        if let (Some(s), None) = (arrived, passed) {
+            self.arena.free(s);
         }
         out.clear();
         self.mb_out = out;
@@ -947,6 +990,28 @@ impl<L: Lead> Sim<L> {
             q.push(at, Event::MiddleboxWake { mb: b as u32, gen })
         });
         result
+    }
+
+    /// [`Self::leave_box`] for the packet in slot `s`, which stays there.
+    fn leave_box_slot(&mut self, b: usize, s: Slot) -> Result<(), InvariantViolation> {
+        let l = self.boxes[b].link;
+        let p = self.arena.get(s);
+        let r = &self.flows[p.flow.index()].route;
+        match route::after_box(r, l, p.kind.is_forward()) {
+            None => {
+                self.arena.free(s);
+                Ok(())
+            }
+            Some(AfterBox::Enter(hop)) => {
+                self.arena.get_mut(s).hop = hop;
+                self.enter_link_slot(l, Dir::Forward, s);
+                Ok(())
+            }
+            Some(AfterBox::Continue(hop)) => {
+                self.arena.get_mut(s).hop = hop;
+                self.forward_slot(s)
+            }
+        }
     }
 
     /// A packet continues from box `b` at the first endpoint of its link: into the link
@@ -1016,7 +1081,9 @@ impl<L: Lead> Sim<L> {
     /// The packet in slot `s` reached the end of its route. Its endpoint reads it where
     /// it lies in the arena instead of a copy taken out of it, and the slot is freed
     /// before the endpoint's replies enter the network (the order in which
-    /// [`Arena::take`] frees it).
+    /// [`Arena::take`] frees it). Always inlined: left to itself, the compiler made it a
+    /// call once a box's exit reached it too.
+    #[inline(always)]
     fn deliver_slot(&mut self, s: Slot) -> Result<(), InvariantViolation> {
         let (hosts, arena) = self.hosts();
         let f = hosts.receive(arena.get(s));

@@ -120,7 +120,7 @@ impl StdProxy {
 }
 
 impl Middlebox for StdProxy {
-    fn on_packet(&mut self, now: Time, pkt: Packet, out: &mut MbOutput) {
+    fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut MbOutput) {
         let flow = pkt.flow;
         let mut io = Io {
             now,

@@ -48,7 +48,7 @@ impl Harness {
     /// Feeds `pkt` at `ms` (after any wake-up due by then); returns what continued.
     fn send(&mut self, ms: u64, pkt: Packet) -> Vec<Packet> {
         self.wake_until(ms);
-        self.proxy.on_packet(at(ms), pkt, &mut self.out);
+        self.proxy.on_owned_packet(at(ms), pkt, &mut self.out);
         std::mem::take(&mut self.out.forward)
     }
 
