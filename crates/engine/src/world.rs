@@ -753,6 +753,9 @@ impl<L: Lead> Sim<L> {
     }
 
     /// Puts `p` on its next link, or hands it to the endpoint at the route's end.
+    /// Always inlined (into the injection of every packet an endpoint sends): the call
+    /// cycle through the endpoint is broken by `after_flow_event`, a function of its own.
+    #[inline(always)]
     fn forward(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
         let Some((l, dir)) = self.next_hop(p) else {
             return self.deliver(p);
@@ -767,6 +770,7 @@ impl<L: Lead> Sim<L> {
     }
 
     /// Offers `p` to link `l` in direction `dir` (after any deterministic drop rule).
+    #[inline(always)]
     fn enter_link(&mut self, l: usize, dir: Dir, p: &Packet) {
         let d = dir_index(dir);
         if self.dropped_by_rule(l, p) {
