@@ -496,7 +496,7 @@ impl Forwarder {
 
     fn through_box(&mut self, b: usize, p: Packet) {
         let mut out = std::mem::take(&mut self.mb_out);
-        self.boxes[b].mb.on_packet(self.mclock, p, &mut out);
+        self.boxes[b].mb.on_owned_packet(self.mclock, p, &mut out);
         self.after_box(b, out, self.mclock);
     }
 

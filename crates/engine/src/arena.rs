@@ -36,6 +36,8 @@ pub struct Arena {
 
 impl Arena {
     /// Stores a copy of `p` (sealed: its wire size is fixed) and returns its handle.
+    /// Always inlined: called for every packet an endpoint or a box sends.
+    #[inline(always)]
     pub fn put(&mut self, p: &Packet) -> Slot {
         let wire = p.wire_bytes();
         let index = match self.free.pop() {
@@ -66,6 +68,11 @@ impl Arena {
     pub fn take(&mut self, s: Slot) -> Packet {
         self.free.push(s.index);
         self.packets[s.index as usize]
+    }
+
+    /// Frees the slot of `s`, whose packet was read in place.
+    pub fn free(&mut self, s: Slot) {
+        self.free.push(s.index);
     }
 
     /// Packets stored.

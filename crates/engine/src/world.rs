@@ -446,7 +446,7 @@ impl<L: Lead> Sim<L> {
             FlowState::Cbr(c) => c.next_send = Some(now),
         }
         self.out = out;
-        self.after_flow_event(f)
+        self.after_flow_event(f, Side::Both)
     }
 
     fn on_flow_timer(
@@ -465,18 +465,25 @@ impl<L: Lead> Sim<L> {
         if !live {
             return Ok(());
         }
-        match timer {
-            FlowTimer::Rto => self.on_rto(f)?,
+        let side = match timer {
+            FlowTimer::Rto => {
+                self.on_rto(f)?;
+                Side::Sender
+            }
             FlowTimer::DelayedAck => {
                 let mut acks = std::mem::take(&mut self.out);
                 if let FlowState::Tcp(t) = &mut self.flows[f].state {
                     t.receiver.on_timer(now, &mut acks);
                 }
                 self.out = acks;
+                Side::Receiver
             }
-            FlowTimer::CbrSend => self.on_cbr_send(f),
-        }
-        self.after_flow_event(f)
+            FlowTimer::CbrSend => {
+                self.on_cbr_send(f);
+                Side::Both
+            }
+        };
+        self.after_flow_event(f, side)
     }
 
     fn on_rto(&mut self, f: usize) -> Result<(), InvariantViolation> {
@@ -531,9 +538,18 @@ impl<L: Lead> Sim<L> {
     }
 
     /// Sends what the flow's endpoints produced, re-arms its timers, checks its
-    /// invariants, and notes completion.
-    fn after_flow_event(&mut self, f: usize) -> Result<(), InvariantViolation> {
-        self.maybe_write_next_message(f);
+    /// invariants, and notes completion. What only depends on the endpoint that `side`
+    /// leaves unchanged is not looked at again: its timer's deadline is the one its
+    /// slot already wants ([`TimerSlot::want`] would do nothing), and its trace state,
+    /// invariants, completion and next message were checked when it last changed.
+    fn after_flow_event(&mut self, f: usize, side: Side) -> Result<(), InvariantViolation> {
+        debug_assert!(
+            self.other_side_settled(f, side),
+            "flow {f}: an event at the {side:?} changed what the other endpoint's follow-up reads"
+        );
+        if side.sender() {
+            self.maybe_write_next_message(f);
+        }
         let mut out = std::mem::take(&mut self.out);
         // Packets are large: they are stamped in place and copied only into a queue.
         let mut result = Ok(());
@@ -546,12 +562,52 @@ impl<L: Lead> Sim<L> {
         out.clear();
         self.out = out;
         result?;
-        self.sync_flow_timers(f);
+        self.sync_flow_timers(f, side);
+        if !side.sender() {
+            return Ok(());
+        }
         if let FlowState::Tcp(t) = &self.flows[f].state {
             self.tracer
                 .on_sender_state(self.now, FlowId(f as u32), &t.sender);
         }
         self.check_flow(f)
+    }
+
+    /// Would the follow-up of the endpoint that `side` did not change do nothing? Its
+    /// timer slot already wants its deadline, and for the sender: no message is due,
+    /// its invariants hold and its completion is noted. Checked in debug builds before
+    /// every follow-up, so that every test run compares the shortened follow-up with
+    /// the full one.
+    fn other_side_settled(&self, f: usize, side: Side) -> bool {
+        let flow = &self.flows[f];
+        let FlowState::Tcp(t) = &flow.state else {
+            return true;
+        };
+        let wants = |mut slot: TimerSlot, deadline| {
+            let mut pushed = false;
+            slot.want(deadline, |_, _| pushed = true);
+            !pushed
+        };
+        let sender = || {
+            let message_due = match t.workload {
+                Workload::PingPong { packets, .. } => {
+                    t.sender.all_acked() && t.messages_written > 0 && t.messages_written < packets
+                }
+                Workload::Bulk { .. } => false,
+            };
+            let completes = flow.result.completed.is_none()
+                && t.sender.all_acked()
+                && t.sender.app_end() == flow.result.bytes;
+            wants(t.rto_slot, t.sender.next_deadline())
+                && !message_due
+                && t.sender.check_invariants().is_ok()
+                && !completes
+        };
+        match side {
+            Side::Receiver => sender(),
+            Side::Sender => wants(t.delack_slot, t.receiver.next_deadline()),
+            Side::Both => true,
+        }
     }
 
     /// Ping-pong: the next message goes out when the previous one is acknowledged.
@@ -568,33 +624,38 @@ impl<L: Lead> Sim<L> {
         }
     }
 
-    fn sync_flow_timers(&mut self, f: usize) {
+    /// Re-arms the timers of flow `f` whose endpoint `side` changed.
+    fn sync_flow_timers(&mut self, f: usize, side: Side) {
         let q = &mut self.q;
         let id = f as u32;
         match &mut self.flows[f].state {
             FlowState::Tcp(t) => {
-                let d = t.sender.next_deadline();
-                t.rto_slot.want(d, |at, gen| {
-                    q.push(
-                        at,
-                        Event::Timer {
-                            flow: id,
-                            timer: FlowTimer::Rto,
-                            gen,
-                        },
-                    )
-                });
-                let d = t.receiver.next_deadline();
-                t.delack_slot.want(d, |at, gen| {
-                    q.push(
-                        at,
-                        Event::Timer {
-                            flow: id,
-                            timer: FlowTimer::DelayedAck,
-                            gen,
-                        },
-                    )
-                });
+                if side.sender() {
+                    let d = t.sender.next_deadline();
+                    t.rto_slot.want(d, |at, gen| {
+                        q.push(
+                            at,
+                            Event::Timer {
+                                flow: id,
+                                timer: FlowTimer::Rto,
+                                gen,
+                            },
+                        )
+                    });
+                }
+                if side.receiver() {
+                    let d = t.receiver.next_deadline();
+                    t.delack_slot.want(d, |at, gen| {
+                        q.push(
+                            at,
+                            Event::Timer {
+                                flow: id,
+                                timer: FlowTimer::DelayedAck,
+                                gen,
+                            },
+                        )
+                    });
+                }
             }
             FlowState::Cbr(c) => {
                 c.slot.want(c.next_send, |at, gen| {
@@ -678,25 +739,8 @@ impl<L: Lead> Sim<L> {
             }
             PacketKind::Syn | PacketKind::SynAck | PacketKind::Datagram => {}
         }
-        self.capture(f, p, true);
+        capture(&mut self.captures, self.now, f, p, true);
         Ok(())
-    }
-
-    /// Records `p` for pcap files as seen now by the endpoint of flow `f` that sends it
-    /// (`sending`) or receives it.
-    fn capture(&mut self, f: usize, p: &Packet, sending: bool) {
-        if let Some(c) = &mut self.captures {
-            let at = if p.kind.is_forward() == sending {
-                Endpoint::Sender
-            } else {
-                Endpoint::Receiver
-            };
-            c[f].push(Captured {
-                time: self.now,
-                packet: *p,
-                at,
-            });
-        }
     }
 
     /// The link and direction packet `p` crosses next.
@@ -709,6 +753,9 @@ impl<L: Lead> Sim<L> {
     }
 
     /// Puts `p` on its next link, or hands it to the endpoint at the route's end.
+    /// Always inlined (into the injection of every packet an endpoint sends): the call
+    /// cycle through the endpoint is broken by `after_flow_event`, a function of its own.
+    #[inline(always)]
     fn forward(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
         let Some((l, dir)) = self.next_hop(p) else {
             return self.deliver(p);
@@ -723,6 +770,7 @@ impl<L: Lead> Sim<L> {
     }
 
     /// Offers `p` to link `l` in direction `dir` (after any deterministic drop rule).
+    #[inline(always)]
     fn enter_link(&mut self, l: usize, dir: Dir, p: &Packet) {
         let d = dir_index(dir);
         if self.dropped_by_rule(l, p) {
@@ -754,24 +802,36 @@ impl<L: Lead> Sim<L> {
 
     /// Moves the packet in slot `s`, which just left a link, on along its route: into
     /// its next link without leaving the arena, or out of it to a middlebox or the
-    /// endpoint (the same steps as [`Self::forward`]).
+    /// endpoint (the same steps as [`Self::forward`]). Always inlined (into the link's
+    /// wake-up and a box's exit): it is on every packet's path, and a box's exit calls
+    /// it in a cycle that only [`Self::through_box_slot`], never inlined, breaks.
+    #[inline(always)]
     fn forward_slot(&mut self, s: Slot) -> Result<(), InvariantViolation> {
         let next = self.next_hop(self.arena.get(s));
         match next {
             Some((l, dir)) if self.box_at[l].is_none() || dir != Dir::Forward => {
-                if self.dropped_by_rule(l, self.arena.get(s)) {
-                    let p = self.arena.take(s);
-                    self.note_drop(l, &p);
-                    return Ok(());
-                }
-                self.enqueue(l, dir_index(dir), s);
+                self.enter_link_slot(l, dir, s);
                 Ok(())
             }
-            _ => {
-                let p = self.arena.take(s);
-                self.forward(&p)
+            // The end of the route: the endpoint reads the packet where it lies.
+            None => self.deliver_slot(s),
+            // Into the box at the link's first endpoint (`Self::forward`'s case).
+            Some((l, _)) => {
+                let b = self.box_at[l].expect("a box at the link: the first arm took the rest");
+                self.through_box_slot(b, s)
             }
         }
+    }
+
+    /// [`Self::enter_link`] for the packet in slot `s`.
+    #[inline(always)]
+    fn enter_link_slot(&mut self, l: usize, dir: Dir, s: Slot) {
+        if self.dropped_by_rule(l, self.arena.get(s)) {
+            let p = self.arena.take(s);
+            self.note_drop(l, &p);
+            return;
+        }
+        self.enqueue(l, dir_index(dir), s);
     }
 
     /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`? Inlined, its
@@ -846,10 +906,7 @@ impl<L: Lead> Sim<L> {
             self.arena.get_mut(s).hop += 1;
             result = match self.box_at[l] {
                 // Leaving the link in reverse: the box at its first endpoint sees it.
-                Some(b) if d == 1 => {
-                    let p = self.arena.take(s);
-                    self.through_box(b, p)
-                }
+                Some(b) if d == 1 => self.through_box_slot(b, s),
                 _ => self.forward_slot(s),
             };
         }
@@ -862,10 +919,23 @@ impl<L: Lead> Sim<L> {
 
     // ----- middleboxes -------------------------------------------------------------
 
+    /// Box `b` sees `p`, which is not in the arena (it comes from an endpoint).
     fn through_box(&mut self, b: usize, p: Packet) -> Result<(), InvariantViolation> {
         let mut out = std::mem::take(&mut self.mb_out);
-        self.boxes[b].mb.on_packet(self.now, p, &mut out);
-        self.after_box(b, out)
+        self.boxes[b].mb.on_owned_packet(self.now, p, &mut out);
+        self.after_box(b, out, None)
+    }
+
+    /// Box `b` sees the packet in slot `s`, where it reads it; if the box passes it,
+    /// it continues from that slot ([`MbOutput::pass`]), so a packet crossing a box is
+    /// not copied out of the arena and back.
+    #[inline(never)]
+    fn through_box_slot(&mut self, b: usize, s: Slot) -> Result<(), InvariantViolation> {
+        let mut out = std::mem::take(&mut self.mb_out);
+        self.boxes[b]
+            .mb
+            .on_packet(self.now, self.arena.get(s), &mut out);
+        self.after_box(b, out, Some(s))
     }
 
     fn on_box_wake(&mut self, b: usize, gen: u32) -> Result<(), InvariantViolation> {
@@ -874,21 +944,46 @@ impl<L: Lead> Sim<L> {
         }
         let mut out = std::mem::take(&mut self.mb_out);
         self.boxes[b].mb.on_wakeup(self.now, &mut out);
-        self.after_box(b, out)
+        self.after_box(b, out, None)
     }
 
-    /// Sends on what box `b` released, notes its verdicts, re-arms its wake-up.
-    fn after_box(&mut self, b: usize, mut out: MbOutput) -> Result<(), InvariantViolation> {
+    /// Sends on what box `b` released, in order, the packet it was handed in slot
+    /// `arrived` among them where the box passed it (its slot is freed if the box did
+    /// not), notes its verdicts, re-arms its wake-up.
+    fn after_box(
+        &mut self,
+        b: usize,
+        mut out: MbOutput,
+        arrived: Option<Slot>,
+    ) -> Result<(), InvariantViolation> {
         let mut result = Ok(());
         for e in &out.events {
             if let MbEventKind::Verdict { spurious } = e.kind {
                 result = result.and_then(|_| self.note_box_verdict(b, e.flow, e.time, spurious));
             }
         }
-        for q in out.forward.drain(..) {
-            if result.is_ok() {
-                result = self.leave_box(b, q);
+        let passed = out.take_pass();
+        debug_assert!(
+            passed.is_none() || arrived.is_some(),
+            "a pass without a packet handed in"
+        );
+        for i in 0..=out.forward.len() {
+            if passed == Some(i) {
+                let s = arrived.expect("checked above");
+                result = match result {
+                    Ok(()) => self.leave_box_slot(b, s),
+                    Err(e) => {
+                        self.arena.free(s);
+                        Err(e)
+                    }
+                };
             }
+            if i < out.forward.len() && result.is_ok() {
+                result = self.leave_box(b, out.forward[i]);
+            }
+        }
+        if let (Some(s), None) = (arrived, passed) {
+            self.arena.free(s);
         }
         out.clear();
         self.mb_out = out;
@@ -899,6 +994,28 @@ impl<L: Lead> Sim<L> {
             q.push(at, Event::MiddleboxWake { mb: b as u32, gen })
         });
         result
+    }
+
+    /// [`Self::leave_box`] for the packet in slot `s`, which stays there.
+    fn leave_box_slot(&mut self, b: usize, s: Slot) -> Result<(), InvariantViolation> {
+        let l = self.boxes[b].link;
+        let p = self.arena.get(s);
+        let r = &self.flows[p.flow.index()].route;
+        match route::after_box(r, l, p.kind.is_forward()) {
+            None => {
+                self.arena.free(s);
+                Ok(())
+            }
+            Some(AfterBox::Enter(hop)) => {
+                self.arena.get_mut(s).hop = hop;
+                self.enter_link_slot(l, Dir::Forward, s);
+                Ok(())
+            }
+            Some(AfterBox::Continue(hop)) => {
+                self.arena.get_mut(s).hop = hop;
+                self.forward_slot(s)
+            }
+        }
     }
 
     /// A packet continues from box `b` at the first endpoint of its link: into the link
@@ -955,57 +1072,45 @@ impl<L: Lead> Sim<L> {
         self.tracer.record(self.now, p.flow, ev);
     }
 
-    /// A packet reached the end of its route.
+    /// A packet that never entered the arena (a route ending right behind a box)
+    /// reached the end of its route.
     fn deliver(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
-        let f = p.flow.index();
-        self.capture(f, p, false);
-        if let FlowState::Cbr(_) = self.flows[f].state {
-            // A datagram's arrival changes nothing at its CBR source but the count: no
-            // packet to send, no timer moved, no TCP state to check, so the rest of
-            // `after_flow_event` would do nothing.
-            if p.kind == PacketKind::Datagram {
-                self.flows[f].result.delivered += 1;
-            }
-            return Ok(());
+        let (hosts, _) = self.hosts();
+        match hosts.receive(p) {
+            Some((f, side)) => self.after_flow_event(f, side),
+            None => Ok(()),
         }
-        let now = self.now;
-        let mut out = std::mem::take(&mut self.out);
-        let flow = &mut self.flows[f];
-        match (&mut flow.state, p.kind) {
-            (FlowState::Tcp(t), PacketKind::Data) => {
-                self.data_packets_delivered += 1;
-                flow.result.delivered += 1;
-                let o = t.receiver.on_data(now, p, &mut out);
-                if p.retx && o.duplicate {
-                    flow.result.unnecessary_retransmissions += 1;
-                }
-                self.tracer.record(
-                    now,
-                    p.flow,
-                    TraceEvent::Deliver {
-                        seq: p.seq,
-                        len: p.len,
-                    },
-                );
-            }
-            (FlowState::Tcp(t), PacketKind::Syn) => t.receiver.on_syn(now, p, &mut out),
-            (FlowState::Tcp(t), PacketKind::Ack | PacketKind::SynAck) => {
-                let info = t.sender.on_ack(now, p, &mut out);
-                if let Some(rtt) = info.rtt_sample.filter(|_| self.record_rto) {
-                    let rto = t.sender.current_rto();
-                    flow.result.rto_samples.push(RtoSample {
-                        time: now,
-                        rtt,
-                        rto,
-                    });
-                }
-                self.tracer.on_ack(now, p.flow, p, &info);
-            }
-            (FlowState::Cbr(_), PacketKind::Datagram) => flow.result.delivered += 1,
-            _ => {}
+    }
+
+    /// The packet in slot `s` reached the end of its route. Its endpoint reads it where
+    /// it lies in the arena instead of a copy taken out of it, and the slot is freed
+    /// before the endpoint's replies enter the network (the order in which
+    /// [`Arena::take`] frees it). Always inlined: left to itself, the compiler made it a
+    /// call once a box's exit reached it too.
+    #[inline(always)]
+    fn deliver_slot(&mut self, s: Slot) -> Result<(), InvariantViolation> {
+        let (hosts, arena) = self.hosts();
+        let f = hosts.receive(arena.get(s));
+        self.arena.free(s);
+        match f {
+            Some((f, side)) => self.after_flow_event(f, side),
+            None => Ok(()),
         }
-        self.out = out;
-        self.after_flow_event(f)
+    }
+
+    /// The endpoints' side of the world beside the arena, so that a packet can be read
+    /// in the arena while an endpoint acts on it.
+    fn hosts(&mut self) -> (Hosts<'_>, &Arena) {
+        let hosts = Hosts {
+            now: self.now,
+            flows: &mut self.flows,
+            out: &mut self.out,
+            tracer: &mut self.tracer,
+            captures: &mut self.captures,
+            data_packets_delivered: &mut self.data_packets_delivered,
+            record_rto: self.record_rto,
+        };
+        (hosts, &self.arena)
     }
 
     // ----- ground truth ------------------------------------------------------------
@@ -1242,6 +1347,123 @@ impl<L: Lead> Sim<L> {
             trace: self.tracer.into_records(),
             captures: self.captures.unwrap_or_default(),
         })
+    }
+}
+
+/// Which endpoints of a flow an event may have changed: a TCP flow's sender and
+/// receiver share no state (they talk through packets only), so an event at one leaves
+/// everything [`Sim::after_flow_event`] derives from the other as it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// The sender (an ACK, its timer).
+    Sender,
+    /// The receiver (a data segment or SYN, the delayed-ACK timer).
+    Receiver,
+    /// Either, or a CBR source.
+    Both,
+}
+
+impl Side {
+    fn sender(self) -> bool {
+        self != Side::Receiver
+    }
+    fn receiver(self) -> bool {
+        self != Side::Sender
+    }
+}
+
+/// What an endpoint receiving a packet touches ([`Sim::hosts`]).
+struct Hosts<'a> {
+    now: Time,
+    flows: &'a mut [Flow],
+    out: &'a mut Vec<Packet>,
+    tracer: &'a mut Tracer,
+    captures: &'a mut Option<Vec<Vec<Captured>>>,
+    data_packets_delivered: &'a mut u64,
+    record_rto: bool,
+}
+
+impl Hosts<'_> {
+    /// The endpoint of `p`'s flow receives `p`: its replies go to `out`. Returns the
+    /// flow whose endpoint must be followed up ([`Sim::after_flow_event`]) and which
+    /// one it is, or `None` after a datagram's arrival, which changes nothing at its
+    /// CBR source but the count: no packet to send, no timer moved, no TCP state to
+    /// check.
+    #[inline(always)]
+    fn receive(self, p: &Packet) -> Option<(usize, Side)> {
+        let now = self.now;
+        let f = p.flow.index();
+        capture(self.captures, now, f, p, false);
+        let flow = &mut self.flows[f];
+        let side;
+        match (&mut flow.state, p.kind) {
+            (FlowState::Cbr(_), kind) => {
+                if kind == PacketKind::Datagram {
+                    flow.result.delivered += 1;
+                }
+                return None;
+            }
+            (FlowState::Tcp(t), PacketKind::Data) => {
+                side = Side::Receiver;
+                *self.data_packets_delivered += 1;
+                flow.result.delivered += 1;
+                let o = t.receiver.on_data(now, p, self.out);
+                if p.retx && o.duplicate {
+                    flow.result.unnecessary_retransmissions += 1;
+                }
+                self.tracer.record(
+                    now,
+                    p.flow,
+                    TraceEvent::Deliver {
+                        seq: p.seq,
+                        len: p.len,
+                    },
+                );
+            }
+            (FlowState::Tcp(t), PacketKind::Syn) => {
+                side = Side::Receiver;
+                t.receiver.on_syn(now, p, self.out);
+            }
+            (FlowState::Tcp(t), PacketKind::Ack | PacketKind::SynAck) => {
+                side = Side::Sender;
+                let info = t.sender.on_ack(now, p, self.out);
+                if let Some(rtt) = info.rtt_sample.filter(|_| self.record_rto) {
+                    let rto = t.sender.current_rto();
+                    flow.result.rto_samples.push(RtoSample {
+                        time: now,
+                        rtt,
+                        rto,
+                    });
+                }
+                self.tracer.on_ack(now, p.flow, p, &info);
+            }
+            (FlowState::Tcp(_), PacketKind::Datagram) => side = Side::Both,
+        }
+        Some((f, side))
+    }
+}
+
+/// Records `p` for pcap files as seen at `now` by the endpoint of flow `f` that sends
+/// it (`sending`) or receives it. A function of the captures alone, so that it can be
+/// called while the packet is borrowed from the arena.
+fn capture(
+    captures: &mut Option<Vec<Vec<Captured>>>,
+    now: Time,
+    f: usize,
+    p: &Packet,
+    sending: bool,
+) {
+    if let Some(c) = captures {
+        let at = if p.kind.is_forward() == sending {
+            Endpoint::Sender
+        } else {
+            Endpoint::Receiver
+        };
+        c[f].push(Captured {
+            time: now,
+            packet: *p,
+            at,
+        });
     }
 }
 

@@ -326,12 +326,12 @@ fn direction_index(pkt: &Packet) -> usize {
 }
 
 impl Middlebox for DelayInjector {
-    fn on_packet(&mut self, now: Time, pkt: Packet, out: &mut MbOutput) {
-        self.note_timed_data(&pkt);
-        let d = self.injected(&pkt);
+    fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut MbOutput) {
+        self.note_timed_data(pkt);
+        let d = self.injected(pkt);
         let mut due = now + d;
         if self.cfg.order == InjectionOrder::Fifo {
-            due = due.max(self.last_due[direction_index(&pkt)]);
+            due = due.max(self.last_due[direction_index(pkt)]);
         }
         if d > Dur::ZERO {
             out.event(now, pkt.flow, MbEventKind::Delayed { by: d });
@@ -339,9 +339,9 @@ impl Middlebox for DelayInjector {
             out.event(now, pkt.flow, MbEventKind::HeldBehind { by: due - now });
         }
         if due > now {
-            self.hold(due, pkt);
+            self.hold(due, *pkt);
         } else {
-            out.forward.push(pkt);
+            out.pass();
         }
     }
 

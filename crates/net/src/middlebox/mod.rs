@@ -17,8 +17,12 @@
 //!    [`MbOutput::forward`] continues in its own natural direction
 //!    ([`PacketKind::is_forward`](spikelab_core::PacketKind::is_forward): data towards
 //!    the receiver, ACKs towards the sender), in push order, from the box's position at
-//!    `now`. A packet not pushed is absorbed by the box (the engine counts it as such;
-//!    it may come back later from a wake-up, or never).
+//!    `now`; the packet handed in continues unchanged, at its place in that order, when
+//!    the box calls [`MbOutput::pass`] (the engine then moves it on without copying it;
+//!    [`Middlebox::on_owned_packet`] puts it into [`MbOutput::forward`] instead, for
+//!    hosts that hold packets by value). A packet neither pushed nor passed is absorbed
+//!    by the box (the engine counts it as such; it may come back later from a wake-up,
+//!    or never).
 //! 3. After every call, the engine (re)schedules a wake-up at [`Middlebox::next_wakeup`]
 //!    (if any) and calls [`Middlebox::on_wakeup`] then; a stale wake-up is harmless
 //!    (the box checks its own deadlines). Packets pushed by a wake-up continue as above.
@@ -48,9 +52,16 @@ use spikelab_core::{Dur, FlowId, Packet, SimRng, Time};
 pub trait Middlebox {
     /// A packet reaches the box. Push what continues on its way (possibly nothing,
     /// possibly other packets: buffered segments released, local retransmissions) into
-    /// `out.forward`; each packet continues in its own natural direction (data towards
-    /// the receiver, ACKs towards the sender).
-    fn on_packet(&mut self, now: Time, pkt: Packet, out: &mut MbOutput);
+    /// `out.forward`, and call [`MbOutput::pass`] where `pkt` itself continues
+    /// unchanged; each packet continues in its own natural direction (data towards the
+    /// receiver, ACKs towards the sender).
+    fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut MbOutput);
+    /// [`Self::on_packet`] for a host holding the packet by value: a passed packet is
+    /// put into `out.forward` at its place.
+    fn on_owned_packet(&mut self, now: Time, pkt: Packet, out: &mut MbOutput) {
+        self.on_packet(now, &pkt, out);
+        out.resolve_pass(pkt);
+    }
     /// Earliest time the box needs [`Middlebox::on_wakeup`] (a timer, a held packet due).
     fn next_wakeup(&self) -> Option<Time>;
     /// The time given by [`Middlebox::next_wakeup`] has come: fire what is due.
@@ -73,6 +84,9 @@ pub struct MbOutput {
     pub forward: Vec<Packet>,
     /// Decisions, in the order they were taken.
     pub events: Vec<MbEvent>,
+    /// Where among `forward` the packet handed to [`Middlebox::on_packet`] continues
+    /// unchanged ([`Self::pass`]): before `forward[i]`, or last when `i` is its length.
+    passed: Option<usize>,
 }
 
 impl MbOutput {
@@ -81,10 +95,31 @@ impl MbOutput {
         MbOutput::default()
     }
 
-    /// Empties both vectors (keeping their allocations).
+    /// Empties both vectors (keeping their allocations) and forgets a pass.
     pub fn clear(&mut self) {
         self.forward.clear();
         self.events.clear();
+        self.passed = None;
+    }
+
+    /// The packet handed to [`Middlebox::on_packet`] continues unchanged, after the
+    /// packets pushed so far. At most once per call.
+    pub fn pass(&mut self) {
+        debug_assert!(self.passed.is_none(), "a packet passed twice");
+        self.passed = Some(self.forward.len());
+    }
+
+    /// Where the packet handed in continues among [`Self::forward`] (see
+    /// [`Self::pass`]), forgetting it; `None` if the box did not pass it.
+    pub fn take_pass(&mut self) -> Option<usize> {
+        self.passed.take()
+    }
+
+    /// Puts a passed `pkt` into [`Self::forward`] at its place.
+    pub fn resolve_pass(&mut self, pkt: Packet) {
+        if let Some(i) = self.passed.take() {
+            self.forward.insert(i, pkt);
+        }
     }
 
     /// Records a decision.
@@ -235,7 +270,7 @@ macro_rules! boxes {
             #[derive(Clone, Debug)]
             pub enum Mb: Middlebox { $( $(#[$doc])* $V($T) ),* }
             methods {
-                fn on_packet(&mut self, now: Time, pkt: Packet, out: &mut MbOutput);
+                fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut MbOutput);
                 fn next_wakeup(&self) -> Option<Time>;
                 fn on_wakeup(&mut self, now: Time, out: &mut MbOutput);
                 fn for_each_held(&self, f: &mut dyn FnMut(&Packet));

@@ -99,7 +99,7 @@ fn mb_dispatches_to_the_configured_box() {
     p.timed = true;
     let mut out = MbOutput::new();
     for _ in 0..3 {
-        mb.on_packet(Time::ZERO, p, &mut out);
+        mb.on_owned_packet(Time::ZERO, p, &mut out);
     }
     // FTFD, N = 3: the third timed packet is held for 100 ms.
     assert_eq!(out.forward.len(), 2);
@@ -112,4 +112,28 @@ fn mb_dispatches_to_the_configured_box() {
         SimRng::seed_from_u64(0),
     );
     assert!(matches!(std, Mb::StdProxy(_)) && std.next_wakeup().is_none());
+}
+
+#[test]
+fn a_passed_packet_continues_at_its_place_among_the_pushed_ones() {
+    let seg = |seq| {
+        let mut p = Packet::new(seq, FlowId(0), spikelab_core::PacketKind::Data, Time::ZERO);
+        p.seq = seq;
+        p
+    };
+    let seqs = |out: &MbOutput| out.forward.iter().map(|p| p.seq).collect::<Vec<_>>();
+    let mut out = MbOutput::new();
+    out.forward.push(seg(1));
+    out.pass();
+    out.forward.push(seg(3));
+    assert_eq!(out.clone().take_pass(), Some(1), "before forward[1]");
+    out.resolve_pass(seg(2));
+    assert_eq!(seqs(&out), [1, 2, 3]);
+    // Resolved once: a second resolve adds nothing, and clear forgets a pass.
+    out.resolve_pass(seg(9));
+    assert_eq!(seqs(&out), [1, 2, 3]);
+    out.pass();
+    out.clear();
+    out.resolve_pass(seg(9));
+    assert!(out.forward.is_empty());
 }

@@ -35,7 +35,7 @@ fn delays(b: &mut DelayInjector, pkts: &[Packet]) -> Vec<Option<Dur>> {
         .enumerate()
         .map(|(i, p)| {
             out.clear();
-            b.on_packet(at(i as u64), *p, &mut out);
+            b.on_owned_packet(at(i as u64), *p, &mut out);
             match out.events.first().map(|e| e.kind) {
                 Some(MbEventKind::Delayed { by }) => Some(by),
                 _ => None,
@@ -173,8 +173,8 @@ fn a_retransmission_ends_the_oracles_memory_of_a_timed_segment() {
 fn by_default_a_delayed_packet_is_overtaken() {
     let mut b = boxed(cfg(InjectionMethod::Ftfd, 1));
     let mut out = MbOutput::new();
-    b.on_packet(at(0), seg(0, true), &mut out);
-    b.on_packet(at(1), seg(1, false), &mut out);
+    b.on_owned_packet(at(0), seg(0, true), &mut out);
+    b.on_owned_packet(at(1), seg(1, false), &mut out);
     assert_eq!(out.forward, [seg(1, false)]);
     let mut held = Vec::new();
     b.for_each_held(&mut |p| held.push(p.seq));
@@ -188,10 +188,10 @@ fn in_fifo_order_later_packets_wait_behind_the_delayed_one() {
         ..cfg(InjectionMethod::Ftfd, 1)
     });
     let mut out = MbOutput::new();
-    b.on_packet(at(0), seg(0, true), &mut out);
-    b.on_packet(at(1), seg(1, false), &mut out);
+    b.on_owned_packet(at(0), seg(0, true), &mut out);
+    b.on_owned_packet(at(1), seg(1, false), &mut out);
     // ACKs travel the other way and are not held.
-    b.on_packet(at(2), ack(1), &mut out);
+    b.on_owned_packet(at(2), ack(1), &mut out);
     assert_eq!(out.forward, [ack(1)]);
     assert_eq!(
         out.events[1].kind,

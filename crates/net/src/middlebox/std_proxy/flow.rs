@@ -70,8 +70,13 @@ pub(super) struct Io<'a> {
 }
 
 impl Io<'_> {
+    /// A packet the proxy held (or a copy of one) continues.
     fn forward(&mut self, pkt: Packet) {
         self.out.forward.push(pkt);
+    }
+    /// The packet just received continues unchanged.
+    fn pass(&mut self) {
+        self.out.pass();
     }
     fn event(&mut self, kind: MbEventKind) {
         self.out.event(self.now, self.flow, kind);
@@ -90,6 +95,23 @@ struct Recovery {
     /// The run is the go-back-N of a spurious timeout: its retransmissions of data the
     /// receiver acknowledged are unnecessary (III.B, IV: "These segments are filtered").
     after_spurious: bool,
+}
+
+/// A retransmission the response acts on: the one just received (which continues in
+/// place when forwarded) or one held while the verdict was pending.
+#[derive(Clone, Copy, Debug)]
+enum Seg<'a> {
+    Received(&'a Packet),
+    Held(Packet),
+}
+
+impl Seg<'_> {
+    fn packet(&self) -> &Packet {
+        match self {
+            Seg::Received(p) => p,
+            Seg::Held(p) => p,
+        }
+    }
 }
 
 /// What the proxy makes of a retransmission.
@@ -208,12 +230,12 @@ impl Flow {
     }
 
     /// A packet of this flow reached the proxy.
-    pub fn on_packet(&mut self, io: &mut Io, pkt: Packet) {
+    pub fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
         self.expire(io);
         match pkt.kind {
             PacketKind::Data if pkt.len > 0 => self.on_data(io, pkt),
             PacketKind::Ack => self.on_ack(io, pkt),
-            _ => io.forward(pkt),
+            _ => io.pass(),
         }
     }
 
@@ -249,16 +271,16 @@ impl Flow {
         self.clock.leave_std();
     }
 
-    fn on_data(&mut self, io: &mut Io, pkt: Packet) {
+    fn on_data(&mut self, io: &mut Io, pkt: &Packet) {
         // III.A: "By comparing the sequence numbers of the received DATA, PEP can
         // categorize a received segment as new transmission or retransmission."
         if pkt.seq >= self.max_seq_end {
             self.max_seq_end = pkt.end_seq();
             self.wrtt.on_new_data(io.now, pkt.end_seq());
-            return io.forward(pkt);
+            return io.pass();
         }
         self.max_seq_end = self.max_seq_end.max(pkt.end_seq());
-        let anticipation = self.anticipate(&pkt, io.cfg);
+        let anticipation = self.anticipate(pkt, io.cfg);
         self.on_retransmission(io, pkt, anticipation);
     }
 
@@ -291,13 +313,14 @@ impl Flow {
         });
     }
 
-    fn on_retransmission(&mut self, io: &mut Io, pkt: Packet, a: Anticipation) {
+    /// The retransmission `pkt` was just received.
+    fn on_retransmission(&mut self, io: &mut Io, pkt: &Packet, a: Anticipation) {
         let anticipated = a != Anticipation::Unanticipated;
         match &mut self.phase {
             _ if a == Anticipation::Unneeded => {
                 io.event(MbEventKind::Discarded { seq: pkt.seq });
             }
-            Phase::Normal | Phase::RemovingDupAcks { .. } if anticipated => io.forward(pkt),
+            Phase::Normal | Phase::RemovingDupAcks { .. } if anticipated => io.pass(),
             Phase::Normal | Phase::RemovingDupAcks { .. } => self.start_episode(io, pkt),
             Phase::Investigating(inv) if !anticipated && pkt.seq < inv.retx_high => {
                 // "If the delay is large, multiple timeouts can occur" (III.D).
@@ -306,23 +329,25 @@ impl Flow {
                     seq: pkt.seq,
                     repeat: true,
                 });
-                io.forward(pkt);
+                io.pass();
             }
             Phase::Investigating(inv) => {
                 inv.retx_high = inv.retx_high.max(pkt.end_seq());
                 io.event(MbEventKind::HeldPendingVerdict { seq: pkt.seq });
-                inv.held.push(pkt);
+                inv.held.push(*pkt);
             }
             Phase::Responding(r) if !anticipated && pkt.seq < r.retx_high => {
                 self.start_episode(io, pkt)
             }
-            Phase::Responding(r) => r.on_retransmission(io, pkt, self.acked_seq, self.dupacks),
+            Phase::Responding(r) => {
+                r.on_retransmission(io, Seg::Received(pkt), self.acked_seq, self.dupacks)
+            }
         }
     }
 
     /// III.A: "PEP detects timeout by unanticipated retransmission." The retransmission
-    /// itself continues: the verdict is not known yet.
-    fn start_episode(&mut self, io: &mut Io, pkt: Packet) {
+    /// itself (just received) continues: the verdict is not known yet.
+    fn start_episode(&mut self, io: &mut Io, pkt: &Packet) {
         io.event(MbEventKind::TimeoutDetected {
             seq: pkt.seq,
             repeat: false,
@@ -337,7 +362,7 @@ impl Flow {
         self.recovery = None;
         self.clock.enter_std();
         self.wrtt.on_timeout();
-        io.forward(pkt);
+        io.pass();
     }
 
     fn classify(&self, ack: u64) -> AckClass {
@@ -350,13 +375,13 @@ impl Flow {
         }
     }
 
-    fn on_ack(&mut self, io: &mut Io, pkt: Packet) {
+    fn on_ack(&mut self, io: &mut Io, pkt: &Packet) {
         let x_th = self.wrtt.x_th(io.cfg);
         self.wrtt.on_ack(io.now, pkt.ack, io.cfg);
         let class = self.classify(pkt.ack);
         // III.C: "Whenever PEP receives an ACK, it samples the inter-arrival time". The
         // sample is taken after the ACK's own decisions, which use T as it was.
-        if self.remove_dup_ack(io, &pkt, class) {
+        if self.remove_dup_ack(io, pkt, class) {
             return self.clock.on_ack(io.now, io.cfg, x_th);
         }
         let removing = matches!(self.phase, Phase::RemovingDupAcks { .. });
@@ -367,7 +392,7 @@ impl Flow {
             self.end_std();
         }
         self.clock.on_ack(io.now, io.cfg, x_th);
-        io.forward(pkt);
+        io.pass();
     }
 
     fn count_ack(&mut self, class: AckClass, ack: u64) {
@@ -416,7 +441,7 @@ impl Flow {
             local_retx_for: None,
         };
         for p in inv.held {
-            r.on_retransmission(io, p, self.acked_seq, self.dupacks);
+            r.on_retransmission(io, Seg::Held(p), self.acked_seq, self.dupacks);
         }
         self.phase = Phase::Responding(r);
     }
@@ -496,16 +521,20 @@ impl Response {
     /// sp_tout_max_seq_end are stored temporarily in PEP ... However DATAs with sequence
     /// number larger than sp_tout_max_seq_end are forwarded". Retransmissions of data
     /// already acknowledged are absorbed: the receiver has them.
-    fn on_retransmission(&mut self, io: &mut Io, pkt: Packet, acked_seq: u64, dupacks: u32) {
+    fn on_retransmission(&mut self, io: &mut Io, seg: Seg, acked_seq: u64, dupacks: u32) {
+        let pkt = seg.packet();
         self.retx_high = self.retx_high.max(pkt.end_seq());
         if pkt.end_seq() <= acked_seq {
             io.event(MbEventKind::Discarded { seq: pkt.seq });
         } else if pkt.seq < self.sp_tout_max_seq_end {
             io.event(MbEventKind::Buffered { seq: pkt.seq });
-            self.buffer.store(pkt);
+            self.buffer.store(*pkt);
             self.local_retransmit(io, acked_seq, dupacks);
         } else {
-            io.forward(pkt);
+            match seg {
+                Seg::Received(_) => io.pass(),
+                Seg::Held(p) => io.forward(p),
+            }
         }
     }
 

@@ -48,7 +48,7 @@ impl Harness {
     /// Feeds `pkt` at `ms` (after any wake-up due by then); returns what continued.
     fn send(&mut self, ms: u64, pkt: Packet) -> Vec<Packet> {
         self.wake_until(ms);
-        self.proxy.on_packet(at(ms), pkt, &mut self.out);
+        self.proxy.on_owned_packet(at(ms), pkt, &mut self.out);
         std::mem::take(&mut self.out.forward)
     }
 
@@ -428,4 +428,23 @@ mod properties {
             }
         }
     }
+}
+
+#[test]
+fn each_flow_keeps_its_own_state_whatever_order_flows_first_appear_in() {
+    let mut h = Harness::new();
+    let of = |flow: u32, mut p: Packet| {
+        p.flow = FlowId(flow);
+        p
+    };
+    let flows = [9u32, 3, 7, 5];
+    for (k, &flow) in flows.iter().enumerate() {
+        let i = k as u64 + 1;
+        assert_eq!(h.send(i, of(flow, data(i))), [of(flow, data(i))]);
+    }
+    for (k, &flow) in flows.iter().enumerate() {
+        let v = h.proxy.flow(FlowId(flow)).expect("flow seen");
+        assert_eq!(v.max_seq_end, (k as u64 + 2) * MSS, "flow {flow}");
+    }
+    assert!(h.proxy.flow(FlowId(4)).is_none());
 }
