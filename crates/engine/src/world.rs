@@ -827,18 +827,13 @@ impl<L: Lead> Sim<L> {
             self.order.scheduled.clear();
             return Err(self.link_not_conserved(l, d));
         }
-        let mut result = Ok(());
         for i in 0..self.delivered.len() {
             let s = self.delivered[i];
-            if result.is_err() {
-                self.arena.take(s);
-                continue;
-            }
             if L::KEPT {
                 self.order.cause = self.order.scheduled[i];
             }
             self.arena.get_mut(s).hop += 1;
-            result = match self.box_at[l] {
+            let moved = match self.box_at[l] {
                 // Leaving the link in reverse: the box at its first endpoint sees it.
                 Some(b) if d == 1 => {
                     let p = self.arena.take(s);
@@ -846,12 +841,30 @@ impl<L: Lead> Sim<L> {
                 }
                 _ => self.forward_slot(s),
             };
+            // The first error ends the run: the packets after it leave the arena
+            // unmoved. Returned from here rather than carried through the loop.
+            if let Err(e) = moved {
+                self.abandon_delivered(i + 1);
+                return Err(e);
+            }
         }
         self.delivered.clear();
         if L::KEPT {
             self.order.scheduled.clear();
         }
-        result
+        Ok(())
+    }
+
+    /// After an error at the `from`-th packet a wake-up delivered: the rest leave the
+    /// arena without being moved on, and the lists are cleared.
+    #[cold]
+    #[inline(never)]
+    fn abandon_delivered(&mut self, from: usize) {
+        for &s in &self.delivered[from..] {
+            self.arena.take(s);
+        }
+        self.delivered.clear();
+        self.order.scheduled.clear();
     }
 
     // ----- middleboxes -------------------------------------------------------------
