@@ -851,70 +851,77 @@ impl<L: Lead> Sim<L> {
     }
 
     fn sync_link(&mut self, l: usize, d: usize) {
-        let q = &mut self.q;
-        let link = &mut self.links[l];
-        let wake = link.dirs[d].next_wakeup();
-        link.wake[d].want(wake, |at, gen| {
-            q.push(
-                at,
-                Event::LinkWake {
-                    link: l as u32,
-                    dir: d as u8,
-                    gen,
-                },
-            )
-        });
+        arm_link_wake(&mut self.q, &mut self.links[l], l, d);
     }
 
     fn on_link_wake(&mut self, l: usize, d: usize, gen: u32) -> Result<(), InvariantViolation> {
-        if !self.links[l].wake[d].fire(gen) {
+        // The link is looked up once for the wake-up's test, the poll, the re-arm and
+        // the conservation check: none of them needs the rest of the world.
+        let link = &mut self.links[l];
+        if !link.wake[d].fire(gen) {
             return Ok(());
         }
         // The link writes into the world's lists in place (disjoint fields), and they
         // are read by index and cleared, not taken out and put back: nothing the moves
         // of the packets below call polls a link or touches the lists.
         match L::KEPT {
-            true => self.links[l].dirs[d].poll_scheduled(
+            true => link.dirs[d].poll_scheduled(
                 self.now,
                 &mut self.delivered,
                 &mut self.order.scheduled,
                 &mut self.dropped,
             ),
-            false => self.links[l].dirs[d].poll(self.now, &mut self.delivered, &mut self.dropped),
+            false => link.dirs[d].poll(self.now, &mut self.delivered, &mut self.dropped),
         }
+        // Re-armed and checked before the packets lost inside the link are noted:
+        // noting them (trace, arena) changes neither the link nor the queue.
+        arm_link_wake(&mut self.q, link, l, d);
+        let conserved = link.dirs[d].packets_conserved();
         for i in 0..self.dropped.len() {
             let p = self.arena.take(self.dropped[i]);
             self.note_drop(l, &p);
         }
         self.dropped.clear();
-        self.sync_link(l, d);
-        if let Err(e) = self.check_link(l, d) {
+        if !conserved {
             self.delivered.clear();
             self.order.scheduled.clear();
-            return Err(e);
+            return Err(self.link_not_conserved(l, d));
         }
-        let mut result = Ok(());
         for i in 0..self.delivered.len() {
             let s = self.delivered[i];
-            if result.is_err() {
-                self.arena.take(s);
-                continue;
-            }
             if L::KEPT {
                 self.order.cause = self.order.scheduled[i];
             }
             self.arena.get_mut(s).hop += 1;
-            result = match self.box_at[l] {
+            let moved = match self.box_at[l] {
                 // Leaving the link in reverse: the box at its first endpoint sees it.
                 Some(b) if d == 1 => self.through_box_slot(b, s),
                 _ => self.forward_slot(s),
             };
+            // The first error ends the run: the packets after it leave the arena
+            // unmoved. Returned from here rather than carried through the loop.
+            if let Err(e) = moved {
+                self.abandon_delivered(i + 1);
+                return Err(e);
+            }
         }
         self.delivered.clear();
         if L::KEPT {
             self.order.scheduled.clear();
         }
-        result
+        Ok(())
+    }
+
+    /// After an error at the `from`-th packet a wake-up delivered: the rest leave the
+    /// arena without being moved on, and the lists are cleared.
+    #[cold]
+    #[inline(never)]
+    fn abandon_delivered(&mut self, from: usize) {
+        for &s in &self.delivered[from..] {
+            self.arena.take(s);
+        }
+        self.delivered.clear();
+        self.order.scheduled.clear();
     }
 
     // ----- middleboxes -------------------------------------------------------------
@@ -1037,7 +1044,8 @@ impl<L: Lead> Sim<L> {
         }
     }
 
-    /// Packet conservation on direction `d` of link `l`, after every wake-up. Inlined,
+    /// Packet conservation on direction `d` of link `l` (after a spike control; a wake-up
+    /// tests it in [`Self::on_link_wake`]). Inlined,
     /// its error out of line: the check is a few loads and one comparison.
     #[inline(always)]
     fn check_link(&self, l: usize, d: usize) -> Result<(), InvariantViolation> {
@@ -1465,6 +1473,22 @@ fn capture(
             at,
         });
     }
+}
+
+/// Makes sure direction `d` of `link` (link number `l`) is woken at its next wakeup,
+/// queueing a new event only when that moves earlier ([`TimerSlot::want`]).
+fn arm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
+    let wake = link.dirs[d].next_wakeup();
+    link.wake[d].want(wake, |at, gen| {
+        q.push(
+            at,
+            Event::LinkWake {
+                link: l as u32,
+                dir: d as u8,
+                gen,
+            },
+        )
+    });
 }
 
 fn finish_flow(f: Flow) -> FlowResult {

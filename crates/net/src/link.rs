@@ -23,7 +23,7 @@ use crate::config::LinkDirConfig;
 use crate::delay::{DelaySampling, DelayTrace};
 use crate::freeze::{FreezeMode, FrozenArrivals};
 use crate::link::same_instant::Lead;
-use crate::queue::Queue;
+use crate::queue::{DropTail, Queue};
 use crate::service::rate::Rate;
 use crate::service::{Departure, Service, Timed};
 use rand::{Rng, SeedableRng};
@@ -186,7 +186,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     #[inline(always)]
     fn enqueue_plain(&mut self, now: Time, pkt: P) -> Option<P> {
         if self.transmitter_due(now) {
-            self.advance(now);
+            self.advance_plain(now);
         }
         self.admit_plain(now, pkt, true)
     }
@@ -219,7 +219,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         }
         // As in `admit`: a transmitter still busy takes nothing from the queue now.
         if run && !t.is_busy() {
-            self.advance(now);
+            self.advance_plain(now);
         }
         self.check_invariant();
         dropped
@@ -361,8 +361,11 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// inside the link into `dropped`.
     pub fn poll(&mut self, now: Time, delivered: &mut Vec<P>, dropped: &mut Vec<P>) {
         self.tick(now);
-        if self.transmitter_due(now) {
-            self.advance(now);
+        // `transmitter_due`, with a plain link's run taken without the general call.
+        match self.plain().map(|t| t.ended_by(now)) {
+            Some(true) => self.advance_plain(now),
+            Some(false) => {}
+            None => self.advance(now),
         }
         self.poll_noting(now, delivered, dropped, |_| {});
     }
@@ -654,11 +657,33 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         // own: the same steps as the general call below, whose loop dispatches over
         // every queue discipline at each packet.
         if let (Service::Rate(t), Queue::DropTail(q)) = (&mut self.service, &mut self.queue) {
-            t.run(now, |_| q.dequeue(), &mut self.rng, &mut |d| wire.send(d));
+            serve_drop_tail_at_rate(t, q, now, &mut self.rng, &mut wire);
             return;
         }
         self.service
             .advance(now, &mut self.queue, &mut self.rng, &mut |d| wire.send(d));
+    }
+
+    /// [`LinkDir::advance`] at a running plain link ([`LinkDir::running_plain`], in
+    /// either same-instant order: no freeze to stop the transmitter), a small function of its own: the general `advance`, with
+    /// every service model compiled into it, kept a 392-byte stack frame and the
+    /// link's fields spilled across its calls for this pair too.
+    #[inline(never)]
+    fn advance_plain(&mut self, now: Time) {
+        debug_assert!(
+            self.running_plain().is_some(),
+            "advance_plain at a link not plain"
+        );
+        let mut wire = Propagation {
+            pipe: &mut self.pipe,
+            pipe_bytes: &mut self.pipe_bytes,
+            latency: self.latency,
+            trace: self.delay_trace.as_deref(),
+            delay_rng: &mut self.delay_rng,
+        };
+        if let (Service::Rate(t), Queue::DropTail(q)) = (&mut self.service, &mut self.queue) {
+            serve_drop_tail_at_rate(t, q, now, &mut self.rng, &mut wire);
+        }
     }
 
     /// An empty propagation pipe gives back all but [`IDLE_PIPE_CAPACITY`] entries. A
@@ -723,6 +748,20 @@ impl<P: Wire, L: Lead> Propagation<'_, P, L> {
             lead: L::of(at, start),
         });
     }
+}
+
+/// Plain serialisation from a drop-tail queue up to `now`, departures into `wire`: the
+/// transmitter's loop with the queue's dequeue, without the dispatch over every queue
+/// discipline at each packet ([`LinkDir::advance`] and [`LinkDir::advance_plain`]).
+#[inline(always)]
+fn serve_drop_tail_at_rate<P: Wire, L: Lead>(
+    t: &mut Timed<Rate, P, L>,
+    q: &mut DropTail<P>,
+    now: Time,
+    rng: &mut SimRng,
+    wire: &mut Propagation<'_, P, L>,
+) {
+    t.run(now, |_| q.dequeue(), rng, &mut |d| wire.send(d));
 }
 
 /// When a packet whose transmission ends at `end` would reach the far end on its own
