@@ -206,12 +206,12 @@ mod tests {
             steps in prop::collection::vec(step(), 1..200),
             limit in 0u64..12,
             drop_front in any::<bool>(),
-            red in prop::option::of(any_queue()),
+            other_queue in prop::option::of(any_queue()),
             service in any_service(),
             seed in any::<u64>(),
         ) {
             let mut c = cfg(RATE, Dur::from_millis(20), limit);
-            c.queue = match red {
+            c.queue = match other_queue {
                 Some(queue) => queue,
                 None => QueueConfig::DropTail(DropTailConfig {
                     limit: QueueLimit::Packets(limit),
