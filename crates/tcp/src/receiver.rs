@@ -8,6 +8,7 @@ use crate::config::{EchoRule, TcpConfig};
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
 use crate::rto::{Rto, RtoEstimator};
+use crate::wire_size::WireSizes;
 use spikelab_core::packet::MAX_SACK_BLOCKS;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
 
@@ -77,6 +78,8 @@ pub struct TcpReceiver {
     delayed: Option<Answered>,
     /// ns-2's SACK history (`Ns2Switches::sink_sack_history_stack`).
     sack_history: crate::ns2_sack_sink::SackHistory,
+    /// The sizes of the flow's ACKs ([`crate::wire_size`]).
+    sizes: WireSizes,
 }
 
 /// A data segment an ACK answers: its byte range and whether it was all held before
@@ -120,6 +123,7 @@ impl TcpReceiver {
             answering: None,
             delayed: None,
             sack_history: crate::ns2_sack_sink::SackHistory::default(),
+            sizes: WireSizes::new(cfg),
         }
     }
 
@@ -430,9 +434,7 @@ impl TcpReceiver {
 
     fn ack_packet(&mut self, now: Time, kind: PacketKind) -> Packet {
         let mut p = Packet::new(0, self.flow, kind, now);
-        if self.cfg.ns2.header_sizes {
-            p.wire_model = spikelab_core::WireModel::Ns2OneWay;
-        }
+        p.wire_model = crate::wire_size::wire_model(&self.cfg);
         p.ack = self.rcv_nxt;
         p.rwnd = self.advertised_window().min(u32::MAX as u64) as u32;
         p.ns2_ts_echo = Time(self.ns2_ts_recent);
@@ -462,6 +464,7 @@ impl TcpReceiver {
         if let Some(a) = self.linux_ack.as_mut() {
             a.on_ack_sent(); // tcp_event_ack_sent -> tcp_dec_quickack_mode
         }
+        self.sizes.seal_ack(&mut p);
         out.push(p);
     }
 
