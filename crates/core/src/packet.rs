@@ -209,9 +209,16 @@ impl Packet {
 
     /// Fixes the packet's size to `bytes`, the length of a real IP packet it stands for
     /// (the emulator: a kernel's option layout, e.g. NOP padding before SACK, need not
-    /// match [`Packet::tcp_option_bytes`]). Zero leaves the packet unsealed.
+    /// match [`Packet::tcp_option_bytes`]), or the size [`Packet::wire_bytes`] gives,
+    /// known beforehand (a TCP endpoint's table of its packets' sizes). Zero leaves the
+    /// packet unsealed.
     pub fn seal_as(&mut self, bytes: u32) {
         self.wire = bytes;
+    }
+
+    /// Has the packet's size been fixed ([`Packet::seal`], [`Packet::seal_as`])?
+    pub fn is_sealed(&self) -> bool {
+        self.wire != 0
     }
 
     /// Bytes this packet occupies on a link: headers, options and payload.

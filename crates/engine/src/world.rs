@@ -702,7 +702,11 @@ impl<L: Lead> Sim<L> {
         self.next_uid += 1;
         p.hop = 0;
         p.sent_at = self.now;
-        p.seal();
+        // A TCP endpoint seals its segments and ACKs from its table of their sizes
+        // (`spikelab_tcp::wire_size`); the rest (SYNs, datagrams) are sealed here.
+        if !p.is_sealed() {
+            p.seal();
+        }
         self.note_sent(f, p)?;
         self.forward(p)
     }

@@ -33,6 +33,7 @@ pub mod sender;
 pub mod spurious;
 pub mod tlp;
 pub mod window;
+pub mod wire_size;
 
 pub use config::{DelayedAck, EchoRule, Ns2Switches, RecoveryKind, TcpConfig, TimeoutRetransmit};
 pub use linux_profile::{CongestionControl, LinuxSysctls};

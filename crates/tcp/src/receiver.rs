@@ -8,6 +8,7 @@ use crate::config::{EchoRule, TcpConfig};
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
 use crate::rto::{Rto, RtoEstimator};
+use crate::wire_size::WireSizes;
 use spikelab_core::packet::MAX_SACK_BLOCKS;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
 
@@ -77,6 +78,8 @@ pub struct TcpReceiver {
     delayed: Option<Answered>,
     /// ns-2's SACK history (`Ns2Switches::sink_sack_history_stack`).
     sack_history: crate::ns2_sack_sink::SackHistory,
+    /// The sizes of the flow's ACKs ([`crate::wire_size`]).
+    sizes: WireSizes,
 }
 
 /// A data segment an ACK answers: its byte range and whether it was all held before
@@ -120,6 +123,7 @@ impl TcpReceiver {
             answering: None,
             delayed: None,
             sack_history: crate::ns2_sack_sink::SackHistory::default(),
+            sizes: WireSizes::new(cfg),
         }
     }
 
@@ -420,21 +424,23 @@ impl TcpReceiver {
     /// A SYN-ACK: no SACK blocks, and its window is not scaled (RFC 7323 2.2), so
     /// at most 65535 B (`tcp_make_synack`: min(rsk_rcv_wnd, 65535)) under `linux`.
     fn syn_ack_packet(&mut self, now: Time) -> Packet {
-        let mut p = self.ack_packet(now, PacketKind::SynAck);
-        p.sack = SackBlocks::new();
+        let rwnd = self.advertised_window();
+        let mut p = self.ack_packet(now, PacketKind::SynAck, rwnd);
         if self.linux_rcvbuf.is_some() {
             p.rwnd = p.rwnd.min(65_535);
         }
         p
     }
 
-    fn ack_packet(&mut self, now: Time, kind: PacketKind) -> Packet {
+    /// An acknowledgment of `kind` offering window `rwnd`, without SACK blocks. Always
+    /// inlined: built where it is pushed, its fields are written straight into the
+    /// output instead of into a packet on the stack copied there.
+    #[inline(always)]
+    fn ack_packet(&self, now: Time, kind: PacketKind, rwnd: u64) -> Packet {
         let mut p = Packet::new(0, self.flow, kind, now);
-        if self.cfg.ns2.header_sizes {
-            p.wire_model = spikelab_core::WireModel::Ns2OneWay;
-        }
+        p.wire_model = crate::wire_size::wire_model(&self.cfg);
         p.ack = self.rcv_nxt;
-        p.rwnd = self.advertised_window().min(u32::MAX as u64) as u32;
+        p.rwnd = rwnd.min(u32::MAX as u64) as u32;
         p.ns2_ts_echo = Time(self.ns2_ts_recent);
         if self.cfg.timestamps {
             p.ts = Some(Timestamps {
@@ -445,15 +451,12 @@ impl TcpReceiver {
         p
     }
 
+    /// Sends the ACK. What it carries is settled first (its SACK blocks, its window)
+    /// and the packet built last, with no call in between, so that it is written
+    /// straight into `out`.
     fn send_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let mut p = self.ack_packet(now, PacketKind::Ack);
-        if self.cfg.sack_enabled() {
-            p.sack = if self.cfg.ns2.sink_sack_history_stack {
-                self.ns2_sack_blocks()
-            } else {
-                self.sack_blocks()
-            };
-        }
+        let sack = self.sack_option();
+        let rwnd = self.advertised_window();
         self.pending_dsack = None;
         self.unacked_full_segments = 0;
         self.delack_deadline = None;
@@ -462,7 +465,22 @@ impl TcpReceiver {
         if let Some(a) = self.linux_ack.as_mut() {
             a.on_ack_sent(); // tcp_event_ack_sent -> tcp_dec_quickack_mode
         }
+        let mut p = self.ack_packet(now, PacketKind::Ack, rwnd);
+        p.sack = sack;
+        self.sizes.seal_ack(&mut p);
         out.push(p);
+    }
+
+    /// The SACK blocks of the next ACK: none without SACK, ns-2's sink's or RFC 2018's.
+    fn sack_option(&mut self) -> SackBlocks {
+        if !self.cfg.sack_enabled() {
+            return SackBlocks::new();
+        }
+        if self.cfg.ns2.sink_sack_history_stack {
+            self.ns2_sack_blocks()
+        } else {
+            self.sack_blocks()
+        }
     }
 
     /// ns-2's `Sacker::append_ack()` (`tcp/tcp-sink.cc`,
@@ -536,7 +554,11 @@ fn most_recent_blocks(ooo: &[OooBlock], n: usize) -> impl Iterator<Item = &OooBl
         }
         if at < n {
             kept = (kept + 1).min(n);
-            best.copy_within(at..kept - 1, at + 1);
+            // Shifted one by one: `copy_within` called `memmove` for these two
+            // pointers at most, on every ACK while a hole is open.
+            for j in (at + 1..kept).rev() {
+                best[j] = best[j - 1];
+            }
             best[at] = b;
         }
     }

@@ -17,6 +17,7 @@ use crate::spurious::{
     AckView, DetectorKind, EpisodeVerdict, RecoveryView, Step, TimeoutView, Verdict, Watchers,
 };
 use crate::window::{SsthreshRule, Window};
+use crate::wire_size::WireSizes;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
 
 /// Where the sender is in its congestion-control cycle.
@@ -174,6 +175,8 @@ pub struct TcpSender<E: RtoEstimator> {
     /// configuration, which a sender never changes (both were tested on every ACK).
     rack_on: bool,
     tlp_on: bool,
+    /// The sizes of the flow's data segments ([`crate::wire_size`]).
+    sizes: WireSizes,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -266,6 +269,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             ack_has_sack: false,
             rack_on: rack_configured(cfg),
             tlp_on: tlp_configured(cfg),
+            sizes: WireSizes::new(cfg),
         }
     }
 
@@ -1844,6 +1848,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.stats.data_segments_sent += 1;
         self.stats.retransmissions += retx as u64;
+        self.sizes.seal_data(&mut p);
         out.push(p);
         if let Phase::Recovery { .. } = self.phase {
             self.recovery.on_sent(&self.w);
@@ -1870,11 +1875,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     fn wire_model(&self) -> spikelab_core::WireModel {
-        if self.cfg.ns2.header_sizes {
-            spikelab_core::WireModel::Ns2OneWay
-        } else {
-            spikelab_core::WireModel::Standard
-        }
+        crate::wire_size::wire_model(&self.cfg)
     }
 
     fn arm_timer(&mut self, now: Time) {
