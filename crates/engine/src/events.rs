@@ -219,28 +219,32 @@ impl EventQueue {
     }
 
     /// The earliest event, removed. Inlined into the event loop with its common case,
-    /// the only event of the lowest occupied bucket (in the 100-flow dumbbell half the
-    /// pops), the rest out of line ([`Self::pop_slow`]).
+    /// the only event of the lowest occupied bucket (in the 100-flow dumbbell three
+    /// pops in four), the rest out of line: emptying a bucket of several events
+    /// ([`Self::advance`], handed the bucket found here rather than scanning the
+    /// bitmap again) and the events before or at the current instant
+    /// ([`Self::pop_slow`]).
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let e = match self.lone_earliest() {
-            Some(e) => e,
-            None => self.pop_slow()?,
+        let e = if self.past.is_empty() && self.current.is_empty() {
+            let b = self.lowest()?;
+            match self.lone(b) {
+                Some(e) => e,
+                None => self.advance(b)?,
+            }
+        } else {
+            self.pop_slow()?
         };
         self.len -= 1;
         self.popped += 1;
         Some((Time(e.time), e.event))
     }
 
-    /// With no event before or at the current instant, the lowest occupied bucket's
-    /// event if it is alone there (then the earliest pending event), removed; the
-    /// instant moves to its time.
+    /// Bucket `b`'s event if it is alone there, removed; the instant moves to its
+    /// time. Call only with `b` the lowest occupied bucket and no event before or at
+    /// the current instant (then it is the earliest pending event).
     #[inline(always)]
-    fn lone_earliest(&mut self) -> Option<Entry> {
-        if !self.past.is_empty() || !self.current.is_empty() {
-            return None;
-        }
-        let b = self.lowest()?;
+    fn lone(&mut self, b: usize) -> Option<Entry> {
         let lowest = self.buckets.get_mut(b)?;
         if lowest.len() != 1 {
             return None;
@@ -251,22 +255,18 @@ impl EventQueue {
         Some(e)
     }
 
-    /// [`Self::pop`]'s other cases: an event before the current instant, the next at
-    /// it, or a bucket of several events to empty.
+    /// [`Self::pop`]'s case of an event before the current instant or the next at it.
     #[inline(never)]
     fn pop_slow(&mut self) -> Option<Entry> {
         match self.past.pop() {
             Some(p) => Some(p.entry),
-            None => match self.current.pop_front() {
-                Some(e) => Some(e),
-                None => self.advance(),
-            },
+            None => self.current.pop_front(),
         }
     }
 
-    /// Moves the instant to the earliest pending time and returns the first event at
-    /// it, the others at it going to `current` in insertion order; `None` if no event
-    /// is pending. Call only with `current` empty.
+    /// Empties bucket `b`, the lowest occupied one, with no event before or at the
+    /// current instant: moves the instant to its earliest time and returns the first
+    /// event at it, the others at it going to `current` in insertion order.
     ///
     /// Why no sort is needed: the events at one time are always in one bucket (the
     /// bucket is a function of the time and the instant, and re-bucketing keeps it so)
@@ -275,11 +275,11 @@ impl EventQueue {
     /// which were empty (`b` was the lowest occupied), so each receives them in order.
     /// The other buckets stay right for the new instant: it agrees with the old one in
     /// every digit above `b`'s level and has `b`'s digit there, below theirs.
-    fn advance(&mut self) -> Option<Entry> {
-        let b = self.lowest()?;
+    #[inline(never)]
+    fn advance(&mut self, b: usize) -> Option<Entry> {
         self.occupied[b / 64] &= !(1 << (b % 64));
         let (lower, from_b) = self.buckets.split_at_mut(b);
-        let emptied = &mut from_b[0];
+        let emptied = from_b.first_mut()?;
         if emptied.len() == 1 {
             let e = emptied.pop()?;
             self.instant = e.time;
