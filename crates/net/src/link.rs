@@ -127,6 +127,11 @@ pub struct LinkDir<P = Packet, L = ()> {
     /// The suspension in progress, if any. Boxed: links are rarely frozen, and held
     /// inline its 70 bytes would sit between the hot fields of every link.
     suspension: Option<Box<Suspension<P>>>,
+    /// The latest `now` a call was made at, for the check that time only moves forward.
+    /// Kept in debug builds only: in a release build, where the check is off, `tick`
+    /// loaded and stored it at every arrival and wake-up, and at an arrival that load
+    /// was the first touch of its cache line (perf: 12 % of `Sim::enqueue`'s samples).
+    #[cfg(debug_assertions)]
     clock: Time,
     offered: PacketBytes,
     dropped: PacketBytes,
@@ -151,6 +156,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             pipe: VecDeque::new(),
             pipe_bytes: PacketBytes::default(),
             suspension: None,
+            #[cfg(debug_assertions)]
             clock: Time::ZERO,
             offered: PacketBytes::default(),
             dropped: PacketBytes::default(),
@@ -696,14 +702,20 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         }
     }
 
+    #[cfg(debug_assertions)]
     fn tick(&mut self, now: Time) {
-        debug_assert!(
+        assert!(
             now >= self.clock,
             "time went backwards: {now} < {}",
             self.clock
         );
-        self.clock = self.clock.max(now);
+        self.clock = now;
     }
+
+    /// The check of `tick` is a debug assertion: nothing to do in a release build.
+    #[cfg(not(debug_assertions))]
+    #[inline(always)]
+    fn tick(&mut self, _now: Time) {}
 
     fn check_invariant(&self) {
         debug_assert_eq!(
