@@ -990,7 +990,16 @@ impl<L: Lead> Sim<L> {
         self.boxes[b]
             .mb
             .on_packet(self.now, self.arena.get(s), &mut out);
-        self.after_box(b, out, Some(s))
+        if !out.only_passed() {
+            return self.after_box(b, out, Some(s));
+        }
+        // What a box does with almost every packet: [`Self::after_box`]'s steps for a
+        // lone pass, in its order, without its walk over the output.
+        out.clear();
+        self.mb_out = out;
+        let result = self.leave_box_slot(b, s);
+        self.rearm_box(b);
+        result
     }
 
     fn on_box_wake(&mut self, b: usize, gen: u32) -> Result<(), InvariantViolation> {
@@ -1042,13 +1051,18 @@ impl<L: Lead> Sim<L> {
         }
         out.clear();
         self.mb_out = out;
+        self.rearm_box(b);
+        result
+    }
+
+    /// Makes sure box `b` is woken at its next wake-up.
+    fn rearm_box(&mut self, b: usize) {
         let q = &mut self.q;
         let wake = self.boxes[b].mb.next_wakeup();
         let slot = &mut self.boxes[b].slot;
         slot.want(wake, |at, gen| {
             q.push(at, Event::MiddleboxWake { mb: b as u32, gen })
         });
-        result
     }
 
     /// [`Self::leave_box`] for the packet in slot `s`, which stays there.
