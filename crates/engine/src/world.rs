@@ -986,17 +986,18 @@ impl<L: Lead> Sim<L> {
     /// not copied out of the arena and back.
     #[inline(never)]
     fn through_box_slot(&mut self, b: usize, s: Slot) -> Result<(), InvariantViolation> {
-        let mut out = std::mem::take(&mut self.mb_out);
+        // The box writes into the world's output in place: it is taken out (to be
+        // walked while the world moves packets) only when there is more than a pass.
         self.boxes[b]
             .mb
-            .on_packet(self.now, self.arena.get(s), &mut out);
-        if !out.only_passed() {
+            .on_packet(self.now, self.arena.get(s), &mut self.mb_out);
+        if !self.mb_out.only_passed() {
+            let out = std::mem::take(&mut self.mb_out);
             return self.after_box(b, out, Some(s));
         }
         // What a box does with almost every packet: [`Self::after_box`]'s steps for a
         // lone pass, in its order, without its walk over the output.
-        out.clear();
-        self.mb_out = out;
+        self.mb_out.clear();
         let result = self.leave_box_slot(b, s);
         self.rearm_box(b);
         result
