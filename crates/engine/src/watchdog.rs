@@ -25,39 +25,74 @@ pub enum Bark {
 }
 
 /// Counts events per instant and in total.
-#[derive(Clone, Debug, Default)]
+///
+/// Asked at every event, so its fast path is one test: the count of events is compared
+/// with the count at which a bark first becomes possible (`check_at`), and the exact
+/// tests run only once it is reached. Since an instant's first event only moves later,
+/// that count is never past the event at which the watchdog must bark, and it barks at
+/// the very event the per-event tests would. Everything is inlined into the event
+/// loop: a call there, even on the rare path, made the loop keep its event in memory.
+#[derive(Clone, Debug)]
 pub struct Watchdog {
     instant: Time,
-    at_instant: u64,
+    /// The number (counting from 1) of the first event at `instant`.
+    instant_first: u64,
     events: u64,
     budget: Option<u64>,
+    /// No bark is possible before `events` reaches this.
+    check_at: u64,
+}
+
+impl Default for Watchdog {
+    fn default() -> Watchdog {
+        Watchdog::new(None)
+    }
 }
 
 impl Watchdog {
     /// A watchdog that also stops the run after `budget` events, if given.
     pub fn new(budget: Option<u64>) -> Watchdog {
-        Watchdog {
+        let mut w = Watchdog {
+            instant: Time::ZERO,
+            instant_first: 1,
+            events: 0,
             budget,
-            ..Watchdog::default()
-        }
+            check_at: 0,
+        };
+        w.check_at = w.first_possible_bark();
+        w
     }
 
     /// Notes one event at `t`; `Some` when the run must end.
+    #[inline(always)]
     pub fn on_event(&mut self, t: Time) -> Option<Bark> {
         self.events += 1;
-        if t == self.instant {
-            self.at_instant += 1;
-        } else {
+        if t != self.instant {
             self.instant = t;
-            self.at_instant = 1;
+            self.instant_first = self.events;
         }
-        if self.at_instant >= STALL_EVENTS {
-            return Some(Bark::Stalled { at: t });
+        if self.events < self.check_at {
+            return None;
         }
-        match self.budget {
-            Some(budget) if self.events > budget => Some(Bark::BudgetExhausted { budget }),
-            _ => None,
+        let at_instant = self.events - self.instant_first + 1;
+        if at_instant >= STALL_EVENTS {
+            return Some(Bark::Stalled { at: self.instant });
         }
+        if let Some(budget) = self.budget.filter(|&b| self.events > b) {
+            return Some(Bark::BudgetExhausted { budget });
+        }
+        self.check_at = self.first_possible_bark();
+        None
+    }
+
+    /// The event count at which the dog would bark if the clock stood still from now
+    /// on: the earlier of the current instant's [`STALL_EVENTS`]-th event and the
+    /// event past the budget.
+    #[inline(always)]
+    fn first_possible_bark(&self) -> u64 {
+        let stall = self.instant_first + (STALL_EVENTS - 1);
+        let budget = self.budget.map_or(u64::MAX, |b| b.saturating_add(1));
+        stall.min(budget)
     }
 }
 
@@ -73,6 +108,19 @@ mod tests {
             assert_eq!(w.on_event(Time::ZERO + Dur(i)), None);
         }
         let t = Time::ZERO + Dur::from_secs(1);
+        for _ in 1..STALL_EVENTS {
+            assert_eq!(w.on_event(t), None);
+        }
+        assert_eq!(w.on_event(t), Some(Bark::Stalled { at: t }));
+    }
+
+    #[test]
+    fn a_stall_after_the_clock_moved_fires_at_its_own_millionth_event() {
+        let mut w = Watchdog::new(Some(3 * STALL_EVENTS));
+        let t = Time::ZERO + Dur(5);
+        for i in 0..STALL_EVENTS / 2 {
+            assert_eq!(w.on_event(Time::ZERO + Dur(i % 3)), None);
+        }
         for _ in 1..STALL_EVENTS {
             assert_eq!(w.on_event(t), None);
         }

@@ -11,7 +11,7 @@ use crate::events::{Event, EventQueue, FlowTimer, TimerSlot};
 use crate::results::{
     Captured, Endpoint, FlowResult, LinkResult, RtoSample, RunResult, TimeoutRecord,
 };
-use crate::route::{self, AfterBox};
+use crate::route::{self, AfterBox, NextHop, PackedRoute};
 use crate::trace::Tracer;
 use crate::truth::{self, BoxVerdict, Facts, Ledger, SenderReport};
 use crate::watchdog::{Bark, Watchdog};
@@ -77,9 +77,14 @@ enum FlowState {
     Cbr(CbrFlow),
 }
 
+/// A flow's record. Laid out in declaration order from a cache line's start: the packed
+/// route, read at every hop of every packet, shares its line with the endpoints' box
+/// pointer, read at every packet an endpoint handles.
+#[repr(C, align(64))]
 struct Flow {
-    route: Vec<Hop>,
+    hops: PackedRoute,
     state: FlowState,
+    route: Vec<Hop>,
     result: FlowResult,
 }
 
@@ -323,7 +328,9 @@ impl<L: Lead> Sim<L> {
             detectors,
             ..FlowResult::default()
         };
+        let box_at = &self.box_at;
         self.flows.push(Flow {
+            hops: PackedRoute::new(&spec.route, |l| box_at[l].is_some()),
             route: spec.route.clone(),
             state,
             result,
@@ -747,30 +754,54 @@ impl<L: Lead> Sim<L> {
         Ok(())
     }
 
-    /// The link and direction packet `p` crosses next.
-    fn next_hop(&self, p: &Packet) -> Option<(usize, Dir)> {
-        route::next_hop(
-            &self.flows[p.flow.index()].route,
-            p.kind.is_forward(),
-            p.hop,
-        )
+    /// The next hop of a packet whose flow's route is too long to pack
+    /// ([`PackedRoute`]), read from the route's list.
+    fn next_hop_unpacked(&self, p: &Packet) -> Option<NextHop> {
+        let route = &self.flows[p.flow.index()].route;
+        let (link, dir) = route::next_hop(route, p.kind.is_forward(), p.hop)?;
+        Some(NextHop {
+            link,
+            dir,
+            boxed: self.box_at[link].is_some(),
+        })
     }
 
     /// Puts `p` on its next link, or hands it to the endpoint at the route's end.
     /// Always inlined (into the injection of every packet an endpoint sends): the call
     /// cycle through the endpoint is broken by `after_flow_event`, a function of its own.
+    /// The three cases are taken apart here rather than from one answer of where the
+    /// packet goes: the compiler kept such an answer in memory and tested it again.
     #[inline(always)]
     fn forward(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
-        let Some((l, dir)) = self.next_hop(p) else {
-            return self.deliver(p);
-        };
-        match self.box_at[l] {
-            Some(b) if dir == Dir::Forward => self.through_box(b, *p),
-            _ => {
-                self.enter_link(l, dir, p);
-                Ok(())
-            }
+        let hops = &self.flows[p.flow.index()].hops;
+        match hops.get(p.kind.is_forward(), p.hop) {
+            Some(next) => self.forward_to(next, p),
+            None if hops.packed() => self.deliver(p),
+            None => self.forward_unpacked(p),
         }
+    }
+
+    /// [`Self::forward`] on a long route.
+    #[cold]
+    #[inline(never)]
+    fn forward_unpacked(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
+        match self.next_hop_unpacked(p) {
+            Some(next) => self.forward_to(next, p),
+            None => self.deliver(p),
+        }
+    }
+
+    /// Puts `p` on link `next`, through the box at its first endpoint if it enters it
+    /// forward.
+    #[inline(always)]
+    fn forward_to(&mut self, next: NextHop, p: &Packet) -> Result<(), InvariantViolation> {
+        let NextHop { link, dir, boxed } = next;
+        if boxed && dir == Dir::Forward {
+            let b = self.box_at[link].expect("the packed route marks the links with a box");
+            return self.through_box(b, *p);
+        }
+        self.enter_link(link, dir, p);
+        Ok(())
     }
 
     /// Offers `p` to link `l` in direction `dir` (after any deterministic drop rule).
@@ -811,20 +842,37 @@ impl<L: Lead> Sim<L> {
     /// it in a cycle that only [`Self::through_box_slot`], never inlined, breaks.
     #[inline(always)]
     fn forward_slot(&mut self, s: Slot) -> Result<(), InvariantViolation> {
-        let next = self.next_hop(self.arena.get(s));
-        match next {
-            Some((l, dir)) if self.box_at[l].is_none() || dir != Dir::Forward => {
-                self.enter_link_slot(l, dir, s);
-                Ok(())
-            }
+        let p = self.arena.get(s);
+        let hops = &self.flows[p.flow.index()].hops;
+        match hops.get(p.kind.is_forward(), p.hop) {
+            Some(next) => self.forward_slot_to(next, s),
             // The end of the route: the endpoint reads the packet where it lies.
-            None => self.deliver_slot(s),
-            // Into the box at the link's first endpoint (`Self::forward`'s case).
-            Some((l, _)) => {
-                let b = self.box_at[l].expect("a box at the link: the first arm took the rest");
-                self.through_box_slot(b, s)
-            }
+            None if hops.packed() => self.deliver_slot(s),
+            None => self.forward_slot_unpacked(s),
         }
+    }
+
+    /// [`Self::forward_slot`] on a long route.
+    #[cold]
+    #[inline(never)]
+    fn forward_slot_unpacked(&mut self, s: Slot) -> Result<(), InvariantViolation> {
+        match self.next_hop_unpacked(self.arena.get(s)) {
+            Some(next) => self.forward_slot_to(next, s),
+            None => self.deliver_slot(s),
+        }
+    }
+
+    /// [`Self::forward_to`] for the packet in slot `s`.
+    #[inline(always)]
+    fn forward_slot_to(&mut self, next: NextHop, s: Slot) -> Result<(), InvariantViolation> {
+        let NextHop { link, dir, boxed } = next;
+        if boxed && dir == Dir::Forward {
+            // Into the box at the link's first endpoint (`Self::forward`'s case).
+            let b = self.box_at[link].expect("the packed route marks the links with a box");
+            return self.through_box_slot(b, s);
+        }
+        self.enter_link_slot(link, dir, s);
+        Ok(())
     }
 
     /// [`Self::enter_link`] for the packet in slot `s`.
@@ -942,11 +990,21 @@ impl<L: Lead> Sim<L> {
     /// not copied out of the arena and back.
     #[inline(never)]
     fn through_box_slot(&mut self, b: usize, s: Slot) -> Result<(), InvariantViolation> {
-        let mut out = std::mem::take(&mut self.mb_out);
+        // The box writes into the world's output in place: it is taken out (to be
+        // walked while the world moves packets) only when there is more than a pass.
         self.boxes[b]
             .mb
-            .on_packet(self.now, self.arena.get(s), &mut out);
-        self.after_box(b, out, Some(s))
+            .on_packet(self.now, self.arena.get(s), &mut self.mb_out);
+        if !self.mb_out.only_passed() {
+            let out = std::mem::take(&mut self.mb_out);
+            return self.after_box(b, out, Some(s));
+        }
+        // What a box does with almost every packet: [`Self::after_box`]'s steps for a
+        // lone pass, in its order, without its walk over the output.
+        self.mb_out.clear();
+        let result = self.leave_box_slot(b, s);
+        self.rearm_box(b);
+        result
     }
 
     fn on_box_wake(&mut self, b: usize, gen: u32) -> Result<(), InvariantViolation> {
@@ -998,13 +1056,18 @@ impl<L: Lead> Sim<L> {
         }
         out.clear();
         self.mb_out = out;
+        self.rearm_box(b);
+        result
+    }
+
+    /// Makes sure box `b` is woken at its next wake-up.
+    fn rearm_box(&mut self, b: usize) {
         let q = &mut self.q;
         let wake = self.boxes[b].mb.next_wakeup();
         let slot = &mut self.boxes[b].slot;
         slot.want(wake, |at, gen| {
             q.push(at, Event::MiddleboxWake { mb: b as u32, gen })
         });
-        result
     }
 
     /// [`Self::leave_box`] for the packet in slot `s`, which stays there.

@@ -115,6 +115,12 @@ impl MbOutput {
         self.passed.take()
     }
 
+    /// Did the box only pass the packet handed in: no packet of its own released, no
+    /// decision taken?
+    pub fn only_passed(&self) -> bool {
+        self.passed.is_some() && self.forward.is_empty() && self.events.is_empty()
+    }
+
     /// Puts a passed `pkt` into [`Self::forward`] at its place.
     pub fn resolve_pass(&mut self, pkt: Packet) {
         if let Some(i) = self.passed.take() {

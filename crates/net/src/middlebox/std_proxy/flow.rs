@@ -259,10 +259,20 @@ impl Flow {
     /// III.B: "Otherwise [no new ACK before the timer expires], the new ACK is treated as
     /// a response to a retransmission and therefore the STD algorithm stops
     /// investigating." The held retransmissions continue.
+    ///
+    /// The test is inlined and the expiry out of line: asked at every packet and
+    /// wake-up, it is almost always false.
+    #[inline]
     pub fn expire(&mut self, io: &mut Io) {
         if self.deadline().is_none_or(|d| d > io.now) {
             return;
         }
+        self.expire_now(io);
+    }
+
+    /// [`Self::expire`] once the timer T has run out.
+    #[inline(never)]
+    fn expire_now(&mut self, io: &mut Io) {
         if let Phase::Investigating(inv) = std::mem::replace(&mut self.phase, Phase::Normal) {
             io.event(MbEventKind::Verdict { spurious: false });
             self.expect_run(inv.point, inv.retx_high, false);
