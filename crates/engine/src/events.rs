@@ -132,6 +132,19 @@ fn bucket(time: u64, instant: u64) -> usize {
     level as usize * RADIX + digit
 }
 
+/// Notes bucket `b` occupied in the bitmap `occupied` (a function of the bitmap alone,
+/// so that it can be called while the buckets are borrowed).
+#[inline(always)]
+fn mark(occupied: &mut [u64; WORDS], b: usize) {
+    occupied[b / 64] |= 1 << (b % 64);
+}
+
+/// Notes bucket `b` empty in the bitmap `occupied`.
+#[inline(always)]
+fn unmark(occupied: &mut [u64; WORDS], b: usize) {
+    occupied[b / 64] &= !(1 << (b % 64));
+}
+
 /// Events ordered by (time, insertion order).
 #[derive(Debug)]
 pub struct EventQueue {
@@ -185,19 +198,13 @@ impl EventQueue {
         if time.0 > self.instant {
             let b = bucket(time.0, self.instant);
             self.buckets[b].push(e);
-            self.mark(b);
+            mark(&mut self.occupied, b);
         } else if time.0 == self.instant {
             // The newest event: after everything already at this instant.
             self.current.push_back(e);
         } else {
             self.push_past(e);
         }
-    }
-
-    /// Notes bucket `b` occupied.
-    #[inline(always)]
-    fn mark(&mut self, b: usize) {
-        self.occupied[b / 64] |= 1 << (b % 64);
     }
 
     /// The lowest occupied bucket, if any.
@@ -250,7 +257,7 @@ impl EventQueue {
             return None;
         }
         let e = lowest.pop()?;
-        self.occupied[b / 64] &= !(1 << (b % 64));
+        unmark(&mut self.occupied, b);
         self.instant = e.time;
         Some(e)
     }
@@ -277,7 +284,7 @@ impl EventQueue {
     /// every digit above `b`'s level and has `b`'s digit there, below theirs.
     #[inline(never)]
     fn advance(&mut self, b: usize) -> Option<Entry> {
-        self.occupied[b / 64] &= !(1 << (b % 64));
+        unmark(&mut self.occupied, b);
         let (lower, from_b) = self.buckets.split_at_mut(b);
         let emptied = from_b.first_mut()?;
         if emptied.len() == 1 {
@@ -300,7 +307,7 @@ impl EventQueue {
                 // Below `b`'s level: both times agree from its digit up.
                 let below = bucket(e.time, earliest);
                 lower[below].push(e);
-                self.occupied[below / 64] |= 1 << (below % 64);
+                mark(&mut self.occupied, below);
             }
         }
         first
