@@ -79,8 +79,9 @@ pub enum Event {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: u64,
-    /// The variant's number (bits 0..8), its small field (timer kind or direction, bits
-    /// 8..16) and its index (flow, link or middlebox, bits 32..64).
+    /// The kind of event (bits 0..8: the variant, and for a timer which one), a link
+    /// wake-up's direction (bits 8..16) and the index of the flow, link or middlebox
+    /// (bits 32..64).
     head: u64,
     /// The variant's second `u32` (a generation or a schedule), 0 if none.
     tail: u64,
@@ -93,10 +94,10 @@ impl Entry {
     fn new(time: u64, event: Event) -> Entry {
         let (kind, small, index, tail) = match event {
             Event::FlowStart { flow } => (0, 0, flow, 0),
-            Event::Timer { flow, timer, gen } => (1, timer as u64, flow, gen),
-            Event::LinkWake { link, dir, gen } => (2, dir as u64, link, gen),
-            Event::LinkControl { link, sched } => (3, 0, link, sched),
-            Event::MiddleboxWake { mb, gen } => (4, 0, mb, gen),
+            Event::Timer { flow, timer, gen } => (1 + timer as u64, 0, flow, gen),
+            Event::LinkWake { link, dir, gen } => (4, dir as u64, link, gen),
+            Event::LinkControl { link, sched } => (5, 0, link, sched),
+            Event::MiddleboxWake { mb, gen } => (6, 0, mb, gen),
         };
         Entry {
             time,
@@ -111,23 +112,22 @@ impl Entry {
         let small = (self.head >> 8) as u8;
         let index = (self.head >> 32) as u32;
         let tail = self.tail as u32;
+        let timer = |timer| Event::Timer {
+            flow: index,
+            timer,
+            gen: tail,
+        };
         match self.head as u8 {
             0 => Event::FlowStart { flow: index },
-            1 => Event::Timer {
-                flow: index,
-                timer: match small {
-                    0 => FlowTimer::Rto,
-                    1 => FlowTimer::DelayedAck,
-                    _ => FlowTimer::CbrSend,
-                },
-                gen: tail,
-            },
-            2 => Event::LinkWake {
+            1 => timer(FlowTimer::Rto),
+            2 => timer(FlowTimer::DelayedAck),
+            3 => timer(FlowTimer::CbrSend),
+            4 => Event::LinkWake {
                 link: index,
                 dir: small,
                 gen: tail,
             },
-            3 => Event::LinkControl {
+            5 => Event::LinkControl {
                 link: index,
                 sched: tail,
             },
