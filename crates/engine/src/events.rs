@@ -67,10 +67,76 @@ pub enum Event {
 
 /// A queued event: its time and what happens. Its insertion order is its place among
 /// the events at the same time in its bucket (see [`EventQueue::advance`]).
+///
+/// The event is held packed in two plain words ([`Entry::new`], [`Entry::event`]), not
+/// as an [`Event`], whose one- and four-byte fields were written with narrow stores
+/// and read back with wider loads: at every push through a copy on the stack, and
+/// probably at the pop of an event queued shortly before. A load that spans several
+/// pending stores cannot take its data from them and waits until they reach the
+/// cache. Whole words are stored and loaded instead: `reproduce eifel-response` ran
+/// 3 to 4 % faster, while the `Event` written field by field straight into the
+/// buffer (no stack copy at the push, the same narrow stores) was no faster.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: u64,
-    event: Event,
+    /// The kind of event (bits 0..8: the variant, and for a timer which one), a link
+    /// wake-up's direction (bits 8..16) and the index of the flow, link or middlebox
+    /// (bits 32..64).
+    head: u64,
+    /// The variant's second `u32` (a generation or a schedule), 0 if none.
+    tail: u64,
+}
+
+impl Entry {
+    /// Packs `event` at `time` (inlined into each push, where the variant is known and
+    /// the match folds away).
+    #[inline(always)]
+    fn new(time: u64, event: Event) -> Entry {
+        let (kind, small, index, tail) = match event {
+            Event::FlowStart { flow } => (0, 0, flow, 0),
+            Event::Timer { flow, timer, gen } => (1 + timer as u64, 0, flow, gen),
+            Event::LinkWake { link, dir, gen } => (4, dir as u64, link, gen),
+            Event::LinkControl { link, sched } => (5, 0, link, sched),
+            Event::MiddleboxWake { mb, gen } => (6, 0, mb, gen),
+        };
+        Entry {
+            time,
+            head: kind | small << 8 | (index as u64) << 32,
+            tail: tail as u64,
+        }
+    }
+
+    /// The event [`Entry::new`] packed.
+    #[inline(always)]
+    fn event(&self) -> Event {
+        let small = (self.head >> 8) as u8;
+        let index = (self.head >> 32) as u32;
+        let tail = self.tail as u32;
+        let timer = |timer| Event::Timer {
+            flow: index,
+            timer,
+            gen: tail,
+        };
+        match self.head as u8 {
+            0 => Event::FlowStart { flow: index },
+            1 => timer(FlowTimer::Rto),
+            2 => timer(FlowTimer::DelayedAck),
+            3 => timer(FlowTimer::CbrSend),
+            4 => Event::LinkWake {
+                link: index,
+                dir: small,
+                gen: tail,
+            },
+            5 => Event::LinkControl {
+                link: index,
+                sched: tail,
+            },
+            _ => Event::MiddleboxWake {
+                mb: index,
+                gen: tail,
+            },
+        }
+    }
 }
 
 /// An entry of the heap of events scheduled before the current instant, ordered by
@@ -190,20 +256,19 @@ impl EventQueue {
     /// saves and the event copied through the stack.
     #[inline(always)]
     pub fn push(&mut self, time: Time, event: Event) {
-        let e = Entry {
-            time: time.0,
-            event,
-        };
+        // The entry is built in each branch, not once before them: the out-of-line
+        // branch takes it by reference, and an entry shared with that branch was built
+        // on the stack in every push and copied from there.
         self.len += 1;
         if time.0 > self.instant {
             let b = bucket(time.0, self.instant);
-            self.buckets[b].push(e);
+            self.buckets[b].push(Entry::new(time.0, event));
             mark(&mut self.occupied, b);
         } else if time.0 == self.instant {
             // The newest event: after everything already at this instant.
-            self.current.push_back(e);
+            self.current.push_back(Entry::new(time.0, event));
         } else {
-            self.push_past(e);
+            self.push_past(Entry::new(time.0, event));
         }
     }
 
@@ -244,7 +309,7 @@ impl EventQueue {
         };
         self.len -= 1;
         self.popped += 1;
-        Some((Time(e.time), e.event))
+        Some((Time(e.time), e.event()))
     }
 
     /// Bucket `b`'s event if it is alone there, removed; the instant moves to its
@@ -379,6 +444,36 @@ mod tests {
 
     fn ev(flow: u32) -> Event {
         Event::FlowStart { flow }
+    }
+
+    #[test]
+    fn an_entry_gives_back_the_event_it_packs() {
+        let timers = [FlowTimer::Rto, FlowTimer::DelayedAck, FlowTimer::CbrSend];
+        for (a, b) in [(0, 0), (1, 2), (u32::MAX, u32::MAX), (7, u32::MAX - 1)] {
+            let mut events = vec![
+                Event::FlowStart { flow: a },
+                Event::LinkWake {
+                    link: a,
+                    dir: 0,
+                    gen: b,
+                },
+                Event::LinkWake {
+                    link: a,
+                    dir: 1,
+                    gen: b,
+                },
+                Event::LinkControl { link: a, sched: b },
+                Event::MiddleboxWake { mb: a, gen: b },
+            ];
+            events.extend(timers.map(|timer| Event::Timer {
+                flow: a,
+                timer,
+                gen: b,
+            }));
+            for e in events {
+                assert_eq!(Entry::new(u64::MAX, e).event(), e);
+            }
+        }
     }
 
     #[test]
