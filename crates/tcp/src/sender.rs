@@ -1343,7 +1343,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         } else if self.cfg.ns2.cwnd_increase_in_packets {
             // ns-2 opencwnd(): cwnd_ += 1 / cwnd_ in packets, to the nearest byte.
             let c = w.cwnd as f64 / w.mss as f64;
-            w.cwnd = ((c + 1.0 / c) * w.mss as f64).round() as u64;
+            w.cwnd = spikelab_core::round::round_u64((c + 1.0 / c) * w.mss as f64);
         } else {
             w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
         }
