@@ -234,8 +234,15 @@ impl SegmentTable {
     }
 
     /// Index of the segment containing `seq`.
+    ///
+    /// Most lookups are of the front: every ACK's cumulative range starts at snd_una.
+    /// That case is answered without the binary search, which gives the same index: the
+    /// first segment ending above `seq`.
     pub fn index_of(&self, seq: u64) -> Option<usize> {
-        let i = self.segs.partition_point(|s| s.end <= seq);
+        let i = match self.segs.front() {
+            Some(front) if seq < front.end => 0,
+            _ => self.segs.partition_point(|s| s.end <= seq),
+        };
         self.segs.get(i).filter(|s| s.start <= seq).map(|_| i)
     }
 
