@@ -887,7 +887,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         crate::linux_disorder::Outstanding {
             sacked: self.w.segs.sacked_bytes() > 0,
             lost: self.rack.lost_pending() > 0,
-            retransmitted: self.w.segs.iter().any(|s| s.retx_count > 0 && !s.sacked),
+            retransmitted: self.w.segs.any_ever_retransmitted(),
         }
     }
 
