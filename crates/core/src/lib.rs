@@ -6,6 +6,7 @@
 //! * [`ids`]: small typed indices for flows, links and nodes.
 //! * [`bounds`]: range checks of configuration values and the [`bounds::Bounded`] hook.
 //! * [`registry`]: [`dispatch_enum!`], the one way an algorithm family dispatches.
+//! * [`round`]: rounding to a whole number without the runtime's `round` call.
 //!
 //! Sequence numbers are absolute `u64` byte offsets from the flow's initial sequence
 //! number: a simulated flow never sends 2^64 bytes, so wrap-around arithmetic
@@ -17,6 +18,7 @@ pub mod ids;
 pub mod packet;
 pub mod registry;
 pub mod rng;
+pub mod round;
 pub mod time;
 pub mod trace;
 pub mod units;

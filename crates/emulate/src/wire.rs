@@ -198,14 +198,14 @@ impl FlowSeq {
                         sack.push(a, b);
                     }
                 }
-                p.sack = sack;
+                p.set_sack(&sack);
                 eligible = seg.payload == 0 && !seg.fin && !seg.rst;
             }
         }
-        p.ts = seg.ts.map(|(v, e)| Timestamps {
+        p.set_ts(seg.ts.map(|(v, e)| Timestamps {
             val: v as u64,
             ecr: e as u64,
-        });
+        }));
         p.seal_as(seg.wire);
         Some(Modelled {
             pkt: p,

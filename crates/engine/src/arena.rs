@@ -1,6 +1,6 @@
 //! The packets inside the network, kept in one arena while links carry 8-byte handles.
 //!
-//! A [`Packet`] is 144 bytes (136 before ns-2 FACK's header echo). Carried inline, it
+//! A [`Packet`] is 128 bytes (144 before its options' tags were packed). Carried inline, it
 //! was copied at every step of every hop (into the queue, out to the transmitter, into
 //! the propagation pipe, out to the delivery list, into the next queue): profiles put
 //! those copies at the top of the engine's cost, and the propagation pipes of a

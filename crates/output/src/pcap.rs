@@ -283,7 +283,7 @@ pub fn close_exchange(seen: &[Seen], completed: Time) -> Option<[Closing; 3]> {
         .rfind(|s| s.time <= completed)
         .map_or(back, |s| s.time - s.packet.sent_at);
     // (sender's last TSval, receiver's last TSval), each repeated, each echoing the other.
-    let ts = last_ack.packet.ts.map(|r| (last_tsval_sent(seen), r.val));
+    let ts = last_ack.packet.ts().map(|r| (last_tsval_sent(seen), r.val));
     let segment = |step, from_sender: bool| CloseSegment {
         flow: last_ack.packet.flow,
         step,
@@ -319,7 +319,7 @@ pub fn close_exchange(seen: &[Seen], completed: Time) -> Option<[Closing; 3]> {
 fn last_tsval_sent(seen: &[Seen]) -> u64 {
     seen.iter()
         .filter(|s| s.at == Vantage::Sender && s.packet.kind.is_forward())
-        .filter_map(|s| s.packet.ts.map(|t| t.val))
+        .filter_map(|s| s.packet.ts().map(|t| t.val))
         .max()
         .unwrap_or(0)
 }
@@ -566,7 +566,7 @@ impl Options {
 /// with at most as many SACK blocks as fit in 40 bytes, then NOP-padded to the budget.
 fn build_options(p: &Packet, mss: u16, ws: Option<u8>) -> Options {
     let budget = p.tcp_option_bytes() as usize + if ws.is_some() { 4 } else { 0 };
-    let blocks = p.sack.as_slice();
+    let blocks = p.sack();
     let mut n = blocks.len();
     loop {
         for aligned in [true, false] {
@@ -606,12 +606,12 @@ fn layout_options(
     if syn {
         o.push(&[2, 4]);
         o.push(&mss.to_be_bytes());
-        if p.ts.is_none() {
+        if p.ts().is_none() {
             nops(&mut o, 2);
         }
         o.push(&[4, 2]);
     }
-    if let Some(ts) = p.ts {
+    if let Some(ts) = p.ts() {
         if !syn {
             nops(&mut o, 2);
         }
@@ -787,10 +787,10 @@ mod tests {
     #[test]
     fn syn_with_timestamps_has_linux_option_layout() {
         let mut p = pkt(PacketKind::Syn, 0x0102);
-        p.ts = Some(Timestamps {
+        p.set_ts(Some(Timestamps {
             val: 0x1_0000_0007,
             ecr: 0,
-        });
+        }));
         let h = enc(
             &p,
             Hosts {
@@ -848,7 +848,7 @@ mod tests {
             handshake: true,
         };
         let mut syn = pkt(PacketKind::Syn, 0);
-        syn.ts = Some(Timestamps::default());
+        syn.set_ts(Some(Timestamps::default()));
         let h = enc(&syn, hosts);
         // Linux: MSS, SACK-permitted, timestamps, NOP, window scale 2; four bytes more
         // than the simulated SYN.
@@ -925,8 +925,8 @@ mod tests {
         let mut p = pkt(PacketKind::Data, 7);
         p.seq = 2_000;
         p.len = 1_000;
-        p.ts = Some(Timestamps { val: 500, ecr: 400 });
-        p.sack.push(3_000, 5_000);
+        p.set_ts(Some(Timestamps { val: 500, ecr: 400 }));
+        p.push_sack(3_000, 5_000);
         let h = enc(&p, Hosts::default());
         let (b, isn) = (h.bytes(), isn_sender(FlowId(7)));
         assert_eq!(b.len(), 40 + 20);
@@ -948,12 +948,12 @@ mod tests {
     #[test]
     fn timestamps_alone_and_sack_alone_follow_linux_nop_layout() {
         let mut a = pkt(PacketKind::Ack, 0);
-        a.ts = Some(Timestamps { val: 1, ecr: 2 });
+        a.set_ts(Some(Timestamps { val: 1, ecr: 2 }));
         let h = enc(&a, Hosts::default());
         assert_eq!(&h.bytes()[40..44], &[1, 1, 8, 10]);
         let mut s = pkt(PacketKind::Ack, 0);
-        s.sack.push(10, 20);
-        s.sack.push(30, 40);
+        s.push_sack(10, 20);
+        s.push_sack(30, 40);
         let h = enc(&s, Hosts::default());
         assert_eq!(h.bytes().len(), 40 + 20);
         assert_eq!(&h.bytes()[40..44], &[1, 1, 5, 18]);
@@ -963,9 +963,9 @@ mod tests {
     #[test]
     fn three_sack_blocks_and_timestamps_fill_the_forty_option_bytes() {
         let mut a = pkt(PacketKind::Ack, 0);
-        a.ts = Some(Timestamps::default());
+        a.set_ts(Some(Timestamps::default()));
         for i in 0..3 {
-            a.sack.push(100 * i + 10, 100 * i + 20);
+            a.push_sack(100 * i + 10, 100 * i + 20);
         }
         let h = enc(&a, Hosts::default());
         // Linux's NOP layout would need 12 + 4 + 24 = 40 bytes; the core counts
@@ -1007,7 +1007,7 @@ mod tests {
         for (i, sent) in [(0u64, 100u64), (1, 101)] {
             let mut d = pkt(PacketKind::Data, 4);
             (d.seq, d.len, d.sent_at) = (i * 1000, 1000, ms(sent));
-            d.ts = Some(Timestamps { val: sent, ecr: 9 });
+            d.set_ts(Some(Timestamps { val: sent, ecr: 9 }));
             seen.push(Seen {
                 time: ms(sent),
                 packet: d,
@@ -1021,7 +1021,7 @@ mod tests {
         }
         let mut a = pkt(PacketKind::Ack, 4);
         (a.ack, a.sent_at, a.rwnd) = (2000, ms(131), 64_000);
-        a.ts = Some(Timestamps { val: 77, ecr: 101 });
+        a.set_ts(Some(Timestamps { val: 77, ecr: 101 }));
         seen.push(Seen {
             time: ms(131),
             packet: a,

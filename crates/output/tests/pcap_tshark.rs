@@ -31,10 +31,10 @@ impl Builder {
         let t = Time(Dur::from_secs_f64(ms / 1000.0).0);
         let mut p = Packet::new(self.uid, FlowId(0), kind, t);
         p.rwnd = 64_000;
-        p.ts = Some(Timestamps {
+        p.set_ts(Some(Timestamps {
             val: (ms * 10.0) as u64,
             ecr: 7,
-        });
+        }));
         f(&mut p);
         self.uid += 1;
         self.out.push((t, p));
@@ -53,7 +53,7 @@ impl Builder {
         self.push(ms, PacketKind::Ack, |p| {
             p.ack = ack * MSS;
             if let Some(hi) = sacked_to {
-                p.sack.push(3 * MSS, (hi + 1) * MSS);
+                p.push_sack(3 * MSS, (hi + 1) * MSS);
             }
         });
     }
@@ -403,12 +403,12 @@ fn wireshark_calls_spurious_only_what_the_cumulative_ack_covers() {
     b.data(102.0, 2, false); // segment 1 was lost
     b.push(102.0, PacketKind::Ack, |p| {
         p.ack = MSS;
-        p.sack.push(2 * MSS, 3 * MSS);
+        p.push_sack(2 * MSS, 3 * MSS);
     });
     b.data(400.0, 2, true); // held out of order: unnecessary, not covered by the ACK
     b.push(400.0, PacketKind::Ack, |p| {
         p.ack = MSS;
-        p.sack.push(2 * MSS, 3 * MSS); // D-SACK
+        p.push_sack(2 * MSS, 3 * MSS); // D-SACK
     });
     b.data(401.0, 1, true); // fills the hole
     b.ack(401.0, 3, None);

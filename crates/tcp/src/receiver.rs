@@ -167,7 +167,7 @@ impl TcpReceiver {
 
     /// A SYN arrived: answer with a SYN-ACK at once (RFC 793 section 3.4).
     pub fn on_syn(&mut self, now: Time, syn: &Packet, out: &mut Vec<Packet>) {
-        if let Some(ts) = syn.ts {
+        if let Some(ts) = syn.ts() {
             self.ts_recent = ts.val;
         }
         if self.cfg.ns2.delayed_syn_ack && self.cfg.delayed_ack.enabled {
@@ -230,7 +230,7 @@ impl TcpReceiver {
     /// `TcpSink::ack()`): kept apart for [`Packet::ns2_ts_echo`].
     fn update_ts_recent(&mut self, seg: &Packet) {
         self.ns2_ts_recent = self.echoed(self.ns2_ts_recent, seg.sent_at.0, seg);
-        let Some(ts) = seg.ts else { return };
+        let Some(ts) = seg.ts() else { return };
         self.ts_recent = self.echoed(self.ts_recent, ts.val, seg);
     }
 
@@ -443,10 +443,10 @@ impl TcpReceiver {
         p.rwnd = rwnd.min(u32::MAX as u64) as u32;
         p.ns2_ts_echo = Time(self.ns2_ts_recent);
         if self.cfg.timestamps {
-            p.ts = Some(Timestamps {
+            p.set_ts(Some(Timestamps {
                 val: self.cfg.ts_clock(now),
                 ecr: self.ts_recent,
-            });
+            }));
         }
         p
     }
@@ -466,7 +466,7 @@ impl TcpReceiver {
             a.on_ack_sent(); // tcp_event_ack_sent -> tcp_dec_quickack_mode
         }
         let mut p = self.ack_packet(now, PacketKind::Ack, rwnd);
-        p.sack = sack;
+        p.set_sack(&sack);
         self.sizes.seal_ack(&mut p);
         out.push(p);
     }
@@ -584,7 +584,7 @@ mod tests {
         let mut p = Packet::new(i, FlowId(0), PacketKind::Data, Time::ZERO);
         p.seq = i * 1000;
         p.len = 1000;
-        p.ts = Some(Timestamps { val: tsval, ecr: 0 });
+        p.set_ts(Some(Timestamps { val: tsval, ecr: 0 }));
         p
     }
 
@@ -705,7 +705,7 @@ mod tests {
         for (k, &i) in segs.iter().enumerate() {
             r.on_data(t(k as u64), &seg(i, 1), &mut out);
         }
-        out.last().unwrap().sack.as_slice().to_vec()
+        out.last().unwrap().sack().to_vec()
     }
 
     #[test]
@@ -759,7 +759,7 @@ mod tests {
         r.on_data(t(0), &seg(1, 1), &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].ack, 0);
-        assert_eq!(out[0].sack.as_slice(), &[(1000, 2000)]);
+        assert_eq!(out[0].sack(), &[(1000, 2000)]);
     }
 
     #[test]
@@ -769,7 +769,7 @@ mod tests {
         r.on_data(t(0), &seg(2, 1), &mut out);
         r.on_data(t(0), &seg(5, 2), &mut out);
         r.on_data(t(0), &seg(3, 3), &mut out);
-        assert_eq!(out[2].sack.as_slice(), &[(2000, 4000), (5000, 6000)]);
+        assert_eq!(out[2].sack(), &[(2000, 4000), (5000, 6000)]);
     }
 
     #[test]
@@ -780,7 +780,7 @@ mod tests {
         r.on_data(t(0), &seg(2, 2), &mut out);
         r.on_data(t(0), &seg(0, 3), &mut out);
         assert_eq!(out.last().unwrap().ack, 3000);
-        assert!(out.last().unwrap().sack.is_empty());
+        assert!(out.last().unwrap().sack().is_empty());
     }
 
     #[test]
@@ -792,7 +792,7 @@ mod tests {
         let o = r.on_data(t(5), &seg(0, 9), &mut out);
         assert!(o.duplicate);
         assert_eq!(out.last().unwrap().ack, 2000);
-        assert_eq!(out.last().unwrap().sack.as_slice(), &[(0, 1000)]);
+        assert_eq!(out.last().unwrap().sack(), &[(0, 1000)]);
         assert_eq!(r.stats().duplicate_segments, 1);
     }
 
@@ -804,13 +804,13 @@ mod tests {
         // RFC 7323 4.3 case (A): with a delayed ACK the echoed TSval is the earliest
         // unacknowledged segment's, because SEG.SEQ 1000 > Last.ACK.sent 0.
         r.on_data(t(0), &seg(1, 11), &mut out);
-        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 10);
+        assert_eq!(out.last().unwrap().ts().unwrap().ecr, 10);
         // Case (B): an out-of-order segment does not update TS.Recent.
         r.on_data(t(0), &seg(3, 13), &mut out);
-        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 10);
+        assert_eq!(out.last().unwrap().ts().unwrap().ecr, 10);
         // Filling the hole: SEG.SEQ 2000 = Last.ACK.sent, TS.Recent becomes 12.
         r.on_data(t(0), &seg(2, 12), &mut out);
-        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 12);
+        assert_eq!(out.last().unwrap().ts().unwrap().ecr, 12);
     }
 
     #[test]
@@ -822,13 +822,13 @@ mod tests {
         r.on_data(t(0), &seg(0, 10), &mut out);
         r.on_data(t(0), &seg(1, 11), &mut out);
         r.on_data(t(0), &seg(3, 13), &mut out);
-        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 13);
+        assert_eq!(out.last().unwrap().ts().unwrap().ecr, 13);
     }
 
     /// Segment `i` without the timestamps option, sent at `sent` ms.
     fn untimestamped(i: u64, sent: u64) -> Packet {
         let mut p = seg(i, 0);
-        p.ts = None;
+        p.set_ts(None);
         p.sent_at = t(sent);
         p
     }
@@ -844,7 +844,7 @@ mod tests {
         r.on_data(t(910), &untimestamped(1, 110), &mut out);
         r.on_data(t(920), &untimestamped(3, 130), &mut out);
         let last = out.last().unwrap();
-        assert_eq!((last.ts, last.ns2_ts_echo), (None, t(130)));
+        assert_eq!((last.ts(), last.ns2_ts_echo), (None, t(130)));
     }
 
     #[test]
@@ -872,7 +872,7 @@ mod tests {
         r.on_data(t(0), &seg(0, 10), &mut out);
         r.on_data(t(0), &seg(1, 11), &mut out);
         r.on_data(t(0), &seg(0, 50), &mut out);
-        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 10);
+        assert_eq!(out.last().unwrap().ts().unwrap().ecr, 10);
     }
 
     #[test]
@@ -884,6 +884,6 @@ mod tests {
         r.on_data(t(0), &seg(0, 10), &mut out);
         r.on_data(t(0), &seg(1, 11), &mut out);
         r.on_data(t(0), &seg(0, 50), &mut out);
-        assert_eq!(out.last().unwrap().ts.unwrap().ecr, 50);
+        assert_eq!(out.last().unwrap().ts().unwrap().ecr, 50);
     }
 }

@@ -86,6 +86,11 @@ pub struct SegmentTable {
     /// by every change of a SACK or retransmission mark ([`SegMut`] for those made
     /// through [`Self::get_mut`]).
     retransmitted_bytes: u64,
+    /// One past the highest absolute position [`Self::get_mut`] ever handed out: only
+    /// there can a segment's retransmission count have been raised, so
+    /// [`Self::any_ever_retransmitted`] looks no higher (and at nothing once it has
+    /// been acknowledged).
+    handed_out_end: u64,
 }
 
 /// Whether a segment counts in SetPipe's second part ("once more if retransmitted").
@@ -234,8 +239,15 @@ impl SegmentTable {
     }
 
     /// Index of the segment containing `seq`.
+    ///
+    /// Most lookups are of the front: every ACK's cumulative range starts at snd_una.
+    /// That case is answered without the binary search, which gives the same index: the
+    /// first segment ending above `seq`.
     pub fn index_of(&self, seq: u64) -> Option<usize> {
-        let i = self.segs.partition_point(|s| s.end <= seq);
+        let i = match self.segs.front() {
+            Some(front) if seq < front.end => 0,
+            _ => self.segs.partition_point(|s| s.end <= seq),
+        };
         self.segs.get(i).filter(|s| s.start <= seq).map(|_| i)
     }
 
@@ -256,6 +268,7 @@ impl SegmentTable {
     pub fn get_mut(&mut self, i: usize) -> Option<SegMut<'_>> {
         let s = self.segs.get_mut(i)?;
         let at = self.popped + i as u64;
+        self.handed_out_end = self.handed_out_end.max(at + 1);
         // The caller may clear the segment's mark.
         self.settled.set(self.settled.get().min(at));
         if self.touched.back().is_none_or(|&b| b < at) {
@@ -280,6 +293,17 @@ impl SegmentTable {
 
     pub fn is_empty(&self) -> bool {
         self.segs.is_empty()
+    }
+
+    /// Is a segment that was ever retransmitted outstanding, not SACKed? Asked on every
+    /// ACK of a RACK flow; only the segments up to the highest one ever handed out by
+    /// [`Self::get_mut`] are looked at, none in the common case.
+    pub fn any_ever_retransmitted(&self) -> bool {
+        let n = self.handed_out_end.saturating_sub(self.popped) as usize;
+        self.segs
+            .iter()
+            .take(n)
+            .any(|s| s.retx_count > 0 && !s.sacked)
     }
 
     /// Bytes currently marked SACKed.
@@ -578,6 +602,7 @@ mod tests {
         CumAck(u64),
         Mark(usize),
         Unmark(usize),
+        Retransmit(usize),
         ClearMarks,
         ClearSacks,
     }
@@ -589,6 +614,7 @@ mod tests {
             1 => (0u64..40).prop_map(|a| Op::CumAck(a * 100)),
             3 => (0usize..30).prop_map(Op::Mark),
             1 => (0usize..30).prop_map(Op::Unmark),
+            2 => (0usize..30).prop_map(Op::Retransmit),
             1 => Just(Op::ClearMarks),
             1 => Just(Op::ClearSacks),
         ]
@@ -643,6 +669,12 @@ mod tests {
                             reference[i].rexmit_in_episode = false;
                         }
                     }
+                    Op::Retransmit(i) => {
+                        if let Some(mut s) = t.get_mut(i) {
+                            s.retx_count += 1;
+                            reference[i].retx_count += 1;
+                        }
+                    }
                     Op::ClearMarks => {
                         t.clear_episode_marks();
                         reference.iter_mut().for_each(|r| r.rexmit_in_episode = false);
@@ -661,6 +693,10 @@ mod tests {
                 prop_assert_eq!(
                     t.highest_sacked_end(),
                     segs.iter().rev().find(|s| s.sacked).map(|s| s.end)
+                );
+                prop_assert_eq!(
+                    t.any_ever_retransmitted(),
+                    segs.iter().any(|s| s.retx_count > 0 && !s.sacked)
                 );
                 let bound = t.lost_boundary(dupthresh, 100);
                 for i in 0..segs.len() {

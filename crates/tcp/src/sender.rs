@@ -363,7 +363,7 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// An ACK (or SYN-ACK) arrived.
     pub fn on_ack(&mut self, now: Time, pkt: &Packet, out: &mut Vec<Packet>) -> AckInfo {
-        if let Some(ts) = pkt.ts {
+        if let Some(ts) = pkt.ts() {
             self.ts_recent = self.ts_recent.max(ts.val);
         }
         match (pkt.kind, self.handshake) {
@@ -392,7 +392,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let before = self.outstanding();
         self.fack_hold = self.fack_holds(pkt);
         let oldack = self.fack_takes_oldack(pkt);
-        self.ack_has_sack = !pkt.sack.as_slice().is_empty();
+        self.ack_has_sack = !pkt.sack().is_empty();
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
         if self.rack_enabled() {
@@ -489,7 +489,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             snd_una: self.w.snd_una,
             snd_max: self.w.snd_max,
             duplicate: self.is_duplicate(pkt),
-            tsecr: pkt.ts.map(|t| t.ecr),
+            tsecr: pkt.ts().map(|t| t.ecr),
             sack,
             dsack,
             segs: &self.w.segs,
@@ -799,7 +799,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.rack.begin_ack();
         let prior_fack = self.w.segs.highest_sacked_end();
         let echoed = pkt
-            .ts
+            .ts()
             .filter(|_| self.cfg.timestamps)
             .and_then(|ts| self.cfg.ts_time(ts.ecr));
         let (dsack, blocks) = split_dsack(pkt);
@@ -887,7 +887,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         crate::linux_disorder::Outstanding {
             sacked: self.w.segs.sacked_bytes() > 0,
             lost: self.rack.lost_pending() > 0,
-            retransmitted: self.w.segs.iter().any(|s| s.retx_count > 0 && !s.sacked),
+            retransmitted: self.w.segs.any_ever_retransmitted(),
         }
     }
 
@@ -1001,10 +1001,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         p.wire_model = self.wire_model();
         p.retx = retransmitted;
         if self.cfg.timestamps {
-            p.ts = Some(Timestamps {
+            p.set_ts(Some(Timestamps {
                 val: self.cfg.ts_clock(now),
                 ecr: 0,
-            });
+            }));
         }
         self.handshake = Handshake::SynSent {
             sent_at: now,
@@ -1054,7 +1054,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// sends only when `dupacks_ == 0` (`Ns2Switches::fack_sack_acks_send_nothing`), and
     /// so does a duplicate without blocks (`fack_duplicate_acks_send_nothing`).
     fn fack_holds(&self, pkt: &Packet) -> bool {
-        let sack = !pkt.sack.as_slice().is_empty();
+        let sack = !pkt.sack().is_empty();
         let ns2 = &self.cfg.ns2;
         self.cfg.recovery == RecoveryKind::Fack
             && !matches!(self.phase, Phase::Recovery { .. })
@@ -1068,7 +1068,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn fack_takes_oldack(&self, pkt: &Packet) -> bool {
         self.cfg.recovery == RecoveryKind::Fack
             && (matches!(self.phase, Phase::Recovery { .. })
-                || !pkt.sack.is_empty()
+                || !pkt.sack().is_empty()
                 || pkt.ack <= self.w.snd_una)
     }
 
@@ -1110,8 +1110,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         let mss = self.w.mss;
         let blocks: Vec<(u64, u64)> = pkt
-            .sack
-            .as_slice()
+            .sack()
             .iter()
             .map(|&(s, e)| (s / mss, e.div_ceil(mss)))
             .collect();
@@ -1147,7 +1146,7 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// RTT from the ACK's echoed timestamp, when the flow uses timestamps.
     fn ts_sample(&self, now: Time, pkt: &Packet) -> Option<Dur> {
-        pkt.ts
+        pkt.ts()
             .filter(|_| self.cfg.timestamps)
             .and_then(|ts| self.cfg.ts_time(ts.ecr))
             .and_then(|sent| (sent <= now).then(|| now - sent))
@@ -1344,7 +1343,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         } else if self.cfg.ns2.cwnd_increase_in_packets {
             // ns-2 opencwnd(): cwnd_ += 1 / cwnd_ in packets, to the nearest byte.
             let c = w.cwnd as f64 / w.mss as f64;
-            w.cwnd = ((c + 1.0 / c) * w.mss as f64).round() as u64;
+            w.cwnd = spikelab_core::round::round_u64((c + 1.0 / c) * w.mss as f64);
         } else {
             w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
         }
@@ -1838,10 +1837,10 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.timing = Some(Timing { end, sent_at: now });
         }
         if self.cfg.timestamps {
-            p.ts = Some(Timestamps {
+            p.set_ts(Some(Timestamps {
                 val: self.cfg.ts_clock(now),
                 ecr: self.ts_recent,
-            });
+            }));
             p.timed = true;
         } else if starts_timing {
             p.timed = true;
@@ -1955,7 +1954,7 @@ fn sack_right_edge(pkt: &Packet) -> Option<u64> {
 }
 
 fn split_dsack(pkt: &Packet) -> (Option<SackBlock>, &[SackBlock]) {
-    let blocks = pkt.sack.as_slice();
+    let blocks = pkt.sack();
     let inside_second = |s: u64, e: u64| blocks.get(1).is_some_and(|&(s2, e2)| s >= s2 && e <= e2);
     match blocks.first() {
         Some(&(s, e)) if e <= pkt.ack || inside_second(s, e) => (Some((s, e)), &blocks[1..]),
@@ -2289,7 +2288,7 @@ mod tests {
     /// A duplicate ACK for segment 0 SACKing 1000..`end`.
     fn ns2_sack_ack(end: u64) -> Packet {
         let mut p = ns2_ack(0);
-        p.sack.push(1000, end);
+        p.push_sack(1000, end);
         p
     }
 
@@ -2330,7 +2329,7 @@ mod tests {
         assert!(snd_max >= 11_000, "sent beyond recover_ 9000: {snd_max}");
         // recover_ (9000) acknowledged, but the ACK still carries a block above it.
         let mut p = ns2_ack(10_000);
-        p.sack.push(snd_max - 1000, snd_max);
+        p.push_sack(snd_max - 1000, snd_max);
         s.on_ack(ms(200), &p, &mut out);
         assert!(
             matches!(s.phase(), Phase::Recovery { .. }),
@@ -2423,7 +2422,7 @@ mod tests {
     fn ns2_fack_new_ack_with_blocks_goes_through_oldack_and_samples_the_echo_alone() {
         let (mut s, mut out) = ns2_fack_sender();
         let mut p = echoing(ns2_ack(1000), ms(100));
-        p.sack.push(2000, 3000);
+        p.push_sack(2000, 3000);
         let info = s.on_ack(ms(300), &p, &mut out);
         assert_eq!(s.estimator().srtt(), Some(Dur::from_millis(200)));
         assert_eq!(
@@ -2476,7 +2475,7 @@ mod tests {
         let (mut s, mut out) = linux_host_with_data();
         s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
         let mut a = ack(2000);
-        a.sack.push(3000, 4000); // segment 3 delivered (SACKed): no growth yet
+        a.push_sack(3000, 4000); // segment 3 delivered (SACKed): no growth yet
         s.on_ack(ms(110), &a, &mut out);
         let before = s.window().cwnd;
         // Segment 2 arrives: the ACK covers 2000-4000, but only segment 2 is new
@@ -2490,7 +2489,7 @@ mod tests {
         let (mut s, mut out) = linux_host_with_data();
         s.on_ack(ms(300), &ack(2000), &mut out);
         let mut dsack = ack(2000);
-        dsack.sack.push(0, 1000); // below the cumulative ACK: a D-SACK
+        dsack.push_sack(0, 1000); // below the cumulative ACK: a D-SACK
         for t in [301, 302, 303] {
             s.on_ack(ms(t), &dsack, &mut out);
         }
@@ -2498,7 +2497,7 @@ mod tests {
         // Three ACKs that SACK new data do start it.
         for (t, e) in [(304, 4000), (305, 5000), (306, 6000)] {
             let mut a = ack(2000);
-            a.sack.push(3000, e);
+            a.push_sack(3000, e);
             s.on_ack(ms(t), &a, &mut out);
         }
         assert_eq!(s.stats().fast_retransmits, 1);
@@ -2531,7 +2530,7 @@ mod tests {
         s.on_ack(ms(100), &ack(2000), &mut out);
         out.clear();
         let mut a = ack(2000);
-        a.sack.push(3000, 3000 + sacked * 1000);
+        a.push_sack(3000, 3000 + sacked * 1000);
         s.on_ack(ms(200), &a, &mut out);
         (s, out)
     }
@@ -2568,7 +2567,7 @@ mod tests {
         // The original arrives late (reordering), then the retransmission's D-SACK.
         s.on_ack(ms(210), &ack(6000), &mut out);
         let mut d = ack(6000);
-        d.sack.push(2000, 3000);
+        d.push_sack(2000, 3000);
         s.on_ack(ms(220), &d, &mut out);
         // tcp_try_undo_dsack -> tcp_undo_cwnd_reduction: prior_cwnd is back.
         assert_eq!(s.stats().recovery_undos, 1);
@@ -2626,7 +2625,7 @@ mod tests {
         let (mut s, mut out) = started(&cfg, 40_000);
         s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
         let mut a = ack(2000);
-        a.sack.push(3000, 6000);
+        a.push_sack(3000, 6000);
         s.on_ack(ms(200), &a, &mut out);
         assert_eq!(s.stats().fast_retransmits, 1);
         // cubictcp_recalc_ssthresh: 12 * 717 / 1024 = 8 segments (Reno: 6).
@@ -2652,7 +2651,7 @@ mod tests {
         // Segment 4's retransmission is SACKed an RTT later; segment 3's, sent with it,
         // is not: RACK marks it lost and fast recovery resends it at once.
         let mut a = ack(3000);
-        a.sack.push(4000, 5000);
+        a.push_sack(4000, 5000);
         s.on_ack(ms(t + 200), &a, &mut out);
         assert!(matches!(s.phase(), Phase::Recovery { .. }));
         assert_eq!((out[0].seq, out[0].retx), (3000, true));
@@ -2696,11 +2695,11 @@ mod tests {
         });
         let (mut s, mut out) = started(&cfg, 40_000);
         let mut a = ack(1000);
-        a.sack.push(2000, 3000);
+        a.push_sack(2000, 3000);
         s.on_ack(ms(100), &a, &mut out);
         s.on_ack(ms(110), &ack(3000), &mut out); // segment 1 below the SACKed 2
         let mut d = ack(4000);
-        d.sack.push(1000, 2000); // D-SACK: segment 1 arrived twice
+        d.push_sack(1000, 2000); // D-SACK: segment 1 arrived twice
         s.on_ack(ms(120), &d, &mut out);
         s.rack.reo_wnd_steps()
     }
@@ -2746,7 +2745,7 @@ mod tests {
     fn a_dsack_for_the_tail_probe_keeps_cwnd() {
         let (mut s, mut out) = linux_host_after_a_retransmitted_probe();
         let mut a = ack(11_000);
-        a.sack.push(9000, 10_000); // the probe's copy, reported as a duplicate
+        a.push_sack(9000, 10_000); // the probe's copy, reported as a duplicate
         s.on_ack(ms(900), &a, &mut out);
         let w = s.window();
         assert!(

@@ -31,10 +31,10 @@ impl WireSizes {
             let mut p = Packet::new(0, FlowId(0), kind, Time::ZERO);
             p.wire_model = wire_model(cfg);
             if cfg.timestamps {
-                p.ts = Some(Timestamps::default());
+                p.set_ts(Some(Timestamps::default()));
             }
             for i in 0..blocks {
-                p.sack.push(2 * i, 2 * i + 1);
+                p.push_sack(2 * i, 2 * i + 1);
             }
             p.wire_bytes()
         };
@@ -54,7 +54,7 @@ impl WireSizes {
     /// Seals pure ACK `p` (no payload; its fields all set as the template's).
     #[inline(always)]
     pub fn seal_ack(&self, p: &mut Packet) {
-        p.seal_as(self.ack[p.sack.len()]);
+        p.seal_as(self.ack[p.sack().len()]);
         debug_assert_eq!(p.wire_bytes(), resealed(p), "ACK size");
     }
 }
@@ -85,9 +85,9 @@ mod tests {
         for blocks in 0..=MAX_SACK_BLOCKS as u64 {
             let mut p = Packet::new(0, FlowId(0), PacketKind::Ack, Time::ZERO);
             p.wire_model = wire_model(cfg);
-            p.ts = cfg.timestamps.then_some(Timestamps { val: 7, ecr: 3 });
+            p.set_ts(cfg.timestamps.then_some(Timestamps { val: 7, ecr: 3 }));
             for i in 0..blocks {
-                p.sack.push(1000 * i, 1000 * i + 500);
+                p.push_sack(1000 * i, 1000 * i + 500);
             }
             sizes.seal_ack(&mut p);
             assert_eq!(p.wire_bytes(), resealed(&p), "{blocks} blocks");
@@ -95,7 +95,7 @@ mod tests {
         for len in [0, 1, 536, 1448] {
             let mut p = Packet::new(0, FlowId(0), PacketKind::Data, Time::ZERO);
             p.wire_model = wire_model(cfg);
-            p.ts = cfg.timestamps.then_some(Timestamps { val: 7, ecr: 3 });
+            p.set_ts(cfg.timestamps.then_some(Timestamps { val: 7, ecr: 3 }));
             p.len = len;
             sizes.seal_data(&mut p);
             assert_eq!(p.wire_bytes(), resealed(&p), "payload {len}");

@@ -262,7 +262,7 @@ impl DelayInjector {
             return;
         }
         let ends = &mut flow_sel(&mut self.flows, &self.cfg, pkt.flow).timed_ends;
-        if pkt.retx && pkt.ts.is_none() {
+        if pkt.retx && pkt.ts().is_none() {
             // Karn (RFC 6298 section 3): the sender stops timing on a retransmission.
             ends.clear();
         }
