@@ -349,7 +349,7 @@ impl<L: Lead> Sim<L> {
                 self.now = self.now.max(self.skipped_end_wakeups_until(self.stop_at));
                 break;
             }
-            if let Some(bark) = self.watchdog.on_event(t) {
+            if let Some(bark) = self.watchdog.on_event(t, self.q.popped()) {
                 return Err(self.bark(bark, ev));
             }
             self.now = t;
