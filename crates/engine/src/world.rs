@@ -487,7 +487,7 @@ impl<L: Lead> Sim<L> {
             }
             FlowTimer::CbrSend => {
                 self.on_cbr_send(f);
-                Side::Both
+                Side::Source
             }
         };
         self.after_flow_event(f, side)
@@ -613,7 +613,7 @@ impl<L: Lead> Sim<L> {
         match side {
             Side::Receiver => sender(),
             Side::Sender => wants(t.delack_slot, t.receiver.next_deadline()),
-            Side::Both => true,
+            Side::Both | Side::Source => true,
         }
     }
 
@@ -1434,16 +1434,19 @@ enum Side {
     Sender,
     /// The receiver (a data segment or SYN, the delayed-ACK timer).
     Receiver,
-    /// Either, or a CBR source.
+    /// Either (a flow's start, a datagram reaching a TCP flow).
     Both,
+    /// A CBR source's send timer: neither TCP endpoint, so no message, trace or
+    /// check to follow up, only the source's timer to re-arm.
+    Source,
 }
 
 impl Side {
     fn sender(self) -> bool {
-        self != Side::Receiver
+        matches!(self, Side::Sender | Side::Both)
     }
     fn receiver(self) -> bool {
-        self != Side::Sender
+        matches!(self, Side::Receiver | Side::Both)
     }
 }
 
