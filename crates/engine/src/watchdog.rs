@@ -24,7 +24,7 @@ pub enum Bark {
     BudgetExhausted { budget: u64 },
 }
 
-/// Counts events per instant and in total.
+/// Watches the events per instant and in total.
 ///
 /// Asked at every event, so its fast path is one test: the count of events is compared
 /// with the count at which a bark first becomes possible (`check_at`), and the exact
@@ -32,12 +32,13 @@ pub enum Bark {
 /// that count is never past the event at which the watchdog must bark, and it barks at
 /// the very event the per-event tests would. Everything is inlined into the event
 /// loop: a call there, even on the rare path, made the loop keep its event in memory.
+/// The count of events is the caller's (the event queue counts its pops), not kept a
+/// second time here.
 #[derive(Clone, Debug)]
 pub struct Watchdog {
     instant: Time,
     /// The number (counting from 1) of the first event at `instant`.
     instant_first: u64,
-    events: u64,
     budget: Option<u64>,
     /// No bark is possible before `events` reaches this.
     check_at: u64,
@@ -55,7 +56,6 @@ impl Watchdog {
         let mut w = Watchdog {
             instant: Time::ZERO,
             instant_first: 1,
-            events: 0,
             budget,
             check_at: 0,
         };
@@ -63,22 +63,22 @@ impl Watchdog {
         w
     }
 
-    /// Notes one event at `t`; `Some` when the run must end.
+    /// Notes the run's `events`-th event (counting from 1, one call per event), at
+    /// `t`; `Some` when the run must end.
     #[inline(always)]
-    pub fn on_event(&mut self, t: Time) -> Option<Bark> {
-        self.events += 1;
+    pub fn on_event(&mut self, t: Time, events: u64) -> Option<Bark> {
         if t != self.instant {
             self.instant = t;
-            self.instant_first = self.events;
+            self.instant_first = events;
         }
-        if self.events < self.check_at {
+        if events < self.check_at {
             return None;
         }
-        let at_instant = self.events - self.instant_first + 1;
+        let at_instant = events - self.instant_first + 1;
         if at_instant >= STALL_EVENTS {
             return Some(Bark::Stalled { at: self.instant });
         }
-        if let Some(budget) = self.budget.filter(|&b| self.events > b) {
+        if let Some(budget) = self.budget.filter(|&b| events > b) {
             return Some(Bark::BudgetExhausted { budget });
         }
         self.check_at = self.first_possible_bark();
@@ -104,37 +104,43 @@ mod tests {
     #[test]
     fn events_at_one_instant_stall_but_an_advancing_clock_does_not() {
         let mut w = Watchdog::new(None);
+        let mut n = 0;
         for i in 0..2 * STALL_EVENTS {
-            assert_eq!(w.on_event(Time::ZERO + Dur(i)), None);
+            n += 1;
+            assert_eq!(w.on_event(Time::ZERO + Dur(i), n), None);
         }
         let t = Time::ZERO + Dur::from_secs(1);
         for _ in 1..STALL_EVENTS {
-            assert_eq!(w.on_event(t), None);
+            n += 1;
+            assert_eq!(w.on_event(t, n), None);
         }
-        assert_eq!(w.on_event(t), Some(Bark::Stalled { at: t }));
+        assert_eq!(w.on_event(t, n + 1), Some(Bark::Stalled { at: t }));
     }
 
     #[test]
     fn a_stall_after_the_clock_moved_fires_at_its_own_millionth_event() {
         let mut w = Watchdog::new(Some(3 * STALL_EVENTS));
         let t = Time::ZERO + Dur(5);
+        let mut n = 0;
         for i in 0..STALL_EVENTS / 2 {
-            assert_eq!(w.on_event(Time::ZERO + Dur(i % 3)), None);
+            n += 1;
+            assert_eq!(w.on_event(Time::ZERO + Dur(i % 3), n), None);
         }
         for _ in 1..STALL_EVENTS {
-            assert_eq!(w.on_event(t), None);
+            n += 1;
+            assert_eq!(w.on_event(t, n), None);
         }
-        assert_eq!(w.on_event(t), Some(Bark::Stalled { at: t }));
+        assert_eq!(w.on_event(t, n + 1), Some(Bark::Stalled { at: t }));
     }
 
     #[test]
     fn the_budget_counts_every_event() {
         let mut w = Watchdog::new(Some(3));
         for i in 0..3 {
-            assert_eq!(w.on_event(Time::ZERO + Dur(i)), None);
+            assert_eq!(w.on_event(Time::ZERO + Dur(i), i + 1), None);
         }
         assert_eq!(
-            w.on_event(Time::ZERO + Dur(9)),
+            w.on_event(Time::ZERO + Dur(9), 4),
             Some(Bark::BudgetExhausted { budget: 3 })
         );
     }

@@ -58,8 +58,11 @@ impl AckClock {
     }
 
     /// An ACK arrived at `now`: sample the inter-arrival time in the current period.
-    /// `x_th` is the N-filter's limiter threshold 0.5 wRTT, if wRTT is known.
-    pub fn on_ack(&mut self, now: Time, cfg: &StdProxyConfig, x_th: Option<Dur>) {
+    /// `x_th` gives the N-filter's limiter threshold 0.5 wRTT, if wRTT is known; it is
+    /// asked only in the normal period before the first STD period, the only one whose
+    /// filter reads it (a multiplication in floating point and a rounding per ACK
+    /// saved in the others).
+    pub fn on_ack(&mut self, now: Time, cfg: &StdProxyConfig, x_th: impl FnOnce() -> Option<Dur>) {
         let prev = self.last_ack.replace(now);
         let Some(x) = prev.map(|p| now.saturating_since(p)) else {
             return;
@@ -69,7 +72,7 @@ impl AckClock {
                 let f = NFilter {
                     s: cfg.s,
                     alpha: cfg.alpha_n,
-                    x_th,
+                    x_th: x_th(),
                 };
                 f.step(self.avg, x).0
             }
@@ -92,9 +95,10 @@ impl AckClock {
     /// T = G * average ACK inter-arrival time (III.C). Before any sample the average
     /// falls back to X_th (so T = G * 0.5 wRTT = one wRTT with the paper's values); with
     /// neither, T = 0, so every timeout is judged genuine and nothing is absorbed.
-    pub fn timer(&self, cfg: &StdProxyConfig, x_th: Option<Dur>) -> Dur {
+    /// `x_th` is asked only without an average.
+    pub fn timer(&self, cfg: &StdProxyConfig, x_th: impl FnOnce() -> Option<Dur>) -> Dur {
         self.avg
-            .or(x_th)
+            .or_else(x_th)
             .map_or(Dur::ZERO, |avg| avg.mul_f64(cfg.gain))
     }
 }
@@ -112,13 +116,13 @@ mod tests {
         let cfg = StdProxyConfig::default();
         let mut c = AckClock::default();
         let th = Some(Dur::from_millis(300));
-        c.on_ack(at(0), &cfg, th);
+        c.on_ack(at(0), &cfg, || th);
         assert_eq!(c.average(), None);
-        c.on_ack(at(100), &cfg, th); // follower: 100
-        c.on_ack(at(180), &cfg, th); // smoother: 0.9*100 + 0.1*80 = 98
-        c.on_ack(at(530), &cfg, th); // 350 >= X_th: limiter
+        c.on_ack(at(100), &cfg, || th); // follower: 100
+        c.on_ack(at(180), &cfg, || th); // smoother: 0.9*100 + 0.1*80 = 98
+        c.on_ack(at(530), &cfg, || th); // 350 >= X_th: limiter
         assert_eq!(c.average(), Some(Dur::from_millis(98)));
-        assert_eq!(c.timer(&cfg, th), Dur::from_millis(196));
+        assert_eq!(c.timer(&cfg, || th), Dur::from_millis(196));
     }
 
     #[test]
@@ -126,14 +130,14 @@ mod tests {
         let cfg = StdProxyConfig::default();
         let mut c = AckClock::default();
         let th = Some(Dur::from_millis(300));
-        c.on_ack(at(0), &cfg, th);
-        c.on_ack(at(40), &cfg, th); // 40
+        c.on_ack(at(0), &cfg, || th);
+        c.on_ack(at(40), &cfg, || th); // 40
         c.enter_std();
-        c.on_ack(at(9_000), &cfg, th); // first delayed ACK: reference only
+        c.on_ack(at(9_000), &cfg, || th); // first delayed ACK: reference only
         assert_eq!(c.average(), Some(Dur::from_millis(40)));
-        c.on_ack(at(9_090), &cfg, th); // 90 >= 40: follower
+        c.on_ack(at(9_090), &cfg, || th); // 90 >= 40: follower
         assert_eq!(c.average(), Some(Dur::from_millis(90)));
-        c.on_ack(at(9_100), &cfg, th); // 0.9*90 + 0.1*10 = 82
+        c.on_ack(at(9_100), &cfg, || th); // 0.9*90 + 0.1*10 = 82
         assert_eq!(c.average(), Some(Dur::from_millis(82)));
     }
 
@@ -141,12 +145,12 @@ mod tests {
     fn normal_period_after_std_takes_no_samples() {
         let cfg = StdProxyConfig::default();
         let mut c = AckClock::default();
-        c.on_ack(at(0), &cfg, None);
-        c.on_ack(at(50), &cfg, None);
+        c.on_ack(at(0), &cfg, || None);
+        c.on_ack(at(50), &cfg, || None);
         c.enter_std();
         c.leave_std();
-        c.on_ack(at(1000), &cfg, None);
-        c.on_ack(at(1001), &cfg, None); // would be a follower in the N-filter
+        c.on_ack(at(1000), &cfg, || None);
+        c.on_ack(at(1001), &cfg, || None); // would be a follower in the N-filter
         assert_eq!(c.average(), Some(Dur::from_millis(50)));
         assert_eq!(c.period(), Period::NormalAfterStd);
     }
@@ -156,7 +160,7 @@ mod tests {
         let cfg = StdProxyConfig::default();
         let c = AckClock::default();
         let th = Some(Dur::from_millis(300));
-        assert_eq!(c.timer(&cfg, th), Dur::from_millis(600));
-        assert_eq!(c.timer(&cfg, None), Dur::ZERO);
+        assert_eq!(c.timer(&cfg, || th), Dur::from_millis(600));
+        assert_eq!(c.timer(&cfg, || None), Dur::ZERO);
     }
 }

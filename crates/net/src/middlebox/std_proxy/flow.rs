@@ -20,7 +20,7 @@
 use super::ack_clock::AckClock;
 use super::ack_clock::Period;
 use super::buffer::RetxBuffer;
-use super::wrtt::Wrtt;
+use super::wrtt::{self, Wrtt};
 use super::StdProxyConfig;
 use crate::middlebox::{MbEventKind, MbOutput};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
@@ -386,7 +386,9 @@ impl Flow {
     }
 
     fn on_ack(&mut self, io: &mut Io, pkt: &Packet) {
-        let x_th = self.wrtt.x_th(io.cfg);
+        // X_th of the wRTT before this ACK's sample, computed only where it is read.
+        let (wrtt, cfg) = (self.wrtt.value(io.cfg), io.cfg);
+        let x_th = move || wrtt::x_th_of(wrtt, cfg);
         self.wrtt.on_ack(io.now, pkt.ack, io.cfg);
         let class = self.classify(pkt.ack);
         // III.C: "Whenever PEP receives an ACK, it samples the inter-arrival time". The
@@ -421,7 +423,7 @@ impl Flow {
     /// whether the timeout is spurious or not ... PEP sets a timer, which expires in time
     /// T ... If the new ACK arrives before timer expires, it indicates that the timeout
     /// was spurious."
-    fn investigate(&mut self, io: &mut Io, class: AckClass, x_th: Option<Dur>) {
+    fn investigate(&mut self, io: &mut Io, class: AckClass, x_th: impl FnOnce() -> Option<Dur>) {
         let Phase::Investigating(inv) = &mut self.phase else {
             return;
         };

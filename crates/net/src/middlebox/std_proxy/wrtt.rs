@@ -53,11 +53,12 @@ impl Wrtt {
     pub fn value(&self, cfg: &StdProxyConfig) -> Option<Dur> {
         cfg.wrtt.or(self.avg)
     }
+}
 
-    /// X_th = x_th_factor * wRTT (III.C), if wRTT is known.
-    pub fn x_th(&self, cfg: &StdProxyConfig) -> Option<Dur> {
-        self.value(cfg).map(|w| w.mul_f64(cfg.x_th_factor))
-    }
+/// X_th = x_th_factor * wRTT (III.C) for the wRTT `wrtt` ([`Wrtt::value`]), if it is
+/// known.
+pub fn x_th_of(wrtt: Option<Dur>, cfg: &StdProxyConfig) -> Option<Dur> {
+    wrtt.map(|w| w.mul_f64(cfg.x_th_factor))
 }
 
 #[cfg(test)]
@@ -80,7 +81,7 @@ mod tests {
         w.on_new_data(at(900), 3000);
         w.on_ack(at(1300), 3000, &cfg); // 7/8 * 800 + 1/8 * 400 = 750
         assert_eq!(w.value(&cfg), Some(Dur::from_millis(750)));
-        assert_eq!(w.x_th(&cfg), Some(Dur::from_millis(375)));
+        assert_eq!(x_th_of(w.value(&cfg), &cfg), Some(Dur::from_millis(375)));
     }
 
     #[test]
@@ -92,6 +93,6 @@ mod tests {
         w.on_ack(at(5000), 1000, &cfg);
         assert_eq!(w.value(&cfg), None);
         cfg.wrtt = Some(Dur::from_millis(600));
-        assert_eq!(w.x_th(&cfg), Some(Dur::from_millis(300)));
+        assert_eq!(x_th_of(w.value(&cfg), &cfg), Some(Dur::from_millis(300)));
     }
 }
