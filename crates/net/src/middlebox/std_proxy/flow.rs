@@ -95,6 +95,9 @@ struct Recovery {
     /// The run is the go-back-N of a spurious timeout: its retransmissions of data the
     /// receiver acknowledged are unnecessary (III.B, IV: "These segments are filtered").
     after_spurious: bool,
+    /// The cumulative ACK whose duplicates anticipated the fast retransmission that
+    /// started the run (None for a run started otherwise).
+    dup_series: Option<u64>,
 }
 
 /// A retransmission the response acts on: the one just received (which continues in
@@ -307,11 +310,24 @@ impl Flow {
             }
             return Anticipation::Expected;
         }
-        if self.dupacks >= cfg.dup_ack_thresh {
+        if self.dupacks >= cfg.dup_ack_thresh && !self.repeats_fast_retransmit(pkt) {
             self.expect_run(self.max_seq_end, pkt.end_seq(), false);
+            if let Some(r) = self.recovery.as_mut() {
+                r.dup_series = Some(self.acked_seq);
+            }
             return Anticipation::Expected;
         }
         Anticipation::Unanticipated
+    }
+
+    /// One series of duplicate ACKs anticipates one fast retransmission (III.A): a
+    /// segment sent again below the run that retransmission started, with no new ACK
+    /// since, comes from a timeout ("If the delay is large, multiple timeouts can
+    /// occur", III.D), not from another fast retransmission.
+    fn repeats_fast_retransmit(&self, pkt: &Packet) -> bool {
+        self.recovery
+            .as_ref()
+            .is_some_and(|r| r.dup_series == Some(self.acked_seq) && pkt.seq < r.retx_high)
     }
 
     /// Retransmissions forward from `retx_high` up to `point` are expected.
@@ -320,6 +336,7 @@ impl Flow {
             point,
             retx_high,
             after_spurious,
+            dup_series: None,
         });
     }
 
