@@ -110,6 +110,36 @@ impl Harness {
     }
 }
 
+/// The case property testing found: with three duplicate ACKs standing, a segment sent
+/// again and again (the sender's backed-off timeouts) is anticipated as a fast
+/// retransmission once; its later copies are repeated timeouts, passed on, and the proxy
+/// does not hold one copy per send.
+#[test]
+fn one_duplicate_ack_series_anticipates_one_fast_retransmission() {
+    use MbEventKind::*;
+    let mut h = Harness::new();
+    assert_eq!(h.send(1, data(23)), [data(23)]);
+    assert_eq!(h.send(2, data(0)), [data(0)]);
+    for ms in 3..7 {
+        assert_eq!(h.send(ms, ack(23)), [ack(23)]);
+    }
+    h.events();
+    // The fast retransmission the duplicates anticipate is held pending the verdict.
+    assert!(h.send(7, data(0)).is_empty());
+    assert_eq!(h.events(), [HeldPendingVerdict { seq: 0 }]);
+    for ms in 8..12 {
+        assert_eq!(h.send(ms, data(0)), [data(0)], "copy sent at {ms} ms");
+        let repeat = TimeoutDetected {
+            seq: 0,
+            repeat: true,
+        };
+        assert_eq!(h.events(), [repeat]);
+    }
+    let mut held = 0;
+    h.proxy.for_each_held(&mut |_| held += 1);
+    assert_eq!(held, 1);
+}
+
 #[test]
 fn spurious_timeout_is_recognised_and_go_back_n_retransmissions_are_absorbed() {
     let mut h = Harness::new();
