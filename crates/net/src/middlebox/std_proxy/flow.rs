@@ -278,7 +278,7 @@ impl Flow {
     fn expire_now(&mut self, io: &mut Io) {
         if let Phase::Investigating(inv) = std::mem::replace(&mut self.phase, Phase::Normal) {
             io.event(MbEventKind::Verdict { spurious: false });
-            self.expect_run(inv.point, inv.retx_high, false);
+            self.expect_run(inv.point, inv.retx_high, false, None);
             inv.held.into_iter().for_each(|p| io.forward(p));
         }
         self.clock.leave_std();
@@ -311,10 +311,8 @@ impl Flow {
             return Anticipation::Expected;
         }
         if self.dupacks >= cfg.dup_ack_thresh && !self.repeats_fast_retransmit(pkt) {
-            self.expect_run(self.max_seq_end, pkt.end_seq(), false);
-            if let Some(r) = self.recovery.as_mut() {
-                r.dup_series = Some(self.acked_seq);
-            }
+            let series = Some(self.acked_seq);
+            self.expect_run(self.max_seq_end, pkt.end_seq(), false, series);
             return Anticipation::Expected;
         }
         Anticipation::Unanticipated
@@ -330,13 +328,20 @@ impl Flow {
             .is_some_and(|r| r.dup_series == Some(self.acked_seq) && pkt.seq < r.retx_high)
     }
 
-    /// Retransmissions forward from `retx_high` up to `point` are expected.
-    fn expect_run(&mut self, point: u64, retx_high: u64, after_spurious: bool) {
+    /// Retransmissions forward from `retx_high` up to `point` are expected
+    /// (`dup_series`: [`Recovery::dup_series`]).
+    fn expect_run(
+        &mut self,
+        point: u64,
+        retx_high: u64,
+        after_spurious: bool,
+        dup_series: Option<u64>,
+    ) {
         self.recovery = Some(Recovery {
             point,
             retx_high,
             after_spurious,
-            dup_series: None,
+            dup_series,
         });
     }
 
@@ -512,7 +517,7 @@ impl Flow {
             to_remove,
         });
         let (point, retx_high) = (r.sp_tout_max_seq_end, r.retx_high);
-        self.expect_run(point, retx_high, true);
+        self.expect_run(point, retx_high, true, None);
         self.phase = Phase::RemovingDupAcks {
             remaining: to_remove,
         };
