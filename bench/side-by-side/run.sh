@@ -5,6 +5,12 @@
 # medians of wall time, CPU time (user + system) and maximum RSS, and the ratios. Each run
 # is timed by measure.py (microsecond resolution; GNU time's 10 ms steps were 3 to 4 % of
 # a 100-flow run).
+# spikelab runs in two builds of the same sources: "spikelab", the PGO build of
+# scripts/build-pgo.sh (trained on the papers' reproductions, never on this dumbbell),
+# and "spikelab-plain", `cargo build --release`; htsim likewise in two: "htsim", built
+# with its own Makefile's flags (the htsim the goals name), and "htsim-pgo", with
+# link-time and profile-guided optimisation (build-htsim.sh). Every ratio is printed
+# against each spikelab build.
 # CI does not run this.
 #
 #   usage: run.sh HTSIM [ROUNDS] [CASES]
@@ -12,7 +18,8 @@
 #     ROUNDS: rounds per case (default 3)
 #     CASES:  "100", "1000" or "100 1000" (default): 100 flows over 100 Mbit/s with a
 #             500-packet queue for 60 s; 1000 flows over 1 Gbit/s with 5000 packets for 10 s
-#   environment: SPIKELAB (default target/release/spikelab of this repository),
+#   environment: SPIKELAB (default: the binary scripts/build-pgo.sh builds or finds),
+#                SPIKELAB_PLAIN (default target/release/spikelab, built when missing),
 #                NS3VENV (a venv holding ns3==3.44.post0: adds ns-3 to the 100-flow case),
 #                NS3_ROUNDS (ns-3 runs only in the first NS3_ROUNDS rounds: it takes ~40 s),
 #                WORK (scratch folder, default a new mktemp -d)
@@ -22,7 +29,11 @@ ROUNDS=${2:-3}
 CASES=${3:-"100 1000"}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-SPIKELAB=${SPIKELAB:-$ROOT/target/release/spikelab}
+SPIKELAB=${SPIKELAB:-$("$ROOT/scripts/build-pgo.sh")}
+SPIKELAB_PLAIN=${SPIKELAB_PLAIN:-$ROOT/target/release/spikelab}
+if [ ! -x "$SPIKELAB_PLAIN" ]; then
+    (cd "$ROOT" && cargo build --release --locked -q -p spikelab-cli)
+fi
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
 
@@ -49,10 +60,11 @@ measure() {
         "$(echo "$user + $sys" | bc)" "$rss" "$(tail -1 "$WORK/out.txt")"
 }
 
+# spikelab NAME BINARY FLOWS MBPS QUEUE SECS
 spikelab() {
-    local flows=$1 mbps=$2 queue=$3 secs=$4
+    local name=$1 bin=$2 flows=$3 mbps=$4 queue=$5 secs=$6
     rm -rf "$WORK/spikelab-out"
-    measure "spikelab-$flows" "$SPIKELAB" run "$HERE/dumbbell.toml" --jobs 1 \
+    measure "$name-$flows" "$bin" run "$HERE/dumbbell.toml" --jobs 1 \
         --set "topology.pairs=$flows" --set "flow.0.count=$flows" \
         --set "topology.bottleneck.rate=${mbps}Mbit/s" \
         --set "topology.bottleneck.queue.limit.packets=$queue" \
@@ -77,8 +89,10 @@ for c in $CASES; do
     esac
     for r in $(seq "$ROUNDS"); do
         echo "case $c round $r"
-        spikelab "${args[@]}"
+        spikelab spikelab "$SPIKELAB" "${args[@]}"
+        spikelab spikelab-plain "$SPIKELAB_PLAIN" "${args[@]}"
         measure "htsim-$c" "$WORK/htsim/htsim_dumbbell" "${args[@]}"
+        measure "htsim-pgo-$c" "$WORK/htsim/htsim_dumbbell_pgo" "${args[@]}"
         if [ -n "$NS3" ] && [ "$c" = 100 ] && [ "$r" -le "${NS3_ROUNDS:-$ROUNDS}" ]; then
             measure "ns3-$c" "$NS3" "${args[@]}"
         fi
@@ -87,18 +101,21 @@ done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
-echo "medians of $ROUNDS rounds (wall s, cpu s, max RSS KiB) and ratios other/spikelab"
-for c in $CASES; do
-    for tool in spikelab htsim ns3; do
-        n="$tool-$c"
-        grep -q "^$n " "$WORK/times" || continue
-        w=$(median "$n" 2)
-        u=$(median "$n" 3)
-        m=$(median "$n" 4)
-        sw=$(median "spikelab-$c" 2)
-        su=$(median "spikelab-$c" 3)
-        sm=$(median "spikelab-$c" 4)
-        printf '%-14s wall %7.3f  cpu %7.3f  rss %8.0f   wall ratio %6.2f  cpu ratio %6.2f  rss ratio %5.2f\n' \
-            "$n" "$w" "$u" "$m" "$(echo "$w / $sw" | bc -l)" "$(echo "$u / $su" | bc -l)" "$(echo "$m / $sm" | bc -l)"
+for base in spikelab spikelab-plain; do
+    echo "medians of $ROUNDS rounds (wall s, cpu s, max RSS KiB) and ratios other/$base"
+    for c in $CASES; do
+        for tool in spikelab spikelab-plain htsim htsim-pgo ns3; do
+            n="$tool-$c"
+            grep -q "^$n " "$WORK/times" || continue
+            w=$(median "$n" 2)
+            u=$(median "$n" 3)
+            m=$(median "$n" 4)
+            sw=$(median "$base-$c" 2)
+            su=$(median "$base-$c" 3)
+            sm=$(median "$base-$c" 4)
+            printf '%-20s wall %7.3f  cpu %7.3f  rss %8.0f   wall ratio %6.2f  cpu ratio %6.2f  rss ratio %5.2f\n' \
+                "$n" "$w" "$u" "$m" "$(echo "$w / $sw" | bc -l)" "$(echo "$u / $su" | bc -l)" "$(echo "$m / $sm" | bc -l)"
+        done
     done
+    echo
 done
