@@ -738,8 +738,14 @@ impl<L: Lead> Sim<L> {
     fn inject(&mut self, f: usize, p: &mut Packet) -> Result<(), InvariantViolation> {
         p.uid = self.next_uid;
         self.next_uid += 1;
-        p.hop = 0;
-        p.sent_at = self.now;
+        // A TCP endpoint builds its packets now, at hop 0 (`Packet::new`); a CBR
+        // datagram is its flow's template. Stores left out here are fewer narrow
+        // stores for the arena's wide copy of the packet to wait on.
+        if p.kind == PacketKind::Datagram {
+            p.hop = 0;
+            p.sent_at = self.now;
+        }
+        debug_assert!(p.hop == 0 && p.sent_at == self.now, "{p:?} not built now");
         // A TCP endpoint seals its segments and ACKs from its table of their sizes
         // (`spikelab_tcp::wire_size`); the rest (SYNs, datagrams) are sealed here.
         if !p.is_sealed() {

@@ -427,23 +427,6 @@ impl TcpConfig {
         }
     }
 
-    /// The timestamp clock's reading at `now`, in ticks (RFC 7323 section 5.4).
-    ///
-    /// The clock reads 1 at time zero, so that a TSecr of 0 always means "nothing
-    /// echoed" (RFC 7323 section 3.2) and the first millisecond's segments are timed too.
-    pub fn ts_clock(&self, now: spikelab_core::Time) -> u64 {
-        now.0 / self.timestamp_tick.0.max(1) + 1
-    }
-
-    /// The start of the tick a timestamp-clock reading `ts` names: the inverse of
-    /// [`TcpConfig::ts_clock`] (`None` for 0, the "nothing echoed" value).
-    pub fn ts_time(&self, ts: u64) -> Option<spikelab_core::Time> {
-        let tick = ts.checked_sub(1)?;
-        Some(spikelab_core::Time(
-            tick.saturating_mul(self.timestamp_tick.0.max(1)),
-        ))
-    }
-
     /// Whether the receiver sends SACK blocks for this flow.
     pub fn sack_enabled(&self) -> bool {
         self.recovery.uses_sack()

@@ -32,6 +32,7 @@ pub mod segments;
 pub mod sender;
 pub mod spurious;
 pub mod tlp;
+pub mod ts_clock;
 pub mod window;
 pub mod wire_size;
 

@@ -8,6 +8,7 @@ use crate::config::{EchoRule, TcpConfig};
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
 use crate::rto::{Rto, RtoEstimator};
+use crate::ts_clock::TsClock;
 use crate::wire_size::WireSizes;
 use spikelab_core::packet::MAX_SACK_BLOCKS;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
@@ -80,6 +81,8 @@ pub struct TcpReceiver {
     sack_history: crate::ns2_sack_sink::SackHistory,
     /// The sizes of the flow's ACKs ([`crate::wire_size`]).
     sizes: WireSizes,
+    /// The timestamp clock ([`TcpConfig::timestamp_tick`], [`crate::ts_clock`]).
+    ts_clock: TsClock,
 }
 
 /// A data segment an ACK answers: its byte range and whether it was all held before
@@ -124,6 +127,7 @@ impl TcpReceiver {
             delayed: None,
             sack_history: crate::ns2_sack_sink::SackHistory::default(),
             sizes: WireSizes::new(cfg),
+            ts_clock: TsClock::new(cfg.timestamp_tick),
         }
     }
 
@@ -444,7 +448,7 @@ impl TcpReceiver {
         p.ns2_ts_echo = Time(self.ns2_ts_recent);
         if self.cfg.timestamps {
             p.set_ts(Some(Timestamps {
-                val: self.cfg.ts_clock(now),
+                val: self.ts_clock.read(now),
                 ecr: self.ts_recent,
             }));
         }

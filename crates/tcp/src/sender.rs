@@ -16,6 +16,7 @@ use crate::rto::{RtoEstimator, RttSample};
 use crate::spurious::{
     AckView, DetectorKind, EpisodeVerdict, RecoveryView, Step, TimeoutView, Verdict, Watchers,
 };
+use crate::ts_clock::TsClock;
 use crate::window::{SsthreshRule, Window};
 use crate::wire_size::WireSizes;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
@@ -177,6 +178,8 @@ pub struct TcpSender<E: RtoEstimator> {
     tlp_on: bool,
     /// The sizes of the flow's data segments ([`crate::wire_size`]).
     sizes: WireSizes,
+    /// The timestamp clock ([`TcpConfig::timestamp_tick`], [`crate::ts_clock`]).
+    ts_clock: TsClock,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -270,6 +273,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             rack_on: rack_configured(cfg),
             tlp_on: tlp_configured(cfg),
             sizes: WireSizes::new(cfg),
+            ts_clock: TsClock::new(cfg.timestamp_tick),
         }
     }
 
@@ -650,7 +654,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             snd_una: self.w.snd_una,
             snd_max: self.w.snd_max,
             retransmitted_end,
-            retransmit_tsval: self.cfg.timestamps.then(|| self.cfg.ts_clock(now)),
+            retransmit_tsval: self.cfg.timestamps.then(|| self.ts_clock.read(now)),
             min_rtt: self.min_rtt,
             srtt: self.rto.srtt(),
             frto_barred,
@@ -801,7 +805,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let echoed = pkt
             .ts()
             .filter(|_| self.cfg.timestamps)
-            .and_then(|ts| self.cfg.ts_time(ts.ecr));
+            .and_then(|ts| self.ts_clock.time_of(ts.ecr));
         let (dsack, blocks) = split_dsack(pkt);
         if let Some((start, end)) = dsack {
             // tcp_check_dsack -> tcp_dsack_seen; FLAG_DSACK_TLP: one segment, ending
@@ -1002,7 +1006,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         p.retx = retransmitted;
         if self.cfg.timestamps {
             p.set_ts(Some(Timestamps {
-                val: self.cfg.ts_clock(now),
+                val: self.ts_clock.read(now),
                 ecr: 0,
             }));
         }
@@ -1148,7 +1152,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn ts_sample(&self, now: Time, pkt: &Packet) -> Option<Dur> {
         pkt.ts()
             .filter(|_| self.cfg.timestamps)
-            .and_then(|ts| self.cfg.ts_time(ts.ecr))
+            .and_then(|ts| self.ts_clock.time_of(ts.ecr))
             .and_then(|sent| (sent <= now).then(|| now - sent))
     }
 
@@ -1436,7 +1440,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             snd_una: self.w.snd_una,
             snd_max: self.w.snd_max,
             retrans_out,
-            retransmit_tsval: self.cfg.timestamps.then(|| self.cfg.ts_clock(now)),
+            retransmit_tsval: self.cfg.timestamps.then(|| self.ts_clock.read(now)),
         };
         self.watch.on_fast_recovery(&view);
         self.tlp_high_seq = None;
@@ -1838,7 +1842,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         if self.cfg.timestamps {
             p.set_ts(Some(Timestamps {
-                val: self.cfg.ts_clock(now),
+                val: self.ts_clock.read(now),
                 ecr: self.ts_recent,
             }));
             p.timed = true;
