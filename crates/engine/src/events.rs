@@ -435,6 +435,28 @@ impl TimerSlot {
         self.pending = None;
         true
     }
+
+    /// Is an event of this slot that surfaced the live one? [`Self::fire`] without
+    /// forgetting the deadline: for an owner that calls [`Self::rearm`] right after
+    /// handling the event, which sets the deadline anew (a link's wake-up, one per
+    /// packet-hop: the slot is written once instead of twice).
+    #[inline(always)]
+    pub fn is_live(&self, gen: u32) -> bool {
+        gen == self.gen && self.pending.is_some()
+    }
+
+    /// After the live event was handled ([`Self::is_live`]): the owner is woken next
+    /// at `deadline` (or not at all for `None`); what [`Self::fire`] and
+    /// [`Self::want`] do together, since after `fire` no event is pending and `want`
+    /// queues one for any deadline.
+    #[inline(always)]
+    pub fn rearm(&mut self, deadline: Option<Time>, mut schedule: impl FnMut(Time, u32)) {
+        self.pending = deadline;
+        if let Some(d) = deadline {
+            self.gen = self.gen.wrapping_add(1);
+            schedule(d, self.gen);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -669,5 +691,31 @@ mod tests {
         slot.want(None, |_, _| {});
         assert!(slot.fire(1)); // surfaces once; the owner sees no deadline
         assert!(!slot.fire(1));
+    }
+
+    proptest! {
+        /// A slot re-armed with `rearm` after `is_live` ends as one where the live
+        /// event `fire`d and `want` followed: same state, same events queued.
+        #[test]
+        fn is_live_and_rearm_do_what_fire_and_want_do(
+            steps in prop::collection::vec((0u32..4, prop::option::of(0u64..50)), 0..60),
+        ) {
+            let (mut a, mut b) = (TimerSlot::default(), TimerSlot::default());
+            let (mut qa, mut qb) = (Vec::new(), Vec::new());
+            for (gen, deadline) in steps {
+                let deadline = deadline.map(Time);
+                let live = a.fire(gen);
+                prop_assert_eq!(live, b.is_live(gen));
+                if live {
+                    a.want(deadline, |t, g| qa.push((t, g)));
+                    b.rearm(deadline, |t, g| qb.push((t, g)));
+                } else {
+                    a.want(deadline, |t, g| qa.push((t, g)));
+                    b.want(deadline, |t, g| qb.push((t, g)));
+                }
+                prop_assert_eq!(a, b);
+                prop_assert_eq!(&qa, &qb);
+            }
+        }
     }
 }
