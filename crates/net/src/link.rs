@@ -325,7 +325,21 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// arrival: every packet still being sent arrives after it (FIFO). When nothing
     /// propagates, see [`LinkDir::transmitter_wakeup`]. No time changes: `advance` is
     /// exact whenever it runs.
+    #[inline(always)]
     pub fn next_wakeup(&self) -> Option<Time> {
+        // The common case inline (a running link with packets propagating: the head's
+        // arrival), the others in a call.
+        if self.suspension.is_none() {
+            if let Some(f) = self.pipe.front() {
+                return Some(f.at);
+            }
+        }
+        self.next_wakeup_general()
+    }
+
+    /// [`LinkDir::next_wakeup`], every case.
+    #[inline(never)]
+    fn next_wakeup_general(&self) -> Option<Time> {
         let arrival = self.pipe.front().map(|f| f.at);
         match self.suspension.as_deref() {
             Some(s) if s.mode.holds_wire() => arrival.filter(|&at| at <= s.since),
