@@ -25,7 +25,7 @@ use crate::freeze::{FreezeMode, FrozenArrivals};
 use crate::link::same_instant::Lead;
 use crate::queue::{DropTail, Queue};
 use crate::service::rate::Rate;
-use crate::service::{Departure, Service, Timed};
+use crate::service::{Departure, Service, ServiceModel, Timed};
 use rand::{Rng, SeedableRng};
 use spikelab_core::{BitRate, Dur, Packet, SimRng, Time, Wire};
 use std::collections::VecDeque;
@@ -327,11 +327,20 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// exact whenever it runs.
     #[inline(always)]
     pub fn next_wakeup(&self) -> Option<Time> {
-        // The common case inline (a running link with packets propagating: the head's
-        // arrival), the others in a call.
+        // The common cases inline (a running link with packets propagating: the head's
+        // arrival; a running plain link with none and no delay trace: the arrival of
+        // the packet being sent, or none when idle, as `transmitter_wakeup` answers
+        // there), the others in a call.
         if self.suspension.is_none() {
             if let Some(f) = self.pipe.front() {
                 return Some(f.at);
+            }
+            if let (Some(t), None) = (self.plain(), &self.delay_trace) {
+                if self.wakes_for_arrivals_only() {
+                    let sending = ServiceModel::<P, L>::known_departure(t);
+                    return sending
+                        .map(|(end, extra)| own_arrival(end, self.latency, extra, Dur::ZERO));
+                }
             }
         }
         self.next_wakeup_general()
