@@ -947,7 +947,8 @@ impl<L: Lead> Sim<L> {
         // The link is looked up once for the wake-up's test, the poll, the re-arm and
         // the conservation check: none of them needs the rest of the world.
         let link = &mut self.links[l];
-        if !link.wake[d].fire(gen) {
+        // Live: the slot keeps its deadline until the re-arm below sets the next one.
+        if !link.wake[d].is_live(gen) {
             return Ok(());
         }
         // The link writes into the world's lists in place (disjoint fields), and they
@@ -964,7 +965,7 @@ impl<L: Lead> Sim<L> {
         }
         // Re-armed and checked before the packets lost inside the link are noted:
         // noting them (trace, arena) changes neither the link nor the queue.
-        arm_link_wake(&mut self.q, link, l, d);
+        rearm_link_wake(&mut self.q, link, l, d);
         let conserved = link.dirs[d].packets_conserved();
         for i in 0..self.dropped.len() {
             let p = self.arena.take(self.dropped[i]);
@@ -1587,6 +1588,22 @@ fn capture(
 fn arm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
     let wake = link.dirs[d].next_wakeup();
     link.wake[d].want(wake, |at, gen| {
+        q.push(
+            at,
+            Event::LinkWake {
+                link: l as u32,
+                dir: d as u8,
+                gen,
+            },
+        )
+    });
+}
+
+/// [`arm_link_wake`] after a wake-up of direction `d` of `link` (the live event, just
+/// handled): its next wakeup, if any, is queued whatever the slot held.
+fn rearm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
+    let wake = link.dirs[d].next_wakeup();
+    link.wake[d].rearm(wake, |at, gen| {
         q.push(
             at,
             Event::LinkWake {

@@ -25,7 +25,7 @@ use crate::freeze::{FreezeMode, FrozenArrivals};
 use crate::link::same_instant::Lead;
 use crate::queue::{DropTail, Queue};
 use crate::service::rate::Rate;
-use crate::service::{Departure, Service, Timed};
+use crate::service::{Departure, Service, ServiceModel, Timed};
 use rand::{Rng, SeedableRng};
 use spikelab_core::{BitRate, Dur, Packet, SimRng, Time, Wire};
 use std::collections::VecDeque;
@@ -44,10 +44,6 @@ impl PacketBytes {
     fn add<P: Wire>(&mut self, pkt: &P) {
         self.packets += 1;
         self.bytes += pkt.wire_bytes() as u64;
-    }
-    fn sub<P: Wire>(&mut self, pkt: &P) {
-        self.packets -= 1;
-        self.bytes -= pkt.wire_bytes() as u64;
     }
     fn plus(self, o: PacketBytes) -> PacketBytes {
         PacketBytes {
@@ -122,8 +118,11 @@ pub struct LinkDir<P = Packet, L = ()> {
     /// link and spread its hot fields (queue, transmitter, pipe, counters) over twice
     /// as many cache lines, and the engine touches thousands of links in no order.
     rng: Box<SimRng>,
+    /// The packets propagating. Their count and bytes are not kept beside it: they are
+    /// read only for the counters at the end of a run (and by debug checks), and
+    /// summing the pipe then costs less than an addition and a subtraction per packet
+    /// per hop.
     pipe: VecDeque<InFlight<P, L>>,
-    pipe_bytes: PacketBytes,
     /// The suspension in progress, if any. Boxed: links are rarely frozen, and held
     /// inline its 70 bytes would sit between the hot fields of every link.
     suspension: Option<Box<Suspension<P>>>,
@@ -136,7 +135,14 @@ pub struct LinkDir<P = Packet, L = ()> {
     offered: PacketBytes,
     dropped: PacketBytes,
     lost_in_link: PacketBytes,
-    delivered: PacketBytes,
+    /// Packets that reached the far end. Their bytes are what was offered and neither
+    /// dropped nor inside ([`LinkDir::delivered`]): read only for the counters at the
+    /// end of a run, they are derived then rather than added up at every arrival.
+    /// Debug builds count them too, for [`LinkDir::check_invariant`], which compares
+    /// the count with the others after every call.
+    delivered_packets: u64,
+    #[cfg(debug_assertions)]
+    delivered_bytes: u64,
 }
 
 impl<P: Wire, L: Lead> LinkDir<P, L> {
@@ -154,14 +160,15 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             delay_rng,
             rng: Box::new(rng),
             pipe: VecDeque::new(),
-            pipe_bytes: PacketBytes::default(),
             suspension: None,
             #[cfg(debug_assertions)]
             clock: Time::ZERO,
             offered: PacketBytes::default(),
             dropped: PacketBytes::default(),
             lost_in_link: PacketBytes::default(),
-            delivered: PacketBytes::default(),
+            delivered_packets: 0,
+            #[cfg(debug_assertions)]
+            delivered_bytes: 0,
         }
     }
 
@@ -318,7 +325,30 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// arrival: every packet still being sent arrives after it (FIFO). When nothing
     /// propagates, see [`LinkDir::transmitter_wakeup`]. No time changes: `advance` is
     /// exact whenever it runs.
+    #[inline(always)]
     pub fn next_wakeup(&self) -> Option<Time> {
+        // The common cases inline (a running link with packets propagating: the head's
+        // arrival; a running plain link with none and no delay trace: the arrival of
+        // the packet being sent, or none when idle, as `transmitter_wakeup` answers
+        // there), the others in a call.
+        if self.suspension.is_none() {
+            if let Some(f) = self.pipe.front() {
+                return Some(f.at);
+            }
+            if let (Some(t), None) = (self.plain(), &self.delay_trace) {
+                if self.wakes_for_arrivals_only() {
+                    let sending = ServiceModel::<P, L>::known_departure(t);
+                    return sending
+                        .map(|(end, extra)| own_arrival(end, self.latency, extra, Dur::ZERO));
+                }
+            }
+        }
+        self.next_wakeup_general()
+    }
+
+    /// [`LinkDir::next_wakeup`], every case.
+    #[inline(never)]
+    fn next_wakeup_general(&self) -> Option<Time> {
         let arrival = self.pipe.front().map(|f| f.at);
         match self.suspension.as_deref() {
             Some(s) if s.mode.holds_wire() => arrival.filter(|&at| at <= s.since),
@@ -369,7 +399,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         self.tick(now);
         // `transmitter_due`, with a plain link's run taken without the general call.
         match self.plain().map(|t| t.ended_by(now)) {
-            Some(true) => self.advance_plain(now),
+            Some(true) => self.advance_plain_inline(now),
             Some(false) => {}
             None => self.advance(now),
         }
@@ -435,13 +465,16 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             let Some(f) = self.pipe.pop_front() else {
                 break;
             };
-            self.pipe_bytes.sub(&f.pkt);
             if f.lost {
                 self.dropped.add(&f.pkt);
                 self.lost_in_link.add(&f.pkt);
                 dropped.push(f.pkt);
             } else {
-                self.delivered.add(&f.pkt);
+                self.delivered_packets += 1;
+                #[cfg(debug_assertions)]
+                {
+                    self.delivered_bytes += f.pkt.wire_bytes() as u64;
+                }
                 note(f.lead.scheduled(f.at));
                 delivered.push(f.pkt);
             }
@@ -538,7 +571,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             offered: self.offered,
             dropped: self.dropped,
             lost_in_link: self.lost_in_link,
-            delivered: self.delivered,
+            delivered: self.delivered(),
             in_network: self.in_network(),
         }
     }
@@ -552,7 +585,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             + usize::from(self.service.holding().is_some())
             + self.pipe.len()
             + gate;
-        self.offered.packets == self.delivered.packets + self.dropped.packets + inside as u64
+        self.offered.packets == self.delivered_packets + self.dropped.packets + inside as u64
     }
 
     /// Does the next wakeup depend only on the packets propagating (the pipe's head)?
@@ -582,12 +615,19 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             bytes: fifo.bytes(),
         }
         .plus(held)
-        .plus(self.pipe_bytes)
+        .plus(self.pipe_sum())
         .plus(
             self.suspension
                 .as_ref()
                 .map_or(PacketBytes::default(), |s| s.gate_bytes),
         )
+    }
+
+    /// The packets propagating and their wire bytes, summed over the pipe.
+    fn pipe_sum(&self) -> PacketBytes {
+        let mut sum = PacketBytes::default();
+        self.pipe.iter().for_each(|f| sum.add(&f.pkt));
+        sum
     }
 
     /// Is a packet's arrival known when its transmission starts, so that the link
@@ -654,7 +694,6 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         }
         let mut wire = Propagation {
             pipe: &mut self.pipe,
-            pipe_bytes: &mut self.pipe_bytes,
             latency: self.latency,
             trace: self.delay_trace.as_deref(),
             delay_rng: &mut self.delay_rng,
@@ -676,13 +715,21 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// link's fields spilled across its calls for this pair too.
     #[inline(never)]
     fn advance_plain(&mut self, now: Time) {
+        self.advance_plain_inline(now);
+    }
+
+    /// [`LinkDir::advance_plain`] inlined, for a wake-up's poll (one run per
+    /// packet-hop that ended a transmission): there the call's register saves and
+    /// restores were about 15 of its 105 instructions. The arrival's run stays a call
+    /// ([`LinkDir::advance_plain`]), which keeps `Sim::enqueue` small.
+    #[inline(always)]
+    fn advance_plain_inline(&mut self, now: Time) {
         debug_assert!(
             self.running_plain().is_some(),
             "advance_plain at a link not plain"
         );
         let mut wire = Propagation {
             pipe: &mut self.pipe,
-            pipe_bytes: &mut self.pipe_bytes,
             latency: self.latency,
             trace: self.delay_trace.as_deref(),
             delay_rng: &mut self.delay_rng,
@@ -717,19 +764,37 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     #[inline(always)]
     fn tick(&mut self, _now: Time) {}
 
+    /// Packets and bytes that reached the far end: the bytes offered and neither
+    /// dropped nor inside.
+    fn delivered(&self) -> PacketBytes {
+        PacketBytes {
+            packets: self.delivered_packets,
+            bytes: self.offered.bytes - self.dropped.bytes - self.in_network().bytes,
+        }
+    }
+
+    #[cfg(debug_assertions)]
     fn check_invariant(&self) {
-        debug_assert_eq!(
+        let delivered = PacketBytes {
+            packets: self.delivered_packets,
+            bytes: self.delivered_bytes,
+        };
+        assert_eq!(
             self.offered,
-            self.delivered.plus(self.dropped).plus(self.in_network()),
+            delivered.plus(self.dropped).plus(self.in_network()),
             "offered != delivered + dropped + in_network"
         );
     }
+
+    /// The check is a debug assertion: nothing to do in a release build.
+    #[cfg(not(debug_assertions))]
+    #[inline(always)]
+    fn check_invariant(&self) {}
 }
 
 /// The propagation side of a link direction, borrowed while its transmitter runs.
 struct Propagation<'a, P, L> {
     pipe: &'a mut VecDeque<InFlight<P, L>>,
-    pipe_bytes: &'a mut PacketBytes,
     latency: Dur,
     trace: Option<&'a DelayTrace>,
     delay_rng: &'a mut Option<Box<SimRng>>,
@@ -749,7 +814,6 @@ impl<P: Wire, L: Lead> Propagation<'_, P, L> {
         // FIFO: never reach the far end before the packet ahead.
         let own = own_arrival(d.at, self.latency, d.extra, traced);
         let at = self.pipe.back().map_or(own, |b| own.max(b.at));
-        self.pipe_bytes.add(&d.pkt);
         // `LinkDelay::recv()` schedules the arrival when it schedules the
         // transmission's end.
         let start = d.lead.scheduled(d.at);
