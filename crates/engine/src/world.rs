@@ -857,8 +857,8 @@ impl<L: Lead> Sim<L> {
     fn enqueue(&mut self, l: usize, d: usize, s: Slot) {
         let dir = &mut self.links[l].dirs[d];
         // The wakeup armed when the link last changed stays right (`sync_link` after
-        // every change of a link; a pipe's head only leaves at a wakeup).
-        let wake_unchanged = dir.wakeup_set_by_pipe();
+        // every change of a link; the packet it is for only leaves at a wakeup).
+        let wake_unchanged = dir.wakeup_kept_by_arrival();
         let lost = match L::KEPT {
             true => dir.enqueue_scheduled(self.now, s, self.order.cause),
             false => dir.enqueue(self.now, s),

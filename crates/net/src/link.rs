@@ -104,8 +104,26 @@ struct Suspension<P> {
 /// arena, which is all a link needs since it only reads their size ([`Wire`]). `L` is
 /// what it keeps of when its events were scheduled: nothing (`()`, the default), or
 /// `u32` leads for ns-2's order of same-instant events ([`same_instant::Lead`]).
+///
+/// A direction is held in one of two forms with the same answers: a plain direction
+/// (fixed rate, drop-tail dropping arrivals, no delay trace, spikelab's own order of
+/// same-instant events) as one FIFO of timed packets ([`plain`]), every other as a
+/// queue, a transmitter and a propagation pipe ([`Staged`]). A plain direction that
+/// is frozen or changes rate is handed over to the staged form first.
 #[derive(Clone, Debug)]
-pub struct LinkDir<P = Packet, L = ()> {
+pub struct LinkDir<P = Packet, L = ()>(Form<P, L>);
+
+/// The two forms of a [`LinkDir`].
+#[derive(Clone, Debug)]
+enum Form<P, L> {
+    Plain(Plain<P>),
+    Staged(Staged<P, L>),
+}
+
+/// A link direction as a queue, a transmitter (service model) and a propagation pipe:
+/// every configuration, step by step (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct Staged<P = Packet, L = ()> {
     queue: Queue<P>,
     service: Service<P, L>,
     latency: Dur,
@@ -145,14 +163,26 @@ pub struct LinkDir<P = Packet, L = ()> {
     delivered_bytes: u64,
 }
 
-impl<P: Wire, L: Lead> LinkDir<P, L> {
-    /// An idle link direction. `rng` is its own random stream (RED drops, WCDMA block
-    /// errors). Panics if a referenced trace was not loaded
-    /// ([`crate::trace::load_link_traces`]).
-    pub fn new(cfg: &LinkDirConfig, mut rng: SimRng) -> LinkDir<P, L> {
+/// The state of a running direction in the staged form ([`Staged::from_parts`]).
+struct Parts<P, L> {
+    queue: Queue<P>,
+    service: Service<P, L>,
+    latency: Dur,
+    rng: Box<SimRng>,
+    pipe: VecDeque<InFlight<P, L>>,
+    offered: PacketBytes,
+    dropped: PacketBytes,
+    delivered_packets: u64,
+    #[cfg(debug_assertions)]
+    clock: Time,
+}
+
+impl<P: Wire, L: Lead> Staged<P, L> {
+    /// An idle link direction in the staged form ([`LinkDir::new`]).
+    pub fn new(cfg: &LinkDirConfig, mut rng: SimRng) -> Staged<P, L> {
         let delay_rng = (cfg.delay_sampling == DelaySampling::PerPacket)
             .then(|| Box::new(SimRng::seed_from_u64(rng.random())));
-        LinkDir {
+        Staged {
             queue: Queue::new(&cfg.queue, cfg.rate),
             service: Service::new(&cfg.service, cfg.rate),
             latency: cfg.latency,
@@ -170,6 +200,48 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
             #[cfg(debug_assertions)]
             delivered_bytes: 0,
         }
+    }
+
+    /// A running direction (not frozen, no delay trace) in the state `parts` gives:
+    /// the plain form's hand-over ([`Plain::into_staged`]).
+    fn from_parts(parts: Parts<P, L>) -> Staged<P, L> {
+        let Parts {
+            queue,
+            service,
+            latency,
+            rng,
+            pipe,
+            offered,
+            dropped,
+            delivered_packets,
+            #[cfg(debug_assertions)]
+            clock,
+        } = parts;
+        let staged = Staged {
+            queue,
+            service,
+            latency,
+            delay_trace: None,
+            delay_rng: None,
+            rng,
+            pipe,
+            suspension: None,
+            #[cfg(debug_assertions)]
+            clock,
+            offered,
+            dropped,
+            lost_in_link: PacketBytes::default(),
+            delivered_packets,
+            #[cfg(debug_assertions)]
+            delivered_bytes: 0,
+        };
+        #[cfg(debug_assertions)]
+        let staged = Staged {
+            delivered_bytes: offered.bytes - dropped.bytes - staged.in_network().bytes,
+            ..staged
+        };
+        staged.check_invariant();
+        staged
     }
 
     /// A packet arrives at the link's input. Returns the packet dropped by the queue, if
@@ -792,6 +864,185 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     fn check_invariant(&self) {}
 }
 
+impl<P: Wire, L: Lead> LinkDir<P, L> {
+    /// An idle link direction. `rng` is its own random stream (RED drops, WCDMA block
+    /// errors). Panics if a referenced trace was not loaded
+    /// ([`crate::trace::load_link_traces`]).
+    pub fn new(cfg: &LinkDirConfig, rng: SimRng) -> LinkDir<P, L> {
+        match plain::limit_if_plain::<L>(cfg) {
+            Some(limit) => LinkDir(Form::Plain(Plain::new(cfg.rate, cfg.latency, limit, rng))),
+            None => LinkDir(Form::Staged(Staged::new(cfg, rng))),
+        }
+    }
+
+    /// The staged form, to which a plain direction is handed over first (for what
+    /// only the staged form models: freezes, rate changes, ns-2's same-instant order).
+    #[cold]
+    #[inline(never)]
+    fn staged(&mut self) -> &mut Staged<P, L> {
+        if let Form::Plain(p) = &self.0 {
+            self.0 = Form::Staged(p.to_staged());
+        }
+        match &mut self.0 {
+            Form::Staged(s) => s,
+            Form::Plain(_) => unreachable!("handed over just above"),
+        }
+    }
+
+    /// A packet arrives at the link's input. Returns the packet dropped by the queue, if
+    /// any (the arriving one, or with drop-from-front the head of the queue), or by a
+    /// freeze that drops arrivals.
+    ///
+    /// Work due at or before `now` (transmissions ending) is done first, so the queue
+    /// sees the arrival in its true state whatever order the engine polls in.
+    #[inline(always)]
+    pub fn enqueue(&mut self, now: Time, pkt: P) -> Option<P> {
+        match &mut self.0 {
+            Form::Plain(p) => p.enqueue(now, pkt),
+            Form::Staged(s) => s.enqueue(now, pkt),
+        }
+    }
+
+    /// [`LinkDir::enqueue`] in ns-2's order of same-instant events: an arrival whose
+    /// event was `scheduled` before the end of a transmission due exactly `now` runs
+    /// before it, so it finds that packet still in service ([`same_instant`]).
+    pub fn enqueue_scheduled(&mut self, now: Time, pkt: P, scheduled: Time) -> Option<P> {
+        self.staged().enqueue_scheduled(now, pkt, scheduled)
+    }
+
+    /// The earliest time at which `poll` has work (a transmission finishing, a packet
+    /// reaching the far end); None when idle or suspended with nothing due.
+    #[inline(always)]
+    pub fn next_wakeup(&self) -> Option<Time> {
+        match &self.0 {
+            Form::Plain(p) => p.next_wakeup(),
+            Form::Staged(s) => s.next_wakeup(),
+        }
+    }
+
+    /// The end of the transmission in progress when [`LinkDir::next_wakeup`] gives the
+    /// packet's arrival instead, else `None`. An engine that reports the time of its
+    /// last event takes the ends a run stopped after into account with it, so that
+    /// the time it reports is the one of a link woken at every transmission end.
+    pub fn skipped_end_wakeup(&self) -> Option<Time> {
+        match &self.0 {
+            Form::Plain(p) => p.skipped_end_wakeup(),
+            Form::Staged(s) => s.skipped_end_wakeup(),
+        }
+    }
+
+    /// Does all work due at or before `now`: finishes transmissions, starts the next, and
+    /// pushes packets that reached the far end (in order) into `delivered`, packets lost
+    /// inside the link into `dropped`.
+    #[inline(always)]
+    pub fn poll(&mut self, now: Time, delivered: &mut Vec<P>, dropped: &mut Vec<P>) {
+        match &mut self.0 {
+            Form::Plain(p) => p.poll(now, delivered),
+            Form::Staged(s) => s.poll(now, delivered, dropped),
+        }
+    }
+
+    /// [`LinkDir::poll`] in ns-2's order of same-instant events ([`same_instant`]): it
+    /// also pushes, for each delivered packet in order, when its arrival was scheduled
+    /// (for [`LinkDir::enqueue_scheduled`] at its next link), and a transmission ending
+    /// exactly `now` is left to end later, so that an arrival scheduled before it still
+    /// finds it in service.
+    pub fn poll_scheduled(
+        &mut self,
+        now: Time,
+        delivered: &mut Vec<P>,
+        scheduled: &mut Vec<Time>,
+        dropped: &mut Vec<P>,
+    ) {
+        self.staged()
+            .poll_scheduled(now, delivered, scheduled, dropped)
+    }
+
+    /// Hiccup / outage: freezes the link as `mode` says (see the module docs and
+    /// [`crate::freeze`]). Transmissions ending at or before `now` complete first.
+    /// Suspending a suspended link changes nothing.
+    pub fn suspend(&mut self, now: Time, mode: FreezeMode) {
+        self.staged().suspend(now, mode)
+    }
+
+    /// Ends a suspension: every held deadline moves later by `now - suspend time`, then
+    /// arrivals held in front of the queue enter it in order; returns the packets the
+    /// queue dropped then. Resuming a running link changes nothing.
+    pub fn resume(&mut self, now: Time) -> Vec<P> {
+        match &mut self.0 {
+            Form::Plain(_) => Vec::new(),
+            Form::Staged(s) => s.resume(now),
+        }
+    }
+
+    /// Is the link suspended?
+    pub fn is_suspended(&self) -> bool {
+        matches!(&self.0, Form::Staged(s) if s.is_suspended())
+    }
+
+    /// Changes the transmission rate from now on (the packet being sent finishes at the
+    /// old rate).
+    pub fn set_rate(&mut self, now: Time, rate: BitRate) {
+        self.staged().set_rate(now, rate)
+    }
+
+    /// Every packet still inside this direction (held in front of the queue by a freeze,
+    /// queued, being sent, propagating), for ground truth, in that order.
+    pub fn for_each_in_network(&self, f: impl FnMut(&P)) {
+        match &self.0 {
+            Form::Plain(p) => p.for_each_in_network(f),
+            Form::Staged(s) => s.for_each_in_network(f),
+        }
+    }
+
+    /// Offered, dropped, delivered and in-network packets and bytes.
+    pub fn counters(&self) -> LinkCounters {
+        match &self.0 {
+            Form::Plain(p) => p.counters(),
+            Form::Staged(s) => s.counters(),
+        }
+    }
+
+    /// Are packets conserved, `offered = delivered + dropped + inside` (queued, being
+    /// sent, propagating, held in front of the queue)? The engine's check after every
+    /// wakeup: packets only, read off the structures that hold them.
+    #[inline(always)]
+    pub fn packets_conserved(&self) -> bool {
+        match &self.0 {
+            Form::Plain(p) => p.packets_conserved(),
+            Form::Staged(s) => s.packets_conserved(),
+        }
+    }
+
+    /// Would an arrival leave the next wakeup as it is? Then an engine need not
+    /// re-arm the link's wake-up after one. The staged form knows it when packets
+    /// propagate (the wakeup is the pipe's head, which an arrival never changes), the
+    /// plain form whenever a packet is inside (the wakeup is the oldest one's arrival).
+    #[inline(always)]
+    pub fn wakeup_kept_by_arrival(&self) -> bool {
+        match &self.0 {
+            Form::Plain(p) => p.wakeup_kept_by_arrival(),
+            Form::Staged(s) => s.wakeup_set_by_pipe(),
+        }
+    }
+
+    /// Packets waiting in the queue (not counting the one being transmitted).
+    pub fn queue_len_packets(&self) -> usize {
+        match &self.0 {
+            Form::Plain(p) => p.queue_len_packets(),
+            Form::Staged(s) => s.queue_len_packets(),
+        }
+    }
+
+    /// Wire bytes waiting in the queue.
+    pub fn queue_len_bytes(&self) -> u64 {
+        match &self.0 {
+            Form::Plain(p) => p.queue_len_bytes(),
+            Form::Staged(s) => s.queue_len_bytes(),
+        }
+    }
+}
+
 /// The propagation side of a link direction, borrowed while its transmitter runs.
 struct Propagation<'a, P, L> {
     pipe: &'a mut VecDeque<InFlight<P, L>>,
@@ -858,7 +1109,10 @@ fn traced_delay(t: &DelayTrace, at: Time, delay_rng: &mut Option<Box<SimRng>>) -
     }
 }
 
+mod plain;
 pub mod same_instant;
+
+use plain::Plain;
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -92,7 +92,7 @@ pub fn arrival_runs_first(arrival: Time, departure: Time) -> bool {
 mod tests {
     use super::*;
     use crate::link::tests::{any_queue, any_service, cfg, data, op, Op};
-    use crate::link::LinkDir;
+    use crate::link::Staged;
     use crate::queue::{DropTailConfig, QueueConfig, QueueLimit};
     use proptest::prelude::*;
     use rand::SeedableRng;
@@ -115,7 +115,7 @@ mod tests {
     /// Drives `l` as the engine does in ns-2's order (`enqueue_scheduled`,
     /// `poll_scheduled` at every wakeup), through the fast paths or, if `general`,
     /// the general ones only.
-    fn drive_ns2(l: &mut LinkDir<Packet, u32>, steps: &[Step], general: bool) -> Log {
+    fn drive_ns2(l: &mut Staged<Packet, u32>, steps: &[Step], general: bool) -> Log {
         let tx1000 = Dur::transmission(data(0, 1000).wire_bytes() as u64, RATE);
         let mut log = Log::new();
         let (mut got, mut sched, mut lost) = (Vec::new(), Vec::new(), Vec::new());
@@ -219,8 +219,8 @@ mod tests {
                 }),
             };
             c.service = service;
-            let mut fast = LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed));
-            let mut general = LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed));
+            let mut fast = Staged::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed));
+            let mut general = Staged::<Packet, u32>::new(&c, SimRng::seed_from_u64(seed));
             let want = drive_ns2(&mut general, &steps, true);
             prop_assert_eq!(drive_ns2(&mut fast, &steps, false), want);
             prop_assert_eq!(fast.counters(), general.counters());
@@ -243,7 +243,7 @@ mod tests {
                 )
             })
             .collect();
-        let mut l = LinkDir::<Packet, u32>::new(&c, SimRng::seed_from_u64(1));
+        let mut l = Staged::<Packet, u32>::new(&c, SimRng::seed_from_u64(1));
         let log = drive_ns2(&mut l, &steps, false);
         assert!(
             log.iter().any(|e| e.0 == 2),

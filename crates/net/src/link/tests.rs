@@ -535,7 +535,7 @@ pub(crate) enum Op {
     Rate(u64),
 }
 
-fn freeze_mode() -> impl Strategy<Value = FreezeMode> {
+pub(crate) fn freeze_mode() -> impl Strategy<Value = FreezeMode> {
     let at = prop_oneof![
         Just(FreezePoint::AfterQueue),
         Just(FreezePoint::BeforeQueue)
@@ -593,7 +593,7 @@ pub(crate) fn check_ops<L: same_instant::Lead>(
         now = target;
         match op {
             Op::Send { payload } => {
-                let (by_pipe, before) = (l.wakeup_set_by_pipe(), l.next_wakeup());
+                let (by_pipe, before) = (l.wakeup_kept_by_arrival(), l.next_wakeup());
                 l.enqueue(now, data(uid as u64, *payload));
                 // The engine re-arms no wakeup after such an arrival.
                 if by_pipe {
@@ -755,7 +755,7 @@ fn link_direction_hot_state_fits_in_five_cache_lines() {
 #[test]
 fn the_packet_conservation_check_sees_a_packet_gone_missing() {
     let c = cfg(1_000_000, Dur::from_millis(20), 10);
-    let mut l = link(&c);
+    let mut l = Staged::<Packet>::new(&c, SimRng::seed_from_u64(1));
     for uid in 0..3 {
         l.enqueue(Time::ZERO, data(uid, 1000));
     }

@@ -283,6 +283,14 @@ impl<M: TimedModel, P: Wire, L: Lead> Timed<M, P, L> {
     }
 }
 
+impl<M, P, L> Timed<M, P, L> {
+    /// The transmitter sending `d` (a plain link's hand-over to the staged form,
+    /// `crate::link::plain`).
+    pub(crate) fn start_busy(&mut self, d: Departure<P, L>) {
+        self.busy = Some(d);
+    }
+}
+
 impl<P: Wire, L: Lead> Timed<Rate, P, L> {
     /// Starts sending `pkt` at `now` on an idle transmitter (the caller has checked
     /// [`Timed::is_busy`]), as [`ServiceModel::advance`] would on taking it from the

@@ -41,7 +41,7 @@ impl Rate {
 
     /// The transmission time of `bytes` at the rate (`Dur::transmission`).
     #[inline(always)]
-    fn transmission(&mut self, bytes: u32) -> Dur {
+    pub(crate) fn transmission(&mut self, bytes: u32) -> Dur {
         if self.memo.0 != bytes {
             self.memo = (bytes, Dur::transmission(bytes as u64, self.rate.bps()));
         }
