@@ -1587,20 +1587,7 @@ fn capture(
 /// queueing a new event only when that moves earlier ([`TimerSlot::want`]).
 fn arm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
     let wake = link.dirs[d].next_wakeup();
-    link.wake[d].want(wake, push_link_wake(q, l, d));
-}
-
-/// [`arm_link_wake`] after a wake-up of direction `d` of `link` (the live event, just
-/// handled): its next wakeup, if any, is queued whatever the slot held.
-fn rearm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
-    let wake = link.dirs[d].next_wakeup();
-    link.wake[d].rearm(wake, push_link_wake(q, l, d));
-}
-
-/// Queues the wake-up of direction `d` of link `l` that a [`TimerSlot`] schedules.
-#[inline(always)]
-fn push_link_wake(q: &mut EventQueue, l: usize, d: usize) -> impl FnMut(Time, u32) + '_ {
-    move |at, gen| {
+    link.wake[d].want(wake, |at, gen| {
         q.push(
             at,
             Event::LinkWake {
@@ -1609,7 +1596,23 @@ fn push_link_wake(q: &mut EventQueue, l: usize, d: usize) -> impl FnMut(Time, u3
                 gen,
             },
         )
-    }
+    });
+}
+
+/// [`arm_link_wake`] after a wake-up of direction `d` of `link` (the live event, just
+/// handled): its next wakeup, if any, is queued whatever the slot held.
+fn rearm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
+    let wake = link.dirs[d].next_wakeup();
+    link.wake[d].rearm(wake, |at, gen| {
+        q.push(
+            at,
+            Event::LinkWake {
+                link: l as u32,
+                dir: d as u8,
+                gen,
+            },
+        )
+    });
 }
 
 fn finish_flow(f: Flow) -> FlowResult {
