@@ -422,6 +422,7 @@ impl<L: Lead> Sim<L> {
             .any(|f| matches!(f.state, FlowState::Tcp(_)))
     }
 
+    #[inline(always)]
     fn handle(&mut self, ev: Event) -> Result<(), InvariantViolation> {
         if L::KEPT {
             self.order.cause = self.now;

@@ -522,6 +522,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
         }
     }
 
+    #[inline(always)]
     fn poll_noting(
         &mut self,
         now: Time,
@@ -906,8 +907,12 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// [`LinkDir::enqueue`] in ns-2's order of same-instant events: an arrival whose
     /// event was `scheduled` before the end of a transmission due exactly `now` runs
     /// before it, so it finds that packet still in service ([`same_instant`]).
+    #[inline(always)]
     pub fn enqueue_scheduled(&mut self, now: Time, pkt: P, scheduled: Time) -> Option<P> {
-        self.staged().enqueue_scheduled(now, pkt, scheduled)
+        match &mut self.0 {
+            Form::Staged(s) => s.enqueue_scheduled(now, pkt, scheduled),
+            Form::Plain(_) => self.staged().enqueue_scheduled(now, pkt, scheduled),
+        }
     }
 
     /// The earliest time at which `poll` has work (a transmission finishing, a packet
@@ -947,6 +952,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// (for [`LinkDir::enqueue_scheduled`] at its next link), and a transmission ending
     /// exactly `now` is left to end later, so that an arrival scheduled before it still
     /// finds it in service.
+    #[inline(always)]
     pub fn poll_scheduled(
         &mut self,
         now: Time,
@@ -954,8 +960,12 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         scheduled: &mut Vec<Time>,
         dropped: &mut Vec<P>,
     ) {
-        self.staged()
-            .poll_scheduled(now, delivered, scheduled, dropped)
+        match &mut self.0 {
+            Form::Staged(s) => s.poll_scheduled(now, delivered, scheduled, dropped),
+            Form::Plain(_) => self
+                .staged()
+                .poll_scheduled(now, delivered, scheduled, dropped),
+        }
     }
 
     /// Hiccup / outage: freezes the link as `mode` says (see the module docs and
