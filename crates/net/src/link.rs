@@ -106,17 +106,17 @@ struct Suspension<P> {
 /// `u32` leads for ns-2's order of same-instant events ([`same_instant::Lead`]).
 ///
 /// A direction is held in one of two forms with the same answers: a plain direction
-/// (fixed rate, drop-tail dropping arrivals, no delay trace, spikelab's own order of
-/// same-instant events) as one FIFO of timed packets ([`plain`]), every other as a
-/// queue, a transmitter and a propagation pipe ([`Staged`]). A plain direction that
-/// is frozen or changes rate is handed over to the staged form first.
+/// (fixed rate, drop-tail dropping arrivals, no delay trace) as one FIFO of timed
+/// packets ([`plain`]), every other as a queue, a transmitter and a propagation pipe
+/// ([`Staged`]). A plain direction that is frozen or changes rate is handed over to
+/// the staged form first.
 #[derive(Clone, Debug)]
 pub struct LinkDir<P = Packet, L = ()>(Form<P, L>);
 
 /// The two forms of a [`LinkDir`].
 #[derive(Clone, Debug)]
 enum Form<P, L> {
-    Plain(Plain<P>),
+    Plain(Plain<P, L>),
     Staged(Staged<P, L>),
 }
 
@@ -870,14 +870,14 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// errors). Panics if a referenced trace was not loaded
     /// ([`crate::trace::load_link_traces`]).
     pub fn new(cfg: &LinkDirConfig, rng: SimRng) -> LinkDir<P, L> {
-        match plain::limit_if_plain::<L>(cfg) {
+        match plain::limit_if_plain(cfg) {
             Some(limit) => LinkDir(Form::Plain(Plain::new(cfg.rate, cfg.latency, limit, rng))),
             None => LinkDir(Form::Staged(Staged::new(cfg, rng))),
         }
     }
 
     /// The staged form, to which a plain direction is handed over first (for what
-    /// only the staged form models: freezes, rate changes, ns-2's same-instant order).
+    /// only the staged form models: freezes and rate changes).
     #[cold]
     #[inline(never)]
     fn staged(&mut self) -> &mut Staged<P, L> {
@@ -910,8 +910,8 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     #[inline(always)]
     pub fn enqueue_scheduled(&mut self, now: Time, pkt: P, scheduled: Time) -> Option<P> {
         match &mut self.0 {
+            Form::Plain(p) => p.enqueue_scheduled(now, pkt, scheduled),
             Form::Staged(s) => s.enqueue_scheduled(now, pkt, scheduled),
-            Form::Plain(_) => self.staged().enqueue_scheduled(now, pkt, scheduled),
         }
     }
 
@@ -961,10 +961,8 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         dropped: &mut Vec<P>,
     ) {
         match &mut self.0 {
+            Form::Plain(p) => p.poll_scheduled(now, delivered, scheduled),
             Form::Staged(s) => s.poll_scheduled(now, delivered, scheduled, dropped),
-            Form::Plain(_) => self
-                .staged()
-                .poll_scheduled(now, delivered, scheduled, dropped),
         }
     }
 
