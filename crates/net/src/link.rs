@@ -1118,6 +1118,7 @@ fn traced_delay(t: &DelayTrace, at: Time, delay_rng: &mut Option<Box<SimRng>>) -
 }
 
 mod plain;
+mod ring;
 pub mod same_instant;
 
 use plain::Plain;

@@ -32,6 +32,7 @@
 //! scheduled (its start). This form keeps the same: `ended` moves only where the staged
 //! form's transmitter runs, and each packet keeps its departure's lead.
 
+use super::ring::Ring;
 use super::{InFlight, PacketBytes, Staged};
 use crate::config::LinkDirConfig;
 use crate::delay::DelaySampling;
@@ -67,8 +68,9 @@ struct Sent<P, L> {
 pub(crate) struct Plain<P, L> {
     /// Every packet inside, oldest first: those whose transmission has ended
     /// (propagating), then the one being sent, then those waiting.
-    fifo: VecDeque<Sent<P, L>>,
-    /// How many packets at the front of `fifo` have ended their transmission.
+    fifo: Ring<Sent<P, L>>,
+    /// The position in `fifo` of the first packet whose transmission has not ended
+    /// (the one being sent, if any): those before it propagate.
     ended: usize,
     /// Wire bytes of the packets waiting.
     waiting_bytes: u64,
@@ -89,7 +91,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
     /// An idle direction.
     pub(crate) fn new(rate: BitRate, latency: Dur, limit: QueueLimit, rng: SimRng) -> Self {
         Plain {
-            fifo: VecDeque::new(),
+            fifo: Ring::new(),
             ended: 0,
             waiting_bytes: 0,
             latency,
@@ -141,13 +143,19 @@ impl<P: Wire, L: Lead> Plain<P, L> {
     /// Is a transmission in progress?
     #[inline(always)]
     fn busy(&self) -> bool {
-        self.ended < self.fifo.len()
+        self.ended < self.fifo.tail()
     }
 
     /// Packets waiting behind the one being sent.
     #[inline(always)]
     fn waiting(&self) -> usize {
-        self.fifo.len().saturating_sub(self.ended + 1)
+        self.fifo.tail().saturating_sub(self.ended + 1)
+    }
+
+    /// Are packets propagating?
+    #[inline(always)]
+    fn propagating(&self) -> bool {
+        self.ended > self.fifo.head()
     }
 
     /// A packet arrives: dropped (and returned) if the queue is at its limit, else its
@@ -234,7 +242,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
         self.tick(now);
         self.run_to_before(now);
         let left = self.deliver(now, delivered, |t| scheduled.push(t));
-        if self.ended == 0 && left == 0 {
+        if !self.propagating() && left == 0 {
             self.run_to(now);
         }
     }
@@ -247,7 +255,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
         let mut left = 0;
         // Only those whose transmission has ended: in ns-2's order one ending `now`
         // may not have (in spikelab's own order every one that arrived has).
-        while (!L::KEPT || self.ended > 0)
+        while (!L::KEPT || self.propagating())
             && self.fifo.front().is_some_and(|f| f.end + latency <= now)
         {
             let Some(f) = self.fifo.pop_front() else {
@@ -257,14 +265,15 @@ impl<P: Wire, L: Lead> Plain<P, L> {
                 note(arrival_scheduled(&f, latency));
             }
             delivered.push(f.pkt);
-            self.ended -= 1;
             left += 1;
         }
+        debug_assert!(
+            self.ended >= self.fifo.head(),
+            "a packet left before it was sent"
+        );
         self.delivered_packets += left as u64;
         // As the staged form's pipe: an empty FIFO keeps no more than a few entries.
-        if self.fifo.is_empty() && self.fifo.capacity() > super::IDLE_PIPE_CAPACITY {
-            self.fifo.shrink_to(super::IDLE_PIPE_CAPACITY);
-        }
+        self.fifo.release_idle(super::IDLE_PIPE_CAPACITY);
         left
     }
 
@@ -274,7 +283,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
     #[inline(always)]
     pub(crate) fn next_wakeup(&self) -> Option<Time> {
         let oldest = self.fifo.front()?;
-        match L::KEPT && self.ended == 0 {
+        match L::KEPT && !self.propagating() {
             true => Some(oldest.end),
             false => Some(oldest.end + self.latency),
         }
@@ -287,7 +296,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
     #[inline(always)]
     pub(crate) fn wakeup_kept_by_arrival(&self) -> bool {
         match L::KEPT {
-            true => self.ended > 0,
+            true => self.propagating(),
             false => !self.fifo.is_empty(),
         }
     }
@@ -295,7 +304,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
     /// [`crate::LinkDir::skipped_end_wakeup`]: in spikelab's own order, with nothing
     /// propagating, the end of the transmission in progress.
     pub(crate) fn skipped_end_wakeup(&self) -> Option<Time> {
-        (!L::KEPT && self.ended == 0).then(|| self.fifo.front().map(|f| f.end))?
+        (!L::KEPT && !self.propagating()).then(|| self.fifo.front().map(|f| f.end))?
     }
 
     /// `offered = delivered + dropped + inside`.
@@ -316,10 +325,12 @@ impl<P: Wire, L: Lead> Plain<P, L> {
     /// Every packet inside, in the staged form's order: waiting, being sent,
     /// propagating.
     pub(crate) fn for_each_in_network(&self, mut f: impl FnMut(&P)) {
-        let at = |i| self.fifo.iter().skip(i);
-        at(self.ended + 1).for_each(|s| f(&s.pkt));
-        at(self.ended).take(1).for_each(|s| f(&s.pkt));
-        at(0).take(self.ended).for_each(|s| f(&s.pkt));
+        let from = |pos: usize| (pos..self.fifo.tail()).filter_map(|p| self.fifo.get(p));
+        from(self.ended + 1).for_each(|s| f(&s.pkt));
+        from(self.ended).take(1).for_each(|s| f(&s.pkt));
+        from(self.fifo.head())
+            .take(self.ended - self.fifo.head())
+            .for_each(|s| f(&s.pkt));
     }
 
     /// Offered, dropped and delivered packets and bytes, and those inside.
@@ -349,9 +360,9 @@ impl<P: Wire, L: Lead> Plain<P, L> {
             drop_front: false,
         });
         let mut transmitter = Timed::<Rate, P, L>::new(self.rate);
-        let mut pipe = VecDeque::with_capacity(self.ended);
-        for (i, s) in self.fifo.iter().copied().enumerate() {
-            match i.cmp(&self.ended) {
+        let mut pipe = VecDeque::with_capacity(self.ended - self.fifo.head());
+        for (pos, s) in (self.fifo.head()..).zip(self.fifo.iter().copied()) {
+            match pos.cmp(&self.ended) {
                 std::cmp::Ordering::Less => {
                     let at = s.end + latency;
                     pipe.push_back(InFlight {
