@@ -161,6 +161,9 @@ pub(crate) struct Staged<P = Packet, L = ()> {
     delivered_packets: u64,
     #[cfg(debug_assertions)]
     delivered_bytes: u64,
+    /// Handed over by the plain form ([`Staged::from_parts`]): it returns to it when
+    /// nothing propagates and it is not frozen ([`Staged::returns_to_plain`]).
+    from_plain: bool,
 }
 
 /// The state of a running direction in the staged form ([`Staged::from_parts`]).
@@ -199,6 +202,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
             delivered_packets: 0,
             #[cfg(debug_assertions)]
             delivered_bytes: 0,
+            from_plain: false,
         }
     }
 
@@ -234,6 +238,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
             delivered_packets,
             #[cfg(debug_assertions)]
             delivered_bytes: 0,
+            from_plain: true,
         };
         #[cfg(debug_assertions)]
         let staged = Staged {
@@ -242,6 +247,16 @@ impl<P: Wire, L: Lead> Staged<P, L> {
         };
         staged.check_invariant();
         staged
+    }
+
+    /// May a direction handed over by the plain form return to it? When it is not
+    /// frozen and nothing propagates, its state is the plain form's (the packet being
+    /// sent and those waiting, at its rate now): [`Plain::from_staged`]. Packets
+    /// propagating may not be: a freeze that held the wire moved their arrivals later
+    /// than their transmissions' ends and the latency give.
+    #[inline(always)]
+    fn returns_to_plain(&self) -> bool {
+        self.from_plain && self.suspension.is_none() && self.pipe.is_empty()
     }
 
     /// A packet arrives at the link's input. Returns the packet dropped by the queue, if
@@ -890,6 +905,24 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         }
     }
 
+    /// A direction handed over to the staged form returns to the plain form once its
+    /// state is the plain form's again ([`Staged::returns_to_plain`]): checked after
+    /// the calls that may empty its pipe or end its freeze.
+    #[inline(always)]
+    fn return_to_plain(&mut self) {
+        if matches!(&self.0, Form::Staged(s) if s.returns_to_plain()) {
+            self.hand_back();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn hand_back(&mut self) {
+        if let Form::Staged(s) = &self.0 {
+            self.0 = Form::Plain(Plain::from_staged(s));
+        }
+    }
+
     /// A packet arrives at the link's input. Returns the packet dropped by the queue, if
     /// any (the arriving one, or with drop-from-front the head of the queue), or by a
     /// freeze that drops arrivals.
@@ -943,7 +976,10 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     pub fn poll(&mut self, now: Time, delivered: &mut Vec<P>, dropped: &mut Vec<P>) {
         match &mut self.0 {
             Form::Plain(p) => p.poll(now, delivered),
-            Form::Staged(s) => s.poll(now, delivered, dropped),
+            Form::Staged(s) => {
+                s.poll(now, delivered, dropped);
+                self.return_to_plain();
+            }
         }
     }
 
@@ -962,7 +998,10 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     ) {
         match &mut self.0 {
             Form::Plain(p) => p.poll_scheduled(now, delivered, scheduled),
-            Form::Staged(s) => s.poll_scheduled(now, delivered, scheduled, dropped),
+            Form::Staged(s) => {
+                s.poll_scheduled(now, delivered, scheduled, dropped);
+                self.return_to_plain();
+            }
         }
     }
 
@@ -977,10 +1016,12 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// arrivals held in front of the queue enter it in order; returns the packets the
     /// queue dropped then. Resuming a running link changes nothing.
     pub fn resume(&mut self, now: Time) -> Vec<P> {
-        match &mut self.0 {
+        let dropped = match &mut self.0 {
             Form::Plain(_) => Vec::new(),
             Form::Staged(s) => s.resume(now),
-        }
+        };
+        self.return_to_plain();
+        dropped
     }
 
     /// Is the link suspended?

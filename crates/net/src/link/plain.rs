@@ -400,6 +400,57 @@ impl<P: Wire, L: Lead> Plain<P, L> {
     }
 }
 
+impl<P: Wire, L: Lead> Plain<P, L> {
+    /// A direction the plain form handed over, back from the staged form `s`, which
+    /// nothing propagates through and which is not frozen
+    /// ([`Staged::returns_to_plain`]): the packet being sent keeps its end, the
+    /// waiting ones are timed as its transmitter will serve them, one after the other
+    /// at its rate now.
+    pub(crate) fn from_staged(s: &Staged<P, L>) -> Plain<P, L> {
+        debug_assert!(s.returns_to_plain());
+        let (Service::Rate(transmitter), Queue::DropTail(queue)) = (&s.service, &s.queue) else {
+            unreachable!("the plain form hands over a rate transmitter and a drop-tail queue");
+        };
+        let mut plain = Plain {
+            fifo: Ring::new(),
+            ended: 0,
+            waiting_bytes: 0,
+            latency: s.latency,
+            rate: *transmitter.model(),
+            limit: queue.limit(),
+            offered: s.offered,
+            dropped: s.dropped,
+            delivered_packets: s.delivered_packets,
+            rng: s.rng.clone(),
+            #[cfg(debug_assertions)]
+            clock: s.clock,
+        };
+        if let Some(d) = transmitter.sending() {
+            plain.fifo.push_back(Sent {
+                pkt: d.pkt,
+                end: d.at,
+                lead: d.lead,
+            });
+        }
+        debug_assert!(
+            plain.busy() || queue.fifo().is_empty(),
+            "packets waiting at an idle transmitter"
+        );
+        for &pkt in queue.fifo().iter() {
+            let start = plain.fifo.back().map_or(Time::ZERO, |last| last.end);
+            let wire = pkt.wire_bytes();
+            let end = start + plain.rate.transmission(wire);
+            plain.fifo.push_back(Sent {
+                pkt,
+                end,
+                lead: L::of(end, start),
+            });
+            plain.waiting_bytes += wire as u64;
+        }
+        plain
+    }
+}
+
 /// When the arrival of the packet `s` at the far end was scheduled: as the staged
 /// form's pipe records it (`Propagation::send`), from its transmission end's scheduling
 /// instant, both leads saturating as [`Lead::of`] does.

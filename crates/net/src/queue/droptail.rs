@@ -132,6 +132,16 @@ impl<P: Wire> DropTail<P> {
     pub fn fifo(&self) -> &PacketFifo<P> {
         &self.fifo
     }
+
+    /// The limit on what may wait.
+    pub fn limit(&self) -> QueueLimit {
+        self.limit
+    }
+
+    /// Drops arrivals' heads rather than the arrivals?
+    pub fn drops_front(&self) -> bool {
+        self.drop_front
+    }
 }
 
 impl<P: Wire> QueueDiscipline<P> for DropTail<P> {

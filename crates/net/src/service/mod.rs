@@ -289,6 +289,16 @@ impl<M, P, L> Timed<M, P, L> {
     pub(crate) fn start_busy(&mut self, d: Departure<P, L>) {
         self.busy = Some(d);
     }
+
+    /// The transmission in progress, if any.
+    pub(crate) fn sending(&self) -> Option<&Departure<P, L>> {
+        self.busy.as_ref()
+    }
+
+    /// The model that times transmissions.
+    pub(crate) fn model(&self) -> &M {
+        &self.model
+    }
 }
 
 impl<P: Wire, L: Lead> Timed<Rate, P, L> {
