@@ -63,6 +63,16 @@ struct Sent<P, L> {
     lead: L,
 }
 
+impl<P, L> Sent<P, L> {
+    /// When the packet reaches the far end: the latency after its transmission ends
+    /// (the staged form's `own_arrival` with no extra delay; FIFO by itself, as the
+    /// ends only grow).
+    #[inline(always)]
+    fn arrival(&self, latency: Dur) -> Time {
+        self.end + latency
+    }
+}
+
 /// A plain link direction (see the module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct Plain<P, L> {
@@ -256,7 +266,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
         // Only those whose transmission has ended: in ns-2's order one ending `now`
         // may not have (in spikelab's own order every one that arrived has).
         while (!L::KEPT || self.propagating())
-            && self.fifo.front().is_some_and(|f| f.end + latency <= now)
+            && self.fifo.front().is_some_and(|f| f.arrival(latency) <= now)
         {
             let Some(f) = self.fifo.pop_front() else {
                 break;
@@ -285,7 +295,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
         let oldest = self.fifo.front()?;
         match L::KEPT && !self.propagating() {
             true => Some(oldest.end),
-            false => Some(oldest.end + self.latency),
+            false => Some(oldest.arrival(self.latency)),
         }
     }
 
@@ -364,7 +374,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
         for (pos, s) in (self.fifo.head()..).zip(self.fifo.iter().copied()) {
             match pos.cmp(&self.ended) {
                 std::cmp::Ordering::Less => {
-                    let at = s.end + latency;
+                    let at = s.arrival(latency);
                     pipe.push_back(InFlight {
                         pkt: s.pkt,
                         at,
@@ -456,7 +466,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
 /// instant, both leads saturating as [`Lead::of`] does.
 #[inline(always)]
 fn arrival_scheduled<P, L: Lead>(s: &Sent<P, L>, latency: Dur) -> Time {
-    let at = s.end + latency;
+    let at = s.arrival(latency);
     L::of(at, s.lead.scheduled(s.end)).scheduled(at)
 }
 
