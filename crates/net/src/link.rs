@@ -207,7 +207,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
     }
 
     /// A running direction (not frozen, no delay trace) in the state `parts` gives:
-    /// the plain form's hand-over ([`Plain::into_staged`]).
+    /// the plain form's hand-over ([`Plain::to_staged`]).
     fn from_parts(parts: Parts<P, L>) -> Staged<P, L> {
         let Parts {
             queue,

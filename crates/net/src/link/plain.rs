@@ -201,11 +201,10 @@ impl<P: Wire, L: Lead> Plain<P, L> {
     fn admit(&mut self, now: Time, pkt: P) -> Option<P> {
         self.offered.add(&pkt);
         let wire = pkt.wire_bytes();
-        let full = match self.limit {
-            QueueLimit::Packets(n) => self.waiting() as u64 + 1 > n,
-            QueueLimit::Bytes(b) => self.waiting_bytes + wire as u64 > b.bytes(),
-        };
-        if full {
+        if self
+            .limit
+            .overflows(self.waiting() as u64, self.waiting_bytes, wire)
+        {
             self.dropped.add(&pkt);
             return Some(pkt);
         }
@@ -214,12 +213,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
             Some(last) if busy => last.end,
             _ => now,
         };
-        let end = start + self.rate.transmission(wire);
-        self.fifo.push_back(Sent {
-            pkt,
-            end,
-            lead: L::of(end, start),
-        });
+        let end = self.push_from(start, pkt);
         if busy {
             self.waiting_bytes += wire as u64;
         } else if end <= now {
@@ -227,6 +221,18 @@ impl<P: Wire, L: Lead> Plain<P, L> {
             self.ended += 1;
         }
         None
+    }
+
+    /// Appends `pkt`, its transmission starting at `start`; returns when it ends.
+    #[inline(always)]
+    fn push_from(&mut self, start: Time, pkt: P) -> Time {
+        let end = start + self.rate.transmission(pkt.wire_bytes());
+        self.fifo.push_back(Sent {
+            pkt,
+            end,
+            lead: L::of(end, start),
+        });
+        end
     }
 
     /// The packets that reached the far end by `now`, in order, into `delivered`
@@ -448,14 +454,8 @@ impl<P: Wire, L: Lead> Plain<P, L> {
         );
         for &pkt in queue.fifo().iter() {
             let start = plain.fifo.back().map_or(Time::ZERO, |last| last.end);
-            let wire = pkt.wire_bytes();
-            let end = start + plain.rate.transmission(wire);
-            plain.fifo.push_back(Sent {
-                pkt,
-                end,
-                lead: L::of(end, start),
-            });
-            plain.waiting_bytes += wire as u64;
+            plain.push_from(start, pkt);
+            plain.waiting_bytes += pkt.wire_bytes() as u64;
         }
         plain
     }

@@ -68,9 +68,16 @@ pub struct DropTail<P = Packet> {
 impl QueueLimit {
     /// Would `fifo` exceed this limit if `extra` were appended?
     pub fn overflows_with<P: Wire>(self, fifo: &PacketFifo<P>, extra: &P) -> bool {
+        self.overflows(fifo.len() as u64, fifo.bytes(), extra.wire_bytes())
+    }
+
+    /// Would `packets` waiting, of `bytes` wire bytes, exceed this limit if a packet of
+    /// `extra` wire bytes joined them?
+    #[inline(always)]
+    pub fn overflows(self, packets: u64, bytes: u64, extra: u32) -> bool {
         match self {
-            QueueLimit::Packets(n) => fifo.len() as u64 + 1 > n,
-            QueueLimit::Bytes(b) => fifo.bytes() + extra.wire_bytes() as u64 > b.bytes(),
+            QueueLimit::Packets(n) => packets + 1 > n,
+            QueueLimit::Bytes(b) => bytes + extra as u64 > b.bytes(),
         }
     }
 }
@@ -136,11 +143,6 @@ impl<P: Wire> DropTail<P> {
     /// The limit on what may wait.
     pub fn limit(&self) -> QueueLimit {
         self.limit
-    }
-
-    /// Drops arrivals' heads rather than the arrivals?
-    pub fn drops_front(&self) -> bool {
-        self.drop_front
     }
 }
 
