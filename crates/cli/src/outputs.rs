@@ -37,7 +37,7 @@ pub fn write_rep_files(
     rep: u32,
     r: &RunResult,
 ) -> anyhow::Result<()> {
-    if sim.trace {
+    if !sim.trace.is_empty() {
         let path = dir.join("trace").join(format!("rep{rep}.csv"));
         create_parent(&path)?;
         write_trace_csv(&path, &r.trace).with_context(|| format!("writing {}", path.display()))?;

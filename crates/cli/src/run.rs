@@ -106,7 +106,10 @@ fn run_into(
     info: &RunInfo,
 ) -> Result<Vec<RepOutcome>, Failure> {
     let mut sim = s.to_sim();
-    sim.trace = a.trace;
+    sim.trace = match a.trace {
+        true => spikelab_engine::TraceKinds::ALL,
+        false => spikelab_engine::TraceKinds::NONE,
+    };
     sim.pcap = a.pcap.is_some();
     let jobs = a
         .jobs

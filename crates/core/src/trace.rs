@@ -55,9 +55,126 @@ pub enum TraceEvent {
     Spike { start: bool, link: u32 },
 }
 
+/// Which kinds of [`TraceEvent`] a run records: a set with one bit per variant.
+/// `--trace` and plots record [`TraceKinds::ALL`]; a metric that reads a few kinds of
+/// record asks for those alone, and a run records nothing with [`TraceKinds::NONE`].
+/// The records a run keeps are the same, in the same order, whatever else it keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TraceKinds(u16);
+
+impl TraceKinds {
+    pub const NONE: TraceKinds = TraceKinds(0);
+    pub const SEND: TraceKinds = TraceKinds(1 << 0);
+    pub const ACK_RECV: TraceKinds = TraceKinds(1 << 1);
+    pub const DELIVER: TraceKinds = TraceKinds(1 << 2);
+    pub const DROP: TraceKinds = TraceKinds(1 << 3);
+    pub const CWND: TraceKinds = TraceKinds(1 << 4);
+    pub const RTO: TraceKinds = TraceKinds(1 << 5);
+    pub const SRTT: TraceKinds = TraceKinds(1 << 6);
+    pub const RTT_SAMPLE: TraceKinds = TraceKinds(1 << 7);
+    pub const SND_STATE: TraceKinds = TraceKinds(1 << 8);
+    pub const TIMEOUT: TraceKinds = TraceKinds(1 << 9);
+    pub const SPIKE: TraceKinds = TraceKinds(1 << 10);
+    /// Every kind.
+    pub const ALL: TraceKinds = TraceKinds((1 << 11) - 1);
+
+    /// The kind of `event`.
+    #[inline(always)]
+    pub const fn of(event: &TraceEvent) -> TraceKinds {
+        match event {
+            TraceEvent::Send { .. } => TraceKinds::SEND,
+            TraceEvent::AckRecv { .. } => TraceKinds::ACK_RECV,
+            TraceEvent::Deliver { .. } => TraceKinds::DELIVER,
+            TraceEvent::Drop { .. } => TraceKinds::DROP,
+            TraceEvent::Cwnd { .. } => TraceKinds::CWND,
+            TraceEvent::Rto { .. } => TraceKinds::RTO,
+            TraceEvent::Srtt { .. } => TraceKinds::SRTT,
+            TraceEvent::RttSample { .. } => TraceKinds::RTT_SAMPLE,
+            TraceEvent::SndState { .. } => TraceKinds::SND_STATE,
+            TraceEvent::Timeout { .. } => TraceKinds::TIMEOUT,
+            TraceEvent::Spike { .. } => TraceKinds::SPIKE,
+        }
+    }
+
+    /// Both sets together.
+    #[inline(always)]
+    pub const fn union(self, other: TraceKinds) -> TraceKinds {
+        TraceKinds(self.0 | other.0)
+    }
+
+    /// Does this set hold any kind of `other`?
+    #[inline(always)]
+    pub const fn intersects(self, other: TraceKinds) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// Does this set hold the kind of `event`?
+    #[inline(always)]
+    pub const fn keeps(self, event: &TraceEvent) -> bool {
+        self.intersects(TraceKinds::of(event))
+    }
+
+    /// Is nothing recorded?
+    #[inline(always)]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_variant_has_its_own_kind_and_all_holds_each() {
+        let events = [
+            TraceEvent::Send {
+                seq: 0,
+                len: 1,
+                retx: false,
+            },
+            TraceEvent::AckRecv { ack: 0, dup: false },
+            TraceEvent::Deliver { seq: 0, len: 1 },
+            TraceEvent::Drop {
+                seq: 0,
+                len: 1,
+                is_ack: false,
+                link: 0,
+            },
+            TraceEvent::Cwnd {
+                cwnd: 1,
+                ssthresh: 1,
+            },
+            TraceEvent::Rto {
+                rto: Dur(1),
+                backoff: 0,
+            },
+            TraceEvent::Srtt { srtt: Dur(1) },
+            TraceEvent::RttSample { rtt: Dur(1) },
+            TraceEvent::SndState {
+                snd_una: 0,
+                snd_nxt: 0,
+                snd_max: 0,
+            },
+            TraceEvent::Timeout {
+                seq: 0,
+                spurious: false,
+            },
+            TraceEvent::Spike {
+                start: true,
+                link: 0,
+            },
+        ];
+        let mut seen = TraceKinds::NONE;
+        for e in &events {
+            let k = TraceKinds::of(e);
+            assert!(!seen.intersects(k), "{e:?} shares its kind");
+            assert!(TraceKinds::ALL.keeps(e) && !TraceKinds::NONE.keeps(e));
+            assert!(k.keeps(e));
+            seen = seen.union(k);
+        }
+        assert_eq!(seen, TraceKinds::ALL);
+    }
 
     #[test]
     fn records_are_copy_and_compare_by_value() {

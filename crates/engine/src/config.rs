@@ -3,6 +3,7 @@
 //! experiments may build it directly.
 
 use serde::{Deserialize, Serialize};
+use spikelab_core::trace::TraceKinds;
 use spikelab_core::{BitRate, Dur};
 use spikelab_net::{Dir, LinkConfig};
 use spikelab_tcp::TcpConfig;
@@ -157,8 +158,9 @@ pub struct SimConfig {
     pub middleboxes: Vec<MiddleboxSpec>,
     /// The run ends at this simulated time even if flows are unfinished.
     pub stop_at: Dur,
-    /// Record time series for `--trace` and plots.
-    pub trace: bool,
+    /// The kinds of trace record to keep: [`TraceKinds::ALL`] for `--trace` and plots,
+    /// fewer for a metric that reads only those, [`TraceKinds::NONE`] for none.
+    pub trace: TraceKinds,
     /// Record every packet at both endpoints of every flow for pcap files (passive:
     /// results are the same with and without).
     pub pcap: bool,

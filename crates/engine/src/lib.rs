@@ -32,6 +32,7 @@ pub use results::{
     score_detectors, Captured, DetectorScore, DetectorVerdict, Endpoint, FlowResult, LinkResult,
     RunResult, TimeoutRecord, Truth,
 };
+pub use spikelab_core::trace::TraceKinds;
 pub use world::{InvariantViolation, World};
 
 /// Runs `cfg` once with `seed`.

@@ -1,7 +1,8 @@
 //! Time-series recording for `--trace`: every data segment sent and delivered, every
-//! ACK, drop, timeout and spike, and the sender's state whenever it changes.
+//! ACK, drop, timeout and spike, and the sender's state whenever it changes; or only
+//! the kinds of record a run asks for ([`TraceKinds`]).
 
-use spikelab_core::trace::{TraceEvent, TraceRecord};
+use spikelab_core::trace::{TraceEvent, TraceKinds, TraceRecord};
 use spikelab_core::{Dur, FlowId, Packet, Time};
 use spikelab_tcp::rto::{Rto, RtoEstimator};
 use spikelab_tcp::{AckInfo, TcpSender};
@@ -17,31 +18,43 @@ struct Last {
     snd: (u64, u64, u64),
 }
 
-/// Collects trace records when enabled; costs one branch per call when not.
+/// The kinds of record that follow the sender's state ([`Tracer::on_sender_state`]).
+const SENDER_STATE: TraceKinds = TraceKinds::CWND
+    .union(TraceKinds::RTO)
+    .union(TraceKinds::SRTT)
+    .union(TraceKinds::SND_STATE);
+
+/// The kinds of record an ACK at the sender writes ([`Tracer::on_ack`]).
+const AT_ACK: TraceKinds = TraceKinds::ACK_RECV.union(TraceKinds::RTT_SAMPLE);
+
+/// Collects the trace records of the kinds asked for; costs one bit test per call
+/// (the event's kind is known where it is recorded, so the test folds to a constant
+/// mask) for a kind it does not keep.
 #[derive(Debug, Default)]
 pub struct Tracer {
-    enabled: bool,
+    kinds: TraceKinds,
     records: Vec<TraceRecord>,
     last: Vec<Last>,
 }
 
 impl Tracer {
-    pub fn new(enabled: bool) -> Tracer {
+    pub fn new(kinds: TraceKinds) -> Tracer {
         Tracer {
-            enabled,
+            kinds,
             ..Tracer::default()
         }
     }
 
+    #[inline(always)]
     pub fn record(&mut self, time: Time, flow: FlowId, event: TraceEvent) {
-        if self.enabled {
+        if self.kinds.keeps(&event) {
             self.records.push(TraceRecord { time, flow, event });
         }
     }
 
     /// An ACK reached the sender.
     pub fn on_ack(&mut self, now: Time, flow: FlowId, p: &Packet, info: &AckInfo) {
-        if !self.enabled {
+        if !self.kinds.intersects(AT_ACK) {
             return;
         }
         self.record(
@@ -62,7 +75,7 @@ impl Tracer {
     /// out of line.
     #[inline]
     pub fn on_sender_state(&mut self, now: Time, flow: FlowId, s: &TcpSender<Rto>) {
-        if self.enabled {
+        if self.kinds.intersects(SENDER_STATE) {
             self.record_sender_changes(now, flow, s);
         }
     }
@@ -88,12 +101,15 @@ impl Tracer {
             return;
         }
         let prev = std::mem::replace(last, cur);
+        let kinds = self.kinds;
         let mut push = |e| {
-            self.records.push(TraceRecord {
-                time: now,
-                flow,
-                event: e,
-            })
+            if kinds.keeps(&e) {
+                self.records.push(TraceRecord {
+                    time: now,
+                    flow,
+                    event: e,
+                })
+            }
         };
         if (prev.cwnd, prev.ssthresh) != (cur.cwnd, cur.ssthresh) {
             push(TraceEvent::Cwnd {

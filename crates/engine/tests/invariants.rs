@@ -168,7 +168,7 @@ proptest! {
         t.spurious.driver = driver;
         let l = with_hiccup(link("l", 1_000_000, 40, queue), spike_at, spike_len);
         let mut cfg = sim(vec![l], vec![bulk("f", t, 200_000)]);
-        cfg.trace = true;
+        cfg.trace = spikelab_engine::TraceKinds::ALL;
         drop_segments(&mut cfg, &losses);
         let r = spikelab_engine::run(&cfg, seed).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(r.flows[0].completed.is_some(), "unfinished: {:?}", r.flows[0]);
@@ -180,5 +180,41 @@ proptest! {
             }
         }
         prop_assert_eq!(last_una, 200_000);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// A run that keeps some kinds of trace record keeps exactly those records of the
+    /// full trace, in the same order, and its results are the same: what a run records
+    /// never changes what it does.
+    #[test]
+    fn a_run_keeping_some_trace_kinds_keeps_those_records_of_the_full_trace(
+        mask in 0u16..(1 << 11),
+        seed in any::<u64>(),
+    ) {
+        use spikelab_engine::TraceKinds;
+        let kinds = [
+            TraceKinds::SEND, TraceKinds::ACK_RECV, TraceKinds::DELIVER, TraceKinds::DROP,
+            TraceKinds::CWND, TraceKinds::RTO, TraceKinds::SRTT, TraceKinds::RTT_SAMPLE,
+            TraceKinds::SND_STATE, TraceKinds::TIMEOUT, TraceKinds::SPIKE,
+        ]
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .fold(TraceKinds::NONE, |k, (_, &b)| k.union(b));
+        let full = spiky(true);
+        let mut some = full.clone();
+        some.trace = kinds;
+        let a = spikelab_engine::run(&full, seed).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let b = spikelab_engine::run(&some, seed).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let kept: Vec<_> = a.trace.iter().filter(|r| kinds.keeps(&r.event)).copied().collect();
+        prop_assert!(kinds == TraceKinds::NONE || !a.trace.is_empty());
+        prop_assert_eq!(&b.trace, &kept);
+        prop_assert_eq!(
+            format!("{:?}{:?}{:?}", a.flows, a.timeouts, a.links),
+            format!("{:?}{:?}{:?}", b.flows, b.timeouts, b.links)
+        );
     }
 }

@@ -342,7 +342,7 @@ pub fn retransmission_window(case: &Case) -> Result<f64, CaseError> {
     let scn = spikelab_scenario::parse(&case.scenario(None), "ns2diff.toml")
         .map_err(|e| CaseError::Spikelab(e.to_string()))?;
     let mut sim = scn.to_sim();
-    sim.trace = true;
+    sim.trace = spikelab_engine::TraceKinds::ALL;
     sim.stop_at = spikelab_core::Dur::from_secs(300);
     let run = spikelab_engine::run(&sim, scn.run().seed)
         .map_err(|e| CaseError::Spikelab(e.to_string()))?;

@@ -100,7 +100,7 @@ pub fn compare(sim: &SimConfig, seed: u64) -> Result<Vec<FlowDiff>, CaseError> {
     let dir = tempfile::tempdir().map_err(|e| CaseError::Ns2(e.to_string()))?;
     let ns = ns2run::run(&script, dir.path()).map_err(CaseError::Ns2)?;
     let mut traced = sim.clone();
-    traced.trace = true;
+    traced.trace = spikelab_engine::TraceKinds::ALL;
     let run =
         spikelab_engine::run(&traced, seed).map_err(|e| CaseError::Spikelab(e.to_string()))?;
     Ok(script

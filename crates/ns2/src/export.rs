@@ -917,7 +917,7 @@ fn drops(
         }
     }
     let mut traced = sim.clone();
-    traced.trace = true;
+    traced.trace = spikelab_engine::TraceKinds::ALL;
     let run = spikelab_engine::run(&traced, seed).map_err(|e| Refused {
         key: "drop".into(),
         why: format!("the spikelab run that places the drops failed: {e}"),
@@ -1143,7 +1143,7 @@ mod tests {
                      duration = { dist = \"uniform\", min = \"1s\", max = \"2s\" }\n";
         let mut sim = scenario(spike, "");
         sim.stop_at = Dur::from_secs(60);
-        sim.trace = true;
+        sim.trace = spikelab_engine::TraceKinds::ALL;
         // Long enough (50 KB at 30 kbit/s) to meet several spikes before it ends.
         if let FlowKind::Tcp {
             workload: Workload::Bulk { bytes },

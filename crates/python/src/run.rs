@@ -241,7 +241,7 @@ pub fn trace_csv<'py>(
     rep: u32,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let mut sim = scenario.scenario.to_sim();
-    sim.trace = true;
+    sim.trace = spikelab_engine::TraceKinds::ALL;
     let seed = RngStreams::repetition_seed(seed, rep as u64);
     let bytes = py.allow_threads(|| -> Result<Vec<u8>, String> {
         let r = spikelab_engine::run(&sim, seed)

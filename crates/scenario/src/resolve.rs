@@ -50,7 +50,7 @@ pub fn resolve(file: &ScenarioFile) -> Result<SimConfig, Invalid> {
         drops,
         middleboxes,
         stop_at: file.run.stop,
-        trace: false,
+        trace: spikelab_engine::TraceKinds::NONE,
         pcap: false,
         record_rto: false,
     })

@@ -50,7 +50,7 @@ pub fn sim(links: Vec<LinkConfig>, flows: Vec<FlowSpec>) -> SimConfig {
         drops: Vec::new(),
         middleboxes: Vec::new(),
         stop_at: Dur::from_secs(3600),
-        trace: true,
+        trace: spikelab_engine::TraceKinds::ALL,
         pcap: false,
         record_rto: true,
     }

@@ -179,7 +179,7 @@ fn every_row_meets_the_same_spike_schedule_and_start_times() {
             .iter()
             .map(|r| {
                 let mut sim = r.candidate.sim.clone();
-                sim.trace = true;
+                sim.trace = spikelab_engine::TraceKinds::ALL;
                 let res = spikelab_engine::run(&sim, seed).unwrap();
                 let spikes: Vec<_> = res
                     .trace

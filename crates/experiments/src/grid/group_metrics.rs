@@ -14,7 +14,7 @@ macro_rules! timer {
             name: $name,
             over_flows: true,
             needs_rto: true,
-            needs_trace: false,
+            trace: None,
             value: |v| {
                 let f: fn(&TimerMetrics) -> f64 = $f;
                 f(&timer(v))
@@ -57,7 +57,7 @@ pub const METRICS: &[RunMetric] = &[
         name: "flows_unfinished",
         over_flows: false,
         needs_rto: false,
-        needs_trace: false,
+        trace: None,
         value: |v| {
             v.result
                 .flows
@@ -70,7 +70,7 @@ pub const METRICS: &[RunMetric] = &[
         name: "bottleneck_loss_pct",
         over_flows: false,
         needs_rto: false,
-        needs_trace: false,
+        trace: None,
         value: bottleneck_loss_pct,
     },
 ];

@@ -4,7 +4,7 @@
 
 use crate::std_proxy::metrics::StdEpisodes;
 use crate::timer_metrics::TimerMetrics;
-use spikelab_engine::{FlowResult, RunResult, SimConfig};
+use spikelab_engine::{FlowResult, RunResult, SimConfig, TraceKinds};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -56,11 +56,20 @@ impl RunMemo {
     }
 }
 
+/// What of a run's trace a metric reads, and of which runs: the grid records those
+/// kinds of record in the cells whose configuration `of` accepts, and nothing for the
+/// metric in the others (a trace costs a third of the STD proxy's reproduction).
+#[derive(Clone, Copy)]
+pub struct TraceNeed {
+    pub kinds: TraceKinds,
+    pub of: fn(&SimConfig) -> bool,
+}
+
 /// A metric over a whole run.
 pub struct RunMetric {
     pub name: &'static str,
-    /// It reads the run's trace (the grid records one for every cell).
-    pub needs_trace: bool,
+    /// The trace records it reads, if any.
+    pub trace: Option<TraceNeed>,
     /// It reads every RTO computation (`FlowResult::rto_samples`; the grid records them).
     pub needs_rto: bool,
     /// It reads every flow of [`RunView::flows`], so it may be taken over a group
@@ -75,84 +84,84 @@ pub const RUN_METRICS: &[RunMetric] = &[
         name: "throughput_bps",
         over_flows: false,
         needs_rto: false,
-        needs_trace: false,
+        trace: None,
         value: |v| v.result.flows[v.flow].throughput_bps().unwrap_or(f64::NAN),
     },
     RunMetric {
         name: "goodput_last_hop",
         over_flows: false,
         needs_rto: false,
-        needs_trace: false,
+        trace: None,
         value: goodput_last_hop,
     },
     RunMetric {
         name: "timer_b_norm_pct",
         over_flows: true,
         needs_rto: true,
-        needs_trace: false,
+        trace: None,
         value: |v| timer(v).b_norm_percent(),
     },
     RunMetric {
         name: "timer_p",
         over_flows: true,
         needs_rto: true,
-        needs_trace: false,
+        trace: None,
         value: |v| timer(v).p_mean(),
     },
     RunMetric {
         name: "timer_w",
         over_flows: true,
         needs_rto: true,
-        needs_trace: false,
+        trace: None,
         value: |v| timer(v).w_mean(),
     },
     RunMetric {
         name: "timer_w95",
         over_flows: true,
         needs_rto: true,
-        needs_trace: false,
+        trace: None,
         value: |v| timer(v).w95(),
     },
     RunMetric {
         name: "packets_dropped",
         over_flows: false,
         needs_rto: false,
-        needs_trace: false,
+        trace: None,
         value: |v| v.result.links.iter().map(|l| l.dropped).sum::<u64>() as f64,
     },
     RunMetric {
         name: "std_episodes",
         over_flows: false,
         needs_rto: false,
-        needs_trace: true,
+        trace: Some(crate::std_proxy::metrics::TRACE),
         value: |v| f64::from(crate::std_proxy::metrics::of_run(v).std_episodes),
     },
     RunMetric {
         name: "std_cond3_met",
         over_flows: false,
         needs_rto: false,
-        needs_trace: true,
+        trace: Some(crate::std_proxy::metrics::TRACE),
         value: |v| f64::from(crate::std_proxy::metrics::of_run(v).std_condition_met),
     },
     RunMetric {
         name: "std_cwnd_bytes",
         over_flows: false,
         needs_rto: false,
-        needs_trace: true,
+        trace: Some(crate::std_proxy::metrics::TRACE),
         value: |v| crate::std_proxy::metrics::of_run(v).cwnd_std_sum as f64,
     },
     RunMetric {
         name: "std_cond3_met_flight",
         over_flows: false,
         needs_rto: false,
-        needs_trace: true,
+        trace: Some(crate::std_proxy::metrics::TRACE),
         value: |v| f64::from(crate::std_proxy::metrics::of_run(v).flight_condition_met),
     },
     RunMetric {
         name: "std_flight_bytes",
         over_flows: false,
         needs_rto: false,
-        needs_trace: true,
+        trace: Some(crate::std_proxy::metrics::TRACE),
         value: |v| crate::std_proxy::metrics::of_run(v).flight_sum as f64,
     },
 ];
@@ -222,10 +231,18 @@ pub fn needs_rto(name: &str) -> bool {
         || super::distributions::find(name).is_some_and(|d| d.needs_rto)
 }
 
-/// Whether metric `name` reads the trace.
-pub fn needs_trace(name: &str) -> bool {
+/// What of the trace metric `name` reads, if anything.
+pub fn trace_need(name: &str) -> Option<TraceNeed> {
     let name = split_group(name).0;
-    run_metrics().any(|m| m.name == name && m.needs_trace)
+    run_metrics().find(|m| m.name == name)?.trace
+}
+
+/// The trace records the metrics `needs` read of a run of `sim`.
+pub fn trace_kinds(needs: &[TraceNeed], sim: &SimConfig) -> TraceKinds {
+    needs
+        .iter()
+        .filter(|n| (n.of)(sim))
+        .fold(TraceKinds::NONE, |k, n| k.union(n.kinds))
 }
 
 /// The value of metric `name` (flow or run, without its group) for one run; NaN when

@@ -80,7 +80,7 @@ macro_rules! outage {
             name: $name,
             over_flows: false,
             needs_rto: false,
-            needs_trace: false,
+            trace: None,
             value: |v| {
                 let f: fn(OutageCount) -> f64 = $f;
                 f(count_outages(v.sim, v.result))
@@ -98,35 +98,35 @@ pub const METRICS: &[RunMetric] = &[
         name: "rto_peak_after_last_outage_s",
         over_flows: false,
         needs_rto: true,
-        needs_trace: false,
+        trace: None,
         value: |v| half_life(v).map_or(f64::NAN, |h| h.peak.as_secs_f64()),
     },
     RunMetric {
         name: "rto_peak_at_after_last_outage_s",
         over_flows: false,
         needs_rto: true,
-        needs_trace: false,
+        trace: None,
         value: |v| half_life(v).map_or(f64::NAN, |h| h.peak_at.as_secs_f64()),
     },
     RunMetric {
         name: "outage_duration_s",
         over_flows: false,
         needs_rto: false,
-        needs_trace: false,
+        trace: None,
         value: |v| scheduled_duration(v.sim).map_or(f64::NAN, |d| d.as_secs_f64()),
     },
     RunMetric {
         name: "run_stop_s",
         over_flows: false,
         needs_rto: false,
-        needs_trace: false,
+        trace: None,
         value: |v| v.sim.stop_at.as_secs_f64(),
     },
     RunMetric {
         name: "rto_half_life_after_last_outage_s",
         over_flows: false,
         needs_rto: true,
-        needs_trace: false,
+        trace: None,
         value: |v| {
             half_life(v)
                 .and_then(|h| h.half_life)

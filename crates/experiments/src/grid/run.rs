@@ -258,7 +258,10 @@ pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<E
 pub fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<GridResult> {
     let (cells, sims): (Vec<Cell>, Vec<SimConfig>) = cells(spec, g)?.into_iter().unzip();
     let names = collected(spec, g);
-    let trace = names.iter().any(|n| metrics::needs_trace(n));
+    let trace: Vec<_> = names
+        .iter()
+        .filter_map(|n| metrics::trace_need(n))
+        .collect();
     let series_names = super::run_series::wanted(spec, g);
     let record_rto = names.iter().any(|n| metrics::needs_rto(n))
         || series_names
@@ -270,7 +273,7 @@ pub fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Resul
     let sims: Vec<SimConfig> = sims
         .into_iter()
         .map(|sim| SimConfig {
-            trace: sim.trace || trace,
+            trace: sim.trace.union(metrics::trace_kinds(&trace, &sim)),
             record_rto: sim.record_rto || record_rto,
             ..sim
         })
@@ -549,7 +552,7 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
     let (base, scenario_name) = base_text(spec, f.scenario.as_deref().unwrap_or(&spec.scenario))?;
     let s = scenario(&base, &format!("{}[{}]", scenario_name, f.name), &[&f.set])?;
     let mut sim = s.to_sim();
-    sim.trace = true;
+    sim.trace = spikelab_engine::TraceKinds::ALL;
     let flow = flow_index(&sim, &spec.flow)?;
     let r = spikelab_engine::run(&sim, f.seed.unwrap_or(ctx.seed))
         .map_err(|e| anyhow!("figure {}: {e}", f.name))?;

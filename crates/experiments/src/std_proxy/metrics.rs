@@ -21,12 +21,30 @@
 //!   segment's first byte, capped by the receiver window ([`flight_from`]). Both
 //!   readings are evaluated on the same runs.
 
-use crate::grid::metrics::RunView;
-use spikelab_core::trace::{TraceEvent, TraceRecord};
+use crate::grid::metrics::{RunView, TraceNeed};
+use spikelab_core::trace::{TraceEvent, TraceKinds, TraceRecord};
 use spikelab_core::{BitRate, Dur, Time};
-use spikelab_engine::{FlowKind, RunResult, TimeoutRecord};
+use spikelab_engine::{FlowKind, MiddleboxSpec, RunResult, SimConfig, TimeoutRecord};
 use spikelab_net::middlebox::std_proxy::std_condition_met;
 use spikelab_net::MiddleboxConfig;
+
+/// What [`episodes`] reads of a run's trace: the segments sent ([`SentBefore`],
+/// [`cwnd_after`]), the RTT samples ([`min_rtt`]) and the window changes
+/// ([`cwnd_after`]); and only of a run with an STD proxy, the others having no
+/// episodes ([`of_run`]).
+pub const TRACE: TraceNeed = TraceNeed {
+    kinds: TraceKinds::SEND
+        .union(TraceKinds::RTT_SAMPLE)
+        .union(TraceKinds::CWND),
+    of: |sim| std_proxy(sim).is_some(),
+};
+
+/// The run's STD proxy, if it has one.
+fn std_proxy(sim: &SimConfig) -> Option<&MiddleboxSpec> {
+    sim.middleboxes
+        .iter()
+        .find(|m| matches!(m.config, MiddleboxConfig::StdProxy(_)))
+}
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
 /// Condition (3) over the STD proxy's spurious episodes of one run.
@@ -54,12 +72,7 @@ pub fn of_run(v: &RunView) -> StdEpisodes {
 }
 
 fn of_run_once(v: &RunView) -> StdEpisodes {
-    let Some(proxy) = v
-        .sim
-        .middleboxes
-        .iter()
-        .find(|m| matches!(m.config, MiddleboxConfig::StdProxy(_)))
-    else {
+    let Some(proxy) = std_proxy(v.sim) else {
         return StdEpisodes::default();
     };
     let rate = v.sim.links[proxy.link].rate;
@@ -241,6 +254,44 @@ mod tests {
         assert_eq!(
             min_rtt(&[rec(1, TraceEvent::RttSample { rtt: Dur(5) })]),
             Some(Dur(5))
+        );
+    }
+
+    /// The kinds of record [`TRACE`] asks for are all that [`episodes`] reads: over
+    /// the paper's scenario (a shorter download, hiccups at a slow rate so that the
+    /// proxy calls episodes spurious), its counts and sums are those of the full trace.
+    /// A run without the proxy asks for none.
+    #[test]
+    fn the_trace_kinds_asked_for_give_the_episodes_of_the_full_trace() {
+        let text = include_str!("../../../../scenarios/std-proxy.toml")
+            .replace("bytes = \"10MB\"", "bytes = \"1MB\"");
+        let s = spikelab_scenario::parse(&text, "std-proxy.toml").unwrap();
+        let full = s.to_sim();
+        assert!(
+            !full.trace.intersects(TraceKinds::ALL),
+            "the scenario traces nothing"
+        );
+        let mut some = full.clone();
+        some.trace = crate::grid::metrics::trace_kinds(&[TRACE], &full);
+        assert_eq!(some.trace, TRACE.kinds);
+        let mut all = full.clone();
+        all.trace = TraceKinds::ALL;
+        let mut seen = 0;
+        for seed in 1..4 {
+            let a = spikelab_engine::run(&all, seed).unwrap();
+            let b = spikelab_engine::run(&some, seed).unwrap();
+            assert!(b.trace.len() < a.trace.len());
+            let (rate, rwnd) = (full.links[1].rate, 8192);
+            let e = episodes(&a, rate, rwnd);
+            assert_eq!(episodes(&b, rate, rwnd), e);
+            seen += e.std_episodes;
+        }
+        assert!(seen > 0, "no episode to compare");
+        let mut plain = full;
+        plain.middleboxes.clear();
+        assert_eq!(
+            crate::grid::metrics::trace_kinds(&[TRACE], &plain),
+            TraceKinds::NONE
         );
     }
 }
