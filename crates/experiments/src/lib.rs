@@ -33,5 +33,6 @@ pub mod peak_hopper;
 pub mod report;
 pub mod reproduction;
 pub mod runner;
+pub mod shared_runs;
 pub mod std_proxy;
 pub mod timer_metrics;

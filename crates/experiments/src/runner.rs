@@ -6,6 +6,7 @@
 //! count. Repetition r of every cell uses `RngStreams::repetition_seed(seed, r)`, so a
 //! cell's repetition can be replayed alone with `spikelab run --seed`.
 
+use crate::shared_runs::SharedRuns;
 use rayon::prelude::*;
 use spikelab_core::RngStreams;
 use spikelab_engine::{InvariantViolation, RunResult, SimConfig};
@@ -71,18 +72,38 @@ where
     T: Send,
     F: Fn(usize, u32, &RunResult) -> T + Sync,
 {
+    run_cells_sharing(cells, batch, first, (&SharedRuns::none(), 0), summarize)
+}
+
+/// [`run_cells_from`] for grid `shared.1` of an experiment whose cells share runs
+/// (`shared.0`): a cell that shares a repetition reads the one run of it.
+pub fn run_cells_sharing<T, F>(
+    cells: &[SimConfig],
+    batch: Batch,
+    first: u32,
+    shared: (&SharedRuns, usize),
+    summarize: F,
+) -> Result<Vec<Vec<T>>, InvariantViolation>
+where
+    T: Send,
+    F: Fn(usize, u32, &RunResult) -> T + Sync,
+{
     let reps = batch.reps.max(1).saturating_sub(first);
     let jobs: Vec<(usize, u32)> = (0..cells.len())
         .flat_map(|c| (first..first + reps).map(move |r| (c, r)))
         .collect();
     batch.progress.add_total(jobs.len() as u64);
+    let (runs, grid) = shared;
     let flat: Result<Vec<T>, InvariantViolation> = on_pool(batch.jobs, || {
         jobs.par_iter()
             .map(|&(c, r)| {
                 let seed = RngStreams::repetition_seed(batch.seed, r as u64);
-                let result = spikelab_engine::run(&cells[c], seed)?;
+                let summary = match runs.run(grid, c, r, seed) {
+                    Some(ran) => summarize(c, r, &*ran?),
+                    None => summarize(c, r, &spikelab_engine::run(&cells[c], seed)?),
+                };
                 batch.progress.inc(1);
-                Ok(summarize(c, r, &result))
+                Ok(summary)
             })
             .collect()
     });

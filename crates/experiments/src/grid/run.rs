@@ -10,7 +10,8 @@ use crate::report::{
     comparison_table, table_to_markdown, Block, Comparison, Figure, Section, Table,
 };
 use crate::reproduction::Context;
-use crate::runner::{run_cells, Batch};
+use crate::runner::{run_cells_sharing, Batch};
+use crate::shared_runs::SharedRuns;
 use anyhow::{anyhow, Context as _};
 use rayon::prelude::*;
 use spikelab_core::FlowId;
@@ -254,8 +255,16 @@ pub fn expand(base: &str, scenario_name: &str, g: &Grid) -> anyhow::Result<Vec<E
         .collect()
 }
 
-/// Runs every cell of grid `g` of `spec` and computes its values.
-pub fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<GridResult> {
+/// A grid's cells, the configurations they run (recording what the grid's values
+/// read) and its repetitions.
+pub struct Planned {
+    cells: Vec<Cell>,
+    sims: Vec<SimConfig>,
+    reps: u32,
+}
+
+/// The cells of grid `g` of `spec`.
+pub fn plan_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Planned> {
     let (cells, sims): (Vec<Cell>, Vec<SimConfig>) = cells(spec, g)?.into_iter().unzip();
     let names = collected(spec, g);
     let trace: Vec<_> = names
@@ -278,9 +287,25 @@ pub fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Resul
             ..sim
         })
         .collect();
+    let reps = grid_reps(g, ctx.reps)?;
+    Ok(Planned { cells, sims, reps })
+}
+
+/// Runs every cell of grid `g` of `spec`, planned as `p` and the `shared.1`-th grid of
+/// an experiment whose cells share runs (`shared.0`), and computes its values.
+pub fn run_grid(
+    spec: &ExperimentSpec,
+    g: &Grid,
+    ctx: &Context,
+    p: &Planned,
+    shared: (&SharedRuns, usize),
+) -> anyhow::Result<GridResult> {
+    let (cells, sims) = (&p.cells, &p.sims);
+    let names = collected(spec, g);
+    let series_names = super::run_series::wanted(spec, g);
     let groups: Vec<BTreeMap<&str, Vec<usize>>> = sims.iter().map(|s| flow_groups(g, s)).collect();
     let batch = Batch {
-        reps: grid_reps(g, ctx.reps)?,
+        reps: p.reps,
         ..ctx.batch()
     };
     let rows = super::pooled::group_rows(g);
@@ -289,7 +314,7 @@ pub fn run_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Resul
         .filter(|n| super::distributions::find(n).is_some())
         .cloned()
         .collect();
-    let mut runs = run_cells(&sims, batch, |c, rep, r| {
+    let mut runs = run_cells_sharing(sims, batch, 0, shared, |c, rep, r| {
         let one = [cells[c].flow];
         let memo = metrics::RunMemo::default();
         let view = |row: &Option<&str>, n: &str| {
@@ -575,10 +600,21 @@ pub type Grids<'s> = BTreeMap<&'s str, GridResult>;
 pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
     // The grids are tasks of one pool ([`crate::runner::on_pool`]); their results are
     // taken in the experiment's order, the first error in that order reported.
+    // Cells of any grid with equal configurations run each repetition once
+    // ([`SharedRuns`]).
+    let planned = spec
+        .grid
+        .iter()
+        .map(|g| plan_grid(spec, g, ctx))
+        .collect::<anyhow::Result<Vec<Planned>>>()?;
+    let sims: Vec<_> = planned.iter().map(|p| (&p.sims[..], p.reps)).collect();
+    let shared = SharedRuns::plan(&sims);
     let ran: Vec<anyhow::Result<GridResult>> = crate::runner::on_pool(ctx.jobs, || {
         spec.grid
             .par_iter()
-            .map(|g| run_grid(spec, g, ctx))
+            .zip(&planned)
+            .enumerate()
+            .map(|(i, (g, p))| run_grid(spec, g, ctx, p, (&shared, i)))
             .collect()
     });
     let mut results: BTreeMap<&str, GridResult> = BTreeMap::new();
@@ -698,4 +734,35 @@ fn table_blocks(ctx: &Context, t: &TableSpec, g: &GridResult) -> anyhow::Result<
         blocks.push(Block::Comparisons(cs));
     }
     Ok(blocks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::Counter;
+
+    /// [Gurtov & Ludwig 2003]'s Tables 3 and 4 each start from Table 2's FACK with
+    /// Eifel, and the Linux tables repeat the ns-2 rows of Tables 1 and 2: six cells
+    /// whose every repetition is run once for two cells.
+    #[test]
+    fn the_eifel_response_tables_share_the_runs_of_their_common_cells() {
+        let text = crate::embedded::experiment("eifel-response.toml").unwrap();
+        let spec = ExperimentSpec::parse(text, "eifel-response.toml").unwrap();
+        let progress = Counter::default();
+        let ctx = Context {
+            root: "unused".into(),
+            dir: "unused".into(),
+            reps: 3,
+            seed: 1,
+            jobs: 1,
+            progress: &progress,
+        };
+        let planned: Vec<Planned> = spec
+            .grid
+            .iter()
+            .map(|g| plan_grid(&spec, g, &ctx).unwrap())
+            .collect();
+        let sims: Vec<_> = planned.iter().map(|p| (&p.sims[..], p.reps)).collect();
+        assert_eq!(SharedRuns::plan(&sims).saved(), 6 * 3);
+    }
 }
