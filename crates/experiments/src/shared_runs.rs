@@ -12,8 +12,7 @@
 
 use spikelab_engine::{InvariantViolation, RunResult, SimConfig};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// The shared repetitions of an experiment's cells (see the module docs).
 pub struct SharedRuns<'a> {
@@ -27,54 +26,37 @@ pub struct SharedRuns<'a> {
 /// Cells with one configuration.
 struct Group<'a> {
     sim: &'a SimConfig,
-    /// One slot per repetition that at least two of the cells run.
-    reps: Vec<Slot>,
+    /// One slot per repetition any of the cells runs.
+    reps: Vec<Mutex<Slot>>,
 }
 
-/// One shared run: its result once run, until its last reader takes it.
+/// One shared run: the cells that have yet to read it, and its result once run (until
+/// its last reader takes it).
 struct Slot {
-    result: OnceLock<Mutex<Option<Ran>>>,
-    /// The cells that have yet to read it.
-    readers: AtomicU32,
+    readers: u32,
+    result: Option<Ran>,
 }
 
 type Ran = Result<Arc<RunResult>, InvariantViolation>;
 
 impl<'a> SharedRuns<'a> {
     /// Finds the cells that share runs: `grids[g]` holds grid g's cell configurations
-    /// and its number of repetitions.
+    /// and its number of repetitions. A cell is compared in full only with the first
+    /// cells of each configuration of its shape.
     pub fn plan(grids: &[(&'a [SimConfig], u32)]) -> SharedRuns<'a> {
-        // Cells are compared in full only with cells of the same shape.
         let shape = |s: &SimConfig| (s.links.len(), s.flows.len(), s.middleboxes.len(), s.stop_at);
         let mut firsts: BTreeMap<_, Vec<(usize, usize)>> = BTreeMap::new();
-        let mut matched: Vec<Vec<Option<(usize, usize)>>> = Vec::new();
-        for (g, &(sims, _)) in grids.iter().enumerate() {
-            let mut row = Vec::with_capacity(sims.len());
-            for (c, sim) in sims.iter().enumerate() {
-                let same = firsts.entry(shape(sim)).or_default();
-                let first = same.iter().copied().find(|&(h, d)| grids[h].0[d] == *sim);
-                if first.is_none() {
-                    same.push((g, c));
-                }
-                row.push(first);
-            }
-            matched.push(row);
-        }
-        Self::grouped(grids, &matched)
-    }
-
-    /// The groups of cells `matched` to an earlier cell (the first of its group).
-    fn grouped(
-        grids: &[(&'a [SimConfig], u32)],
-        matched: &[Vec<Option<(usize, usize)>>],
-    ) -> SharedRuns<'a> {
         let mut group_of: Vec<Vec<Option<usize>>> =
             grids.iter().map(|(s, _)| vec![None; s.len()]).collect();
         let mut groups: Vec<Group<'a>> = Vec::new();
         let mut readers: Vec<Vec<u32>> = Vec::new();
-        for (g, row) in matched.iter().enumerate() {
-            for (c, first) in row.iter().enumerate() {
-                let Some((h, d)) = *first else { continue };
+        for (g, &(sims, reps)) in grids.iter().enumerate() {
+            for (c, sim) in sims.iter().enumerate() {
+                let same = firsts.entry(shape(sim)).or_default();
+                let Some(&(h, d)) = same.iter().find(|&&(h, d)| grids[h].0[d] == *sim) else {
+                    same.push((g, c));
+                    continue;
+                };
                 let k = *group_of[h][d].get_or_insert_with(|| {
                     groups.push(Group {
                         sim: &grids[h].0[d],
@@ -85,19 +67,19 @@ impl<'a> SharedRuns<'a> {
                 });
                 group_of[g][c] = Some(k);
                 let n = &mut readers[k];
-                n.resize(n.len().max(grids[g].1 as usize), 0);
-                n[..grids[g].1 as usize].iter_mut().for_each(|r| *r += 1);
+                n.resize(n.len().max(reps as usize), 0);
+                n[..reps as usize].iter_mut().for_each(|r| *r += 1);
             }
         }
         let saved = readers.iter().flatten().map(|&n| u64::from(n - 1)).sum();
         for (group, n) in groups.iter_mut().zip(readers) {
-            group.reps = n
-                .into_iter()
-                .map(|readers| Slot {
-                    result: OnceLock::new(),
-                    readers: AtomicU32::new(readers),
+            let slot = |readers| {
+                Mutex::new(Slot {
+                    readers,
+                    result: None,
                 })
-                .collect();
+            };
+            group.reps = n.into_iter().map(slot).collect();
         }
         SharedRuns {
             group_of,
@@ -126,18 +108,18 @@ impl<'a> SharedRuns<'a> {
     /// it), read by each of them once; `None` for a cell that shares nothing.
     pub fn run(&self, g: usize, c: usize, rep: u32, seed: u64) -> Option<Ran> {
         let group = &self.groups[(*self.group_of.get(g)?.get(c)?)?];
-        let slot = &group.reps[rep as usize];
-        let cell = slot.result.get_or_init(|| {
-            let ran = spikelab_engine::run(group.sim, seed).map(Arc::new);
-            Mutex::new(Some(ran))
-        });
-        let mut held = cell.lock().expect("no reader panics while holding it");
-        let last = slot.readers.fetch_sub(1, Ordering::AcqRel) == 1;
-        let ran = match last {
-            true => held.take(),
-            false => held.clone(),
-        };
-        Some(ran.expect("a result is taken by its last reader only"))
+        let mut slot = group.reps[rep as usize]
+            .lock()
+            .expect("no reader panics while holding it");
+        let ran = slot
+            .result
+            .get_or_insert_with(|| spikelab_engine::run(group.sim, seed).map(Arc::new))
+            .clone();
+        slot.readers -= 1;
+        if slot.readers == 0 {
+            slot.result = None;
+        }
+        Some(ran)
     }
 }
 
@@ -174,11 +156,12 @@ mod tests {
             let shared = runs.run(g, c, 1, seed(1)).unwrap().unwrap();
             assert_eq!(format!("{:?}", shared.flows), format!("{:?}", alone.flows));
         }
-        let slot = &runs.groups[1].reps[1];
+        let slot = runs.groups[1].reps[1].lock().unwrap();
         assert!(
-            slot.result.get().unwrap().lock().unwrap().is_none(),
+            slot.readers == 0 && slot.result.is_none(),
             "kept after its last reader"
         );
+        drop(slot);
         // Repetition 2 of the first group: grid 0 alone runs it, but its cell shares.
         assert!(runs.run(0, 0, 2, seed(2)).unwrap().is_ok());
     }

@@ -58,7 +58,8 @@ impl RunMemo {
 
 /// What of a run's trace a metric reads, and of which runs: the grid records those
 /// kinds of record in the cells whose configuration `of` accepts, and nothing for the
-/// metric in the others (a trace costs a third of the STD proxy's reproduction).
+/// metric in the others (the whole trace in every cell cost std-proxy's reproduction
+/// about a tenth of its time: 19.9 against 17.9 s user at `--reps 20`).
 #[derive(Clone, Copy)]
 pub struct TraceNeed {
     pub kinds: TraceKinds,
