@@ -463,9 +463,18 @@ impl<P: Wire, L: Lead> Staged<P, L> {
     /// far end of the packet being sent when its departure is fixed at its start (a
     /// timed transmitter, and no per-packet draw from a delay trace at the departure),
     /// so that the link wakes once per packet, at its arrival, and not also at the end
-    /// of its transmission; otherwise when the transmitter next has work. ns-2's
-    /// same-instant order (`L::KEPT`) keeps the wakeup at the end, which
-    /// [`LinkDir::poll_scheduled`] relies on.
+    /// of its transmission; otherwise when the transmitter next has work.
+    ///
+    /// In ns-2's same-instant order (`L::KEPT`) too. There, an arrival at the instant
+    /// a transmission ends runs first when it was scheduled first (`same_instant`),
+    /// and [`Staged::enqueue_scheduled`] decides that from the two scheduling instants
+    /// (the leads), not from whether the engine has run the end yet; every other call
+    /// completes the transmission exactly, as in spikelab's own order. What a wake-up
+    /// at the end still changed was when the engine queued the arrival's wake-up:
+    /// then at the end, now when the transmission starts (or at the delivery before
+    /// it), which is where ns-2's `LinkDelay::recv()` schedules the arrival
+    /// (`link/delay.cc`), so an event due at the very instant of the arrival and
+    /// queued between the start and the end now runs after it, as in ns-2.
     fn transmitter_wakeup(&self) -> Option<Time> {
         if self.wakes_for_arrivals_only() {
             if let Some((end, extra)) = self.service.known_departure() {
@@ -720,9 +729,10 @@ impl<P: Wire, L: Lead> Staged<P, L> {
 
     /// Is a packet's arrival known when its transmission starts, so that the link
     /// need not wake at the end of a transmission? Not with a per-packet draw from a
-    /// delay trace at the departure, nor in ns-2's same-instant order.
+    /// delay trace at the departure (in either order of same-instant events,
+    /// [`Staged::transmitter_wakeup`]).
     fn wakes_for_arrivals_only(&self) -> bool {
-        !L::KEPT && self.delay_rng.is_none()
+        self.delay_rng.is_none()
     }
 
     /// May running the transmitter up to `now` change anything? Always, except at a

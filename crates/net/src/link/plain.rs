@@ -27,9 +27,8 @@
 //!
 //! In ns-2's order ([`same_instant`]) the staged form leaves a transmission that ends
 //! exactly at a call's instant to end later when an arrival scheduled before that end
-//! runs first, and at a wake-up that delivered a packet; it wakes at transmission ends
-//! when nothing propagates; and each packet carries when its transmission's end was
-//! scheduled (its start). This form keeps the same: `ended` moves only where the staged
+//! runs first, and at a wake-up that delivered a packet; and each packet carries when
+//! its transmission's end was scheduled (its start). This form keeps the same: `ended` moves only where the staged
 //! form's transmitter runs, and each packet keeps its departure's lead.
 
 use super::ring::Ring;
@@ -293,34 +292,28 @@ impl<P: Wire, L: Lead> Plain<P, L> {
         left
     }
 
-    /// The next wake-up: the oldest packet's arrival if it propagates, and otherwise
-    /// (it is being sent) its arrival in spikelab's own order, the end of its
-    /// transmission in ns-2's.
+    /// The next wake-up: the oldest packet's arrival at the far end, whether it
+    /// propagates or is still being sent, in either order of same-instant events (the
+    /// end of its transmission is no wake-up of its own, as in the staged form's
+    /// `transmitter_wakeup`).
     #[inline(always)]
     pub(crate) fn next_wakeup(&self) -> Option<Time> {
         let oldest = self.fifo.front()?;
-        match L::KEPT && !self.propagating() {
-            true => Some(oldest.end),
-            false => Some(oldest.arrival(self.latency)),
-        }
+        Some(oldest.arrival(self.latency))
     }
 
-    /// [`crate::LinkDir::wakeup_kept_by_arrival`]: in spikelab's own order whenever a
-    /// packet is inside (an arrival joins the FIFO behind the oldest one, whose arrival
-    /// is the wakeup), in ns-2's when packets propagate (an arrival may end the
-    /// transmission the wake-up is for).
+    /// [`crate::LinkDir::wakeup_kept_by_arrival`]: whenever a packet is inside (an
+    /// arrival joins the FIFO behind the oldest one, whose arrival is the wakeup).
     #[inline(always)]
     pub(crate) fn wakeup_kept_by_arrival(&self) -> bool {
-        match L::KEPT {
-            true => self.propagating(),
-            false => !self.fifo.is_empty(),
-        }
+        !self.fifo.is_empty()
     }
 
-    /// [`crate::LinkDir::skipped_end_wakeup`]: in spikelab's own order, with nothing
-    /// propagating, the end of the transmission in progress.
+    /// [`crate::LinkDir::skipped_end_wakeup`]: with nothing propagating, the end of the
+    /// oldest packet's transmission (in progress, or in ns-2's order ending now and
+    /// left to the arrivals).
     pub(crate) fn skipped_end_wakeup(&self) -> Option<Time> {
-        (!L::KEPT && !self.propagating()).then(|| self.fifo.front().map(|f| f.end))?
+        (!self.propagating()).then(|| self.fifo.front().map(|f| f.end))?
     }
 
     /// `offered = delivered + dropped + inside`.
