@@ -59,7 +59,7 @@ pub enum TraceEvent {
 /// `--trace` and plots record [`TraceKinds::ALL`]; a metric that reads a few kinds of
 /// record asks for those alone, and a run records nothing with [`TraceKinds::NONE`].
 /// The records a run keeps are the same, in the same order, whatever else it keeps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TraceKinds(u16);
 
 impl TraceKinds {

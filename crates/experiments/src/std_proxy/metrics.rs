@@ -27,6 +27,7 @@ use spikelab_core::{BitRate, Dur, Time};
 use spikelab_engine::{FlowKind, MiddleboxSpec, RunResult, SimConfig, TimeoutRecord};
 use spikelab_net::middlebox::std_proxy::std_condition_met;
 use spikelab_net::MiddleboxConfig;
+use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
 /// What [`episodes`] reads of a run's trace: the segments sent ([`SentBefore`],
 /// [`cwnd_after`]), the RTT samples ([`min_rtt`]) and the window changes
@@ -45,7 +46,6 @@ fn std_proxy(sim: &SimConfig) -> Option<&MiddleboxSpec> {
         .iter()
         .find(|m| matches!(m.config, MiddleboxConfig::StdProxy(_)))
 }
-use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
 /// Condition (3) over the STD proxy's spurious episodes of one run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -28,8 +28,9 @@
 //! In ns-2's order ([`same_instant`]) the staged form leaves a transmission that ends
 //! exactly at a call's instant to end later when an arrival scheduled before that end
 //! runs first, and at a wake-up that delivered a packet; and each packet carries when
-//! its transmission's end was scheduled (its start). This form keeps the same: `ended` moves only where the staged
-//! form's transmitter runs, and each packet keeps its departure's lead.
+//! its transmission's end was scheduled (its start). This form keeps the same: `ended`
+//! moves only where the staged form's transmitter runs, and each packet keeps its
+//! departure's lead.
 
 use super::ring::Ring;
 use super::{InFlight, PacketBytes, Staged};

@@ -587,13 +587,14 @@ fn check_ops_woken<L: same_instant::Lead>(
     let mut now = Time::ZERO;
     let mut last_uid: Option<u64> = None;
     let mut last_delivery = Time::ZERO;
+    // The next poll: the wakeup, or an end it skips; an end polled at stays the skipped
+    // one while it is due, so only later ones count.
+    let due = |l: &LinkDir<Packet, L>, now: Time| {
+        let end = l.skipped_end_wakeup().filter(|&e| every_end && e > now);
+        l.next_wakeup().into_iter().chain(end).min()
+    };
     for (uid, (pause, op)) in ops.iter().enumerate() {
         let target = now + Dur(*pause);
-        // An end polled at stays the skipped one while it is due: only later ones count.
-        let due = |l: &LinkDir<Packet, L>, now: Time| {
-            let end = l.skipped_end_wakeup().filter(|&e| every_end && e > now);
-            l.next_wakeup().into_iter().chain(end).min()
-        };
         while let Some(w) = due(l, now).filter(|&w| w <= target) {
             prop_assert!(w >= now, "wakeup {w} before now {now}");
             now = w;
