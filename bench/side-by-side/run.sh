@@ -22,6 +22,10 @@
 #                SPIKELAB_PLAIN (default target/release/spikelab, built when missing),
 #                NS3VENV (a venv holding ns3==3.44.post0: adds ns-3 to the 100-flow case),
 #                NS3_ROUNDS (ns-3 runs only in the first NS3_ROUNDS rounds: it takes ~40 s),
+#                REPRODUCE (in the first REPRODUCE rounds of the 100-flow case, also times
+#                  `reproduce` of the five papers at 100 repetitions with the plain build,
+#                  the README's main job, and prints it in runs of htsim's 100-flow case
+#                  measured in the same rounds: the machine's speed divides out),
 #                WORK (scratch folder, default a new mktemp -d)
 set -euo pipefail
 HTSIM=${1:?usage: run.sh HTSIM [ROUNDS] [CASES]}
@@ -96,6 +100,10 @@ for c in $CASES; do
         if [ -n "$NS3" ] && [ "$c" = 100 ] && [ "$r" -le "${NS3_ROUNDS:-$ROUNDS}" ]; then
             measure "ns3-$c" "$NS3" "${args[@]}"
         fi
+        if [ "$c" = 100 ] && [ "$r" -le "${REPRODUCE:-0}" ]; then
+            rm -rf "$WORK/reproduce-out"
+            measure reproduce "$SPIKELAB_PLAIN" reproduce --out "$WORK/reproduce-out"
+        fi
     done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -119,3 +127,10 @@ for base in spikelab spikelab-plain; do
     done
     echo
 done
+if grep -q "^reproduce " "$WORK/times"; then
+    w=$(median reproduce 2)
+    h=$(median htsim-100 2)
+    printf 'reproduce (five papers x 100, plain build): median wall %.1f s, cpu %.1f s = %.0f x htsim-100 (%.3f s)\n' \
+        "$w" "$(median reproduce 3)" "$(echo "$w / $h" | bc -l)" "$h"
+    echo "(issue 21 measured htsim-100 at 0.36 s: its 60 s goal was 167 x htsim-100 there)"
+fi
