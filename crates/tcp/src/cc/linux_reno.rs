@@ -7,6 +7,12 @@
 //! congestion avoidance; there `snd_cwnd_cnt` accumulates acknowledged segments and
 //! cwnd grows by one each time the count reaches cwnd (one segment per window of
 //! data, whatever the ACK pattern).
+//!
+//! Growth happens only while cwnd limits the sender (`tcp_is_cwnd_limited`,
+//! [`crate::linux_cwnd_limited`]): `tcp_reno_cong_avoid` returns at once otherwise.
+
+use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export, RttEvent};
+use spikelab_core::Time;
 
 /// `snd_cwnd_cnt`: segments acknowledged towards the next congestion-avoidance step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,7 +22,7 @@ pub struct LinuxReno {
 
 impl LinuxReno {
     /// `tcp_reno_cong_avoid` for an ACK of `acked` segments: the new cwnd, in segments.
-    pub fn on_ack(&mut self, cwnd: u64, ssthresh: u64, acked: u64) -> u64 {
+    pub fn cong_avoid(&mut self, cwnd: u64, ssthresh: u64, acked: u64) -> u64 {
         let (cwnd, acked) = Self::slow_start(cwnd, ssthresh, acked);
         if acked == 0 {
             return cwnd;
@@ -53,9 +59,54 @@ impl LinuxReno {
     }
 
     /// `tcp_enter_loss` / `tcp_enter_recovery` clear `snd_cwnd_cnt`.
-    pub fn on_reduction(&mut self) {
+    pub fn reset_cnt(&mut self) {
         self.cwnd_cnt = 0;
     }
+}
+
+/// The kernel's `cong_avoid` call in whole segments: `acked` is what the ACK delivered
+/// (rounded up to segments), and nothing grows unless cwnd limited the sender
+/// (`tcp_is_cwnd_limited`). `grow` is the module's `cong_avoid` from cwnd, ssthresh
+/// and acked segments. Returns the new cwnd in bytes.
+#[inline]
+pub fn in_segments(a: &AckSample, grow: impl FnOnce(u64, u64, u64) -> u64) -> u64 {
+    let w = &a.w;
+    let acked = a.delivered.div_ceil(w.mss);
+    let (cwnd, ssthresh) = (w.cwnd / w.mss, w.ssthresh / w.mss);
+    if !a.cwnd_usage.allows_growth(cwnd, ssthresh) {
+        return w.cwnd;
+    }
+    grow(cwnd, ssthresh, acked) * w.mss
+}
+
+impl Declared for LinuxReno {
+    const DECLARATION: Declaration = Declaration {
+        linux_module: Some("reno"),
+        kernel: "reno",
+        ns2: Ns2Export::Refused("the 2002 agents have no Linux stack"),
+    };
+}
+
+impl CongestionControl for LinuxReno {
+    #[inline]
+    fn on_ack(&mut self, a: &AckSample) -> u64 {
+        in_segments(a, |cwnd, ssthresh, acked| {
+            self.cong_avoid(cwnd, ssthresh, acked)
+        })
+    }
+    /// Reno's `pkts_acked` is empty.
+    #[inline]
+    fn on_rtt_sample(&mut self, _: &RttEvent) -> Option<u64> {
+        None
+    }
+    fn on_congestion_event(&mut self, _: &CwndView) {
+        self.reset_cnt();
+    }
+    fn on_timeout(&mut self, _: Time, _: u64) {
+        self.reset_cnt();
+    }
+    /// `tcp_reno_undo_cwnd`'s value is the sender's restore rule's.
+    fn on_undo(&mut self, _: &CwndView) {}
 }
 
 #[cfg(test)]
@@ -65,16 +116,16 @@ mod tests {
     #[test]
     fn slow_start_adds_every_segment_a_delayed_ack_covers() {
         let mut r = LinuxReno::default();
-        assert_eq!(r.on_ack(10, 100, 2), 12);
+        assert_eq!(r.cong_avoid(10, 100, 2), 12);
     }
 
     #[test]
     fn slow_start_stops_at_ssthresh_and_the_rest_counts_towards_avoidance() {
         let mut r = LinuxReno::default();
-        assert_eq!(r.on_ack(9, 10, 2), 10);
+        assert_eq!(r.cong_avoid(9, 10, 2), 10);
         // One segment carried over: 9 more make a window of 10.
-        assert_eq!(r.on_ack(10, 10, 8), 10);
-        assert_eq!(r.on_ack(10, 10, 1), 11);
+        assert_eq!(r.cong_avoid(10, 10, 8), 10);
+        assert_eq!(r.cong_avoid(10, 10, 1), 11);
     }
 
     #[test]
@@ -82,10 +133,10 @@ mod tests {
         let (mut one, mut two) = (LinuxReno::default(), LinuxReno::default());
         let (mut c1, mut c2) = (20, 20);
         for _ in 0..20 {
-            c1 = one.on_ack(c1, 10, 1);
+            c1 = one.cong_avoid(c1, 10, 1);
         }
         for _ in 0..10 {
-            c2 = two.on_ack(c2, 10, 2);
+            c2 = two.cong_avoid(c2, 10, 2);
         }
         assert_eq!((c1, c2), (21, 21));
     }

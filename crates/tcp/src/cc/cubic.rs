@@ -11,7 +11,7 @@
 //! point: time in 1/1024 s (`BICTCP_HZ`), `cube_factor` = 2^40 / 410. The cubic
 //! target sets how many acknowledged segments grow cwnd by one (`cnt`), which the
 //! Reno-friendly estimate may lower (RFC 9438 4.3); the growth itself is
-//! `tcp_cong_avoid_ai` ([`crate::linux_reno`]). A reduction multiplies cwnd by
+//! `tcp_cong_avoid_ai` ([`super::linux_reno`]). A reduction multiplies cwnd by
 //! beta = 717/1024 (RFC 9438 4.6) and, with fast convergence, lowers W_max further
 //! when cwnd did not regain the last W_max (4.7). Slow start is the kernel's
 //! (`tcp_slow_start`), ended early by HyStart (ACK trains spanning half the minimum
@@ -23,7 +23,8 @@
 //! restart (`CA_EVENT_TX_START`) and `tcp_is_cwnd_limited` are not modelled (bulk
 //! transfers are never application-limited while data is outstanding).
 
-use crate::linux_reno::LinuxReno;
+use super::linux_reno::LinuxReno;
+use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export, RttEvent};
 use spikelab_core::{Dur, Time};
 
 /// `beta` / `BICTCP_BETA_SCALE`: the multiplicative decrease, 717/1024 = 0.7.
@@ -133,7 +134,7 @@ pub struct RttView {
 
 impl Cubic {
     /// `cubictcp_cong_avoid` for an ACK of `acked` segments: the new cwnd.
-    pub fn on_ack(&mut self, now: Time, cwnd: u64, ssthresh: u64, acked: u64) -> u64 {
+    pub fn cong_avoid(&mut self, now: Time, cwnd: u64, ssthresh: u64, acked: u64) -> u64 {
         let (cwnd, acked) = LinuxReno::slow_start(cwnd, ssthresh, acked);
         if acked == 0 {
             return cwnd;
@@ -214,26 +215,26 @@ impl Cubic {
     /// `cubictcp_recalc_ssthresh` plus `tcp_init_cwnd_reduction`'s `snd_cwnd_cnt = 0`:
     /// a reduction from `cwnd` segments ends the epoch and records W_max (RFC 9438
     /// 4.6, 4.7). The new ssthresh is [`ssthresh`].
-    pub fn on_reduction(&mut self, cwnd: u64) {
+    pub fn recalc_ssthresh(&mut self, cwnd: u64) {
         self.epoch_start = None;
         self.last_max_cwnd = if cwnd < self.last_max_cwnd {
             cwnd * (BETA_SCALE + BETA) / (2 * BETA_SCALE)
         } else {
             cwnd
         };
-        self.ai.on_reduction();
+        self.ai.reset_cnt();
     }
 
     /// `cubictcp_state(TCP_CA_Loss)`: a timeout forgets everything (`bictcp_reset`)
     /// and starts a HyStart round.
-    pub fn on_loss_state(&mut self, now: Time, snd_nxt: u64) {
+    pub fn enter_loss(&mut self, now: Time, snd_nxt: u64) {
         *self = Cubic::default();
         self.hystart.reset(now, snd_nxt);
     }
 
     /// `cubictcp_acked`: an RTT sample feeds delay_min and HyStart; returns the new
     /// ssthresh (segments) when HyStart ends slow start (`snd_ssthresh = cwnd`).
-    pub fn on_rtt_sample(&mut self, v: &RttView) -> Option<u64> {
+    pub fn acked(&mut self, v: &RttView) -> Option<u64> {
         // "Discard delay samples right after fast recovery."
         let epoch_young = self
             .epoch_start
@@ -285,6 +286,46 @@ impl Cubic {
     }
 }
 
+impl Declared for Cubic {
+    const DECLARATION: Declaration = Declaration {
+        linux_module: Some("cubic"),
+        kernel: "cubic",
+        ns2: Ns2Export::Refused(
+            "the 2002 agents have no CUBIC (ns-2.35's Agent/TCP/Linux is not exported)",
+        ),
+    };
+}
+
+impl CongestionControl for Cubic {
+    #[inline]
+    fn on_ack(&mut self, a: &AckSample) -> u64 {
+        super::linux_reno::in_segments(a, |cwnd, ssthresh, acked| {
+            self.cong_avoid(a.now, cwnd, ssthresh, acked)
+        })
+    }
+    #[inline]
+    fn on_rtt_sample(&mut self, s: &RttEvent) -> Option<u64> {
+        let mss = s.w.mss;
+        let v = RttView {
+            now: s.now,
+            rtt: s.rtt,
+            cwnd: s.w.cwnd / mss,
+            ssthresh: s.w.ssthresh / mss,
+            snd_una: s.snd_una,
+            snd_nxt: s.snd_max,
+        };
+        self.acked(&v).map(|ssthresh| ssthresh * mss)
+    }
+    fn on_congestion_event(&mut self, w: &CwndView) {
+        self.recalc_ssthresh(w.cwnd / w.mss);
+    }
+    fn on_timeout(&mut self, now: Time, snd_max: u64) {
+        self.enter_loss(now, snd_max);
+    }
+    /// `tcp_reno_undo_cwnd` (CUBIC's `undo_cwnd` in Linux 6.x) keeps no state of its own.
+    fn on_undo(&mut self, _: &CwndView) {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,9 +350,9 @@ mod tests {
     #[test]
     fn fast_convergence_lowers_wmax_when_cwnd_did_not_regain_it() {
         let mut c = Cubic::default();
-        c.on_reduction(100);
+        c.recalc_ssthresh(100);
         assert_eq!(c.last_max_cwnd, 100);
-        c.on_reduction(80); // below the last W_max: (1 + beta) / 2 of it
+        c.recalc_ssthresh(80); // below the last W_max: (1 + beta) / 2 of it
         assert_eq!(c.last_max_cwnd, 80 * 1741 / 2048);
     }
 
@@ -321,7 +362,7 @@ mod tests {
             delay_min: Some(Dur::from_millis(100)),
             ..Default::default()
         };
-        c.on_reduction(100);
+        c.recalc_ssthresh(100);
         let mut cwnd = ssthresh(100); // 70
         let mut t = 0;
         let mut trace = Vec::new();
@@ -329,7 +370,7 @@ mod tests {
         while t < 20_000 {
             let window = cwnd;
             for _ in 0..window {
-                cwnd = c.on_ack(ms(t), cwnd, 70, 1);
+                cwnd = c.cong_avoid(ms(t), cwnd, 70, 1);
             }
             t += 100;
             trace.push(cwnd);
@@ -345,11 +386,11 @@ mod tests {
     #[test]
     fn slow_start_then_no_more_than_one_segment_per_two_acked() {
         let mut c = Cubic::default();
-        assert_eq!(c.on_ack(ms(0), 10, 100, 2), 12);
+        assert_eq!(c.cong_avoid(ms(0), 10, 100, 2), 12);
         // In avoidance cnt >= 2: four ACKed segments grow cwnd by at most 2.
         let mut cwnd = 100;
         for i in 0..4 {
-            cwnd = c.on_ack(ms(1000 + i), cwnd, 50, 1);
+            cwnd = c.cong_avoid(ms(1000 + i), cwnd, 50, 1);
         }
         assert!(cwnd <= 102, "{cwnd}");
     }
@@ -369,11 +410,11 @@ mod tests {
     fn hystart_ends_slow_start_when_the_rtt_rises_within_a_round() {
         let mut c = Cubic::default();
         // Round 1 at 100 ms establishes delay_min; ACKs 10 ms apart form no train.
-        assert_eq!(c.on_rtt_sample(&sample(0, 100, 20, 1)), None);
+        assert_eq!(c.acked(&sample(0, 100, 20, 1)), None);
         // Round 2 (snd_una past round 1's snd_nxt): RTTs of 120 ms.
         let mut found = None;
         for i in 1..=9 {
-            found = found.or(c.on_rtt_sample(&sample(10 * i, 120, 20, 30_000 + i)));
+            found = found.or(c.acked(&sample(10 * i, 120, 20, 30_000 + i)));
         }
         // 120 ms > 100 + max(100 / 8, 4) ms after 8 samples: ssthresh = cwnd.
         assert_eq!(found, Some(20));
@@ -382,17 +423,17 @@ mod tests {
     #[test]
     fn hystart_stays_out_below_sixteen_segments() {
         let mut c = Cubic::default();
-        c.on_rtt_sample(&sample(0, 100, 10, 1));
+        c.acked(&sample(0, 100, 10, 1));
         for i in 1..=20 {
-            assert_eq!(c.on_rtt_sample(&sample(10 * i, 200, 10, 1 + i)), None);
+            assert_eq!(c.acked(&sample(10 * i, 200, 10, 1 + i)), None);
         }
     }
 
     #[test]
     fn a_timeout_forgets_wmax() {
         let mut c = Cubic::default();
-        c.on_reduction(100);
-        c.on_loss_state(ms(5), 0);
+        c.recalc_ssthresh(100);
+        c.enter_loss(ms(5), 0);
         assert_eq!((c.last_max_cwnd, c.epoch_start), (0, None));
     }
 }
