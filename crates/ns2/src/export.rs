@@ -559,159 +559,12 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             "ns-2's DelAck sink acknowledges every second packet",
         );
     }
-    let all = spikelab_tcp::Ns2Switches::all();
-    let switches = [
-        (
-            "ssthresh_starts_at_window",
-            tcp.ns2.ssthresh_starts_at_window,
-            all.ssthresh_starts_at_window,
-        ),
-        (
-            "delayed_syn_ack",
-            tcp.ns2.delayed_syn_ack,
-            all.delayed_syn_ack,
-        ),
-        ("header_sizes", tcp.ns2.header_sizes, all.header_sizes),
-        (
-            "restart_timer_on_fast_retransmit",
-            tcp.ns2.restart_timer_on_fast_retransmit,
-            all.restart_timer_on_fast_retransmit,
-        ),
-        (
-            "careful_after_fast_retransmit",
-            tcp.ns2.careful_after_fast_retransmit,
-            all.careful_after_fast_retransmit,
-        ),
-        (
-            "inflate_without_fast_retransmit",
-            tcp.ns2.inflate_without_fast_retransmit,
-            all.inflate_without_fast_retransmit,
-        ),
-        (
-            "grow_on_recovery_exit",
-            tcp.ns2.grow_on_recovery_exit,
-            all.grow_on_recovery_exit,
-        ),
-        (
-            "cwnd_increase_in_packets",
-            tcp.ns2.cwnd_increase_in_packets,
-            all.cwnd_increase_in_packets,
-        ),
-        (
-            "newreno_2002_partial_ack",
-            tcp.ns2.newreno_2002_partial_ack,
-            all.newreno_2002_partial_ack,
-        ),
-        (
-            "limited_transmit_in_go_back_n",
-            tcp.ns2.limited_transmit_in_go_back_n,
-            all.limited_transmit_in_go_back_n,
-        ),
-        (
-            "sack1_dupack_rules",
-            tcp.ns2.sack1_dupack_rules,
-            all.sack1_dupack_rules,
-        ),
-        (
-            "sack1_go_back_n_resends_sacked",
-            tcp.ns2.sack1_go_back_n_resends_sacked,
-            all.sack1_go_back_n_resends_sacked,
-        ),
-        (
-            "sack1_retransmits_every_hole_first",
-            tcp.ns2.sack1_retransmits_every_hole_first,
-            all.sack1_retransmits_every_hole_first,
-        ),
-        (
-            "sack1_no_frto_in_fast_recovery",
-            tcp.ns2.sack1_no_frto_in_fast_recovery,
-            all.sack1_no_frto_in_fast_recovery,
-        ),
-        (
-            "timeout_drops_inflation",
-            tcp.ns2.timeout_drops_inflation,
-            all.timeout_drops_inflation,
-        ),
-        (
-            "frto_fallback_dupack_uncounted",
-            tcp.ns2.frto_fallback_dupack_uncounted,
-            all.frto_fallback_dupack_uncounted,
-        ),
-        (
-            "frto_spurious_response_1",
-            tcp.ns2.frto_spurious_response_1,
-            all.frto_spurious_response_1,
-        ),
-        (
-            "fack_enters_by_forward_ack",
-            tcp.ns2.fack_enters_by_forward_ack,
-            all.fack_enters_by_forward_ack,
-        ),
-        (
-            "fack_restarts_window_in_recovery",
-            tcp.ns2.fack_restarts_window_in_recovery,
-            all.fack_restarts_window_in_recovery,
-        ),
-        (
-            "fack_sack_acks_send_nothing",
-            tcp.ns2.fack_sack_acks_send_nothing,
-            all.fack_sack_acks_send_nothing,
-        ),
-        (
-            "fack_duplicate_acks_send_nothing",
-            tcp.ns2.fack_duplicate_acks_send_nothing,
-            all.fack_duplicate_acks_send_nothing,
-        ),
-        (
-            "fack_restarts_timer_on_every_ack",
-            tcp.ns2.fack_restarts_timer_on_every_ack,
-            all.fack_restarts_timer_on_every_ack,
-        ),
-        (
-            "fack_samples_rtt_on_every_ack",
-            tcp.ns2.fack_samples_rtt_on_every_ack,
-            all.fack_samples_rtt_on_every_ack,
-        ),
-        (
-            "fack_samples_rtt_from_header_echo",
-            tcp.ns2.fack_samples_rtt_from_header_echo,
-            all.fack_samples_rtt_from_header_echo,
-        ),
-        (
-            "fack_timeout_keeps_recovery",
-            tcp.ns2.fack_timeout_keeps_recovery,
-            all.fack_timeout_keeps_recovery,
-        ),
-        (
-            "fack_stops_when_lost_again",
-            tcp.ns2.fack_stops_when_lost_again,
-            all.fack_stops_when_lost_again,
-        ),
-        (
-            "fack_exit_beyond_recover",
-            tcp.ns2.fack_exit_beyond_recover,
-            all.fack_exit_beyond_recover,
-        ),
-        (
-            "sink_sack_history_stack",
-            tcp.ns2.sink_sack_history_stack,
-            all.sink_sack_history_stack,
-        ),
-        (
-            "fack_exit_needs_ack_without_sack",
-            tcp.ns2.fack_exit_needs_ack_without_sack,
-            all.fack_exit_needs_ack_without_sack,
-        ),
-        (
-            "fast_recovery_from_t_seqno",
-            tcp.ns2.fast_recovery_from_t_seqno,
-            all.fast_recovery_from_t_seqno,
-        ),
-    ];
-    if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
+    // Every declared switch: on is ns-2's own behaviour (a Tcl variable among the 2002
+    // defaults, or the agent's code); off is refused with the reason it declares.
+    if let Some((s, _)) = tcp.ns2.iter().find(|(_, on)| !on) {
         return refuse(
-            format!("flow[{f}].tcp.ns2.{name} = {on}"),
-            "the 2002 agents always behave this way",
+            format!("flow[{f}].tcp.ns2.{} = false", s.name),
+            s.ns2.refusal_when_off(),
         );
     }
     if tcp.dsack {
@@ -1085,6 +938,37 @@ mod tests {
         assert_eq!(e.key, "flow[0].tcp.recovery = new-reno-sack");
         let e = export(&scenario("", "ssthresh_rule = \"rfc5681\""), 1).unwrap_err();
         assert_eq!(e.key, "flow[0].tcp.ssthresh_rule = rfc5681");
+    }
+
+    #[test]
+    fn every_ns2_switch_off_is_refused_with_its_declared_reason() {
+        let on = scenario("", "");
+        assert!(export(&on, 1).is_ok());
+        for s in spikelab_tcp::Ns2Switches::DECLARED {
+            let e = export(&scenario("", &format!("ns2.{} = false", s.name)), 1).unwrap_err();
+            assert_eq!(e.key, format!("flow[0].tcp.ns2.{} = false", s.name));
+            assert_eq!(e.why, s.ns2.refusal_when_off());
+        }
+    }
+
+    #[test]
+    fn every_ns2_switch_variable_is_written_at_its_2002_value() {
+        let s = export(&scenario("", ""), 1).unwrap();
+        for sw in spikelab_tcp::Ns2Switches::DECLARED {
+            if let spikelab_tcp::config::Ns2Source::Tcl(vars) = sw.ns2 {
+                for (class, var, value) in vars {
+                    assert!(
+                        DEFAULTS_2002.contains(&(class, var, value)),
+                        "{}: {var}",
+                        sw.name
+                    );
+                    assert!(
+                        s.tcl.contains(&format!("{class} set {var} {value}\n")),
+                        "{var}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
