@@ -29,9 +29,8 @@ use spikelab_net::service::ServiceConfig;
 use spikelab_net::spike::{Dirs, LinkControl, Schedule, SpikeConfig};
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, FreezePoint, FrozenArrivals, FrozenWire};
+use spikelab_tcp::exports::{Exports, Ns2Export};
 use spikelab_tcp::recovery::PipeRule;
-use spikelab_tcp::rto::{InitMode, MinRtoMode, Ns2RtoConfig, RtoConfig};
-use spikelab_tcp::spurious::DetectorKind;
 use spikelab_tcp::window::SsthreshRule;
 use spikelab_tcp::{EchoRule, RecoveryKind, TcpConfig, TimeoutRetransmit};
 use std::fmt::Write as _;
@@ -492,15 +491,12 @@ fn step_dirs(d: Dirs) -> Vec<Dir> {
 
 /// The agent and sink classes for a flow's configuration.
 fn agent_classes(f: usize, tcp: &TcpConfig) -> Result<(&'static str, &'static str), Refused> {
-    let agent = match tcp.recovery {
-        RecoveryKind::Reno => "Agent/TCP/Reno",
-        RecoveryKind::NewReno => "Agent/TCP/Newreno",
-        RecoveryKind::RenoSack => "Agent/TCP/Sack1",
-        RecoveryKind::Fack => "Agent/TCP/Fack",
-        RecoveryKind::NewRenoSack => {
-            return refuse(
-                format!("flow[{f}].tcp.recovery = new-reno-sack"),
-                "ns-2.35 has no one-way NewReno-SACK agent",
+    let agent = match tcp.recovery.ns2() {
+        Ns2Export::Agent(class) => class,
+        other => {
+            return refused(
+                format!("flow[{f}].tcp.recovery = {}", tcp.recovery.label()),
+                other,
             )
         }
     };
@@ -570,40 +566,11 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
     if tcp.dsack {
         return refuse(key("dsack = true"), "the 2002 agents do not use D-SACK");
     }
-    let rto = match &tcp.rto {
-        RtoConfig::Ns2(c) => c.clone(),
-        RtoConfig::Rfc6298(c) => {
-            if c.min_rto_mode != MinRtoMode::Standard {
-                return refuse(key("rto.min_rto_mode"), "ns-2's minrto_ is a fixed floor");
-            }
-            if c.init_mode != InitMode::Standard {
-                return refuse(
-                    key("rto.init_mode"),
-                    "ns-2 initialises from its first sample (rtt_update)",
-                );
-            }
-            // The RFC arithmetic is exported as ns-2's timer with the same constants.
-            Ns2RtoConfig {
-                tick: c.granularity,
-                initial_rto: c.initial_rto,
-                min_rto: c.min_rto,
-                max_rto: c.max_rto,
-                reset_backoff_on_any_sample: false,
-            }
-        }
-        RtoConfig::PeakHopper(_) => {
-            return refuse(
-                key("rto.kind = peak-hopper"),
-                "ns-2.35 has no Peak-Hopper timer",
-            )
-        }
-        RtoConfig::Linux(_) => {
-            return refuse(key("rto.kind = linux"), "ns-2.35 has no Linux timer")
-        }
-        RtoConfig::Fixed(_) => {
-            return refuse(key("rto.kind = fixed"), "ns-2.35 has no constant timer")
-        }
-    };
+    let rto = settings(
+        key(&format!("rto.kind = {}", tcp.rto.kind())),
+        &key("rto"),
+        tcp.rto.ns2(),
+    )?;
     let sp = &tcp.spurious;
     if !sp.observe.is_empty() {
         return refuse(
@@ -611,19 +578,16 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             "ns-2.35 has no passive spurious-timeout detectors",
         );
     }
-    let (frto, sfrto) = match sp.driver {
-        None => (0, 0),
-        Some(DetectorKind::Frto) => (1, 0),
-        Some(DetectorKind::SackFrto) => (0, 1),
-        Some(k) => {
-            return refuse(
-                format!("flow[{f}].tcp.spurious.driver = {}", k.label()),
-                "ns-2.35's one-way agents detect spurious timeouts only with F-RTO",
-            )
-        }
+    let detector = match sp.driver {
+        None => NO_DRIVER.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+        Some(d) => settings(
+            key(&format!("spurious.driver = {}", d.label())),
+            &key("spurious"),
+            d.ns2(),
+        )?,
     };
     let b = |v: bool| if v { "true" } else { "false" }.to_string();
-    Ok(vec![
+    Ok([
         ("packetSize_", tcp.mss.to_string()),
         ("windowInit_", tcp.initial_window.to_string()),
         ("window_", (tcp.receiver_window / mss).to_string()),
@@ -632,18 +596,39 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
         ("numdupacks_", tcp.dupack_threshold.to_string()),
         ("timestamps_", b(tcp.timestamps)),
         ("syn_", b(tcp.handshake)),
-        ("tcpTick_", format!("{}", rto.tick.as_secs_f64())),
-        ("minrto_", format!("{}", rto.min_rto.as_secs_f64())),
-        (
-            "maxrto_",
-            rto.max_rto
-                .map_or("100000".into(), |m| format!("{}", m.as_secs_f64())),
-        ),
-        ("rtxcur_init_", format!("{}", rto.initial_rto.as_secs_f64())),
-        ("ts_resetRTO_", b(rto.reset_backoff_on_any_sample)),
-        ("frto_enabled_", frto.to_string()),
-        ("sfrto_enabled_", sfrto.to_string()),
-    ])
+    ]
+    .into_iter()
+    .chain(rto)
+    .chain(detector)
+    .collect())
+}
+
+/// The agent's F-RTO variables without a driving detector.
+const NO_DRIVER: &[(&str, &str)] = &[("frto_enabled_", "0"), ("sfrto_enabled_", "0")];
+
+/// An algorithm's settings (its [`Exports::ns2`]), or its refusal under `choice` (the
+/// algorithm itself) or `at.field`.
+fn settings(
+    choice: String,
+    at: &str,
+    export: Ns2Export,
+) -> Result<Vec<(&'static str, String)>, Refused> {
+    match export {
+        Ns2Export::Settings(s) => Ok(s),
+        Ns2Export::Refused {
+            field: Some(field),
+            why,
+        } => refuse(format!("{at}.{field}"), why),
+        other => refused(choice, other),
+    }
+}
+
+/// The refusal of an algorithm that ns-2.35 does not run as the exporter needs.
+fn refused<T>(key: String, export: Ns2Export) -> Result<T, Refused> {
+    match export {
+        Ns2Export::Refused { why, .. } => refuse(key, why),
+        other => refuse(key, format!("not an ns-2 export of this kind: {other:?}")),
+    }
 }
 
 fn sink_settings(tcp: &TcpConfig) -> Vec<(&'static str, String)> {
@@ -969,6 +954,57 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The agent's settings (or the refusal) for the 2002 profile with `change` applied.
+    fn agent(change: impl Fn(&mut TcpConfig)) -> Result<Vec<(&'static str, String)>, Refused> {
+        let mut tcp = TcpConfig::ns2_2002();
+        tcp.timestamps = true;
+        change(&mut tcp);
+        agent_classes(0, &tcp)?;
+        agent_settings(0, &tcp)
+    }
+
+    /// `settings` written as the export states them, or the refusal carries its reason.
+    fn exported_as_stated(
+        name: &str,
+        got: Result<Vec<(&'static str, String)>, Refused>,
+        stated: Ns2Export,
+    ) {
+        match (got, stated) {
+            (Ok(all), Ns2Export::Settings(own)) => {
+                assert!(own.iter().all(|s| all.contains(s)), "{name}: {own:?}");
+            }
+            (Ok(_), Ns2Export::Agent(_)) => {}
+            (Err(e), Ns2Export::Refused { why, .. }) => assert_eq!(e.why, why, "{name}"),
+            (got, stated) => panic!("{name}: exported {got:?}, states {stated:?}"),
+        }
+    }
+
+    #[test]
+    fn every_registered_algorithm_is_exported_or_refused_as_it_states() {
+        for name in spikelab_tcp::spurious::DetectorKind::NAMES {
+            let k = spikelab_tcp::spurious::DetectorKind::from_label(name).unwrap();
+            exported_as_stated(name, agent(|t| t.spurious.driver = Some(k)), k.ns2());
+        }
+        for name in RecoveryKind::NAMES {
+            let k = RecoveryKind::from_label(name).unwrap();
+            let got = agent(|t| t.recovery = k);
+            exported_as_stated(name, got, k.ns2());
+        }
+        for name in spikelab_tcp::rto::RtoConfig::KINDS {
+            let c: spikelab_tcp::rto::RtoConfig =
+                toml::from_str(&format!("kind = \"{name}\"")).unwrap();
+            exported_as_stated(name, agent(|t| t.rto = c.clone()), c.ns2());
+        }
+    }
+
+    #[test]
+    fn the_recovery_names_its_agent_class() {
+        let s = export(&scenario("", "recovery = \"fack\""), 1).unwrap();
+        assert!(s.tcl.contains("[new Agent/TCP/Fack]"));
+        let s = export(&scenario("", "recovery = \"new-reno\""), 1).unwrap();
+        assert!(s.tcl.contains("[new Agent/TCP/Newreno]"));
     }
 
     #[test]

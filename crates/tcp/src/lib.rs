@@ -13,6 +13,7 @@
 
 pub mod config;
 pub mod cubic;
+pub mod exports;
 pub mod linux_cwnd_limited;
 pub mod linux_disorder;
 pub mod linux_profile;
