@@ -14,6 +14,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod exports;
 pub mod linux_cwnd_limited;
 pub mod linux_disorder;
 pub mod linux_profile;
