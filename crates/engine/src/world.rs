@@ -21,6 +21,7 @@ use crate::watchdog::{Bark, Watchdog};
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
+use spikelab_net::control;
 use spikelab_net::link::same_instant::Lead;
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
@@ -1314,17 +1315,8 @@ impl<L: Lead> Sim<L> {
         for d in [Dir::Forward, Dir::Reverse] {
             let i = dir_index(d);
             let dir = &mut self.links[l].dirs[i];
-            let thaw_drops = match control {
-                LinkControl::Suspend(ds, mode) if ds.includes(d) => {
-                    dir.suspend(now, mode);
-                    Vec::new()
-                }
-                LinkControl::Resume(ds) if ds.includes(d) => dir.resume(now),
-                LinkControl::SetRate(ds, rate) if ds.includes(d) => {
-                    dir.set_rate(now, rate);
-                    Vec::new()
-                }
-                _ => continue,
+            let Some(thaw_drops) = control::apply(control, d, dir, now) else {
+                continue;
             };
             for s in thaw_drops {
                 let p = self.arena.take(s);
