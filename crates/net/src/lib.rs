@@ -35,6 +35,7 @@ pub mod service;
 pub mod spike;
 pub mod streams;
 pub mod trace;
+pub mod trace_ref;
 
 pub use config::{DirOverride, LinkConfig, LinkDirConfig};
 pub use delay::{DelaySampling, DelayTrace};
