@@ -25,14 +25,18 @@
 
 pub mod advise;
 pub mod artifacts;
-pub mod delay_injection;
-pub mod eifel;
+pub mod context;
 pub mod embedded;
+
+/// The path the CLI names a user's experiment file by (`eifel::OnDisk`), from when it
+/// lived beside the Eifel papers' registration; it is [`reproduction::on_disk`].
+pub mod eifel {
+    pub use crate::reproduction::on_disk::OnDisk;
+}
 pub mod grid;
-pub mod peak_hopper;
+pub mod metrics;
+pub mod papers;
 pub mod report;
 pub mod reproduction;
 pub mod runner;
 pub mod shared_runs;
-pub mod std_proxy;
-pub mod timer_metrics;

@@ -1,10 +1,10 @@
-//! Run metrics over a group of flows beyond [`super::metrics::RUN_METRICS`]: the rest
+//! Run metrics over a group of flows beyond [`super::RUN_METRICS`]: the rest
 //! of [Ekström & Ludwig 2004] IV.C's timer counts and shares
-//! ([`crate::timer_metrics::TimerMetrics`], pooled over the view's flows), the flows a
+//! ([`super::timer::TimerMetrics`], pooled over the view's flows), the flows a
 //! run left unfinished, and the loss at a dumbbell's bottleneck.
 
-use super::metrics::{RunMetric, RunView};
-use crate::timer_metrics::TimerMetrics;
+use super::timer::TimerMetrics;
+use super::view::{RunMetric, RunView};
 use std::rc::Rc;
 
 /// A timer metric over the view's flows (every RTO computation is recorded).
@@ -76,9 +76,9 @@ pub const METRICS: &[RunMetric] = &[
 ];
 
 /// IV.C's metrics pooled over the view's flows (as one group of a run), computed once
-/// per run and group ([`super::metrics::RunMemo`]).
+/// per run and group ([`super::view::RunMemo`]).
 pub(crate) fn timer(v: &RunView) -> Rc<TimerMetrics> {
-    v.memo.timer(v.flows, || {
+    v.memo.get(v.flows, || {
         let mut member = vec![false; v.result.flows.len()];
         for &i in v.flows {
             member[i] = true;

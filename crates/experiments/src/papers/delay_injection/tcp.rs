@@ -10,11 +10,12 @@ use spikelab_net::ping_trace::PingTrace;
 use spikelab_net::{DelayGenerator, DelaySource};
 
 /// The scenario file (one cell: FTFD, D0 = 100 ms, N = 3, oracle).
-pub const SCENARIO: &str = include_str!("../../../../scenarios/delay-injection.toml");
+pub const SCENARIO: &str = include_str!("../../../../../scenarios/delay-injection.toml");
 
 /// The paper's simulator as a scenario (per-packet RTT draws, samples kept, no fast
 /// retransmit), every switch cited there.
-pub const PAPER_SCENARIO: &str = include_str!("../../../../scenarios/delay-injection-paper.toml");
+pub const PAPER_SCENARIO: &str =
+    include_str!("../../../../../scenarios/delay-injection-paper.toml");
 
 /// Which TCP simulation: the realistic one, or the paper's simulator as its text and
 /// numbers describe it. Both are scenario files; the mode only picks the file and the

@@ -8,25 +8,27 @@
 //! * Section II's three problems of the RFC2988-RTO (Figs. 2, 3): synthetic RTT
 //!   sequences fed straight into the estimators ([`crate::grid::rtt_feed`]).
 //! * Scenario A (IV.B.1, V.A, V.B): N = 940..1036 flows, half per timer, B_norm, P, W,
-//!   W_95 per run (Figs. 13, 14), over flow groups ([`crate::grid::group_metrics`]).
+//!   W_95 per run (Figs. 13, 14), over flow groups ([`crate::metrics::group`]).
 //! * Scenario B (IV.B.2, V.C): the WCDMA-like link, P with confidence intervals
 //!   (Fig. 15) and its distribution (Fig. 16), is data too (the same file).
 //! * Scenario C (IV.B.3, V.D): outages every 50 s, the share of outages that caused a
 //!   spurious timeout (Fig. 17), and the two-outage trace (Fig. 18), is data too: its
-//!   per-run numbers are [`crate::grid::outage_metrics`], Fig. 17's "largest reduction"
+//!   per-run numbers are [`crate::metrics::outage`], Fig. 17's "largest reduction"
 //!   a [`crate::grid::over_axis`] reduction and Fig. 18's panels
 //!   [`crate::grid::run_series`] charts.
 //!
-//! The metrics are [`crate::timer_metrics`]; the estimators are spikelab_tcp's, unchanged.
+//! The metrics are [`crate::metrics::timer`]; the estimators are spikelab_tcp's, unchanged.
 //!
 //! [`Scale::Paper`] is the experiment as the paper describes it; [`Scale::Smoke`] is a
 //! documented reduction for tests (see each method).
 
+use crate::context::Context;
 use crate::grid::run::run_experiment;
 use crate::grid::spec::AxisValue;
 use crate::grid::ExperimentSpec;
 use crate::report::Section;
-use crate::reproduction::{Context, Reproduction};
+use crate::reproduction::from_file::FromFile;
+use crate::reproduction::interface::Reproduction;
 
 /// How much of the paper's experiment to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +42,13 @@ pub enum Scale {
     Smoke,
 }
 
+/// The paper's experiment file, as the paper describes it.
+const FILE: FromFile = FromFile::new(
+    "peak-hopper",
+    "The Peak-Hopper: a new end-to-end retransmission timer (Ekström & Ludwig)",
+    "peak-hopper.toml",
+);
+
 /// The reproduction.
 pub struct PeakHopperRto {
     pub scale: Scale,
@@ -52,11 +61,11 @@ pub static PEAK_HOPPER: PeakHopperRto = PeakHopperRto {
 
 impl Reproduction for PeakHopperRto {
     fn name(&self) -> &'static str {
-        "peak-hopper"
+        FILE.name()
     }
 
     fn title(&self) -> &'static str {
-        "The Peak-Hopper: a new end-to-end retransmission timer (Ekström & Ludwig)"
+        FILE.title()
     }
 
     fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
@@ -68,10 +77,7 @@ impl PeakHopperRto {
     /// `experiments/peak-hopper.toml` (Scenarios A, B and C), reduced by [`smoke`] at
     /// [`Scale::Smoke`].
     pub fn experiment(&self) -> anyhow::Result<ExperimentSpec> {
-        let file = "peak-hopper.toml";
-        let text = crate::embedded::experiment(file)
-            .ok_or_else(|| anyhow::anyhow!("no built-in experiment `{file}`"))?;
-        let mut spec = ExperimentSpec::parse(text, &format!("experiments/{file}"))?;
+        let mut spec = FILE.spec()?;
         if self.scale == Scale::Smoke {
             smoke(&mut spec)?;
         }

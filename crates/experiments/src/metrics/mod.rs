@@ -2,82 +2,17 @@
 //! experiment's flow ([`NAMES`]), and metrics over the whole run, its links and its
 //! middleboxes ([`RUN_METRICS`]), each a pure function of one run.
 
-use crate::std_proxy::metrics::StdEpisodes;
-use crate::timer_metrics::TimerMetrics;
-use spikelab_engine::{FlowResult, RunResult, SimConfig, TraceKinds};
-use std::cell::RefCell;
+pub mod distributions;
+pub mod group;
+pub mod outage;
+pub mod timer;
+pub mod view;
+
+pub use view::{split_group, trace_kinds, RunMemo, RunMetric, RunView, TraceNeed};
+
+use spikelab_engine::FlowResult;
 use std::rc::Rc;
-
-/// What a run metric sees: the run, the configuration it ran, and the flows it is
-/// about: the experiment's flow, or every flow of a group (`metric@group`).
-pub struct RunView<'a> {
-    pub result: &'a RunResult,
-    pub sim: &'a SimConfig,
-    /// The experiment's flow.
-    pub flow: usize,
-    /// The flows the metric covers (`[flow]` without a group).
-    pub flows: &'a [usize],
-    /// What several metrics of this run share, computed once (one memo per run).
-    pub memo: &'a RunMemo,
-}
-
-/// Values that several run metrics derive alike from one run, computed on first use:
-/// each of [Ekström & Ludwig 2004] IV.C's timer metrics reads every RTO computation of
-/// its flows, each STD-proxy metric the run's whole trace, and a table names many of
-/// them for every run. A memo serves the views of one run (one [`RunResult`] and
-/// [`SimConfig`]); it is keyed by what else the values read (the flows, the flow).
-#[derive(Default)]
-pub struct RunMemo {
-    timer: RefCell<Vec<(Vec<usize>, Rc<TimerMetrics>)>>,
-    std: RefCell<Vec<(usize, StdEpisodes)>>,
-}
-
-impl RunMemo {
-    /// The timer metrics of `flows`, computed by `of` the first time.
-    pub fn timer(&self, flows: &[usize], of: impl FnOnce() -> TimerMetrics) -> Rc<TimerMetrics> {
-        if let Some((_, m)) = self.timer.borrow().iter().find(|(f, _)| f == flows) {
-            return Rc::clone(m);
-        }
-        let m = Rc::new(of());
-        self.timer
-            .borrow_mut()
-            .push((flows.to_vec(), Rc::clone(&m)));
-        m
-    }
-
-    /// The STD-proxy episodes of `flow`, computed by `of` the first time.
-    pub fn std(&self, flow: usize, of: impl FnOnce() -> StdEpisodes) -> StdEpisodes {
-        if let Some(&(_, e)) = self.std.borrow().iter().find(|(f, _)| *f == flow) {
-            return e;
-        }
-        let e = of();
-        self.std.borrow_mut().push((flow, e));
-        e
-    }
-}
-
-/// What of a run's trace a metric reads, and of which runs: the grid records those
-/// kinds of record in the cells whose configuration `of` accepts, and nothing for the
-/// metric in the others (the whole trace in every cell cost std-proxy's reproduction
-/// about a tenth of its time: 19.9 against 17.9 s user at `--reps 20`).
-#[derive(Clone, Copy)]
-pub struct TraceNeed {
-    pub kinds: TraceKinds,
-    pub of: fn(&SimConfig) -> bool,
-}
-
-/// A metric over a whole run.
-pub struct RunMetric {
-    pub name: &'static str,
-    /// The trace records it reads, if any.
-    pub trace: Option<TraceNeed>,
-    /// It reads every RTO computation (`FlowResult::rto_samples`; the grid records them).
-    pub needs_rto: bool,
-    /// It reads every flow of [`RunView::flows`], so it may be taken over a group
-    /// (`metric@group`); the others read [`RunView::flow`] alone.
-    pub over_flows: bool,
-    pub value: fn(&RunView) -> f64,
-}
+use timer::TimerMetrics;
 
 /// Every run metric: the registry experiment files name.
 pub const RUN_METRICS: &[RunMetric] = &[
@@ -130,41 +65,6 @@ pub const RUN_METRICS: &[RunMetric] = &[
         trace: None,
         value: |v| v.result.links.iter().map(|l| l.dropped).sum::<u64>() as f64,
     },
-    RunMetric {
-        name: "std_episodes",
-        over_flows: false,
-        needs_rto: false,
-        trace: Some(crate::std_proxy::metrics::TRACE),
-        value: |v| f64::from(crate::std_proxy::metrics::of_run(v).std_episodes),
-    },
-    RunMetric {
-        name: "std_cond3_met",
-        over_flows: false,
-        needs_rto: false,
-        trace: Some(crate::std_proxy::metrics::TRACE),
-        value: |v| f64::from(crate::std_proxy::metrics::of_run(v).std_condition_met),
-    },
-    RunMetric {
-        name: "std_cwnd_bytes",
-        over_flows: false,
-        needs_rto: false,
-        trace: Some(crate::std_proxy::metrics::TRACE),
-        value: |v| crate::std_proxy::metrics::of_run(v).cwnd_std_sum as f64,
-    },
-    RunMetric {
-        name: "std_cond3_met_flight",
-        over_flows: false,
-        needs_rto: false,
-        trace: Some(crate::std_proxy::metrics::TRACE),
-        value: |v| f64::from(crate::std_proxy::metrics::of_run(v).flight_condition_met),
-    },
-    RunMetric {
-        name: "std_flight_bytes",
-        over_flows: false,
-        needs_rto: false,
-        trace: Some(crate::std_proxy::metrics::TRACE),
-        value: |v| crate::std_proxy::metrics::of_run(v).flight_sum as f64,
-    },
 ];
 
 /// The flow's minimum segments over the data packets the last link of its route
@@ -180,24 +80,17 @@ fn goodput_last_hop(v: &RunView) -> f64 {
 /// [Ekström & Ludwig 2004] IV.C's timer metrics pooled over the view's flows (every
 /// flow's RTO computations and timeouts together, as one group of a run).
 fn timer(v: &RunView) -> Rc<TimerMetrics> {
-    super::group_metrics::timer(v)
+    group::timer(v)
 }
 
-/// Every run metric: [`RUN_METRICS`] and those of [`super::group_metrics`] and
-/// [`super::outage_metrics`].
+/// Every run metric: [`RUN_METRICS`] and those of [`group`], [`outage`] and the
+/// papers' own (one line each).
 fn run_metrics() -> impl Iterator<Item = &'static RunMetric> {
     RUN_METRICS
         .iter()
-        .chain(super::group_metrics::METRICS)
-        .chain(super::outage_metrics::METRICS)
-}
-
-/// A metric name and the flow group it is taken over: `timer_p@ph-bulk`.
-pub fn split_group(name: &str) -> (&str, Option<&str>) {
-    match name.split_once('@') {
-        Some((m, g)) => (m, Some(g)),
-        None => (name, None),
-    }
+        .chain(crate::papers::std_proxy::metrics::METRICS)
+        .chain(group::METRICS)
+        .chain(outage::METRICS)
 }
 
 /// Whether `name` (without its group) is a flow metric or a run metric.
@@ -205,14 +98,14 @@ pub fn known(name: &str) -> bool {
     let name = split_group(name).0;
     NAMES.contains(&name)
         || run_metrics().any(|m| m.name == name)
-        || super::distributions::find(name).is_some()
+        || distributions::find(name).is_some()
 }
 
 /// Whether metric `name` (without its group) may be taken over a group of flows.
 pub fn takes_group(name: &str) -> bool {
     let name = split_group(name).0;
     run_metrics().any(|m| m.name == name && m.over_flows)
-        || super::distributions::find(name).is_some_and(|d| d.over_flows)
+        || distributions::find(name).is_some_and(|d| d.over_flows)
 }
 
 /// Every known metric name, for error messages.
@@ -229,21 +122,13 @@ pub fn known_names() -> String {
 pub fn needs_rto(name: &str) -> bool {
     let name = split_group(name).0;
     run_metrics().any(|m| m.name == name && m.needs_rto)
-        || super::distributions::find(name).is_some_and(|d| d.needs_rto)
+        || distributions::find(name).is_some_and(|d| d.needs_rto)
 }
 
 /// What of the trace metric `name` reads, if anything.
 pub fn trace_need(name: &str) -> Option<TraceNeed> {
     let name = split_group(name).0;
     run_metrics().find(|m| m.name == name)?.trace
-}
-
-/// The trace records the metrics `needs` read of a run of `sim`.
-pub fn trace_kinds(needs: &[TraceNeed], sim: &SimConfig) -> TraceKinds {
-    needs
-        .iter()
-        .filter(|n| (n.of)(sim))
-        .fold(TraceKinds::NONE, |k, n| k.union(n.kinds))
 }
 
 /// The value of metric `name` (flow or run, without its group) for one run; NaN when
@@ -341,29 +226,5 @@ mod tests {
         assert_eq!(value("download_time_s", &done), 2.0);
         assert_eq!(value("throughput_kbps", &done), 4.0);
         assert_eq!(value("goodput", &done), 10.0 / 12.0);
-    }
-
-    #[test]
-    fn a_memo_computes_each_groups_timer_metrics_once() {
-        let memo = RunMemo::default();
-        let calls = std::cell::Cell::new(0);
-        let of = |flows: u64| {
-            calls.set(calls.get() + 1);
-            TimerMetrics {
-                flows,
-                ..TimerMetrics::default()
-            }
-        };
-        assert_eq!(memo.timer(&[0, 1], || of(2)).flows, 2);
-        assert_eq!(memo.timer(&[0, 1], || of(99)).flows, 2);
-        assert_eq!(memo.timer(&[1], || of(1)).flows, 1);
-        assert_eq!(calls.get(), 2);
-        let e = StdEpisodes {
-            std_episodes: 3,
-            ..StdEpisodes::default()
-        };
-        assert_eq!(memo.std(0, || e), e);
-        assert_eq!(memo.std(0, StdEpisodes::default), e);
-        assert_eq!(memo.std(1, StdEpisodes::default), StdEpisodes::default());
     }
 }

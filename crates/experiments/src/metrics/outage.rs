@@ -2,8 +2,8 @@
 //! (IV.B.3, V.D): how many of a run's outages caused a spurious timeout (Fig. 17), and
 //! the RTO's peak and half-life after the last outage (Fig. 18).
 
-use super::metrics::{RunMetric, RunView};
-use crate::timer_metrics::{outage_hits, outages_from_schedule, rto_half_life, HalfLife, Outage};
+use super::timer::{outage_hits, outages_from_schedule, rto_half_life, HalfLife, Outage};
+use super::view::{RunMetric, RunView};
 use spikelab_core::Dur;
 use spikelab_engine::{RunResult, SimConfig};
 use spikelab_net::spike::OutageConfig;
@@ -138,7 +138,7 @@ pub const METRICS: &[RunMetric] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::metrics::of_run;
+    use crate::metrics::of_run;
     use spikelab_core::Time;
 
     /// Fig. 18's run as `experiments/peak-hopper.toml`'s grid `c18` makes it (the

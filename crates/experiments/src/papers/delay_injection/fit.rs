@@ -110,7 +110,7 @@ pub fn fit(base: PingTrace, batch: Batch) -> Result<Vec<FitRow>, InvariantViolat
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::delay_injection::tcp::base_of;
+    use crate::papers::delay_injection::tcp::base_of;
     use crate::runner::{default_jobs, Counter};
 
     fn batch(c: &Counter, reps: u32) -> Batch<'_> {

@@ -6,8 +6,8 @@
 //! matches (`.n`, `.mean`, `.pNN`); a `cdf` chart or a CSV file with `distribution`
 //! draws or writes its distribution function.
 
-use super::metrics::RunView;
-use crate::timer_metrics::PHistogram;
+use super::timer::PHistogram;
+use super::view::{split_group, RunView};
 use std::collections::BTreeMap;
 
 /// A distribution over a run.
@@ -25,12 +25,12 @@ pub const DISTS: &[DistMetric] = &[DistMetric {
     name: "timer_p_dist",
     over_flows: true,
     needs_rto: true,
-    value: |v| super::group_metrics::timer(v).p.clone(),
+    value: |v| super::group::timer(v).p.clone(),
 }];
 
 /// The distribution metric called `name` (without its group).
 pub fn find(name: &str) -> Option<&'static DistMetric> {
-    let name = super::metrics::split_group(name).0;
+    let name = split_group(name).0;
     DISTS.iter().find(|d| d.name == name)
 }
 

@@ -1,7 +1,7 @@
-//! The interface every paper reproduction implements, and the registry that
-//! `spikelab reproduce` runs.
+//! What a reproduction, and every experiment it runs, is given: where to write, how
+//! many repetitions, how many threads, and where to report progress. A leaf: the grid
+//! language and every paper read it, and it reads neither.
 
-use crate::report::Section;
 use crate::runner::{Batch, Progress};
 use std::path::{Path, PathBuf};
 
@@ -39,31 +39,4 @@ impl Context<'_> {
             .map(Path::to_path_buf)
             .unwrap_or_else(|_| path.to_path_buf())
     }
-}
-
-/// One paper's reproduction.
-pub trait Reproduction: Sync {
-    /// The name used on the command line and as the output directory.
-    fn name(&self) -> &'static str;
-    /// The paper's title.
-    fn title(&self) -> &'static str;
-    /// Runs every experiment of the paper, writes CSV files and figures into
-    /// `ctx.dir`, and returns the report's section.
-    fn run(&self, ctx: &Context) -> anyhow::Result<Section>;
-}
-
-/// Every reproduction, in the order of the report.
-pub fn registry() -> Vec<&'static dyn Reproduction> {
-    vec![
-        &crate::eifel::GPRS_EIFEL,
-        &crate::eifel::EIFEL_RESPONSE,
-        &crate::peak_hopper::PEAK_HOPPER,
-        &crate::eifel::STD_PROXY,
-        &crate::delay_injection::reproduction::DelayInjectionReproduction,
-    ]
-}
-
-/// The reproduction called `name`.
-pub fn find(name: &str) -> Option<&'static dyn Reproduction> {
-    registry().into_iter().find(|r| r.name() == name)
 }

@@ -1,66 +1,15 @@
-//! The reproductions entirely described by a file under `experiments/` (the two Eifel
-//! papers and the STD proxy's), and a user's own experiment file ([`OnDisk`]).
+//! A user's own experiment file (`spikelab reproduce --experiment FILE`), read from
+//! disk, the scenario files it names read beside it; its layout may name any Rust block
+//! a paper registers (`crate::papers::RUST_BLOCKS`).
 
-use crate::embedded;
+use super::interface::Reproduction;
+use crate::context::Context;
 use crate::grid::run::{base_text, expand, run_experiment};
 use crate::grid::ExperimentSpec;
 use crate::report::Section;
-use crate::reproduction::{Context, Reproduction};
 use anyhow::anyhow;
 use spikelab_scenario::{FieldPath, Invalid};
 use std::path::Path;
-
-/// A reproduction defined by one experiment file.
-pub struct FromFile {
-    name: &'static str,
-    title: &'static str,
-    file: &'static str,
-}
-
-impl FromFile {
-    /// The parsed experiment file.
-    pub fn spec(&self) -> anyhow::Result<ExperimentSpec> {
-        let text = embedded::experiment(self.file)
-            .ok_or_else(|| anyhow!("no built-in experiment `{}`", self.file))?;
-        Ok(ExperimentSpec::parse(
-            text,
-            &format!("experiments/{}", self.file),
-        )?)
-    }
-}
-
-impl Reproduction for FromFile {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn title(&self) -> &'static str {
-        self.title
-    }
-    fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
-        run_experiment(&self.spec()?, ctx)
-    }
-}
-
-/// [Gurtov & Ludwig 2002].
-pub static GPRS_EIFEL: FromFile = FromFile {
-    name: "gprs-eifel",
-    title: "Evaluating the Eifel algorithm for TCP in a GPRS network",
-    file: "gprs-eifel.toml",
-};
-
-/// [Gurtov & Ludwig 2003].
-pub static EIFEL_RESPONSE: FromFile = FromFile {
-    name: "eifel-response",
-    title: "Responding to spurious timeouts in TCP",
-    file: "eifel-response.toml",
-};
-
-/// [Kim & Cho 2003].
-pub static STD_PROXY: FromFile = FromFile {
-    name: "std-proxy",
-    title: "Considering Spurious Timeout in Proxy for Improving TCP Performance in Wireless Networks (Kim, Cho)",
-    file: "std-proxy.toml",
-};
 
 /// An experiment file given on the command line: read from disk, the scenario files it
 /// names read beside it.
@@ -79,7 +28,8 @@ impl OnDisk {
         let shown = path.display().to_string();
         let text =
             std::fs::read_to_string(path).map_err(|e| anyhow!("{shown}: cannot read: {e}"))?;
-        let mut spec = ExperimentSpec::parse(&text, &shown)?;
+        let spec = ExperimentSpec::parse(&text, &shown)?;
+        let mut spec = spec.with_rust_blocks(crate::papers::RUST_BLOCKS, &text, &shown)?;
         let dir = path.parent().unwrap_or(Path::new(""));
         spec.scenario_dir = Some(dir.to_path_buf());
         let at = |path: FieldPath, e: anyhow::Error| {

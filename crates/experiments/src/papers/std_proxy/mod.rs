@@ -4,3 +4,12 @@
 //! condition (3) of section IV over the STD proxy's spurious episodes ([`metrics`]).
 
 pub mod metrics;
+
+use crate::reproduction::from_file::FromFile;
+
+/// The reproduction.
+pub static STD_PROXY: FromFile = FromFile::new(
+    "std-proxy",
+    "Considering Spurious Timeout in Proxy for Improving TCP Performance in Wireless Networks (Kim, Cho)",
+    "std-proxy.toml",
+);

@@ -1,5 +1,5 @@
 //! The run metrics of [Kim & Cho 2003] that are not generic: condition (3) for every
-//! timeout the STD proxy called spurious, registered in [`crate::grid::metrics`] as
+//! timeout the STD proxy called spurious, registered in the metric registry as
 //! `std_episodes`, `std_cond3_met`, `std_cwnd_bytes`, `std_cond3_met_flight` and
 //! `std_flight_bytes`. Throughput and goodput over the wireless link are the generic
 //! `throughput_bps` and `goodput_last_hop` (V: "minimum amount of data required for
@@ -21,13 +21,52 @@
 //!   segment's first byte, capped by the receiver window ([`flight_from`]). Both
 //!   readings are evaluated on the same runs.
 
-use crate::grid::metrics::{RunView, TraceNeed};
+use crate::metrics::view::{RunMetric, RunView, TraceNeed};
 use spikelab_core::trace::{TraceEvent, TraceKinds, TraceRecord};
 use spikelab_core::{BitRate, Dur, Time};
 use spikelab_engine::{FlowKind, MiddleboxSpec, RunResult, SimConfig, TimeoutRecord};
 use spikelab_net::middlebox::std_proxy::std_condition_met;
 use spikelab_net::MiddleboxConfig;
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
+
+/// The metrics of this file, by name (registered by one line in the metric registry).
+pub const METRICS: &[RunMetric] = &[
+    RunMetric {
+        name: "std_episodes",
+        over_flows: false,
+        needs_rto: false,
+        trace: Some(TRACE),
+        value: |v| f64::from(of_run(v).std_episodes),
+    },
+    RunMetric {
+        name: "std_cond3_met",
+        over_flows: false,
+        needs_rto: false,
+        trace: Some(TRACE),
+        value: |v| f64::from(of_run(v).std_condition_met),
+    },
+    RunMetric {
+        name: "std_cwnd_bytes",
+        over_flows: false,
+        needs_rto: false,
+        trace: Some(TRACE),
+        value: |v| of_run(v).cwnd_std_sum as f64,
+    },
+    RunMetric {
+        name: "std_cond3_met_flight",
+        over_flows: false,
+        needs_rto: false,
+        trace: Some(TRACE),
+        value: |v| f64::from(of_run(v).flight_condition_met),
+    },
+    RunMetric {
+        name: "std_flight_bytes",
+        over_flows: false,
+        needs_rto: false,
+        trace: Some(TRACE),
+        value: |v| of_run(v).flight_sum as f64,
+    },
+];
 
 /// What [`episodes`] reads of a run's trace: the segments sent ([`SentBefore`],
 /// [`cwnd_after`]), the RTT samples ([`min_rtt`]) and the window changes
@@ -66,9 +105,9 @@ pub struct StdEpisodes {
 /// Condition (3) for every episode of the run `v` that the STD proxy called spurious:
 /// BW is the rate of the link the proxy sits on, the receiver window the flow's.
 /// Nothing without an STD proxy. Computed once per run and flow
-/// ([`crate::grid::metrics::RunMemo`]): five metrics read it.
+/// ([`crate::metrics::view::RunMemo`]): five metrics read it.
 pub fn of_run(v: &RunView) -> StdEpisodes {
-    v.memo.std(v.flow, || of_run_once(v))
+    *v.memo.get(&[v.flow], || of_run_once(v))
 }
 
 fn of_run_once(v: &RunView) -> StdEpisodes {
@@ -262,13 +301,13 @@ mod tests {
     /// full trace. A run without the proxy asks for none.
     #[test]
     fn the_trace_kinds_asked_for_give_the_episodes_of_the_full_trace() {
-        let text = include_str!("../../../../scenarios/std-proxy.toml")
+        let text = include_str!("../../../../../scenarios/std-proxy.toml")
             .replace("bytes = \"10MB\"", "bytes = \"1MB\"");
         let s = spikelab_scenario::parse(&text, "std-proxy.toml").unwrap();
         let full = s.to_sim();
         assert!(full.trace.is_empty(), "the scenario traces nothing");
         let mut some = full.clone();
-        some.trace = crate::grid::metrics::trace_kinds(&[TRACE], &full);
+        some.trace = crate::metrics::trace_kinds(&[TRACE], &full);
         assert_eq!(some.trace, TRACE.kinds);
         let mut all = full.clone();
         all.trace = TraceKinds::ALL;
@@ -286,7 +325,7 @@ mod tests {
         let mut plain = full;
         plain.middleboxes.clear();
         assert_eq!(
-            crate::grid::metrics::trace_kinds(&[TRACE], &plain),
+            crate::metrics::trace_kinds(&[TRACE], &plain),
             TraceKinds::NONE
         );
     }

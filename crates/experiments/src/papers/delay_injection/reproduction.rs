@@ -7,49 +7,44 @@ use super::inject::{timeouts_by_method, InjectionSpec};
 use super::rto::PaperRtoParams;
 use super::tcp;
 use crate::artifacts::{chart, line_figure};
+use crate::context::Context;
+use crate::grid::layout::RustBlocks;
 use crate::grid::run::{run_experiment, Grids};
 use crate::grid::ExperimentSpec;
 use crate::report::{Block, Comparison, Section};
-use crate::reproduction::{Context, Reproduction};
+use crate::reproduction::from_file::FromFile;
 use rand::SeedableRng;
 use spikelab_core::{Dur, SimRng};
 use spikelab_net::middlebox::InjectionMethod;
 use spikelab_output::plot::{scatter_chart, Series};
 
-/// The `delay-injection` reproduction.
-pub struct DelayInjectionReproduction;
+/// The `delay-injection` reproduction: `experiments/delay-injection.toml` with the
+/// trace mode as its Rust block.
+pub static DELAY_INJECTION: FromFile = FromFile::new(
+    "delay-injection",
+    "Avoiding Spurious TCP Timeouts in Wireless Networks by Delay Injection (Klein, Leung, Parkinson, Samuel)",
+    "delay-injection.toml",
+)
+.with_rust_blocks(RUST_BLOCKS);
 
-impl Reproduction for DelayInjectionReproduction {
-    fn name(&self) -> &'static str {
-        "delay-injection"
-    }
+/// The Rust blocks of this paper: layout item `rust:trace-mode` ([`trace_mode_blocks`]),
+/// Figs. 1-3, an analysis of the delay trace itself, not a simulation.
+pub const RUST_BLOCKS: RustBlocks = &[("trace-mode", trace_mode_blocks)];
 
-    fn title(&self) -> &'static str {
-        "Avoiding Spurious TCP Timeouts in Wireless Networks by Delay Injection (Klein, Leung, Parkinson, Samuel)"
-    }
-
-    fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
-        run_spec(ctx, &experiment()?)
-    }
-}
-
-/// `experiments/delay-injection.toml`, parsed.
+/// `experiments/delay-injection.toml`, parsed, with its Rust block.
 pub fn experiment() -> anyhow::Result<ExperimentSpec> {
-    let file = "delay-injection.toml";
-    let text = crate::embedded::experiment(file)
-        .ok_or_else(|| anyhow::anyhow!("no built-in experiment `{file}`"))?;
-    Ok(ExperimentSpec::parse(text, &format!("experiments/{file}"))?)
+    DELAY_INJECTION.spec()
 }
 
 /// Runs `spec` (`experiments/delay-injection.toml`: the realistic sweep `sweep`, the
 /// paper mode's `paper`, the ablation `ablation`, their CSV files, charts and text, and
-/// the registered Rust block `rust:trace-mode`, [`trace_mode_blocks`]) with `ctx.reps`
+/// the Rust block `rust:trace-mode`, [`trace_mode_blocks`]) with `ctx.reps`
 /// repetitions into `ctx.dir`; returns the section.
 pub fn run_spec(ctx: &Context, spec: &ExperimentSpec) -> anyhow::Result<Section> {
     run_experiment(spec, ctx)
 }
 
-/// Layout item `rust:trace-mode` (registered in [`crate::grid::layout::RUST_BLOCKS`]):
+/// Layout item `rust:trace-mode` ([`RUST_BLOCKS`]):
 /// the trace mode, Figs. 1-3, an analysis of the trace itself rather than a simulation.
 pub fn trace_mode_blocks(ctx: &Context, _grids: &Grids) -> anyhow::Result<Vec<Block>> {
     let mut blocks = vec![Block::Text(TRACE_TEXT.into())];
