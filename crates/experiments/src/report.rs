@@ -3,6 +3,7 @@
 //! and [`render_html`] lay them out for a reader to put beside the papers.
 
 mod bibliography;
+pub mod caption;
 mod html;
 
 use std::fmt::Write;
