@@ -213,6 +213,13 @@ pub fn without_undefined(t: &Table) -> (Table, Option<String>) {
 /// The whole report as Markdown; cited works are listed at its end (with link
 /// definitions, so each `[Key Year]` is a link in any Markdown viewer).
 pub fn render_markdown(title: &str, intro: &str, sections: &[Section]) -> String {
+    let mut out = markdown_body(title, intro, sections);
+    out.push_str(&bibliography::markdown_references(&out));
+    out
+}
+
+/// The report as Markdown without its reference list.
+fn markdown_body(title: &str, intro: &str, sections: &[Section]) -> String {
     let mut out = format!("# {title}\n\n{intro}\n\n");
     for s in sections {
         let _ = writeln!(out, "## {}\n", s.title);
@@ -229,7 +236,6 @@ pub fn render_markdown(title: &str, intro: &str, sections: &[Section]) -> String
             }
         }
     }
-    out.push_str(&bibliography::markdown_references(&out));
     out
 }
 
@@ -333,7 +339,7 @@ mod tests {
         ));
         let html = render_html("Report", "intro", &[s], Path::new("."));
         assert!(html.contains("Setup &amp; &lt;notes&gt;"), "{html}");
-        assert!(html.contains("<td>+5.13 %</td>"));
+        assert!(html.contains("<td class=\"num\">+5.13 %</td>"));
         assert!(html.contains("Restored <em>after</em> the spike"));
         assert!(html.contains("<a href=\"#ref-gurtov-ludwig-2002\""));
         assert!(html.contains("<li id=\"ref-gurtov-ludwig-2002\">"));

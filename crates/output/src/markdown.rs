@@ -76,11 +76,37 @@ fn is_citation(t: LinkType) -> bool {
 /// `md`, one line of prose (a caption, a title, a table cell), as inline HTML: no
 /// paragraph around it.
 pub fn inline_to_html(md: &str, links: &Links) -> String {
-    let html = to_html(md, links);
+    let html = to_html(&without_block_marker(md), links);
     let t = html.trim_end();
     match t.strip_prefix("<p>").and_then(|t| t.strip_suffix("</p>")) {
         Some(inner) if !inner.contains("<p>") => inner.to_string(),
         _ => t.to_string(),
+    }
+}
+
+/// `md` with a leading block marker escaped, so that one line stays inline text: a
+/// table cell `-` (no value) is not a list item, `1.` not an ordered list, `# 3` not a
+/// heading (CommonMark: a backslash before ASCII punctuation is that character).
+fn without_block_marker(md: &str) -> std::borrow::Cow<'_, str> {
+    let t = md.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let after = |i: usize| t[i..].chars().next().is_none_or(char::is_whitespace);
+    let at = if t.starts_with(['-', '+', '*', '#', '>', '=', '|', '_', '~']) {
+        Some(0)
+    } else if digits > 0 && t[digits..].starts_with(['.', ')']) && after(digits + 1) {
+        Some(digits)
+    } else {
+        None
+    };
+    match at {
+        Some(i) => {
+            let lead = md.len() - t.len();
+            let mut out = md[..lead + i].to_string();
+            out.push('\\');
+            out.push_str(&md[lead + i..]);
+            std::borrow::Cow::Owned(out)
+        }
+        None => std::borrow::Cow::Borrowed(md),
     }
 }
 
@@ -142,6 +168,24 @@ mod tests {
         };
         let h = inline_to_html("see [the page](x.md) and [web](https://a.b/)", &links);
         assert_eq!(h, "see the page and <a href=\"https://a.b/\">web</a>");
+    }
+
+    #[test]
+    fn a_line_that_looks_like_a_block_stays_inline_text() {
+        for cell in [
+            "-",
+            "- x",
+            "+",
+            "1.",
+            "2) b",
+            "# 3",
+            "> q",
+            "-0.31 ± 1.3",
+            "+0.72",
+        ] {
+            assert_eq!(inline_to_html(cell, &Links::PLAIN), escape(cell), "{cell}");
+        }
+        assert_eq!(inline_to_html("2.00 ± 0.00", &Links::PLAIN), "2.00 ± 0.00");
     }
 
     #[test]

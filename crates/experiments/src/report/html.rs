@@ -55,7 +55,12 @@ impl Page {
         for row in &t.rows {
             out.push_str("<tr>");
             for c in row {
-                let _ = write!(out, "<td>{}</td>", self.inline(c));
+                let _ = write!(
+                    out,
+                    "<td class=\"{}\">{}</td>",
+                    cell_class(c),
+                    self.inline(c)
+                );
             }
             out.push_str("</tr>");
         }
@@ -94,13 +99,26 @@ impl Page {
         for e in &self.works {
             let _ = write!(
                 out,
-                "<li id=\"{}\"><b>[{}]</b> {}</li>",
+                "<li id=\"{}\"><b class=\"key\">{}</b> {}</li>",
                 bibliography::anchor(e),
                 escape(&e.key),
                 self.inline(&e.text)
             );
         }
         out.push_str("</ul>\n");
+    }
+}
+
+/// A cell's layout: numbers right-aligned and kept on one line, words left-aligned,
+/// long text wrapped.
+fn cell_class(c: &str) -> &'static str {
+    let numeric = c.starts_with(|ch: char| ch.is_ascii_digit() || "+-−.".contains(ch))
+        || c == "n/a"
+        || c == "≈";
+    match (numeric, c.chars().count() <= 28) {
+        (true, _) => "num",
+        (false, true) => "word",
+        (false, false) => "text",
     }
 }
 
@@ -121,7 +139,7 @@ fn section_id(s: &Section) -> String {
 /// from `root`, the folder the figures' paths are relative to).
 pub fn render_html(title: &str, intro: &str, sections: &[Section], root: &Path) -> String {
     let page = Page {
-        works: bibliography::cited(&super::render_markdown(title, intro, sections)),
+        works: bibliography::cited(&super::markdown_body(title, intro, sections)),
     };
     let mut out = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
