@@ -3,7 +3,8 @@
 # eifel-response, 2 repetitions per cell) and an advise page (quickstart, 3
 # repetitions), opens both in headless Chromium (Debian's `chromium`, installed with
 # apt-get when missing and this machine can), checks the DOM the browser built
-# (scripts/check_report_dom.py: tables, drawn figures, no raw Markdown, no NaN) and
+# (scripts/check_report_dom.py: tables, drawn figures, no raw Markdown, no NaN), drives
+# the interactive figures (a hover, a legend click: scripts/report_probe.js) and
 # saves screenshots as artifacts under target/browser-test/. No network: the pages load
 # nothing but themselves, and Chromium's background services are switched off.
 # About 40 s with a built debug binary.
@@ -50,6 +51,18 @@ check() { # page, name, min tables, min figures
 }
 check reproduce/report.html report 10 8
 check advise/advise.html advise 2 2
+
+# The interactive figures, driven: a copy of the report with scripts/report_probe.js
+# appended hovers over a plotted point and clicks a legend entry, and records the result.
+python3 - "$ART/reproduce/report.html" "$ART/reproduce/probe.html" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+probe = open("scripts/report_probe.js", encoding="utf-8").read()
+open(sys.argv[2], "w", encoding="utf-8").write(
+    page.replace("</body></html>", "<script>" + probe + "</script></body></html>"))
+PY
+browse --dump-dom "file://$PWD/$ART/reproduce/probe.html" >"$ART/probe.dom"
+python3 scripts/check_report_dom.py "$ART/probe.dom" --page-dir "$ART/reproduce" --probe || fail=1
 if [ "$fail" != 0 ]; then
   echo "browser test FAILED (artifacts in $ART)" >&2
   exit 1

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Checks the DOM of a spikelab report page as a browser built it (chromium --dump-dom).
 
-Usage: check_report_dom.py PAGE.dom [--min-tables N] [--min-figures N]
+Usage: check_report_dom.py PAGE.dom [--min-tables N] [--min-figures N] [--probe]
 
 Fails (exit 1, one line per problem) when the page has fewer tables or figures than
 asked, a figure without a drawing (an inline <svg> with content, or an <img> whose file
 exists beside the page), raw Markdown left as text (*emphasis*, **strong**, `code`, an
 author-year citation in brackets, a Markdown table row or image), a citation link to an
-anchor the page lacks, or an undefined number (NaN, inf) in its text. Text inside
+anchor the page lacks, an undefined number (NaN, inf) in its text, or a figure that the
+page's script did not set up (data-interactive missing or an error: the script threw). Text inside
 <code>, <pre>, <svg>, <style> and <script> is not prose and is not checked for Markdown.
 """
 
@@ -43,9 +44,12 @@ class Page(HTMLParser):
         self.figures = []  # per <figure>: [svg children, img srcs]
         self.in_figure = 0
         self.svg_depth = 0
+        self.body = {}
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "body":
+            self.body = a
         if "id" in a:
             self.ids.add(a["id"])
         if tag == "a" and "href" in a:
@@ -53,7 +57,7 @@ class Page(HTMLParser):
         if tag == "table":
             self.tables += 1
         if tag == "figure":
-            self.figures.append([0, []])
+            self.figures.append([0, [], a.get("data-interactive")])
             self.in_figure += 1
         if self.in_figure and self.figures:
             if self.svg_depth:
@@ -90,21 +94,41 @@ class Page(HTMLParser):
         self.text.append(data)
 
 
-def problems(dom, page_dir, min_tables, min_figures):
+PROBE_HOVER = re.compile(r"^x -?[\d.]+, y -?[\d.]+  \|  point: x -?[\d.]+, y -?[\d.]+$")
+PROBE_TOGGLE = re.compile(r": (\d+) -> (\d+) hidden$")
+
+
+def probe_problems(body):
+    """What scripts/report_probe.js recorded: a hover over a point must read out its
+    values, a click on a legend entry must hide marks."""
+    out = []
+    hover = body.get("data-probe-hover")
+    if hover is None or not PROBE_HOVER.match(hover):
+        out.append(f"hover over a plotted point gave no values: {hover!r}")
+    toggle = body.get("data-probe-toggle") or ""
+    m = PROBE_TOGGLE.search(toggle)
+    if not m or int(m.group(2)) <= int(m.group(1)):
+        out.append(f"a click on a legend entry hid nothing: {toggle!r}")
+    return out
+
+
+def problems(dom, page_dir, min_tables, min_figures, probe=False):
     p = Page()
     p.feed(dom)
-    out = []
+    out = probe_problems(p.body) if probe else []
     if p.tables < min_tables:
         out.append(f"{p.tables} tables, expected at least {min_tables}")
     if len(p.figures) < min_figures:
         out.append(f"{len(p.figures)} figures, expected at least {min_figures}")
-    for i, (svg_children, imgs) in enumerate(p.figures):
+    for i, (svg_children, imgs, interactive) in enumerate(p.figures):
+        if interactive is None or interactive.startswith("error"):
+            out.append(f"figure {i + 1}: the page's script did not set it up ({interactive})")
         drawn = svg_children > 0 or any(
             src and os.path.isfile(os.path.join(page_dir, src)) for src in imgs
         )
         if not drawn:
             out.append(f"figure {i + 1} has no drawing (empty svg, missing image)")
-    text = "".join(p.text)
+    text = "\n".join(p.text)
     for rx, what in RAW_MARKDOWN:
         for m in rx.finditer(text):
             out.append(f"raw Markdown ({what}) left as text: {m.group(0)[:80]!r}")
@@ -123,11 +147,12 @@ def main():
     ap.add_argument("--page-dir", default=None, help="folder of the page (images)")
     ap.add_argument("--min-tables", type=int, default=1)
     ap.add_argument("--min-figures", type=int, default=1)
+    ap.add_argument("--probe", action="store_true", help="check report_probe.js's record")
     a = ap.parse_args()
     with open(a.dom, encoding="utf-8") as f:
         dom = f.read()
     page_dir = a.page_dir or os.path.dirname(a.dom)
-    found = problems(dom, page_dir, a.min_tables, a.min_figures)
+    found = problems(dom, page_dir, a.min_tables, a.min_figures, a.probe)
     for line in found:
         print(f"{a.dom}: {line}")
     if found:

@@ -58,6 +58,7 @@ fi
 # A small reproduction report and an advise page opened in headless Chromium: DOM checks
 # (tables, drawn figures, no raw Markdown, no NaN) and screenshots under
 # target/browser-test/. Prints a SKIPPED line when Chromium is missing and cannot be installed.
+python3 -m unittest -q scripts/test_check_report_dom.py
 bash scripts/browser_test.sh
 
 # ---- Python package (crates/python) ------------------------------------------------

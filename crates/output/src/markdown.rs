@@ -13,6 +13,10 @@
 /// The stylesheet of the reports' HTML pages (inlined: a report needs no other file).
 pub const REPORT_CSS: &str = include_str!("../assets/report.css");
 
+/// The script of the reports' HTML pages (inlined): hover values and legend toggles on
+/// the inlined SVG figures, read from their own tick labels.
+pub const REPORT_JS: &str = include_str!("../assets/report.js");
+
 use pulldown_cmark::{html, BrokenLink, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 /// How the links of a piece of prose are resolved.

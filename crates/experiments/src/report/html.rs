@@ -4,7 +4,9 @@
 
 use super::bibliography::{self, Entry};
 use super::{report_comparison_table, without_undefined, Block, Figure, Section, Table};
-use spikelab_output::markdown::{escape, inline_to_html, to_html, Links, REPORT_CSS as STYLE};
+use spikelab_output::markdown::{
+    escape, inline_to_html, to_html, Links, REPORT_CSS as STYLE, REPORT_JS,
+};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -178,6 +180,6 @@ pub fn render_html(title: &str, intro: &str, sections: &[Section], root: &Path) 
         out.push_str("</section>\n");
     }
     page.references(&mut out);
-    out.push_str("</main></body></html>\n");
+    let _ = writeln!(out, "</main><script>{REPORT_JS}</script></body></html>");
     out
 }
