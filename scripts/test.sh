@@ -57,6 +57,13 @@ else
   python3 scripts/check_links.py target/book
 fi
 
+# ---- Reports in a browser (helper report) -------------------------------------------
+# A small reproduction report and an advise page opened in headless Chromium: DOM checks
+# (tables, drawn figures, no raw Markdown, no NaN) and screenshots under
+# target/browser-test/. Prints a SKIPPED line when Chromium is missing and cannot be installed.
+python3 -m unittest -q scripts/test_check_report_dom.py
+bash scripts/browser_test.sh
+
 # ---- Python package (crates/python) ------------------------------------------------
 # Builds the wheel with maturin, installs it into a venv of pinned test tools under
 # target/pyenv (ignored, kept between runs so the tools install once), and into a fresh

@@ -297,10 +297,14 @@ fn placeholder(out: &mut String, p: &str, env: &dyn Env) -> Result<(), String> {
     } else if let Some(d) = fmt.strip_prefix('.') {
         let d: usize = d.parse().map_err(|_| format!("`{p}`: bad format"))?;
         let _ = write!(out, "{v:.d$}");
+    } else if let Some(d) = fmt.strip_prefix("+.") {
+        // Signed: a change quoted beside the paper's shows its direction.
+        let d: usize = d.parse().map_err(|_| format!("`{p}`: bad format"))?;
+        let _ = write!(out, "{v:+.d$}");
     } else if fmt.is_empty() {
         let _ = write!(out, "{v}");
     } else {
-        return Err(format!("`{p}`: format `{fmt}` is neither .N nor ±N"));
+        return Err(format!("`{p}`: format `{fmt}` is neither .N, +.N nor ±N"));
     }
     Ok(())
 }
@@ -373,5 +377,11 @@ mod tests {
         assert_eq!(s, "a 2.0% {b} 10.00 ± 1.00 5");
         assert!(render("{nope}", &Fixed).is_err());
         assert!(render("open {y", &Fixed).is_err());
+    }
+
+    #[test]
+    fn a_signed_format_writes_the_direction_of_a_change() {
+        let s = render("{x[k=a]:+.0} {0 - y:+.1}", &Fixed).unwrap();
+        assert_eq!(s, "+2 -10.0");
     }
 }

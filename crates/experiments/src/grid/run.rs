@@ -7,6 +7,7 @@ use super::study;
 use super::values::{compute as compute_values, Runs, Stat};
 use crate::context::Context;
 use crate::metrics;
+use crate::report::caption::{self, Shows, Timeouts};
 use crate::report::{
     comparison_table, table_to_markdown, Block, Comparison, Figure, Section, Table,
 };
@@ -579,8 +580,8 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
     let mut sim = s.to_sim();
     sim.trace = spikelab_engine::TraceKinds::ALL;
     let flow = flow_index(&sim, &spec.flow)?;
-    let r = spikelab_engine::run(&sim, f.seed.unwrap_or(ctx.seed))
-        .map_err(|e| anyhow!("figure {}: {e}", f.name))?;
+    let seed = f.seed.unwrap_or(ctx.seed);
+    let r = spikelab_engine::run(&sim, seed).map_err(|e| anyhow!("figure {}: {e}", f.name))?;
     let records = spikelab_output::plot::flow_records(&r.trace, FlowId(flow as u32));
     let base_path = ctx.dir.join(&f.name);
     let files = match f.kind.as_str() {
@@ -588,7 +589,33 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
         _ => spikelab_output::plot::time_sequence_plot(&records, &f.title, &base_path),
     }
     .map_err(|e| anyhow!("figure {}: {e}", f.name))?;
-    Ok(crate::artifacts::figure_of(ctx, &files, &f.title))
+    let timeouts = Timeouts::of(&records, FlowId(flow as u32));
+    let first = match f.shows {
+        Some(e) if !timeouts.shows(e) => first_seed_showing(&sim, flow, e)?,
+        _ => None,
+    };
+    let text = caption::caption(&f.title, seed, &timeouts, f.shows, first);
+    Ok(crate::artifacts::figure_of(ctx, &files, &text))
+}
+
+/// Seeds tried for a run that shows a figure's event, when the plotted seed does not.
+const SEEDS_TRIED: u64 = 100;
+
+/// The first seed in 1..=[`SEEDS_TRIED`] whose run of `sim` shows `what`.
+fn first_seed_showing(
+    sim: &SimConfig,
+    flow: usize,
+    what: Shows,
+) -> anyhow::Result<Option<(u64, u64)>> {
+    let mut sim = sim.clone();
+    sim.trace = spikelab_engine::TraceKinds::TIMEOUT;
+    for seed in 1..=SEEDS_TRIED {
+        let r = spikelab_engine::run(&sim, seed).map_err(|e| anyhow!("seed {seed}: {e}"))?;
+        if Timeouts::of(&r.trace, FlowId(flow as u32)).shows(what) {
+            return Ok(Some((seed, SEEDS_TRIED)));
+        }
+    }
+    Ok(None)
 }
 
 /// Every grid's results, by name.

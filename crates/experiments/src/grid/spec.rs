@@ -464,6 +464,11 @@ pub struct FigureSpec {
     pub set: toml::Table,
     #[serde(default)]
     pub seed: Option<u64>,
+    /// The event the paper's figure shows; the caption says whether the plotted run
+    /// shows it too, and if not, the first seed whose run does
+    /// ([`crate::report::caption`]).
+    #[serde(default)]
+    pub shows: Option<crate::report::caption::Shows>,
 }
 
 /// Checks the group of metric `m` (if any) is a group of `g` and `m` a run metric.
