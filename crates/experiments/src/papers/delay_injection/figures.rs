@@ -10,8 +10,8 @@
 //!
 //! The RTO is computed over the whole trace and then cut to the window, so the estimator
 //! is warmed up as it was in the paper's 10 000-sample run. The RTO drawn at sample k is
-//! the threshold sample k is compared with (RTO\[k-1\], see [`super::rto`]), so a point
-//! above the curve is exactly a timeout.
+//! the threshold sample k is compared with (RTO\[k-1\], see
+//! [`spikelab_tcp::rto::klein`]), so a point above the curve is exactly a timeout.
 
 use super::inject::{inject, InjectionSpec};
 use spikelab_core::{Dur, SimRng};
