@@ -33,6 +33,7 @@
 //! section 5, note after (5.7); Karn's algorithm).
 
 pub mod fixed;
+pub mod klein;
 pub mod linux;
 pub mod ns2;
 pub mod peak_hopper;

@@ -10,13 +10,13 @@
 //!
 //! The RTO is computed over the whole trace and then cut to the window, so the estimator
 //! is warmed up as it was in the paper's 10 000-sample run. The RTO drawn at sample k is
-//! the threshold sample k is compared with (RTO\[k-1\], see [`super::rto`]), so a point
-//! above the curve is exactly a timeout.
+//! the threshold sample k is compared with (RTO\[k-1\], see
+//! [`spikelab_tcp::rto::klein`]), so a point above the curve is exactly a timeout.
 
 use super::inject::{inject, InjectionSpec};
-use super::rto::{paper_rto, PaperRtoParams};
 use spikelab_core::{Dur, SimRng};
 use spikelab_net::middlebox::InjectionMethod;
+use spikelab_tcp::rto::klein::{klein_rto, KleinRtoParams};
 
 /// RTT and RTO over a window of samples (Figs. 1 and 2), in ms.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,11 +34,11 @@ pub struct RttRtoWindow {
 /// The window `start .. start + len` (clipped to the trace) of `rtts` with its RTO.
 pub fn rtt_rto_window(
     rtts: &[f64],
-    params: &PaperRtoParams,
+    params: &KleinRtoParams,
     start: usize,
     len: usize,
 ) -> RttRtoWindow {
-    let rows = paper_rto(rtts, params);
+    let rows = klein_rto(rtts, params);
     let end = (start + len).min(rows.len());
     let range = start.min(end)..end;
     RttRtoWindow {
@@ -53,7 +53,7 @@ pub fn rtt_rto_window(
 }
 
 /// Fig. 1: the window without delay jitter.
-pub fn fig1(rtts: &[f64], params: &PaperRtoParams, start: usize, len: usize) -> RttRtoWindow {
+pub fn fig1(rtts: &[f64], params: &KleinRtoParams, start: usize, len: usize) -> RttRtoWindow {
     rtt_rto_window(rtts, params, start, len)
 }
 
@@ -62,7 +62,7 @@ pub fn fig1(rtts: &[f64], params: &PaperRtoParams, start: usize, len: usize) -> 
 pub fn fig2(
     rtts: &[f64],
     spec: &InjectionSpec,
-    params: &PaperRtoParams,
+    params: &KleinRtoParams,
     (start, len): (usize, usize),
     rng: &mut SimRng,
 ) -> RttRtoWindow {
@@ -167,18 +167,18 @@ mod tests {
     #[test]
     fn window_marks_exactly_the_samples_above_the_rto() {
         let t = paper_trace();
-        let w = fig1(&t, &PaperRtoParams::default(), 0, 10_000);
+        let w = fig1(&t, &KleinRtoParams::default(), 0, 10_000);
         let above: Vec<usize> = (1..w.rtt.len()).filter(|&i| w.rtt[i] > w.rto[i]).collect();
         assert_eq!(above, w.timeouts);
         assert!(w.rto[0].is_nan());
-        let clipped = fig1(&t, &PaperRtoParams::default(), 9_990, 100);
+        let clipped = fig1(&t, &KleinRtoParams::default(), 9_990, 100);
         assert_eq!(clipped.index, (9_990..10_000).collect::<Vec<_>>());
     }
 
     #[test]
     fn ftfd_widens_the_margin_and_makes_the_histogram_bimodal() {
         let t = paper_trace();
-        let p = PaperRtoParams::default();
+        let p = KleinRtoParams::default();
         let d0 = Dur::from_millis(100);
         let spec = InjectionSpec::new(InjectionMethod::Ftfd, d0, 3);
         let mut rng = SimRng::seed_from_u64(1);

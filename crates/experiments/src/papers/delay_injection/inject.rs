@@ -6,9 +6,9 @@
 //! In a ping trace every sample is a measurement, so every sample is a "tracked packet"
 //! k; D\[k\] comes from [`Injector`], the same schedule the middlebox uses.
 
-use super::rto::{paper_rto, PaperRtoParams};
 use spikelab_core::{Dur, SimRng};
 use spikelab_net::middlebox::{InjectionMethod, Injector};
+use spikelab_tcp::rto::klein::{klein_rto, KleinRtoParams};
 
 /// A method and its parameters (section III).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,8 +44,8 @@ pub fn inject(rtts: &[f64], spec: &InjectionSpec, rng: &mut SimRng) -> Vec<f64> 
 }
 
 /// Samples above the RTO in force (timeouts), by equations (1)-(3).
-pub fn count_timeouts(rtts: &[f64], params: &PaperRtoParams) -> usize {
-    paper_rto(rtts, params).iter().filter(|r| r.timeout).count()
+pub fn count_timeouts(rtts: &[f64], params: &KleinRtoParams) -> usize {
+    klein_rto(rtts, params).iter().filter(|r| r.timeout).count()
 }
 
 /// Timeouts in one trace without injection and with each method at the same D0, N.
@@ -67,7 +67,7 @@ pub fn timeouts_by_method(
     rtts: &[f64],
     d0: Dur,
     n: u32,
-    params: &PaperRtoParams,
+    params: &KleinRtoParams,
     rng: &mut SimRng,
 ) -> TimeoutCounts {
     let mut with = |m| count_timeouts(&inject(rtts, &InjectionSpec::new(m, d0, n), rng), params);
@@ -87,7 +87,7 @@ pub fn timeouts_vs_period(
     d0: Dur,
     periods: &[u32],
     reps: u32,
-    params: &PaperRtoParams,
+    params: &KleinRtoParams,
     rng: &mut SimRng,
 ) -> Vec<(u32, f64)> {
     let reps = reps.max(1);
@@ -162,7 +162,7 @@ mod tests {
             &rtts,
             Dur::from_millis(100),
             3,
-            &PaperRtoParams::default(),
+            &KleinRtoParams::default(),
             &mut rng(),
         );
         assert!(c.none > 0);
@@ -181,7 +181,7 @@ mod tests {
             ..PingTrace::default()
         }
         .samples_ms();
-        let rows = paper_rto(&t, &PaperRtoParams::default());
+        let rows = klein_rto(&t, &KleinRtoParams::default());
         let timeouts: Vec<usize> = (0..t.len()).filter(|&i| rows[i].timeout).collect();
         let spikes = timeouts.iter().filter(|&&i| t[i] > 140.0).count();
         assert!(
@@ -196,14 +196,14 @@ mod tests {
         // Section IV: "when the jitter period is very large ... the number of timeouts
         // is essentially equal to the number of timeouts without the jitter algorithm".
         let rtts = trace(3000);
-        let none = count_timeouts(&rtts, &PaperRtoParams::default()) as f64;
+        let none = count_timeouts(&rtts, &KleinRtoParams::default()) as f64;
         let sweep = timeouts_vs_period(
             &rtts,
             InjectionMethod::Ftfd,
             Dur::from_millis(100),
             &[1_000_000],
             1,
-            &PaperRtoParams::default(),
+            &KleinRtoParams::default(),
             &mut rng(),
         );
         assert_eq!(sweep, [(1_000_000, none)]);

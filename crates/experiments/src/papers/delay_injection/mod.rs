@@ -4,7 +4,8 @@
 //!
 //! One concern per file:
 //!
-//! * [`rto`]: equations (1)-(3) over a vector of samples, and what counts as a timeout.
+//! * [`spikelab_tcp::rto::klein`]: equations (1)-(3) over a vector of samples, and
+//!   what counts as a timeout (with the other RTO estimators).
 //! * [`mod@inject`]: RTT_new\[k\] = RTT\[k\] + D\[k\] (section III) with the injector of
 //!   [`spikelab_net::middlebox::Injector`] (the one implementation of FTFD / RTFD /
 //!   RTRD), and timeout counts per method and per jitter period.
@@ -36,7 +37,6 @@ pub mod fit;
 pub mod inject;
 pub mod path;
 pub mod reproduction;
-pub mod rto;
 pub mod sweep;
 pub mod tcp;
 pub mod trace;
@@ -45,5 +45,4 @@ pub use figures::{fig1, fig2, fig3, histogram, Fig3, Histogram, RttRtoWindow};
 pub use inject::{
     count_timeouts, inject, timeouts_by_method, timeouts_vs_period, InjectionSpec, TimeoutCounts,
 };
-pub use rto::{paper_rto, PaperRtoParams, RtoRow};
 pub use trace::{load_rtt_trace, parse_rtt_trace};

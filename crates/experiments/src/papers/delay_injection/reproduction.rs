@@ -4,7 +4,6 @@
 
 use super::figures::{fig1, fig2, fig3, Histogram, RttRtoWindow};
 use super::inject::{timeouts_by_method, InjectionSpec};
-use super::rto::PaperRtoParams;
 use super::tcp;
 use crate::artifacts::{chart, line_figure};
 use crate::context::Context;
@@ -17,6 +16,7 @@ use rand::SeedableRng;
 use spikelab_core::{Dur, SimRng};
 use spikelab_net::middlebox::InjectionMethod;
 use spikelab_output::plot::{scatter_chart, Series};
+use spikelab_tcp::rto::klein::KleinRtoParams;
 
 /// The `delay-injection` reproduction: `experiments/delay-injection.toml` with the
 /// trace mode as its Rust block.
@@ -98,7 +98,7 @@ fn hist_series(label: &str, h: &Histogram) -> Series {
 /// Figs. 1-3 and the trace-mode timeout counts, plus the path's delay file.
 fn trace_mode(ctx: &Context) -> anyhow::Result<Vec<Block>> {
     let trace = tcp::path_trace()?;
-    let p = PaperRtoParams::default();
+    let p = KleinRtoParams::default();
     let all = fig1(&trace, &p, 0, trace.len());
     let first = all
         .timeouts

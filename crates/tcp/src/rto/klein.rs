@@ -1,5 +1,6 @@
-//! Equations (1)-(3) of [Klein et al. 2004] section II, applied to a vector of RTT
-//! samples, and the paper's notion of a timeout in a trace.
+//! The RTO estimator of [Klein et al. 2004] section II, its equations (1)-(3), applied
+//! to a vector of RTT samples, and the paper's notion of a timeout in a trace (the
+//! delay-injection reproduction's trace mode, Figs. 1-3, reads it).
 //!
 //! ```text
 //! S[k]   = (1 - g) S[k-1] + g RTT[k]              (1)
@@ -12,7 +13,16 @@
 //! bars were lost; the paper calls V "the mean deviation", which is the mean of
 //! |RTT - S|.
 //!
-//! # How this differs from RFC 6298 (`spikelab_tcp::rto::Rfc6298`)
+//! # Why it is not a sender's timer (not in `estimators!`)
+//!
+//! The paper defines it over ping samples, offline: real-valued milliseconds, every
+//! sample taken, no back-off, no bounds, no clock granularity. A sender's timer
+//! ([`super::RtoEstimator`]) needs all four, which the paper does not state, and runs
+//! in integer simulated time, which would move the trace mode's numbers. So it is a pure
+//! function over a sample vector, kept here beside the estimators it is compared with,
+//! and a scenario's `rto.kind` cannot name it.
+//!
+//! # How this differs from RFC 6298 ([`super::Rfc6298`])
 //!
 //! * (2) uses S\[k\], the mean *already updated* by (1) with RTT\[k\]. RFC 6298 (2.3)
 //!   updates RTTVAR first, with the *previous* SRTT: RTTVAR <- (1 - beta) RTTVAR +
@@ -36,7 +46,7 @@
 
 /// The gains of equations (1)-(3).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PaperRtoParams {
+pub struct KleinRtoParams {
     /// g of (1). Default 1/8.
     pub g: f64,
     /// h of (2). Default 1/4.
@@ -45,9 +55,9 @@ pub struct PaperRtoParams {
     pub m: f64,
 }
 
-impl Default for PaperRtoParams {
+impl Default for KleinRtoParams {
     fn default() -> Self {
-        PaperRtoParams {
+        KleinRtoParams {
             g: 0.125,
             h: 0.25,
             m: 4.0,
@@ -57,7 +67,7 @@ impl Default for PaperRtoParams {
 
 /// One sample k and the estimator after it (all in ms).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RtoRow {
+pub struct KleinRtoRow {
     /// RTT\[k\].
     pub rtt: f64,
     /// S\[k\], equation (1).
@@ -73,8 +83,8 @@ pub struct RtoRow {
 }
 
 /// Equations (1)-(3) over `rtts` (ms), one row per sample (see the module docs).
-pub fn paper_rto(rtts: &[f64], p: &PaperRtoParams) -> Vec<RtoRow> {
-    let mut rows: Vec<RtoRow> = Vec::with_capacity(rtts.len());
+pub fn klein_rto(rtts: &[f64], p: &KleinRtoParams) -> Vec<KleinRtoRow> {
+    let mut rows: Vec<KleinRtoRow> = Vec::with_capacity(rtts.len());
     for &rtt in rtts {
         let prev = rows.last();
         let (srtt, var) = match prev {
@@ -86,7 +96,7 @@ pub fn paper_rto(rtts: &[f64], p: &PaperRtoParams) -> Vec<RtoRow> {
             }
         };
         let threshold = prev.map(|r| r.rto);
-        rows.push(RtoRow {
+        rows.push(KleinRtoRow {
             rtt,
             srtt,
             var,
@@ -120,9 +130,9 @@ mod tests {
     /// = 37.5 + 4.375 = 41.875; RTO = 102.5 + 4 * 41.875 = 270.
     #[test]
     fn equations_match_a_hand_worked_five_sample_table() {
-        let rows = paper_rto(
+        let rows = klein_rto(
             &[100.0, 120.0, 80.0, 300.0, 100.0],
-            &PaperRtoParams::default(),
+            &KleinRtoParams::default(),
         );
         let want = [
             (100.0, 50.0, 300.0, None, false),
@@ -148,7 +158,7 @@ mod tests {
 
     #[test]
     fn deviation_uses_the_updated_mean_unlike_rfc_6298() {
-        let rows = paper_rto(&[100.0, 120.0], &PaperRtoParams::default());
+        let rows = klein_rto(&[100.0, 120.0], &KleinRtoParams::default());
         // RFC 6298 (2.3) would give 3/4 * 50 + 1/4 * |100 - 120| = 42.5.
         assert!(close(rows[1].var, 41.875));
     }
@@ -156,9 +166,9 @@ mod tests {
     #[test]
     fn a_sample_equal_to_the_threshold_is_not_a_timeout() {
         // RTO after 100 ms is 300 ms.
-        let rows = paper_rto(&[100.0, 300.0, 300.0001], &PaperRtoParams::default());
+        let rows = klein_rto(&[100.0, 300.0, 300.0001], &KleinRtoParams::default());
         assert!(!rows[1].timeout);
-        assert!(paper_rto(&[100.0, 300.0001], &PaperRtoParams::default())[1].timeout);
-        assert!(paper_rto(&[], &PaperRtoParams::default()).is_empty());
+        assert!(klein_rto(&[100.0, 300.0001], &KleinRtoParams::default())[1].timeout);
+        assert!(klein_rto(&[], &KleinRtoParams::default()).is_empty());
     }
 }
