@@ -162,17 +162,21 @@ ns2_switches! {
         /// `DelAckSink::recv()` before `SYN_immediate_ack_` (added 2010/02/02): the SYN,
         /// ns-2's packet 0, is an in-order packet whose ACK waits for the delayed-ACK
         /// timer, so the handshake's RTT includes the timer.
-        pub delayed_syn_ack: bool = Ns2Source::Tcl(&[("Agent/TCPSink", "SYN_immediate_ack_", "false")]),
-        /// Wire sizes of `TcpAgent::output()` / `headersize()` and `TcpSink::ack()`: a data
-        /// packet is payload + `tcpip_base_hdr_size_` 40 (+ `ts_option_size_` 10 with
-        /// timestamps, no padding), the SYN 40, an ACK 40 + 8 per SACK block.
+        pub delayed_syn_ack: bool =
+            Ns2Source::Tcl(&[("Agent/TCPSink", "SYN_immediate_ack_", "false")]),
+        /// Wire sizes of `TcpAgent::output()` / `headersize()` (`useHeaders_` true) and
+        /// `TcpSink::ack()`: a data packet is payload + `tcpip_base_hdr_size_` 40 (+
+        /// `ts_option_size_` 10 with timestamps, no padding), the SYN 40, an ACK 40 + 8
+        /// per SACK block.
         pub header_sizes: bool = Ns2Source::Tcl(&[
+            ("Agent/TCP", "useHeaders_", "true"),
             ("Agent/TCP", "tcpip_base_hdr_size_", "40"),
             ("Agent/TCP", "ts_option_size_", "10"),
         ]),
         /// `RenoTcpAgent::dupack_action()` and `Sack1TcpAgent`'s: `reset_rtx_timer(1, 0)`
         /// restarts the retransmission timer at a fast retransmit.
-        pub restart_timer_on_fast_retransmit: bool = Ns2Source::Code("RenoTcpAgent::dupack_action()"),
+        pub restart_timer_on_fast_retransmit: bool =
+            Ns2Source::Code("RenoTcpAgent::dupack_action()"),
         /// `dupack_action()` with `bugFix_`: `recover_` is set to `maxseq_` by every fast
         /// retransmit as well as by a timeout, so no new fast retransmit starts until the
         /// ACKs pass the highest segment sent before the last one.
@@ -180,7 +184,8 @@ ns2_switches! {
         /// `RenoTcpAgent::recv()` with `exitFastRetrans_` false (the behaviour before
         /// 2003/07/28): the window is inflated by one packet per duplicate ACK from the
         /// DupThresh-th on (`dupwnd_`) even when `bugFix_` suppressed the fast retransmit.
-        pub inflate_without_fast_retransmit: bool = Ns2Source::Tcl(&[("Agent/TCP", "exitFastRetrans_", "false")]),
+        pub inflate_without_fast_retransmit: bool =
+            Ns2Source::Tcl(&[("Agent/TCP", "exitFastRetrans_", "false")]),
         /// `RenoTcpAgent::recv()` / `NewRenoTcpAgent::recv()`: the ACK that ends fast
         /// recovery also runs `opencwnd()`, so cwnd leaves recovery at ssthresh plus one
         /// congestion-avoidance step (Reno and NewReno only: `Sack1TcpAgent::recv()` calls
@@ -228,7 +233,8 @@ ns2_switches! {
         /// segments above a hole; its rule 3 comes only after new data). Only with
         /// `sack_pipe = "ns2-sack1"`, the agent's other half: with RFC 6675's SetPipe the
         /// sender keeps RFC 6675's NextSeg.
-        pub sack1_retransmits_every_hole_first: bool = Ns2Source::Code("Sack1TcpAgent::send_much()"),
+        pub sack1_retransmits_every_hole_first: bool =
+            Ns2Source::Code("Sack1TcpAgent::send_much()"),
         /// `Sack1TcpAgent::timeout()` (Reno-SACK and NewReno-SACK with an F-RTO driver): "F-RTO
         /// is not allowed if earlier SACK fast recovery is underway": a timeout during
         /// fast recovery sets `frto_ = 0` after `TcpAgent::timeout()`, so it is recovered by
@@ -251,7 +257,8 @@ ns2_switches! {
         /// pipe_prev_`, which `TcpAgent::timeout()` sets at every expiry, before reducing,
         /// to `max(window(), ssthresh_)` (`window()` = min(cwnd_, wnd_) in whole packets),
         /// and clears `recover_`, in place of the configured `spurious.response.restore`.
-        pub frto_spurious_response_1: bool = Ns2Source::Tcl(&[("Agent/TCP", "spurious_response_", "1")]),
+        pub frto_spurious_response_1: bool =
+            Ns2Source::Tcl(&[("Agent/TCP", "spurious_response_", "1")]),
         /// `FackTcpAgent::recv()` (FACK only): fast recovery starts when `fack_ - last_ack_
         /// - 1 >= numdupacks_` on any ACK with SACK blocks, new or duplicate, whatever the
         /// duplicate count and `bugFix_` ([`crate::recovery::ns2_fack`]).
