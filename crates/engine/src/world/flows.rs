@@ -487,7 +487,7 @@ impl<L: Lead> Sim<L> {
     }
 }
 
-/// Which endpoints of a flow an event may have changed: a TCP flow's sender and
+/// Which endpoints of a flow an event may have changed: a connection's sender and
 /// receiver share no state (they talk through packets only), so an event at one leaves
 /// everything [`Sim::after_flow_event`] derives from the other as it was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -496,10 +496,10 @@ pub(super) enum Side {
     Sender,
     /// The receiver (a data segment or SYN, the delayed-ACK timer).
     Receiver,
-    /// Either (a flow's start, a datagram reaching a TCP flow).
+    /// Either (a flow's start, a datagram reaching a connection).
     Both,
-    /// A CBR source's send timer: neither TCP endpoint, so no message, trace or
-    /// check to follow up, only the source's timer to re-arm.
+    /// A CBR source's send timer: no endpoint of a connection, so no message, trace
+    /// or check to follow up, only the source's timer to re-arm.
     Source,
 }
 
@@ -526,7 +526,7 @@ impl Hosts<'_> {
     /// The endpoint of `p`'s flow receives `p`: its replies go to `out`. Returns the
     /// flow whose endpoint must be followed up ([`Sim::after_flow_event`]) and which
     /// one it is, or `None` after a datagram's arrival, which changes nothing at its
-    /// CBR source but the count: no packet to send, no timer moved, no TCP state to
+    /// CBR source but the count: no packet to send, no timer moved, no connection state to
     /// check.
     #[inline(always)]
     fn receive(self, p: &Packet) -> Option<(usize, Side)> {

@@ -96,7 +96,7 @@ impl<L: Lead> Sim<L> {
     pub(super) fn inject(&mut self, f: usize, p: &mut Packet) -> Result<(), InvariantViolation> {
         p.uid = self.net.next_uid;
         self.net.next_uid += 1;
-        // A TCP endpoint builds its packets now, at hop 0 (`Packet::new`); a CBR
+        // A transport builds its packets now, at hop 0 (`Packet::new`); a CBR
         // datagram is its flow's template. Stores left out here are fewer narrow
         // stores for the arena's wide copy of the packet to wait on.
         if p.kind == PacketKind::Datagram {
@@ -104,8 +104,8 @@ impl<L: Lead> Sim<L> {
             p.sent_at = self.now;
         }
         debug_assert!(p.hop == 0 && p.sent_at == self.now, "{p:?} not built now");
-        // A TCP endpoint seals its segments and ACKs from its table of their sizes
-        // (`spikelab_tcp::wire_size`); the rest (SYNs, datagrams) are sealed here.
+        // A transport may seal its packets itself (TCP does, from its table of sizes,
+        // `spikelab_tcp::wire_size`); the rest (SYNs, datagrams) are sealed here.
         if !p.is_sealed() {
             p.seal();
         }
@@ -427,6 +427,7 @@ impl<L: Lead> Sim<L> {
 
 /// Makes sure direction `d` of `link` (link number `l`) is woken at its next wakeup,
 /// queueing a new event only when that moves earlier ([`TimerSlot::want`]).
+#[inline]
 fn arm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
     let wake = link.dirs[d].next_wakeup();
     link.wake[d].want(wake, |at, gen| {
@@ -443,6 +444,7 @@ fn arm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize,
 
 /// [`arm_link_wake`] after a wake-up of direction `d` of `link` (the live event, just
 /// handled): its next wakeup, if any, is queued whatever the slot held.
+#[inline]
 fn rearm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
     let wake = link.dirs[d].next_wakeup();
     link.wake[d].rearm(wake, |at, gen| {
