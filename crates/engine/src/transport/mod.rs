@@ -13,11 +13,9 @@
 //! registered transport the match compiles away, and every packet's hook is a direct,
 //! inlinable call.
 //!
-//! Adding a transport: one file beside [`tcp`] implementing [`Transport`] and
+//! Adding a transport: one file beside `tcp.rs` implementing [`Transport`] and
 //! [`FromFlow`], and one line in the `transports!` list below
 //! (`docs/src/architecture.md`).
-
-pub mod tcp;
 
 use crate::config::FlowKind;
 use crate::facts::Facts;
@@ -169,12 +167,15 @@ pub trait Transport {
     fn judgements(&self) -> Judgements<'_>;
 }
 
-/// The registration list: one line per transport, `Variant(Type)`.
+/// The registration list: one line per transport, `module: Variant(Type)`; it declares
+/// the transport's module (its file beside this one) and its variant of [`Transports`].
 macro_rules! transports {
-    ($($V:ident($T:ty)),* $(,)?) => {
+    ($($m:ident: $V:ident($T:ident)),* $(,)?) => {
+        $(pub mod $m;)*
+
         spikelab_core::dispatch_enum! {
             /// Every registered transport ([`Transport`] by a static `match`).
-            pub enum Transports: Transport { $($V($T)),* }
+            pub enum Transports: Transport { $($V($m::$T)),* }
             methods {
                 #[inline]
                 fn on_start(&mut self, now: Time, out: &mut Vec<Packet>);
@@ -216,7 +217,7 @@ macro_rules! transports {
             /// world runs itself).
             pub fn new(flow: FlowId, kind: &FlowKind) -> Option<Transports> {
                 $(
-                    if let Some(t) = <$T as FromFlow>::from_flow(flow, kind) {
+                    if let Some(t) = <$m::$T as FromFlow>::from_flow(flow, kind) {
                         return Some(Transports::$V(t));
                     }
                 )*
@@ -227,5 +228,5 @@ macro_rules! transports {
 }
 
 transports! {
-    Tcp(tcp::TcpTransport),
+    tcp: Tcp(TcpTransport),
 }

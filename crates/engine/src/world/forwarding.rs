@@ -1,0 +1,481 @@
+//! Forwarding: the links with their spike schedules, the packets inside them (the
+//! arena), source routing from hop to hop, deterministic drop rules, and the order of
+//! same-instant events. Packets enter from an endpoint ([`Sim::inject`]), leave a link
+//! at its wake-up, and reach the endpoint at the end of their route.
+
+use super::flows::FlowState;
+use super::{InvariantViolation, Sim};
+use crate::arena::{Arena, Slot};
+use crate::config::DropRule;
+use crate::events::{Event, EventQueue, TimerSlot};
+use crate::route::{self, NextHop};
+use crate::transport::Transport;
+use spikelab_core::trace::TraceEvent;
+use spikelab_core::{FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
+use spikelab_net::control;
+use spikelab_net::link::same_instant::Lead;
+use spikelab_net::streams::dir_index;
+use spikelab_net::{Dir, LinkControl, LinkDir, Schedule};
+
+/// The network: links, the packets inside them, and what moves packets between them.
+pub(super) struct Network<L> {
+    pub(super) links: Vec<LinkState<L>>,
+    /// The packets inside links; the links carry their [`Slot`]s.
+    pub(super) arena: Arena,
+    /// What a link's wake-up delivered and dropped, read in place and cleared.
+    pub(super) delivered: Vec<Slot>,
+    pub(super) dropped: Vec<Slot>,
+    pub(super) drops: Vec<DropRule>,
+    pub(super) next_uid: u64,
+    pub(super) order: SameInstantOrder,
+}
+
+impl<L: Lead> Network<L> {
+    pub(super) fn new(cfg: &crate::config::SimConfig, streams: &RngStreams) -> Network<L> {
+        Network {
+            links: cfg
+                .links
+                .iter()
+                .enumerate()
+                .map(|(i, l)| build_link(l, i, streams))
+                .collect(),
+            arena: Arena::default(),
+            delivered: Vec::new(),
+            dropped: Vec::new(),
+            drops: cfg.drops.clone(),
+            next_uid: 0,
+            order: SameInstantOrder::default(),
+        }
+    }
+}
+
+pub(super) struct LinkState<L> {
+    pub(super) name: String,
+    pub(super) dirs: [LinkDir<Slot, L>; 2],
+    pub(super) wake: [TimerSlot; 2],
+    pub(super) spikes: Vec<SpikeRun>,
+}
+
+/// A link's spike schedule with its random stream and the control due next.
+pub(super) struct SpikeRun {
+    pub(super) schedule: Schedule,
+    pub(super) rng: SimRng,
+    pub(super) pending: Option<LinkControl>,
+}
+
+/// ns-2's order of a packet's arrival and a transmission end at the same instant
+/// (`spikelab_net::link::same_instant`), on when a flow's `ns2` switch
+/// `same_instant_in_scheduling_order` is: the network has one scheduler. Used only by
+/// a [`Sim`] whose links keep leads ([`Lead::KEPT`]).
+#[derive(Default)]
+pub(super) struct SameInstantOrder {
+    /// When the event being handled was scheduled: a delivered packet's arrival
+    /// (packets an endpoint sends in reply enter their first link within that event,
+    /// as an ns-2 agent's `send()` does); otherwise now, which lets a transmission
+    /// ending now complete first (timers' scheduling instants are not kept).
+    pub(super) cause: Time,
+    /// Per packet a link just delivered, when its arrival was scheduled.
+    pub(super) scheduled: Vec<Time>,
+}
+
+impl<L: Lead> Sim<L> {
+    /// The latest transmission end at or before `until` for which a link was not
+    /// woken because it wakes for that packet's arrival
+    /// ([`LinkDir::skipped_end_wakeup`]; `Time::ZERO` if none). A run stopped at its
+    /// stop time reports as its end the last event it handled, and that end must not
+    /// depend on those skipped wakeups.
+    pub(super) fn skipped_end_wakeups_until(&self, until: Time) -> Time {
+        let ends = self.net.links.iter().flat_map(|l| &l.dirs);
+        ends.filter_map(|d| d.skipped_end_wakeup())
+            .filter(|&end| end <= until)
+            .max()
+            .unwrap_or(Time::ZERO)
+    }
+
+    /// Hands a packet from an endpoint of flow `f` to the first link of its route.
+    pub(super) fn inject(&mut self, f: usize, p: &mut Packet) -> Result<(), InvariantViolation> {
+        p.uid = self.net.next_uid;
+        self.net.next_uid += 1;
+        // A transport builds its packets now, at hop 0 (`Packet::new`); a CBR
+        // datagram is its flow's template. Stores left out here are fewer narrow
+        // stores for the arena's wide copy of the packet to wait on.
+        if p.kind == PacketKind::Datagram {
+            p.hop = 0;
+            p.sent_at = self.now;
+        }
+        debug_assert!(p.hop == 0 && p.sent_at == self.now, "{p:?} not built now");
+        // A transport may seal its packets itself (TCP does, from its table of sizes,
+        // `spikelab_tcp::wire_size`); the rest (SYNs, datagrams) are sealed here.
+        if !p.is_sealed() {
+            p.seal();
+        }
+        self.note_sent(f, p)?;
+        self.forward(p)
+    }
+
+    /// The next hop of a packet whose flow's route is too long to pack
+    /// ([`PackedRoute`]), read from the route's list.
+    pub(super) fn next_hop_unpacked(&self, p: &Packet) -> Option<NextHop> {
+        let route = &self.flows.list[p.flow.index()].route;
+        let (link, dir) = route::next_hop(route, p.kind.is_forward(), p.hop)?;
+        Some(NextHop {
+            link,
+            dir,
+            boxed: self.boxes.at[link].is_some(),
+        })
+    }
+
+    /// Puts `p` on its next link, or hands it to the endpoint at the route's end.
+    /// Always inlined (into the injection of every packet an endpoint sends): the call
+    /// cycle through the endpoint is broken by `after_flow_event`, a function of its own.
+    /// The three cases are taken apart here rather than from one answer of where the
+    /// packet goes: the compiler kept such an answer in memory and tested it again.
+    #[inline(always)]
+    pub(super) fn forward(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
+        let hops = &self.flows.list[p.flow.index()].hops;
+        match hops.get(p.kind.is_forward(), p.hop) {
+            Some(next) => self.forward_to(next, p),
+            None if hops.packed() => self.deliver(p),
+            None => self.forward_unpacked(p),
+        }
+    }
+
+    /// [`Self::forward`] on a long route.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn forward_unpacked(&mut self, p: &Packet) -> Result<(), InvariantViolation> {
+        match self.next_hop_unpacked(p) {
+            Some(next) => self.forward_to(next, p),
+            None => self.deliver(p),
+        }
+    }
+
+    /// Puts `p` on link `next`, through the box at its first endpoint if it enters it
+    /// forward.
+    #[inline(always)]
+    pub(super) fn forward_to(
+        &mut self,
+        next: NextHop,
+        p: &Packet,
+    ) -> Result<(), InvariantViolation> {
+        let NextHop { link, dir, boxed } = next;
+        if boxed && dir == Dir::Forward {
+            let b = self.boxes.at[link].expect("the packed route marks the links with a box");
+            return self.through_box(b, *p);
+        }
+        self.enter_link(link, dir, p);
+        Ok(())
+    }
+
+    /// Offers `p` to link `l` in direction `dir` (after any deterministic drop rule).
+    #[inline(always)]
+    pub(super) fn enter_link(&mut self, l: usize, dir: Dir, p: &Packet) {
+        let d = dir_index(dir);
+        if self.dropped_by_rule(l, p) {
+            self.note_drop(l, p);
+            return;
+        }
+        let s = self.net.arena.put(p);
+        self.enqueue(l, d, s);
+    }
+
+    /// Offers the packet in slot `s` to direction `d` of link `l`.
+    pub(super) fn enqueue(&mut self, l: usize, d: usize, s: Slot) {
+        let dir = &mut self.net.links[l].dirs[d];
+        // The wakeup armed when the link last changed stays right (`sync_link` after
+        // every change of a link; the packet it is for only leaves at a wakeup).
+        let wake_unchanged = dir.wakeup_kept_by_arrival();
+        let lost = match L::KEPT {
+            true => dir.enqueue_scheduled(self.now, s, self.net.order.cause),
+            false => dir.enqueue(self.now, s),
+        };
+        if let Some(lost) = lost {
+            let lost = self.net.arena.take(lost);
+            self.note_drop(l, &lost);
+        }
+        if !wake_unchanged {
+            self.sync_link(l, d);
+        }
+    }
+
+    /// Moves the packet in slot `s`, which just left a link, on along its route: into
+    /// its next link without leaving the arena, or out of it to a middlebox or the
+    /// endpoint (the same steps as [`Self::forward`]). Always inlined (into the link's
+    /// wake-up and a box's exit): it is on every packet's path, and a box's exit calls
+    /// it in a cycle that only [`Self::through_box_slot`], never inlined, breaks.
+    #[inline(always)]
+    pub(super) fn forward_slot(&mut self, s: Slot) -> Result<(), InvariantViolation> {
+        let p = self.net.arena.get(s);
+        let hops = &self.flows.list[p.flow.index()].hops;
+        match hops.get(p.kind.is_forward(), p.hop) {
+            Some(next) => self.forward_slot_to(next, s),
+            // The end of the route: the endpoint reads the packet where it lies.
+            None if hops.packed() => self.deliver_slot(s),
+            None => self.forward_slot_unpacked(s),
+        }
+    }
+
+    /// [`Self::forward_slot`] on a long route.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn forward_slot_unpacked(&mut self, s: Slot) -> Result<(), InvariantViolation> {
+        match self.next_hop_unpacked(self.net.arena.get(s)) {
+            Some(next) => self.forward_slot_to(next, s),
+            None => self.deliver_slot(s),
+        }
+    }
+
+    /// [`Self::forward_to`] for the packet in slot `s`.
+    #[inline(always)]
+    pub(super) fn forward_slot_to(
+        &mut self,
+        next: NextHop,
+        s: Slot,
+    ) -> Result<(), InvariantViolation> {
+        let NextHop { link, dir, boxed } = next;
+        if boxed && dir == Dir::Forward {
+            // Into the box at the link's first endpoint (`Self::forward`'s case).
+            let b = self.boxes.at[link].expect("the packed route marks the links with a box");
+            return self.through_box_slot(b, s);
+        }
+        self.enter_link_slot(link, dir, s);
+        Ok(())
+    }
+
+    /// [`Self::enter_link`] for the packet in slot `s`.
+    #[inline(always)]
+    pub(super) fn enter_link_slot(&mut self, l: usize, dir: Dir, s: Slot) {
+        if self.dropped_by_rule(l, self.net.arena.get(s)) {
+            let p = self.net.arena.take(s);
+            self.note_drop(l, &p);
+            return;
+        }
+        self.enqueue(l, dir_index(dir), s);
+    }
+
+    /// Does a deterministic [`DropRule`] remove `p` as it enters link `l`? Inlined, its
+    /// rules out of line: asked once per packet per hop, and most runs have none.
+    #[inline(always)]
+    pub(super) fn dropped_by_rule(&self, l: usize, p: &Packet) -> bool {
+        !self.net.drops.is_empty() && self.dropped_by_a_rule(l, p)
+    }
+
+    #[inline(never)]
+    pub(super) fn dropped_by_a_rule(&self, l: usize, p: &Packet) -> bool {
+        let FlowState::Conn(c) = &self.flows.list[p.flow.index()].state else {
+            return false;
+        };
+        let mss = c.transport.segment_size();
+        self.net
+            .drops
+            .iter()
+            .any(|r| r.matches(l, p, mss, self.now))
+    }
+
+    pub(super) fn sync_link(&mut self, l: usize, d: usize) {
+        arm_link_wake(&mut self.q, &mut self.net.links[l], l, d);
+    }
+
+    pub(super) fn on_link_wake(
+        &mut self,
+        l: usize,
+        d: usize,
+        gen: u32,
+    ) -> Result<(), InvariantViolation> {
+        // The link is looked up once for the wake-up's test, the poll, the re-arm and
+        // the conservation check: none of them needs the rest of the world.
+        let link = &mut self.net.links[l];
+        // Live: the slot keeps its deadline until the re-arm below sets the next one.
+        if !link.wake[d].is_live(gen) {
+            return Ok(());
+        }
+        // The link writes into the world's lists in place (disjoint fields), and they
+        // are read by index and cleared, not taken out and put back: nothing the moves
+        // of the packets below call polls a link or touches the lists.
+        match L::KEPT {
+            true => link.dirs[d].poll_scheduled(
+                self.now,
+                &mut self.net.delivered,
+                &mut self.net.order.scheduled,
+                &mut self.net.dropped,
+            ),
+            false => link.dirs[d].poll(self.now, &mut self.net.delivered, &mut self.net.dropped),
+        }
+        // Re-armed and checked before the packets lost inside the link are noted:
+        // noting them (trace, arena) changes neither the link nor the queue.
+        rearm_link_wake(&mut self.q, link, l, d);
+        let conserved = link.dirs[d].packets_conserved();
+        for i in 0..self.net.dropped.len() {
+            let p = self.net.arena.take(self.net.dropped[i]);
+            self.note_drop(l, &p);
+        }
+        self.net.dropped.clear();
+        if !conserved {
+            self.net.delivered.clear();
+            self.net.order.scheduled.clear();
+            return Err(self.link_not_conserved(l, d));
+        }
+        for i in 0..self.net.delivered.len() {
+            let s = self.net.delivered[i];
+            if L::KEPT {
+                self.net.order.cause = self.net.order.scheduled[i];
+            }
+            self.net.arena.get_mut(s).hop += 1;
+            let moved = match self.boxes.at[l] {
+                // Leaving the link in reverse: the box at its first endpoint sees it.
+                Some(b) if d == 1 => self.through_box_slot(b, s),
+                _ => self.forward_slot(s),
+            };
+            // The first error ends the run: the packets after it leave the arena
+            // unmoved. Returned from here rather than carried through the loop.
+            if let Err(e) = moved {
+                self.abandon_delivered(i + 1);
+                return Err(e);
+            }
+        }
+        self.net.delivered.clear();
+        if L::KEPT {
+            self.net.order.scheduled.clear();
+        }
+        Ok(())
+    }
+
+    /// After an error at the `from`-th packet a wake-up delivered: the rest leave the
+    /// arena without being moved on, and the lists are cleared.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn abandon_delivered(&mut self, from: usize) {
+        for &s in &self.net.delivered[from..] {
+            self.net.arena.take(s);
+        }
+        self.net.delivered.clear();
+        self.net.order.scheduled.clear();
+    }
+
+    /// Packet conservation on direction `d` of link `l` (after a spike control; a wake-up
+    /// tests it in [`Self::on_link_wake`]). Inlined,
+    /// its error out of line: the check is a few loads and one comparison.
+    #[inline(always)]
+    pub(super) fn check_link(&self, l: usize, d: usize) -> Result<(), InvariantViolation> {
+        match self.net.links[l].dirs[d].packets_conserved() {
+            true => Ok(()),
+            false => Err(self.link_not_conserved(l, d)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn link_not_conserved(&self, l: usize, d: usize) -> InvariantViolation {
+        let c = self.net.links[l].dirs[d].counters();
+        let what = format!(
+            "link {} dir {d}: offered {:?} != delivered + dropped + in network",
+            self.net.links[l].name, c
+        );
+        InvariantViolation {
+            time: self.now,
+            what,
+        }
+    }
+
+    /// Asks schedule `s` of link `l` for its next control and queues it.
+    pub(super) fn schedule_next_control(&mut self, l: usize, s: usize) {
+        let run = &mut self.net.links[l].spikes[s];
+        let next = run.schedule.next(&mut run.rng);
+        run.pending = next.map(|(_, c)| c);
+        if let Some((t, _)) = next {
+            self.q.push(
+                t.max(self.now),
+                Event::LinkControl {
+                    link: l as u32,
+                    sched: s as u32,
+                },
+            );
+        }
+    }
+
+    pub(super) fn on_link_control(&mut self, l: usize, s: usize) {
+        let Some(control) = self.net.links[l].spikes[s].pending.take() else {
+            return;
+        };
+        let now = self.now;
+        for d in [Dir::Forward, Dir::Reverse] {
+            let i = dir_index(d);
+            let dir = &mut self.net.links[l].dirs[i];
+            let Some(thaw_drops) = control::apply(control, d, dir, now) else {
+                continue;
+            };
+            for s in thaw_drops {
+                let p = self.net.arena.take(s);
+                self.note_drop(l, &p);
+            }
+            self.sync_link(l, i);
+        }
+        let start = matches!(control, LinkControl::Suspend(..));
+        if matches!(control, LinkControl::Suspend(..) | LinkControl::Resume(_)) {
+            self.capture.tracer.record(
+                now,
+                FlowId(0),
+                TraceEvent::Spike {
+                    start,
+                    link: l as u32,
+                },
+            );
+        }
+        self.schedule_next_control(l, s);
+    }
+}
+
+/// Makes sure direction `d` of `link` (link number `l`) is woken at its next wakeup,
+/// queueing a new event only when that moves earlier ([`TimerSlot::want`]).
+#[inline]
+fn arm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
+    let wake = link.dirs[d].next_wakeup();
+    link.wake[d].want(wake, |at, gen| {
+        q.push(
+            at,
+            Event::LinkWake {
+                link: l as u32,
+                dir: d as u8,
+                gen,
+            },
+        )
+    });
+}
+
+/// [`arm_link_wake`] after a wake-up of direction `d` of `link` (the live event, just
+/// handled): its next wakeup, if any, is queued whatever the slot held.
+#[inline]
+fn rearm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
+    let wake = link.dirs[d].next_wakeup();
+    link.wake[d].rearm(wake, |at, gen| {
+        q.push(
+            at,
+            Event::LinkWake {
+                link: l as u32,
+                dir: d as u8,
+                gen,
+            },
+        )
+    });
+}
+
+fn build_link<L: Lead>(
+    cfg: &spikelab_net::LinkConfig,
+    i: usize,
+    streams: &RngStreams,
+) -> LinkState<L> {
+    let spikes = route::spike_schedules(cfg, i, streams)
+        .into_iter()
+        .map(|(schedule, rng)| SpikeRun {
+            schedule,
+            rng,
+            pending: None,
+        })
+        .collect();
+    LinkState {
+        name: cfg.name.clone(),
+        dirs: route::link_dirs(cfg, i, streams),
+        wake: [TimerSlot::default(); 2],
+        spikes,
+    }
+}
