@@ -23,12 +23,6 @@ pub mod artifacts;
 pub mod context;
 pub mod embedded;
 
-/// The path the CLI names a user's experiment file by (`eifel::OnDisk`), from when it
-/// lived beside the Eifel papers' registration; it is [`reproduction::on_disk`]. Kept
-/// until the CLI imports it from there.
-pub mod eifel {
-    pub use crate::reproduction::on_disk::OnDisk;
-}
 pub mod grid;
 pub mod metrics;
 pub mod papers;

@@ -6,7 +6,8 @@
 
 use spikelab_core::Dur;
 use spikelab_engine::SimConfig;
-use spikelab_experiments::grid::run::{base_text, expand};
+use spikelab_experiments::grid::run::expand;
+use spikelab_experiments::grid::spec::base_text;
 use spikelab_experiments::papers::delay_injection::reproduction::{experiment, run_spec};
 use spikelab_experiments::papers::delay_injection::sweep;
 use spikelab_experiments::report::Block;

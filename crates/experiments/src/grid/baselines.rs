@@ -14,22 +14,10 @@
 //! ```
 
 use super::expr::{Env, Ref};
-use super::run::GridResult;
+use super::result::GridResult;
 use super::spec::ChartSpec;
 use anyhow::anyhow;
-use serde::Deserialize;
 use spikelab_output::plot::Series;
-use std::collections::BTreeMap;
-
-/// One reference line.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Baseline {
-    /// Its legend.
-    pub label: String,
-    /// The labels that pick its one cell (the chart's `where` does not apply).
-    pub cell: BTreeMap<String, String>,
-}
 
 /// The chart's baselines as flat series at the x positions of `series`' first series.
 pub fn series(
@@ -44,7 +32,7 @@ pub fn series(
     c.baseline
         .iter()
         .map(|b| {
-            let e = super::study::env(g, b.cell.clone(), reps);
+            let e = super::values::env(g, b.cell.clone(), reps);
             let r = Ref {
                 name: c.value.clone(),
                 sel: vec![],
@@ -65,7 +53,8 @@ pub fn series(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::values::Stat;
+    use crate::grid::result::Stat;
+    use std::collections::BTreeMap;
 
     fn grid() -> GridResult {
         let labels: Vec<BTreeMap<String, String>> = [("none", "0"), ("on", "1"), ("on", "2")]

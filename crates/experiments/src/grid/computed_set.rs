@@ -14,25 +14,8 @@
 //! one).
 
 use super::expr::{self, Env, Ref};
-use super::spec::Grid;
-use serde::Deserialize;
+use super::spec::{ComputedSet, Grid};
 use std::collections::BTreeMap;
-
-/// One computed override.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ComputedSet {
-    /// The cells it applies to (all if empty).
-    #[serde(default, rename = "where")]
-    pub filter: BTreeMap<String, String>,
-    /// A dotted path into the scenario, as in `set`.
-    pub path: String,
-    /// An expression over the cell's labels.
-    pub value: String,
-    /// Written as an integer.
-    #[serde(default)]
-    pub int: bool,
-}
 
 /// A cell's labels as the variables of an expression.
 struct Labels<'a>(&'a BTreeMap<String, String>);

@@ -6,18 +6,8 @@
 
 use spikelab_scenario::{FieldPath, Invalid};
 
-use super::run::Grids;
+use super::result::RustBlock;
 use super::spec::ExperimentSpec;
-use crate::context::Context;
-use crate::report::Block;
-
-/// A block computed in Rust from the run's context and the grids' results.
-pub type RustBlock = fn(&Context, &Grids) -> anyhow::Result<Vec<Block>>;
-
-/// The blocks computed in Rust where the grid cannot express them yet, by name: layout
-/// item `rust:<name>`. The grid knows none: a paper registers its own
-/// (`ExperimentSpec::with_rust_blocks`), and a user's file may name any paper's.
-pub type RustBlocks = &'static [(&'static str, RustBlock)];
 
 /// The block `name` of those `spec` was given.
 pub fn rust_block(spec: &ExperimentSpec, name: &str) -> Option<RustBlock> {
@@ -72,7 +62,7 @@ pub fn check(spec: &ExperimentSpec) -> Result<(), Invalid> {
     Ok(())
 }
 
-/// The layout item kinds, as [`super::run::run_experiment`] draws them.
+/// The layout item kinds, as `run::run_experiment` draws them.
 const KINDS: &[&str] = &[
     "notes",
     "thresholds",
@@ -107,7 +97,7 @@ fn defined(spec: &ExperimentSpec, kind: &str, name: &str) -> Option<bool> {
 
 #[cfg(test)]
 mod tests {
-    use super::RustBlocks;
+    use crate::grid::result::RustBlocks;
     use crate::grid::spec::ExperimentSpec;
 
     const BLOCKS: RustBlocks = &[("trace-mode", |_, _| Ok(vec![]))];

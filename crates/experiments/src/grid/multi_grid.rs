@@ -4,9 +4,9 @@
 //! side by side. `grid` is therefore no axis name a text can select by.
 
 use super::expr::{self, Env, Ref};
-use super::run::{GridResult, Grids};
+use super::result::{GridResult, Grids};
 use super::spec::TextSpec;
-use super::values::GridEnv;
+use super::values::{self, GridEnv};
 use anyhow::anyhow;
 use std::collections::BTreeMap;
 
@@ -57,10 +57,10 @@ pub fn text(
 ) -> anyhow::Result<String> {
     let empty = GridResult::empty();
     let env = MultiEnv {
-        main: super::study::env(g.unwrap_or(&empty), BTreeMap::new(), reps),
+        main: values::env(g.unwrap_or(&empty), BTreeMap::new(), reps),
         by_name: grids
             .iter()
-            .map(|(name, g)| (*name, super::study::env(g, BTreeMap::new(), reps)))
+            .map(|(name, g)| (*name, values::env(g, BTreeMap::new(), reps)))
             .collect(),
     };
     expr::render(t.text.trim(), &env).map_err(|e| anyhow!("text `{}`: {e}", t.name))
@@ -69,7 +69,7 @@ pub fn text(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::values::Stat;
+    use crate::grid::result::Stat;
 
     fn grid(x: f64) -> GridResult {
         let labels = vec![BTreeMap::from([("k".to_string(), "a".to_string())])];

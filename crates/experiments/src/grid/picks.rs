@@ -24,10 +24,9 @@
 //! `by` compares the cells' means objective after objective; a NaN makes two cells
 //! equal, and of equal cells the later in grid order wins.
 
-use super::pooled::{fill, ComparisonSpec};
-use super::spec::ExperimentSpec;
-use super::values::GridEnv;
-use serde::Deserialize;
+use super::result::Stat;
+use super::spec::{ComparisonSpec, ExperimentSpec, Objective, PickSpec};
+use super::values::{fill, GridEnv};
 use spikelab_scenario::{FieldPath, Invalid};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -80,29 +79,8 @@ fn placeholders_as_zero(text: &str) -> String {
     out + rest
 }
 
-/// One objective of a pick: the least or the greatest mean of a grid value.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "lowercase", deny_unknown_fields)]
-pub enum Objective {
-    Min(String),
-    Max(String),
-}
-
-/// A named best cell.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PickSpec {
-    pub name: String,
-    pub grid: String,
-    /// The candidate cells.
-    #[serde(default, rename = "where")]
-    pub filter: BTreeMap<String, String>,
-    /// The objectives, the first deciding unless it ties.
-    pub by: Vec<Objective>,
-}
-
 /// A candidate's score: greater is better, objective by objective.
-fn score(p: &PickSpec, values: &BTreeMap<String, super::values::Stat>) -> Result<Vec<f64>, String> {
+fn score(p: &PickSpec, values: &BTreeMap<String, Stat>) -> Result<Vec<f64>, String> {
     p.by.iter()
         .map(|o| {
             let (name, sign) = match o {
@@ -168,7 +146,7 @@ pub fn resolve<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::values::Stat;
+    use crate::grid::result::Stat;
 
     type Cells = Vec<BTreeMap<String, String>>;
     type Values = Vec<BTreeMap<String, Stat>>;

@@ -11,42 +11,12 @@
 //! * `[[comparison]]`: one of our numbers (an expression) beside the paper's, shown in
 //!   the layout's `comparisons:<block>`.
 
-use super::expr::{self, Ref};
-use super::spec::{ExperimentSpec, Grid};
-use super::values::GridEnv;
+use super::expr;
+use super::spec::{ComparisonSpec, ExperimentSpec, Grid};
+use super::values::{fill, GridEnv};
 use crate::report::Comparison;
-use serde::Deserialize;
-use spikelab_output::stats::Summary;
 use spikelab_scenario::{FieldPath, Invalid};
 use std::collections::BTreeMap;
-
-/// One of our numbers beside the paper's.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ComparisonSpec {
-    /// The layout block (`comparisons:<block>`) it is shown in, in file order.
-    pub block: String,
-    pub grid: String,
-    /// What is compared; `{...}` placeholders as in report text.
-    pub what: String,
-    /// Our value: an expression over the grid's values and pooled metrics.
-    pub value: String,
-    /// Its 95% half-width, if one is meaningful.
-    #[serde(default)]
-    pub ci95: Option<String>,
-    pub paper: f64,
-    pub unit: String,
-    /// `what` instead when our value is NaN (e.g. a [`super::over_axis`] reduction whose
-    /// condition never held).
-    #[serde(default)]
-    pub what_if_nan: Option<String>,
-    /// Labels every reference of `what`, `value` and `ci95` is restricted to.
-    #[serde(default, rename = "where")]
-    pub filter: BTreeMap<String, String>,
-    /// A `[[pick]]` whose cell the comparison reads ([`super::picks`]).
-    #[serde(default)]
-    pub pick: Option<String>,
-}
 
 /// Checks every comparison names a grid of `spec` and its expressions parse.
 pub fn check(spec: &ExperimentSpec) -> Result<(), Invalid> {
@@ -174,15 +144,6 @@ fn row_labels(g: &Grid, labels: &BTreeMap<String, String>, k: usize) -> BTreeMap
     out
 }
 
-/// `template` with every `{key}` replaced by the label `key` of `labels`.
-pub fn fill(template: &str, labels: &BTreeMap<String, String>) -> String {
-    let mut v = template.to_string();
-    for (l, text) in labels {
-        v = v.replace(&format!("{{{l}}}"), text);
-    }
-    v
-}
-
 /// Labels per cell and `raw[cell][rep][metric]`.
 type Unfolded = (Vec<BTreeMap<String, String>>, Vec<Vec<Vec<f64>>>);
 
@@ -228,52 +189,10 @@ pub fn run_rows(raw: &[Vec<Vec<f64>>], rows: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// A grid's per-run metrics, for references to a metric pooled over cells.
-#[derive(Clone, Copy)]
-pub struct Samples<'a> {
-    pub names: &'a [String],
-    /// `raw[cell][rep][metric]`, in the order of `names`.
-    pub raw: &'a [Vec<Vec<f64>>],
-    /// Per cell, its distribution metrics merged over its repetitions.
-    pub dists: &'a crate::metrics::distributions::Merged,
-}
-
-impl Samples<'_> {
-    /// Statistic `stat` of metric `name` over every finite per-run value of `cells`;
-    /// `None` when the grid does not collect `name`.
-    pub fn stat(&self, name: &str, stat: &str, cells: &[usize]) -> Option<f64> {
-        if let Some(h) = crate::metrics::distributions::merged(self.dists, name, cells) {
-            return crate::metrics::distributions::stat(&h, stat).or(Some(f64::NAN));
-        }
-        let m = self.names.iter().position(|n| n == name)?;
-        let xs: Vec<f64> = cells
-            .iter()
-            .flat_map(|&c| self.raw[c].iter().map(move |rep| rep[m]))
-            .filter(|x| x.is_finite())
-            .collect();
-        Some(match stat {
-            "max" => xs.iter().copied().fold(f64::NAN, f64::max),
-            "min" => xs.iter().copied().fold(f64::NAN, f64::min),
-            "sum" => xs.iter().sum(),
-            "n" => xs.len() as f64,
-            "ci95" => Summary::of(&xs).ci95,
-            s if crate::metrics::distributions::percentile_of(s).is_some() => {
-                let q = crate::metrics::distributions::percentile_of(s).unwrap_or(f64::NAN);
-                spikelab_output::stats::percentile(&xs, q)
-            }
-            _ => Summary::of(&xs).mean,
-        })
-    }
-}
-
-/// Whether `r` names a grid value (not a pooled metric) in `values`.
-pub fn is_value(values: &[BTreeMap<String, super::values::Stat>], r: &Ref) -> bool {
-    values.iter().any(|v| v.contains_key(&r.name))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::values::Samples;
 
     fn grid() -> Grid {
         toml::from_str(
@@ -310,7 +229,7 @@ group = [
 
     #[test]
     fn a_comparison_whose_value_is_nan_shows_its_what_if_nan() {
-        use super::super::values::Stat;
+        use super::super::result::Stat;
         let spec: ExperimentSpec = toml::from_str(
             r#"name = "x"
 title = "x"
@@ -374,7 +293,7 @@ unit = ""
     #[test]
     fn a_reference_reads_a_grid_value_first_and_else_pools_the_metric_over_its_cells() {
         use super::super::expr::{Env, Expr};
-        use super::super::values::Stat;
+        use super::super::result::Stat;
         let labels: Vec<BTreeMap<String, String>> = ["a", "b"]
             .map(|k| BTreeMap::from([("k".to_string(), k.to_string())]))
             .to_vec();

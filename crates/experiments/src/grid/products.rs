@@ -20,15 +20,7 @@
 //! be ambiguous: a repeated combination is an error.
 
 use super::spec::{Axis, AxisValue, Grid};
-use serde::Deserialize;
 use std::collections::BTreeMap;
-
-/// One further block of cells: the product of its axes.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Product {
-    pub axis: Vec<Axis>,
-}
 
 /// The axis values one cell picks, one per axis of its block, in axis order.
 pub type Choice<'g> = Vec<(&'g Axis, &'g AxisValue)>;

@@ -27,7 +27,6 @@
 //! unit = "s"
 //! ```
 
-use super::spec::ExperimentSpec;
 use crate::artifacts::{chart, csv_file, finish_csv, line_figure};
 use crate::context::Context;
 use crate::report::{Block, Comparison};
@@ -316,10 +315,10 @@ fn metric(name: &str) -> Option<&'static FeedMetric> {
 
 /// Every feed's comparisons name one of its timers and a known metric, and feed names
 /// are unique.
-pub fn check(spec: &ExperimentSpec) -> Result<(), Invalid> {
-    for (i, f) in spec.feed.iter().enumerate() {
+pub fn check(feeds: &[FeedSpec]) -> Result<(), Invalid> {
+    for (i, f) in feeds.iter().enumerate() {
         let at = FieldPath::root("feed").index(i);
-        if spec.feed[..i].iter().any(|o| o.name == f.name) {
+        if feeds[..i].iter().any(|o| o.name == f.name) {
             let why = format!("feed `{}`: a second feed of that name", f.name);
             return Err(Invalid::new(at.key("name"), why));
         }

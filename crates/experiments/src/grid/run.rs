@@ -2,9 +2,10 @@
 //! repetitions, write each table as CSV and Markdown beside the paper's values, and
 //! draw its figures.
 
-use super::spec::{ExperimentSpec, FigureSpec, Grid, TableSpec};
+use super::result::GridResult;
+use super::spec::{base_text, ExperimentSpec, FigureSpec, Grid, TableSpec};
 use super::study;
-use super::values::{compute as compute_values, Runs, Stat};
+use super::values::{compute as compute_values, Runs};
 use crate::context::Context;
 use crate::metrics;
 use crate::report::caption::{self, Shows, Timeouts};
@@ -20,7 +21,6 @@ use spikelab_engine::SimConfig;
 use spikelab_output::csv::CsvWriter;
 use spikelab_output::stats::Summary;
 use spikelab_scenario::set_path;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -30,54 +30,6 @@ struct Cell {
     labels: BTreeMap<String, String>,
     flow: usize,
 }
-
-/// A grid's results: per cell, a summary of every flow metric over the repetitions
-/// (for `[[table]]`), every collected metric per repetition, and the grid's values.
-pub struct GridResult {
-    cells: Vec<(BTreeMap<String, String>, Vec<Summary>)>,
-    /// Per cell, its labels.
-    pub labels: Vec<BTreeMap<String, String>>,
-    /// The metrics collected per repetition: [`metrics::NAMES`], then the others the
-    /// experiment names for this grid.
-    pub names: Vec<String>,
-    /// `raw[cell][rep][metric]`, in the order of `names`.
-    pub raw: Vec<Vec<Vec<f64>>>,
-    /// Per cell, the grid's `[[grid.value]]`s.
-    pub values: Vec<BTreeMap<String, Stat>>,
-    /// Cells per simulated cell: its groups with `group_axis`, else 1
-    /// ([`super::pooled::unfold`]).
-    pub group_rows: usize,
-    /// Per cell, its distribution metrics merged over its repetitions.
-    pub dists: crate::metrics::distributions::Merged,
-    /// Per cell, the run series of its first repetition ([`super::run_series`]).
-    pub first_runs: super::run_series::FirstRuns,
-}
-
-impl GridResult {
-    /// A grid without cells (for text that reads no values).
-    pub fn empty() -> GridResult {
-        GridResult::of_runs(vec![], vec![], vec![])
-    }
-
-    /// Cells with their per-repetition metrics and no grid values.
-    pub fn of_runs(
-        labels: Vec<BTreeMap<String, String>>,
-        names: Vec<String>,
-        raw: Vec<Vec<Vec<f64>>>,
-    ) -> GridResult {
-        GridResult {
-            cells: vec![],
-            values: vec![BTreeMap::new(); labels.len()],
-            dists: vec![BTreeMap::new(); labels.len()],
-            first_runs: vec![BTreeMap::new(); labels.len()],
-            labels,
-            names,
-            raw,
-            group_rows: 1,
-        }
-    }
-}
-
 /// The repetitions per cell of grid `g` at `--reps` `reps`.
 fn grid_reps(g: &Grid, reps: u32) -> anyhow::Result<u32> {
     let Some(text) = &g.reps else {
@@ -178,25 +130,6 @@ fn flow_index(sim: &SimConfig, flow: &str) -> anyhow::Result<usize> {
         .iter()
         .position(|f| f.name == flow)
         .ok_or_else(|| anyhow!("no flow `{flow}` in the scenario"))
-}
-
-/// The base scenario `name` of `spec`: its text, and the name its messages and relative
-/// paths use. A file of `spec.scenario_dir` when the experiment was read from disk,
-/// else one of `scenarios/` built in.
-pub fn base_text(spec: &ExperimentSpec, name: &str) -> anyhow::Result<(Cow<'static, str>, String)> {
-    match &spec.scenario_dir {
-        Some(dir) => {
-            let path = dir.join(name);
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read scenario {}", path.display()))?;
-            Ok((Cow::Owned(text), path.display().to_string()))
-        }
-        None => {
-            let text = crate::embedded::scenario(name)
-                .ok_or_else(|| anyhow!("no built-in scenario `{name}`"))?;
-            Ok((Cow::Borrowed(text), name.to_string()))
-        }
-    }
 }
 
 /// Every combination of the grid's axis values, in axis order, with its configuration.
@@ -618,9 +551,6 @@ fn first_seed_showing(
     Ok(None)
 }
 
-/// Every grid's results, by name.
-pub type Grids<'s> = BTreeMap<&'s str, GridResult>;
-
 /// Runs every grid, writes every table, CSV file, figure and chart into `ctx.dir`, and
 /// returns the section, its blocks in the order of `layout` (or notes, tables, figures);
 /// layout item `rust:<name>` is the block of that name `spec` was given
@@ -713,7 +643,7 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
                 )?));
             }
             "comparisons" => {
-                let env = |g: &str, fixed| Ok(study::env(grid(g)?, fixed, ctx.reps));
+                let env = |g: &str, fixed| Ok(super::values::env(grid(g)?, fixed, ctx.reps));
                 let cs = super::pooled::comparisons(spec, name, env)?;
                 blocks.push(Block::Comparisons(cs));
             }

@@ -16,14 +16,13 @@
 //! where = { timer = "PH-RTO", timestamps = "0" }
 //! ```
 
-use super::run::GridResult;
+use super::result::{FirstRuns, GridResult, Samples};
 use super::spec::{ChartKind, ChartSpec, CsvSpec, ExperimentSpec, Grid};
 use crate::artifacts::{chart, csv_file, finish_csv, line_figure};
 use crate::context::Context;
 use crate::metrics::RunView;
 use crate::report::Figure;
 use anyhow::anyhow;
-use serde::Deserialize;
 use spikelab_output::plot::Series;
 use spikelab_scenario::{FieldPath, Invalid};
 use std::collections::BTreeMap;
@@ -37,12 +36,6 @@ pub struct RunSeries {
     pub needs_rto: bool,
     pub value: fn(&RunView) -> Samples,
 }
-
-/// A run's samples, each a row of [`RunSeries::columns`].
-pub type Samples = Vec<Vec<f64>>;
-
-/// Per cell, each run series of its first repetition.
-pub type FirstRuns = Vec<BTreeMap<String, Samples>>;
 
 /// Every run series.
 pub const SERIES: &[RunSeries] = &[RunSeries {
@@ -73,14 +66,6 @@ pub fn find(name: &str) -> Option<&'static RunSeries> {
 
 fn known_names() -> String {
     SERIES.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
-}
-
-/// One line of a `run` chart: a column of the samples and its legend.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LineSpec {
-    pub column: String,
-    pub label: String,
 }
 
 /// The run series grid `g` keeps: those its `run` charts and `run_series` CSV files name.
@@ -255,10 +240,10 @@ pub fn write_csv(ctx: &Context, spec: &CsvSpec, g: &GridResult, name: &str) -> a
     finish_csv(w)
 }
 
-/// Per cell, its first run's series as [`run_grid`](super::run) collects them:
+/// Per cell, its first run's series as `run::run_grid` collects them:
 /// `first[cell]` holds `rows * names` tables, row by row (`None` for a cell run without
 /// a first repetition), unfolded into one map per row: cell c, row k becomes cell
-/// `c * rows + k`, as [`super::pooled::unfold`] does.
+/// `c * rows + k`, as `pooled::unfold` does.
 pub fn unfold(first: Vec<Option<Vec<Samples>>>, rows: usize, names: &[String]) -> FirstRuns {
     let mut out = Vec::new();
     for tables in first {

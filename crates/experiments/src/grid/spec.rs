@@ -34,11 +34,12 @@
 //! A `set` key is a dotted path into the scenario's TOML: table keys and array indices
 //! (`flow.0.tcp.recovery`); missing tables are created.
 
-use crate::grid::layout::RustBlocks;
-use crate::metrics;
+use super::result::RustBlocks;
+use anyhow::{anyhow, Context as _};
 use serde::Deserialize;
 use spikelab_scenario::error::Locator;
 use spikelab_scenario::{FieldPath, Invalid, ScenarioError};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -85,21 +86,21 @@ pub struct ExperimentSpec {
     pub layout: Vec<String>,
     /// Our numbers beside the paper's, each an expression (`comparisons:<block>`).
     #[serde(default)]
-    pub comparison: Vec<crate::grid::pooled::ComparisonSpec>,
+    pub comparison: Vec<ComparisonSpec>,
     /// Synthetic RTT sequences fed straight into estimators (`feed:<name>`,
-    /// `feed_comparisons:<name>`; [`crate::grid::rtt_feed`]).
+    /// `feed_comparisons:<name>`; `rtt_feed`).
     #[serde(default)]
     pub feed: Vec<crate::grid::rtt_feed::FeedSpec>,
-    /// Best cells by their values, read by comparisons ([`crate::grid::picks`]).
+    /// Best cells by their values, read by comparisons (`picks`).
     #[serde(default)]
-    pub pick: Vec<crate::grid::picks::PickSpec>,
-    /// Delay traces of the scenario's links written as files ([`crate::grid::trace_file`]).
+    pub pick: Vec<PickSpec>,
+    /// Delay traces of the scenario's links written as files (`trace_file`).
     #[serde(default)]
-    pub trace_file: Vec<crate::grid::trace_file::TraceFileSpec>,
+    pub trace_file: Vec<TraceFileSpec>,
     /// Tables of explicit rows of templates (`text_table:<name>`,
-    /// [`crate::grid::text_table`]).
+    /// `text_table`).
     #[serde(default)]
-    pub text_table: Vec<crate::grid::text_table::TextTableSpec>,
+    pub text_table: Vec<TextTableSpec>,
     /// Where the scenario files it names are read: `None` for the built-in
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]
@@ -166,7 +167,7 @@ pub struct CsvColumn {
     /// `x` or `cdf` of a `distribution` file's bin.
     #[serde(default)]
     pub bin: Option<String>,
-    /// A column of a `run_series` file's sample ([`crate::grid::run_series`]).
+    /// A column of a `run_series` file's sample (`run_series`).
     #[serde(default)]
     pub column: Option<String>,
 }
@@ -187,7 +188,7 @@ pub struct CsvSpec {
     #[serde(default)]
     pub max_x: Option<f64>,
     /// One row per sample of this run-series metric in each cell's first run
-    /// ([`crate::grid::run_series`]); a column with `column` writes a field of the sample.
+    /// (`run_series`); a column with `column` writes a field of the sample.
     #[serde(default)]
     pub run_series: Option<String>,
     pub columns: Vec<CsvColumn>,
@@ -239,7 +240,7 @@ pub enum ChartKind {
     Bar,
     /// Lines through the samples of run-series metric `metric` in the first run of the one
     /// cell `where` picks: column `x` along x, one line per `lines` entry
-    /// ([`crate::grid::run_series`]).
+    /// (`run_series`).
     Run,
 }
 
@@ -287,14 +288,14 @@ pub struct ChartSpec {
     pub bar_label: String,
     /// `run`: the lines, each a column of the run-series metric's samples.
     #[serde(default)]
-    pub lines: Vec<crate::grid::run_series::LineSpec>,
+    pub lines: Vec<LineSpec>,
     /// `run`: only the samples at x >= `x_from`.
     #[serde(default)]
     pub x_from: Option<f64>,
     /// `axis`: reference lines, each the value of one other cell drawn flat
-    /// ([`crate::grid::baselines`]).
+    /// (`baselines`).
     #[serde(default)]
-    pub baseline: Vec<crate::grid::baselines::Baseline>,
+    pub baseline: Vec<Baseline>,
 }
 
 /// The largest label of `axis` (read as a number) up to which `holds` is true at every
@@ -369,7 +370,7 @@ pub struct Grid {
     /// Flow groups: a run metric named `metric@group` is taken over the group's flows.
     #[serde(default)]
     pub group: Vec<FlowGroup>,
-    /// Unfold the results by group ([`crate::grid::pooled`]): each cell gives one row
+    /// Unfold the results by group (`pooled`): each cell gives one row
     /// per group, labelled `<group_axis> = <group name>` and the group's `labels`, and
     /// a flow-group metric named without `@group` is taken over that row's group.
     #[serde(default)]
@@ -382,12 +383,12 @@ pub struct Grid {
     /// grid over another base scenario).
     #[serde(default)]
     pub flow: Option<String>,
-    /// Further cells after the product of `axis` ([`crate::grid::products`]).
+    /// Further cells after the product of `axis` (`products`).
     #[serde(default)]
-    pub product: Vec<crate::grid::products::Product>,
-    /// Overrides computed from each cell's labels ([`crate::grid::computed_set`]).
+    pub product: Vec<Product>,
+    /// Overrides computed from each cell's labels (`computed_set`).
     #[serde(default)]
-    pub computed_set: Vec<crate::grid::computed_set::ComputedSet>,
+    pub computed_set: Vec<ComputedSet>,
 }
 
 /// A set of flows by name; a counted flow's replicas (`name#r`) belong to its name.
@@ -471,76 +472,149 @@ pub struct FigureSpec {
     pub shows: Option<crate::report::caption::Shows>,
 }
 
-/// Checks the group of metric `m` (if any) is a group of `g` and `m` a run metric.
-fn group_of(g: &Grid, what: &str, m: &str) -> Result<(), String> {
-    let Some(group) = metrics::split_group(m).1 else {
-        return Ok(());
-    };
-    if !metrics::takes_group(m) {
-        return Err(format!(
-            "{what}: `{m}`: this metric reads the experiment's flow alone and takes no group"
-        ));
-    }
-    if !g.group.iter().any(|x| x.name == group) {
-        return Err(format!(
-            "{what}: `{m}`: no group `{group}` in grid `{}`",
-            g.name
-        ));
-    }
-    Ok(())
+/// One of our numbers beside the paper's.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComparisonSpec {
+    /// The layout block (`comparisons:<block>`) it is shown in, in file order.
+    pub block: String,
+    pub grid: String,
+    /// What is compared; `{...}` placeholders as in report text.
+    pub what: String,
+    /// Our value: an expression over the grid's values and pooled metrics.
+    pub value: String,
+    /// Its 95% half-width, if one is meaningful.
+    #[serde(default)]
+    pub ci95: Option<String>,
+    pub paper: f64,
+    pub unit: String,
+    /// `what` instead when our value is NaN (e.g. a `over_axis` reduction whose
+    /// condition never held).
+    #[serde(default)]
+    pub what_if_nan: Option<String>,
+    /// Labels every reference of `what`, `value` and `ci95` is restricted to.
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, String>,
+    /// A `[[pick]]` whose cell the comparison reads (`picks`).
+    #[serde(default)]
+    pub pick: Option<String>,
 }
 
-/// Checks `m` names a known metric.
-fn metric(what: &str, m: &str) -> Result<(), String> {
-    if metrics::known(m) {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what}: unknown metric `{m}` (known: {})",
-            metrics::known_names()
-        ))
-    }
+/// One objective of a pick: the least or the greatest mean of a grid value.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum Objective {
+    Min(String),
+    Max(String),
 }
 
-/// `m` is a known metric of grid `g` (its group, if any, one of `g`'s), or the
-/// problem at `path`.
-fn grid_metric(g: Option<&Grid>, what: &str, m: &str, path: FieldPath) -> Result<(), Invalid> {
-    metric(what, m)
-        .and_then(|()| g.map_or(Ok(()), |g| group_of(g, what, m)))
-        .map_err(|e| Invalid::new(path, e))
+/// A named best cell.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PickSpec {
+    pub name: String,
+    pub grid: String,
+    /// The candidate cells.
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, String>,
+    /// The objectives, the first deciding unless it ties.
+    pub by: Vec<Objective>,
+}
+
+/// One trace file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceFileSpec {
+    /// The file in the output folder.
+    pub file: String,
+    /// A base scenario instead of the experiment's.
+    #[serde(default)]
+    pub scenario: Option<String>,
+    /// The link whose forward direction generates the trace.
+    pub link: String,
+    /// The file's first line, after `# `.
+    pub comment: String,
+}
+
+/// One cell: a template, or a template over a picked cell's labels.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum CellSpec {
+    Text(String),
+    Picked { pick: String, text: String },
+}
+
+/// A table of explicit rows.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextTableSpec {
+    pub name: String,
+    pub title: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<CellSpec>>,
+}
+
+/// One line of a `run` chart: a column of the samples and its legend.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineSpec {
+    pub column: String,
+    pub label: String,
+}
+
+/// One reference line.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    /// Its legend.
+    pub label: String,
+    /// The labels that pick its one cell (the chart's `where` does not apply).
+    pub cell: BTreeMap<String, String>,
+}
+
+/// One further block of cells: the product of its axes.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Product {
+    pub axis: Vec<Axis>,
+}
+
+/// One computed override.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputedSet {
+    /// The cells it applies to (all if empty).
+    #[serde(default, rename = "where")]
+    pub filter: BTreeMap<String, String>,
+    /// A dotted path into the scenario, as in `set`.
+    pub path: String,
+    /// An expression over the cell's labels.
+    pub value: String,
+    /// Written as an integer.
+    #[serde(default)]
+    pub int: bool,
+}
+
+/// The base scenario `name` of `spec`: its text, and the name its messages and relative
+/// paths use. A file of `spec.scenario_dir` when the experiment was read from disk,
+/// else one of `scenarios/` built in.
+pub fn base_text(spec: &ExperimentSpec, name: &str) -> anyhow::Result<(Cow<'static, str>, String)> {
+    match &spec.scenario_dir {
+        Some(dir) => {
+            let path = dir.join(name);
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read scenario {}", path.display()))?;
+            Ok((Cow::Owned(text), path.display().to_string()))
+        }
+        None => {
+            let text = crate::embedded::scenario(name)
+                .ok_or_else(|| anyhow!("no built-in scenario `{name}`"))?;
+            Ok((Cow::Borrowed(text), name.to_string()))
+        }
+    }
 }
 
 impl ExperimentSpec {
-    /// Parses an experiment file; `name` (the file as the user named it) starts every
-    /// error, which is located `name:line:col: field `path`: why`.
-    pub fn parse(text: &str, name: &str) -> Result<ExperimentSpec, ScenarioError> {
-        let doc = toml_edit::ImDocument::parse(text).map_err(|e| {
-            Locator::new(name, text, None).at_offset(
-                e.span().map_or(0, |s| s.start),
-                format!("TOML syntax: {}", e.message()),
-            )
-        })?;
-        let at = Locator::new(name, text, Some(&doc));
-        let spec: ExperimentSpec = toml::from_str(text).map_err(|e: toml::de::Error| {
-            at.at_offset(e.span().map_or(0, |s| s.start), e.message().to_owned())
-        })?;
-        spec.check().map_err(|e| at.locate(e))?;
-        Ok(spec)
-    }
-
-    /// This file, parsed from `text` named `name`, with the Rust blocks its layout
-    /// items `rust:<name>` may name; an item naming none of them is a located error.
-    pub fn with_rust_blocks(
-        mut self,
-        blocks: RustBlocks,
-        text: &str,
-        name: &str,
-    ) -> Result<ExperimentSpec, ScenarioError> {
-        self.rust_blocks = blocks;
-        crate::grid::layout::check_rust(&self).map_err(|e| Self::locate(text, name, e))?;
-        Ok(self)
-    }
-
     /// `invalid` located in the experiment file `text` named `name`.
     pub fn locate(text: &str, name: &str, invalid: Invalid) -> ScenarioError {
         let doc = toml_edit::ImDocument::parse(text).ok();
@@ -569,168 +643,5 @@ impl ExperimentSpec {
     /// The grid called `name`.
     pub fn grid(&self, name: &str) -> Option<&Grid> {
         self.grid.iter().find(|g| g.name == name)
-    }
-
-    fn check(&self) -> Result<(), Invalid> {
-        let plain = |c: char| c.is_ascii_alphanumeric() || "._-".contains(c);
-        if self.name.is_empty() || self.name.starts_with('.') || !self.name.chars().all(plain) {
-            return Err(Invalid::new(
-                FieldPath::root("name"),
-                format!(
-                    "`{}` cannot name the output folder: use letters, digits, `.`, `_`, `-`",
-                    self.name
-                ),
-            ));
-        }
-        for (i, t) in self.table.iter().enumerate() {
-            self.check_table(t, FieldPath::root("table").index(i))?;
-        }
-        self.check_values()?;
-        self.check_grids_named()?;
-        self.check_csv()?;
-        crate::grid::run_series::check(self)?;
-        crate::grid::rtt_feed::check(self)?;
-        crate::grid::pooled::check(self)?;
-        crate::grid::picks::check(self)?;
-        crate::grid::layout::check(self)?;
-        self.check_charts()
-    }
-
-    fn check_table(&self, t: &TableSpec, at: FieldPath) -> Result<(), Invalid> {
-        let g = self.grid(&t.grid).ok_or_else(|| {
-            Invalid::new(
-                at.key("grid"),
-                format!("table `{}`: no grid `{}`", t.file, t.grid),
-            )
-        })?;
-        let axes = [("rows", &t.rows), ("columns", &t.columns)];
-        for (field, keys) in axes {
-            for (j, k) in keys.iter().enumerate() {
-                if !g.axis.iter().any(|a| &a.name == k) {
-                    return Err(Invalid::new(
-                        at.key(field).index(j),
-                        format!(
-                            "table `{}`: `{k}` is not an axis of grid `{}`",
-                            t.file, g.name
-                        ),
-                    ));
-                }
-            }
-        }
-        let implied = |k: &String| {
-            g.axis
-                .iter()
-                .any(|a| a.values.iter().any(|v| v.labels.contains_key(k)))
-        };
-        for (j, k) in t.keys.iter().enumerate() {
-            if !g.axis.iter().any(|a| &a.name == k) && !t.labels.contains_key(k) && !implied(k) {
-                return Err(Invalid::new(
-                    at.key("keys").index(j),
-                    format!(
-                        "table `{}`: key `{k}` is neither an axis nor a label",
-                        t.file
-                    ),
-                ));
-            }
-        }
-        for (j, m) in t.metrics.iter().enumerate() {
-            if !metrics::NAMES.contains(&m.metric.as_str()) {
-                let known = metrics::NAMES.join(", ");
-                return Err(Invalid::new(
-                    at.key("metrics").index(j).key("metric"),
-                    format!(
-                        "table `{}`: unknown metric `{}` (known: {known})",
-                        t.file, m.metric
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Every grid's `reps` parses and its values name known metrics of known groups.
-    fn check_values(&self) -> Result<(), Invalid> {
-        for (i, g) in self.grid.iter().enumerate() {
-            let at = FieldPath::root("grid").index(i);
-            if let Some(r) = &g.reps {
-                crate::grid::expr::parse(r).map_err(|e| {
-                    Invalid::new(at.key("reps"), format!("grid `{}` reps: {e}", g.name))
-                })?;
-            }
-            for (j, v) in g.value.iter().enumerate() {
-                let what = format!("grid `{}` value `{}`", g.name, v.name);
-                let v_at = at.key("value").index(j);
-                grid_metric(Some(g), &what, &v.metric, v_at.key("metric"))?;
-                if let Some(m) = &v.only_if {
-                    grid_metric(Some(g), &what, m, v_at.key("only_if"))?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Every CSV file, report table, chart and threshold names a grid of the file.
-    fn check_grids_named(&self) -> Result<(), Invalid> {
-        let named = |kind: &str, i: usize, g: &String, what: &String| match self.grid(g) {
-            Some(_) => Ok(()),
-            None => Err(Invalid::new(
-                FieldPath::root(kind).index(i).key("grid"),
-                format!("`{what}`: no grid `{g}`"),
-            )),
-        };
-        for (i, c) in self.csv.iter().enumerate() {
-            named("csv", i, &c.grid, &c.file)?;
-        }
-        for (i, t) in self.report_table.iter().enumerate() {
-            named("report_table", i, &t.grid, &t.name)?;
-        }
-        for (i, c) in self.chart.iter().enumerate() {
-            named("chart", i, &c.grid, &c.name)?;
-        }
-        for (i, t) in self.threshold.iter().enumerate() {
-            named("threshold", i, &t.grid, &t.what)?;
-        }
-        Ok(())
-    }
-
-    /// Every metric column of a CSV file is a known metric of its grid.
-    fn check_csv(&self) -> Result<(), Invalid> {
-        for (i, c) in self.csv.iter().enumerate() {
-            let what = format!("csv `{}`", c.file);
-            for (j, col) in c.columns.iter().enumerate() {
-                if let Some(m) = &col.metric {
-                    let at = FieldPath::root("csv").index(i).key("columns").index(j);
-                    grid_metric(self.grid(&c.grid), &what, m, at.key("metric"))?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Every chart has the fields its kind needs and names a known metric.
-    fn check_charts(&self) -> Result<(), Invalid> {
-        for (i, c) in self.chart.iter().enumerate() {
-            let what = format!("chart `{}`", c.name);
-            let at = FieldPath::root("chart").index(i);
-            match c.kind {
-                ChartKind::Axis if c.value.is_empty() || c.x.is_empty() => {
-                    return Err(Invalid::new(
-                        at,
-                        format!("{what}: an axis chart needs `x` and `value`"),
-                    ))
-                }
-                ChartKind::Scatter if c.x.is_empty() => {
-                    return Err(Invalid::new(
-                        at,
-                        format!("{what}: a scatter chart needs `x`"),
-                    ))
-                }
-                ChartKind::Scatter | ChartKind::Cdf => {
-                    grid_metric(self.grid(&c.grid), &what, &c.metric, at.key("metric"))?;
-                }
-                ChartKind::Axis | ChartKind::Bar | ChartKind::Run => {}
-            }
-        }
-        Ok(())
     }
 }

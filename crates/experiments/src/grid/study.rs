@@ -4,35 +4,17 @@
 //! numbers in it.
 
 use super::expr::{self, Env};
-use super::run::GridResult;
+use super::result::GridResult;
 use super::spec::{
     ChartKind, ChartSpec, CsvColumn, CsvSpec, ReportTableSpec, TextSpec, ThresholdSpec,
 };
-use super::values::GridEnv;
+use super::values::env;
 use crate::artifacts::{chart, csv_file, figure_of, finish_csv, line_figure};
 use crate::context::Context;
 use crate::report::{Comparison, Figure, Table};
 use anyhow::anyhow;
 use spikelab_output::plot::{bar_chart, scatter_chart, Bar, Series};
 use std::collections::BTreeMap;
-
-pub(crate) fn env<'a>(
-    g: &'a GridResult,
-    fixed: BTreeMap<String, String>,
-    reps: u32,
-) -> GridEnv<'a> {
-    GridEnv {
-        labels: &g.labels,
-        values: &g.values,
-        fixed,
-        reps,
-        samples: Some(super::pooled::Samples {
-            names: &g.names,
-            raw: &g.raw,
-            dists: &g.dists,
-        }),
-    }
-}
 
 /// The labels of axis `axis` in the grid's order (first appearance).
 fn axis_labels(g: &GridResult, axis: &str) -> Vec<String> {
@@ -258,7 +240,7 @@ fn bars(c: &ChartSpec, g: &GridResult) -> anyhow::Result<Vec<Bar>> {
                 .get(&c.value)
                 .ok_or_else(|| anyhow!("chart {}: no grid value `{}`", c.name, c.value))?;
             Ok(Bar {
-                label: super::pooled::fill(&c.bar_label, &g.labels[cell]),
+                label: super::values::fill(&c.bar_label, &g.labels[cell]),
                 value: s.mean,
                 ci: s.ci95,
             })

@@ -1,7 +1,7 @@
 //! Tables of explicit rows: `[[text_table]]` has a header and rows whose cells are
 //! templates (`{...}` expressions, as in `[[text]]`, over every grid with `grid=<name>`
 //! selectors, [`super::multi_grid`]). A cell given as `{ text, pick }` first fills the
-//! picked cell's labels into its text (`{d0}`, as in a comparison, [`super::picks`]),
+//! picked cell's labels into its text (`{d0}`, as in a comparison, `picks`),
 //! so a row can name the best setting a grid found and quote its values.
 //!
 //! ```toml
@@ -17,31 +17,12 @@
 
 use super::multi_grid::MultiEnv;
 use super::picks;
-use super::pooled::fill;
-use super::run::{GridResult, Grids};
-use super::spec::ExperimentSpec;
+use super::result::{GridResult, Grids};
+use super::spec::{CellSpec, ExperimentSpec, TextTableSpec};
+use super::values::{self, fill};
 use crate::report::Table;
 use anyhow::anyhow;
-use serde::Deserialize;
 use std::collections::BTreeMap;
-
-/// One cell: a template, or a template over a picked cell's labels.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
-pub enum CellSpec {
-    Text(String),
-    Picked { pick: String, text: String },
-}
-
-/// A table of explicit rows.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TextTableSpec {
-    pub name: String,
-    pub title: String,
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<CellSpec>>,
-}
 
 /// Renders one cell.
 fn cell(spec: &ExperimentSpec, c: &CellSpec, env: &MultiEnv) -> anyhow::Result<String> {
@@ -72,10 +53,10 @@ pub fn table(
 ) -> anyhow::Result<Table> {
     let empty = GridResult::empty();
     let env = MultiEnv {
-        main: super::study::env(&empty, BTreeMap::new(), reps),
+        main: values::env(&empty, BTreeMap::new(), reps),
         by_name: grids
             .iter()
-            .map(|(name, g)| (*name, super::study::env(g, BTreeMap::new(), reps)))
+            .map(|(name, g)| (*name, values::env(g, BTreeMap::new(), reps)))
             .collect(),
     };
     let rows = t
@@ -94,7 +75,7 @@ pub fn table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grid::values::Stat;
+    use crate::grid::result::Stat;
 
     fn grid() -> GridResult {
         let labels = ["1", "2"]

@@ -10,28 +10,11 @@
 //! comment = "the synthetic GPRS-like ping trace replayed as a one-way delay"
 //! ```
 
-use super::run::base_text;
-use super::spec::ExperimentSpec;
+use super::spec::{base_text, ExperimentSpec, TraceFileSpec};
 use crate::context::Context;
 use anyhow::{anyhow, Context as _};
-use serde::Deserialize;
 use spikelab_net::ping_trace::ping_layout_text;
 use spikelab_net::{DelayGenerator, DelaySource};
-
-/// One trace file.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TraceFileSpec {
-    /// The file in the output folder.
-    pub file: String,
-    /// A base scenario instead of the experiment's.
-    #[serde(default)]
-    pub scenario: Option<String>,
-    /// The link whose forward direction generates the trace.
-    pub link: String,
-    /// The file's first line, after `# `.
-    pub comment: String,
-}
 
 /// The text of `t`'s trace file.
 pub fn text(spec: &ExperimentSpec, t: &TraceFileSpec) -> anyhow::Result<String> {

@@ -3,30 +3,10 @@
 //! value ([`super::spec::ValueSpec`]); and the [`Env`] expressions read them through.
 
 use super::expr::{Env, Ref};
+use super::result::{GridResult, Stat};
 use super::spec::{Agg, Grid, ValueSpec};
 use spikelab_output::stats::Summary;
 use std::collections::BTreeMap;
-
-/// One grid value of one cell.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stat {
-    pub mean: f64,
-    /// 95% confidence half-width (NaN for sums, counts and ratios).
-    pub ci95: f64,
-    /// Repetitions it was computed from.
-    pub n: usize,
-}
-
-impl Stat {
-    /// The statistic `name` (`mean`, `ci95` or `n`).
-    pub fn get(&self, name: &str) -> f64 {
-        match name {
-            "ci95" => self.ci95,
-            "n" => self.n as f64,
-            _ => self.mean,
-        }
-    }
-}
 
 /// A grid's runs: per cell its labels and, per repetition, every metric in `names`.
 pub struct Runs<'a> {
@@ -133,8 +113,8 @@ pub struct GridEnv<'a> {
     pub values: &'a [BTreeMap<String, Stat>],
     pub fixed: BTreeMap<String, String>,
     pub reps: u32,
-    /// Per-run metrics a reference to a metric pools ([`super::pooled`]).
-    pub samples: Option<super::pooled::Samples<'a>>,
+    /// Per-run metrics a reference to a metric pools (`pooled`).
+    pub samples: Option<Samples<'a>>,
 }
 
 impl GridEnv<'_> {
@@ -165,7 +145,7 @@ impl Env for GridEnv<'_> {
         if r.name == "reps" && r.sel.is_empty() {
             return Ok(f64::from(self.reps));
         }
-        if !super::pooled::is_value(self.values, r) {
+        if !is_value(self.values, r) {
             let pooled = self.samples.as_ref();
             let cells = self.matching(r);
             if let Some(v) = pooled.and_then(|s| s.stat(&r.name, &r.stat, &cells)) {
@@ -203,6 +183,76 @@ impl Env for GridEnv<'_> {
             .into_iter()
             .map(|c| self.stat(c, r))
             .collect()
+    }
+}
+
+/// `template` with every `{key}` replaced by the label `key` of `labels`.
+pub fn fill(template: &str, labels: &BTreeMap<String, String>) -> String {
+    let mut v = template.to_string();
+    for (l, text) in labels {
+        v = v.replace(&format!("{{{l}}}"), text);
+    }
+    v
+}
+
+/// A grid's per-run metrics, for references to a metric pooled over cells.
+#[derive(Clone, Copy)]
+pub struct Samples<'a> {
+    pub names: &'a [String],
+    /// `raw[cell][rep][metric]`, in the order of `names`.
+    pub raw: &'a [Vec<Vec<f64>>],
+    /// Per cell, its distribution metrics merged over its repetitions.
+    pub dists: &'a crate::metrics::distributions::Merged,
+}
+
+impl Samples<'_> {
+    /// Statistic `stat` of metric `name` over every finite per-run value of `cells`;
+    /// `None` when the grid does not collect `name`.
+    pub fn stat(&self, name: &str, stat: &str, cells: &[usize]) -> Option<f64> {
+        if let Some(h) = crate::metrics::distributions::merged(self.dists, name, cells) {
+            return crate::metrics::distributions::stat(&h, stat).or(Some(f64::NAN));
+        }
+        let m = self.names.iter().position(|n| n == name)?;
+        let xs: Vec<f64> = cells
+            .iter()
+            .flat_map(|&c| self.raw[c].iter().map(move |rep| rep[m]))
+            .filter(|x| x.is_finite())
+            .collect();
+        Some(match stat {
+            "max" => xs.iter().copied().fold(f64::NAN, f64::max),
+            "min" => xs.iter().copied().fold(f64::NAN, f64::min),
+            "sum" => xs.iter().sum(),
+            "n" => xs.len() as f64,
+            "ci95" => Summary::of(&xs).ci95,
+            s if crate::metrics::distributions::percentile_of(s).is_some() => {
+                let q = crate::metrics::distributions::percentile_of(s).unwrap_or(f64::NAN);
+                spikelab_output::stats::percentile(&xs, q)
+            }
+            _ => Summary::of(&xs).mean,
+        })
+    }
+}
+
+/// Whether `r` names a grid value (not a pooled metric) in `values`.
+pub fn is_value(values: &[BTreeMap<String, Stat>], r: &Ref) -> bool {
+    values.iter().any(|v| v.contains_key(&r.name))
+}
+
+pub(crate) fn env<'a>(
+    g: &'a GridResult,
+    fixed: BTreeMap<String, String>,
+    reps: u32,
+) -> GridEnv<'a> {
+    GridEnv {
+        labels: &g.labels,
+        values: &g.values,
+        fixed,
+        reps,
+        samples: Some(Samples {
+            names: &g.names,
+            raw: &g.raw,
+            dists: &g.dists,
+        }),
     }
 }
 

@@ -17,7 +17,7 @@ pub mod gprs_eifel;
 pub mod peak_hopper;
 pub mod std_proxy;
 
-use crate::grid::layout::RustBlocks;
+use crate::grid::result::RustBlocks;
 
 /// Every Rust block a paper registers, which a user's own experiment file may name
 /// too (only [Klein et al. 2004] has one).

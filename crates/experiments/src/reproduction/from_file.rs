@@ -4,7 +4,7 @@
 use super::interface::Reproduction;
 use crate::context::Context;
 use crate::embedded;
-use crate::grid::layout::RustBlocks;
+use crate::grid::result::RustBlocks;
 use crate::grid::run::run_experiment;
 use crate::grid::ExperimentSpec;
 use crate::report::Section;

@@ -4,7 +4,8 @@
 
 use super::interface::Reproduction;
 use crate::context::Context;
-use crate::grid::run::{base_text, expand, run_experiment};
+use crate::grid::run::{expand, run_experiment};
+use crate::grid::spec::base_text;
 use crate::grid::ExperimentSpec;
 use crate::report::Section;
 use anyhow::anyhow;

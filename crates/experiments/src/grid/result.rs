@@ -1,0 +1,94 @@
+//! A grid's results as the blocks drawn from them read them: per cell its labels, every
+//! collected metric per repetition and the grid's values ([`Stat`]); every grid's
+//! results by name ([`Grids`]), and the blocks a paper computes from them in Rust.
+
+use crate::context::Context;
+use crate::report::Block;
+use spikelab_output::stats::Summary;
+use std::collections::BTreeMap;
+
+/// One grid value of one cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stat {
+    pub mean: f64,
+    /// 95% confidence half-width (NaN for sums, counts and ratios).
+    pub ci95: f64,
+    /// Repetitions it was computed from.
+    pub n: usize,
+}
+
+impl Stat {
+    /// The statistic `name` (`mean`, `ci95` or `n`).
+    pub fn get(&self, name: &str) -> f64 {
+        match name {
+            "ci95" => self.ci95,
+            "n" => self.n as f64,
+            _ => self.mean,
+        }
+    }
+}
+
+/// A run's samples, each a row of its run series' columns (`run_series`).
+pub type Samples = Vec<Vec<f64>>;
+
+/// Per cell, each run series of its first repetition.
+pub type FirstRuns = Vec<BTreeMap<String, Samples>>;
+
+/// A grid's results: per cell, a summary of every flow metric over the repetitions
+/// (for `[[table]]`), every collected metric per repetition, and the grid's values.
+pub struct GridResult {
+    /// Per cell, its labels and every flow metric's summary (`[[table]]`).
+    pub(super) cells: Vec<(BTreeMap<String, String>, Vec<Summary>)>,
+    /// Per cell, its labels.
+    pub labels: Vec<BTreeMap<String, String>>,
+    /// The metrics collected per repetition: [`crate::metrics::NAMES`], then the others the
+    /// experiment names for this grid.
+    pub names: Vec<String>,
+    /// `raw[cell][rep][metric]`, in the order of `names`.
+    pub raw: Vec<Vec<Vec<f64>>>,
+    /// Per cell, the grid's `[[grid.value]]`s.
+    pub values: Vec<BTreeMap<String, Stat>>,
+    /// Cells per simulated cell: its groups with `group_axis`, else 1
+    /// (`pooled::unfold`).
+    pub group_rows: usize,
+    /// Per cell, its distribution metrics merged over its repetitions.
+    pub dists: crate::metrics::distributions::Merged,
+    /// Per cell, the run series of its first repetition (`run_series`).
+    pub first_runs: FirstRuns,
+}
+
+impl GridResult {
+    /// A grid without cells (for text that reads no values).
+    pub fn empty() -> GridResult {
+        GridResult::of_runs(vec![], vec![], vec![])
+    }
+
+    /// Cells with their per-repetition metrics and no grid values.
+    pub fn of_runs(
+        labels: Vec<BTreeMap<String, String>>,
+        names: Vec<String>,
+        raw: Vec<Vec<Vec<f64>>>,
+    ) -> GridResult {
+        GridResult {
+            cells: vec![],
+            values: vec![BTreeMap::new(); labels.len()],
+            dists: vec![BTreeMap::new(); labels.len()],
+            first_runs: vec![BTreeMap::new(); labels.len()],
+            labels,
+            names,
+            raw,
+            group_rows: 1,
+        }
+    }
+}
+
+/// Every grid's results, by name.
+pub type Grids<'s> = BTreeMap<&'s str, GridResult>;
+
+/// A block computed in Rust from the run's context and the grids' results.
+pub type RustBlock = fn(&Context, &Grids) -> anyhow::Result<Vec<Block>>;
+
+/// The blocks computed in Rust where the grid cannot express them yet, by name: layout
+/// item `rust:<name>`. The grid knows none: a paper registers its own
+/// (`ExperimentSpec::with_rust_blocks`), and a user's file may name any paper's.
+pub type RustBlocks = &'static [(&'static str, RustBlock)];
