@@ -11,6 +11,7 @@ use crate::outdir::{self, Scope};
 use crate::run::{create_dir, publish_failure, staging_path};
 use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
+use spikelab_experiments::advise::answer::answer;
 use spikelab_experiments::advise::fixes::Side;
 use spikelab_experiments::advise::input::{self, TraceKind};
 use spikelab_experiments::advise::report::{notes, table, text_table, write_all};
@@ -123,7 +124,8 @@ fn advise_into(stage: &Path, a: &AdviseArgs) -> Result<String, Failure> {
     let _writing = interrupt::writing();
     let invocation = invocation(a);
     write_all(&advice, stage, &invocation)?;
-    let mut text = text_table(&table(&advice, a.show));
+    let mut text = format!("{}\n\n", answer(&advice));
+    text += &text_table(&table(&advice, a.show));
     for n in notes(&advice, &invocation) {
         text.push_str(&format!("* {n}\n"));
     }

@@ -46,31 +46,54 @@ pub fn answer(a: &Advice) -> String {
     out.join(" ")
 }
 
+/// The gain of a row over the baseline (positive: better).
+fn gain(a: &Advice, r: &Row) -> f64 {
+    let sign = if a.objective.lower_is_better() {
+        -1.0
+    } else {
+        1.0
+    };
+    sign * r.vs_baseline.mean
+}
+
+/// The change to recommend: the better row of largest gain, unless a single fix comes
+/// within the margin of it (then the single fix: one change, not several).
+fn recommended(a: &Advice) -> Option<&Row> {
+    let better = with(a, Decision::Better);
+    let best = better
+        .iter()
+        .copied()
+        .max_by(|x, y| gain(a, x).total_cmp(&gain(a, y)))?;
+    let single = better
+        .iter()
+        .copied()
+        .filter(|r| r.candidate.group() != Some(Group::Combination))
+        .max_by(|x, y| gain(a, x).total_cmp(&gain(a, y)));
+    Some(match single {
+        Some(s) if gain(a, s) >= gain(a, best) - a.margin.value => s,
+        _ => best,
+    })
+}
+
 fn headline(a: &Advice) -> String {
     let what = a.objective.noun();
     let m = metric_index(a.objective.metric());
     let margin = amount(a, a.margin.value);
-    if let Some(best) = with(a, Decision::Better).first() {
+    if let Some(best) = recommended(a) {
         let mut s = format!(
             "**Make one change: {}** ({}): {what} {} against {} as given, {}, beyond the \
              ±{margin} that matters.",
             best.candidate.label,
             best.candidate.side().map_or("", |s| s.label()),
-            number(best.summary[m].mean),
-            number(a.baseline().summary[m].mean),
+            amount(a, best.summary[m].mean),
+            amount(a, a.baseline().summary[m].mean),
             effect(a, best)
         );
-        let single = with(a, Decision::Better)
-            .into_iter()
-            .find(|r| r.candidate.group() != Some(Group::Combination));
-        if best.candidate.group() == Some(Group::Combination) {
-            if let Some(single) = single {
-                s += &format!(
-                    " Alone, {} gains {}.",
-                    single.candidate.label,
-                    effect(a, single)
-                );
-            }
+        let combined = with(a, Decision::Better)
+            .iter()
+            .any(|r| r.candidate.group() == Some(Group::Combination));
+        if combined && best.candidate.group() != Some(Group::Combination) {
+            s += " No better combination gains more than the margin beyond it.";
         }
         return s;
     }
@@ -81,14 +104,9 @@ fn headline(a: &Advice) -> String {
              (its capacity and delays) decides.**"
         );
     }
-    let sign = if a.objective.lower_is_better() {
-        -1.0
-    } else {
-        1.0
-    };
     let most = unclear
         .iter()
-        .filter_map(|r| r.verdict.map(|v| sign * r.vs_baseline.mean + v.half_width))
+        .filter_map(|r| r.verdict.map(|v| gain(a, r) + v.half_width))
         .fold(f64::NEG_INFINITY, f64::max);
     format!(
         "**No fix is shown to help: none is better than the path as given by more than \
@@ -139,7 +157,16 @@ fn matters(a: &Advice) -> Vec<String> {
             .filter(|r| r.decision() == Some(Decision::Equivalent))
             .count();
         if moved > 0 {
-            yes.push(format!("{} ({moved} of {})", g.label(), rows.len()));
+            let better = rows
+                .iter()
+                .filter(|r| r.decision() == Some(Decision::Better))
+                .count();
+            yes.push(format!(
+                "{} ({better} better, {} worse of {})",
+                g.label(),
+                moved - better,
+                rows.len()
+            ));
         } else if !rows.is_empty() && equal == rows.len() {
             no.push(format!(
                 "{} (all {} within the margin)",
@@ -150,7 +177,10 @@ fn matters(a: &Advice) -> Vec<String> {
     }
     let mut out = Vec::new();
     if !yes.is_empty() {
-        out.push(format!("What matters on this path: {}.", yes.join(", ")));
+        out.push(format!(
+            "What moves it beyond the margin on this path: {}.",
+            yes.join(", ")
+        ));
     }
     if !no.is_empty() {
         out.push(format!("What does not: {}.", no.join(", ")));
@@ -158,12 +188,14 @@ fn matters(a: &Advice) -> Vec<String> {
     out
 }
 
-/// Where the rows differ besides the objective: the spread of the secondary counts.
+/// Where the rows the objective does not tell apart (the equivalent ones and the
+/// baseline) differ: the spread of the secondary counts.
 fn differences(a: &Advice) -> Option<String> {
     let spread = |k: &str| {
         let v: Vec<f64> = a
             .rows
             .iter()
+            .filter(|r| matches!(r.decision(), None | Some(Decision::Equivalent)))
             .map(|r| r.summary[metric_index(k)].mean)
             .filter(|x| x.is_finite())
             .collect();
@@ -183,7 +215,7 @@ fn differences(a: &Advice) -> Option<String> {
     .collect();
     (!parts.is_empty()).then(|| {
         format!(
-            "Where the rows differ instead: {} per download.",
+            "Where the equivalent rows differ instead: {} per download.",
             parts.join(", ")
         )
     })

@@ -198,8 +198,21 @@ pub fn notes(a: &Advice, invocation: &str) -> Vec<String> {
         );
     }
     out.extend(a.remarks.iter().map(|r| format!("{r}.")));
-    for s in &a.skipped {
+    let (repeats, others): (Vec<&String>, Vec<&String>) = a
+        .skipped
+        .iter()
+        .partition(|s| s.contains(": the same configuration as "));
+    for s in others {
         out.push(format!("Not a row: {s}."));
+    }
+    if !repeats.is_empty() {
+        let shown: Vec<&str> = repeats.iter().take(3).map(|s| s.as_str()).collect();
+        out.push(format!(
+            "Not rows: {} fixes that give a configuration already planned (not run twice), \
+             e.g. {}.",
+            repeats.len(),
+            shown.join("; ")
+        ));
     }
     out
 }
