@@ -48,11 +48,21 @@ if ! command -v python3 >/dev/null 2>&1; then
   echo "SKIPPED: python3 not found: the book's links are not checked" >&2
   mdbook build docs
 else
-  python3 -m unittest -q scripts/test_check_links.py scripts/test_check_sources.py scripts/test_ph_scripts.py
+  python3 -m unittest -q scripts/test_check_links.py scripts/test_check_sources.py scripts/test_ph_scripts.py scripts/test_path_stats.py
   python3 scripts/check_sources.py
+  # No new import cycle between the modules of a crate, and none listed that is gone.
+  python3 -m unittest -q scripts/test_check_module_cycles.py
+  python3 scripts/check_module_cycles.py --known scripts/module_cycles_known.txt >/dev/null
   mdbook build docs
   python3 scripts/check_links.py target/book
 fi
+
+# ---- Reports in a browser (helper report) -------------------------------------------
+# A small reproduction report and an advise page opened in headless Chromium: DOM checks
+# (tables, drawn figures, no raw Markdown, no NaN) and screenshots under
+# target/browser-test/. Prints a SKIPPED line when Chromium is missing and cannot be installed.
+python3 -m unittest -q scripts/test_check_report_dom.py
+bash scripts/browser_test.sh
 
 # ---- Python package (crates/python) ------------------------------------------------
 # Builds the wheel with maturin, installs it into a venv of pinned test tools under

@@ -12,7 +12,8 @@ use std::ops::{Add, AddAssign, Mul, Sub};
 pub struct Time(pub u64);
 
 /// A span of simulated time, in nanoseconds. Scenario files write it with units
-/// ("150ms"); see [`crate::units`].
+/// ("150ms"): its serde form lives with the other human units, which build on this
+/// module.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Dur(pub u64);
 

@@ -2,8 +2,12 @@
 //! figures and comparisons with the paper's published values; [`render_markdown`]
 //! and [`render_html`] lay them out for a reader to put beside the papers.
 
+mod bibliography;
+pub mod caption;
+mod html;
+
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A table of strings with a header row.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -56,7 +60,11 @@ pub struct Section {
     pub blocks: Vec<Block>,
 }
 
-fn fmt_num(v: f64) -> String {
+/// The one rule by which reports write a number: no decimals from 100 up, two from 1,
+/// three below (so every value keeps two or three significant digits); `-` for a value
+/// that is not finite (callers that can meet one say why beside it, see
+/// [`difference_text`]).
+pub fn number(v: f64) -> String {
     if !v.is_finite() {
         return "-".into();
     }
@@ -68,6 +76,45 @@ fn fmt_num(v: f64) -> String {
     } else {
         format!("{v:.3}")
     }
+}
+
+/// `mean ± ci unit` by [`number`] (the half-width left out when it is not finite).
+pub fn number_ci(mean: f64, ci: Option<f64>, unit: &str) -> String {
+    let s = match ci {
+        Some(ci) if ci.is_finite() => format!("{} ± {}", number(mean), number(ci)),
+        _ => number(mean),
+    };
+    if unit.is_empty() {
+        s
+    } else {
+        format!("{s} {unit}")
+    }
+}
+
+/// A signed percentage by [`number`]'s rule: `+5.13 %`.
+pub fn signed_percent(p: f64) -> String {
+    let sign = if p > 0.0 { "+" } else { "" };
+    format!("{sign}{} %", number(p))
+}
+
+/// The difference column of the report: ours against the paper in percent, or, where a
+/// percentage is undefined, what is known instead and why.
+pub fn difference_text(c: &Comparison) -> String {
+    if !c.ours.is_finite() {
+        return "undefined: this run gives no value of ours (the quantity says when)".into();
+    }
+    if c.paper == 0.0 {
+        return if c.ours == 0.0 {
+            "none (both 0)".into()
+        } else {
+            let sign = if c.ours > 0.0 { "+" } else { "" };
+            format!(
+                "undefined in %: the paper's value is 0 (ours − paper = {sign}{})",
+                number(c.ours)
+            )
+        };
+    }
+    signed_percent(c.difference_percent())
 }
 
 /// One table as Markdown (its title in bold above it).
@@ -89,8 +136,21 @@ fn md_table(out: &mut String, t: &Table) {
     out.push('\n');
 }
 
-/// The comparison rows as a table: what, ours (± CI), paper, difference.
+/// The comparison rows as written into an experiment's table files (`table1.md` ...):
+/// what, ours (± CI), paper, difference in whole percent. Kept as it was when those
+/// files were first published (they are data outputs, compared byte for byte between
+/// versions); the report itself uses [`report_comparison_table`].
 pub fn comparison_table(cs: &[Comparison]) -> Table {
+    comparisons_with(cs, |c| format!("{:+.0}%", c.difference_percent()))
+}
+
+/// The comparison rows of the report: like [`comparison_table`], but a difference that
+/// is undefined says why ([`difference_text`]).
+pub fn report_comparison_table(cs: &[Comparison]) -> Table {
+    comparisons_with(cs, difference_text)
+}
+
+fn comparisons_with(cs: &[Comparison], diff: impl Fn(&Comparison) -> String) -> Table {
     let header = ["quantity", "ours", "paper", "difference"]
         .map(String::from)
         .to_vec();
@@ -99,16 +159,15 @@ pub fn comparison_table(cs: &[Comparison]) -> Table {
         .map(|c| {
             let ours = match c.ours_ci95 {
                 Some(ci) if ci.is_finite() => {
-                    format!("{} ± {} {}", fmt_num(c.ours), fmt_num(ci), c.unit)
+                    format!("{} ± {} {}", number(c.ours), number(ci), c.unit)
                 }
-                _ => format!("{} {}", fmt_num(c.ours), c.unit),
+                _ => format!("{} {}", number(c.ours), c.unit),
             };
-            let diff = format!("{:+.0}%", c.difference_percent());
             vec![
                 c.what.clone(),
                 ours,
-                format!("{} {}", fmt_num(c.paper), c.unit),
-                diff,
+                format!("{} {}", number(c.paper), c.unit),
+                diff(c),
             ]
         })
         .collect();
@@ -119,8 +178,48 @@ pub fn comparison_table(cs: &[Comparison]) -> Table {
     }
 }
 
-/// The whole report as Markdown.
+/// Whether a table cell holds an undefined number (`NaN`, `inf`) where a value belongs.
+pub fn undefined_cell(cell: &str) -> bool {
+    cell.split(|c: char| c.is_whitespace() || c == '%' || c == '(' || c == ')')
+        .any(|w| matches!(w.trim_start_matches(['+', '-']), "NaN" | "inf"))
+}
+
+/// `t` with each undefined cell ([`undefined_cell`]) written `n/a`, and the note that
+/// says why under it (`None` when every cell has a value).
+pub fn without_undefined(t: &Table) -> (Table, Option<String>) {
+    let mut out = t.clone();
+    let mut columns: Vec<&str> = Vec::new();
+    for row in &mut out.rows {
+        for (i, cell) in row.iter_mut().enumerate() {
+            if undefined_cell(cell) {
+                *cell = "n/a".into();
+                let h = t.header.get(i).map_or("", String::as_str);
+                if !columns.contains(&h) {
+                    columns.push(h);
+                }
+            }
+        }
+    }
+    let note = (!columns.is_empty()).then(|| {
+        format!(
+            "n/a ({}): no repetition of that row gives a value, so a mean is undefined \
+             (the quantity does not exist there; the table's title says when it applies).",
+            columns.join(", ")
+        )
+    });
+    (out, note)
+}
+
+/// The whole report as Markdown; cited works are listed at its end (with link
+/// definitions, so each `[Key Year]` is a link in any Markdown viewer).
 pub fn render_markdown(title: &str, intro: &str, sections: &[Section]) -> String {
+    let mut out = markdown_body(title, intro, sections);
+    out.push_str(&bibliography::markdown_references(&out));
+    out
+}
+
+/// The report as Markdown without its reference list.
+fn markdown_body(title: &str, intro: &str, sections: &[Section]) -> String {
     let mut out = format!("# {title}\n\n{intro}\n\n");
     for s in sections {
         let _ = writeln!(out, "## {}\n", s.title);
@@ -129,79 +228,31 @@ pub fn render_markdown(title: &str, intro: &str, sections: &[Section]) -> String
                 Block::Text(t) => {
                     let _ = writeln!(out, "{t}\n");
                 }
-                Block::Table(t) => md_table(&mut out, t),
+                Block::Table(t) => md_table_noted(&mut out, t),
                 Block::Figure(f) => {
                     let _ = writeln!(out, "![{}]({})\n", f.title, f.png.display());
                 }
-                Block::Comparisons(cs) => md_table(&mut out, &comparison_table(cs)),
+                Block::Comparisons(cs) => md_table(&mut out, &report_comparison_table(cs)),
             }
         }
     }
     out
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+fn md_table_noted(out: &mut String, t: &Table) {
+    let (t, note) = without_undefined(t);
+    md_table(out, &t);
+    if let Some(n) = note {
+        let _ = writeln!(out, "{n}\n");
+    }
 }
 
-fn html_table(out: &mut String, t: &Table) {
-    if !t.title.is_empty() {
-        let _ = write!(out, "<p><b>{}</b></p>", escape(&t.title));
-    }
-    out.push_str("<table><tr>");
-    for h in &t.header {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out.push_str("</tr>");
-    for row in &t.rows {
-        out.push_str("<tr>");
-        for c in row {
-            let _ = write!(out, "<td>{}</td>", escape(c));
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</table>\n");
-}
-
-/// The whole report as one self-contained HTML page, the SVG figures inlined.
-pub fn render_html(title: &str, intro: &str, sections: &[Section], root: &Path) -> String {
-    let mut out = format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{t}</title><style>\
-         body{{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}}\
-         table{{border-collapse:collapse;margin:0.5em 0}}td,th{{border:1px solid #bbb;padding:2px 8px;text-align:right}}\
-         svg{{max-width:100%;height:auto}}</style></head><body><h1>{t}</h1><p>{i}</p>\n",
-        t = escape(title),
-        i = escape(intro)
-    );
-    for s in sections {
-        let _ = writeln!(out, "<h2>{}</h2>", escape(&s.title));
-        for b in &s.blocks {
-            match b {
-                Block::Text(t) => {
-                    let _ = writeln!(out, "<p>{}</p>", escape(t).replace("\n\n", "</p><p>"));
-                }
-                Block::Table(t) => html_table(&mut out, t),
-                Block::Figure(f) => {
-                    let svg = std::fs::read_to_string(root.join(&f.svg)).unwrap_or_default();
-                    let _ = writeln!(
-                        out,
-                        "<figure>{svg}<figcaption>{}</figcaption></figure>",
-                        escape(&f.title)
-                    );
-                }
-                Block::Comparisons(cs) => html_table(&mut out, &comparison_table(cs)),
-            }
-        }
-    }
-    out.push_str("</body></html>\n");
-    out
-}
+pub use html::render_html;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn section() -> Section {
         let c = Comparison {
@@ -225,15 +276,82 @@ mod tests {
     fn markdown_sets_ours_beside_the_paper_with_the_difference() {
         let md = render_markdown("Report", "intro", &[section()]);
         assert!(
-            md.contains("| download time | 41.00 ± 2.00 s | 39.00 s | +5% |"),
+            md.contains("| download time | 41.00 ± 2.00 s | 39.00 s | +5.13 % |"),
             "{md}"
         );
     }
 
     #[test]
-    fn html_escapes_text() {
-        let html = render_html("Report", "intro", &[section()], Path::new("."));
-        assert!(html.contains("Setup &amp; &lt;notes&gt;"));
-        assert!(html.contains("<td>+5%</td>"));
+    fn the_table_files_keep_their_published_format() {
+        let t = comparison_table(&[cmp(41.0, 39.0)]);
+        assert_eq!(t.rows[0][3], "+5%");
+    }
+
+    fn cmp(ours: f64, paper: f64) -> Comparison {
+        Comparison {
+            what: "q".into(),
+            ours,
+            ours_ci95: None,
+            paper,
+            unit: String::new(),
+        }
+    }
+
+    #[test]
+    fn an_undefined_difference_says_why_instead_of_nan() {
+        assert_eq!(difference_text(&cmp(0.0, 0.0)), "none (both 0)");
+        assert!(difference_text(&cmp(0.03, 0.0)).contains("the paper's value is 0"));
+        assert!(difference_text(&cmp(f64::NAN, 70.0)).starts_with("undefined: "));
+        let md = render_markdown(
+            "R",
+            "i",
+            &[Section {
+                name: "s".into(),
+                title: "S".into(),
+                blocks: vec![Block::Comparisons(vec![cmp(f64::NAN, 70.0), cmp(0.0, 0.0)])],
+            }],
+        );
+        assert!(!md.contains("NaN"), "{md}");
+    }
+
+    #[test]
+    fn a_nan_cell_becomes_n_a_with_a_note_naming_its_column() {
+        let t = Table {
+            title: "t".into(),
+            header: vec!["row".into(), "W_95".into()],
+            rows: vec![
+                vec!["a".into(), "NaN".into()],
+                vec!["b".into(), "1.0 ± 0.1".into()],
+            ],
+        };
+        let (t, note) = without_undefined(&t);
+        assert_eq!(t.rows[0][1], "n/a");
+        assert_eq!(t.rows[1][1], "1.0 ± 0.1");
+        assert!(note.unwrap().starts_with("n/a (W_95): "));
+        assert!(undefined_cell("-inf %") && !undefined_cell("Infinite"));
+    }
+
+    #[test]
+    fn html_renders_prose_and_links_citations_to_the_references() {
+        let mut s = section();
+        s.blocks.push(Block::Text(
+            "Restored *after* the spike, as in [Gurtov & Ludwig 2002].".into(),
+        ));
+        let html = render_html("Report", "intro", &[s], Path::new("."));
+        assert!(html.contains("Setup &amp; &lt;notes&gt;"), "{html}");
+        assert!(html.contains("<td class=\"num\">+5.13 %</td>"));
+        assert!(html.contains("Restored <em>after</em> the spike"));
+        assert!(html.contains("<a href=\"#ref-gurtov-ludwig-2002\""));
+        assert!(html.contains("<li id=\"ref-gurtov-ludwig-2002\">"));
+        assert!(!html.contains("ref-gurtov-ludwig-2003"));
+    }
+
+    #[test]
+    fn numbers_follow_one_rule_of_magnitude() {
+        assert_eq!(number(5105.4), "5105");
+        assert_eq!(number(41.0), "41.00");
+        assert_eq!(number(0.0123), "0.012");
+        assert_eq!(number(f64::NAN), "-");
+        assert_eq!(signed_percent(-2.5), "-2.50 %");
     }
 }

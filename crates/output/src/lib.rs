@@ -6,6 +6,8 @@
 //!   format ([`csv::write_trace_csv`], [`csv::read_trace_csv`]).
 //! * [`pcap`]: classic libpcap files (nanosecond timestamps, raw IPv4) with real IPv4 and
 //!   TCP headers, readable by tshark / Wireshark.
+//! * [`markdown`]: report prose as HTML (pulldown-cmark), citations linked, raw HTML shown
+//!   as text.
 //! * [`plot`]: time-sequence and window/timer plots of one flow, and small generic
 //!   charts for result figures, as PNG and SVG with a bundled font.
 //!
@@ -16,6 +18,7 @@
 
 pub mod csv;
 pub mod error;
+pub mod markdown;
 pub mod pcap;
 pub mod plot;
 pub mod stats;

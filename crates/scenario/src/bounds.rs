@@ -23,7 +23,6 @@
 //! one is accepted, so a new numeric field needs its check here.
 
 use crate::error::FieldPath;
-use crate::resolve::{MAX_CBR_PAYLOAD, MAX_COUNT, MAX_MSS};
 use crate::schema::{DropEntry, FlowEntry, KernelEntry, MiddleboxEntry, ScenarioFile, Topology};
 pub use spikelab_core::bounds::{
     bytes, dur, dur_in, fail, gain, int, ordered, positive, probability, rate, real, Bounded,
@@ -40,6 +39,13 @@ use spikelab_net::{
     DelayGenerator, DelaySource, DirOverride, Distribution, LinkConfig, SpikeConfig,
 };
 use spikelab_tcp::{LinuxSysctls, TcpConfig};
+
+/// Largest TCP payload per segment: 65535 minus 20 bytes of IPv4 and 20 of TCP header.
+pub const MAX_MSS: u32 = 65_495;
+/// Largest CBR payload: 65535 minus 20 bytes of IPv4 and 8 of UDP header.
+pub const MAX_CBR_PAYLOAD: u64 = 65_507;
+/// Most flows (or dumbbell pairs) one entry may stand for.
+pub const MAX_COUNT: u32 = 100_000;
 
 /// Checks every number in `file`.
 pub fn check(file: &ScenarioFile) -> Check {

@@ -18,13 +18,6 @@ use spikelab_net::{Dir, FreezePoint, FrozenWire, LinkConfig, Schedule};
 use spikelab_tcp::TcpConfig;
 use std::collections::BTreeMap;
 
-/// Largest TCP payload per segment: 65535 minus 20 bytes of IPv4 and 20 of TCP header.
-pub const MAX_MSS: u32 = 65_495;
-/// Largest CBR payload: 65535 minus 20 bytes of IPv4 and 8 of UDP header.
-pub const MAX_CBR_PAYLOAD: u64 = 65_507;
-/// Most flows (or dumbbell pairs) one entry may stand for.
-pub const MAX_COUNT: u32 = 100_000;
-
 type Check = Result<(), Invalid>;
 
 fn fail<T>(path: FieldPath, message: impl Into<String>) -> Result<T, Invalid> {

@@ -5,8 +5,8 @@
 //! they are: links are [`LinkConfig`], TCP settings [`TcpConfig`], workloads
 //! [`Workload`], start times [`StartTime`], drop selections [`DropWhich`].
 //!
-//! The loader fills in two things before these types see the file (see
-//! [`crate::prepare`]): the TCP profile under each flow's `tcp` table, and default
+//! The loader fills in two things before these types see the file (its `prepare`
+//! step, which builds on these types): the TCP profile under each flow's `tcp` table, and default
 //! names (`run.name` from the file name, `topology.access.name = "access"`,
 //! `topology.bottleneck.name = "bottleneck"`). After loading, a [`ScenarioFile`]
 //! therefore holds the *resolved* configuration, which is what `meta.json` records.

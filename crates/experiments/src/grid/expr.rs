@@ -16,47 +16,7 @@
 
 use std::fmt::Write;
 
-/// A parsed expression.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Expr {
-    Num(f64),
-    /// A grid value (or a variable, when `sel` is empty and the name is one).
-    Ref(Ref),
-    Call(String, Vec<Expr>),
-    Bin(char, Box<Expr>, Box<Expr>),
-    Cmp(&'static str, Box<Expr>, Box<Expr>),
-    Neg(Box<Expr>),
-}
-
-/// `name[k=v, ...].stat`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ref {
-    pub name: String,
-    pub sel: Vec<(String, String)>,
-    /// `mean` (the default), `ci95` or `n`.
-    pub stat: String,
-}
-
-/// What an expression reads: grid values and variables.
-pub trait Env {
-    /// The value `r` names in the one cell it picks.
-    fn lookup(&self, r: &Ref) -> Result<f64, String>;
-    /// The sum of `r` over every cell it matches.
-    fn sum(&self, r: &Ref) -> Result<f64, String>;
-    /// The labels of `axis` among the cells the context picks, in grid order (for
-    /// reductions over an axis, [`super::over_axis`]).
-    fn axis_labels(&self, axis: &str) -> Result<Vec<String>, String> {
-        Err(format!("no axis `{axis}` to reduce over here"))
-    }
-    /// This environment with `axis` fixed to `label`.
-    fn fixing(&self, axis: &str, label: &str) -> Result<Box<dyn Env + '_>, String> {
-        Err(format!("cannot fix `{axis}` = `{label}` here"))
-    }
-    /// `r` in every cell it matches ([`super::count`]).
-    fn each(&self, r: &Ref) -> Result<Vec<f64>, String> {
-        Err(format!("`{}`: cells cannot be counted here", r.name))
-    }
-}
+pub use super::expr_syntax::{Env, Eval, Expr, Ref};
 
 /// Parses `text` as one expression.
 pub fn parse(text: &str) -> Result<Expr, String> {
@@ -204,7 +164,7 @@ impl Parser<'_> {
             "mean".into()
         };
         let known = ["mean", "ci95", "n", "max", "min", "sum"].contains(&stat.as_str());
-        if !known && super::distributions::percentile_of(&stat).is_none() {
+        if !known && crate::metrics::distributions::percentile_of(&stat).is_none() {
             return Err(format!(
                 "`{}`: `.{stat}`: a value has .mean, .ci95 and .n (a pooled metric also .max, .min, .sum, .pNN)",
                 self.text()
@@ -253,7 +213,7 @@ pub fn eval(e: &Expr, env: &dyn Env) -> Result<f64, String> {
 }
 
 fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
-    if let Some(v) = super::over_axis::call(f, args, env) {
+    if let Some(v) = super::over_axis::call(f, args, env, eval) {
         return v;
     }
     if f == "sum" {
@@ -263,7 +223,7 @@ fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
         };
     }
     if f == "count" {
-        return super::count::count(args, env);
+        return super::count::count(args, env, eval);
     }
     if f == "ceil" || f == "floor" {
         let [a] = args else {
@@ -337,10 +297,14 @@ fn placeholder(out: &mut String, p: &str, env: &dyn Env) -> Result<(), String> {
     } else if let Some(d) = fmt.strip_prefix('.') {
         let d: usize = d.parse().map_err(|_| format!("`{p}`: bad format"))?;
         let _ = write!(out, "{v:.d$}");
+    } else if let Some(d) = fmt.strip_prefix("+.") {
+        // Signed: a change quoted beside the paper's shows its direction.
+        let d: usize = d.parse().map_err(|_| format!("`{p}`: bad format"))?;
+        let _ = write!(out, "{v:+.d$}");
     } else if fmt.is_empty() {
         let _ = write!(out, "{v}");
     } else {
-        return Err(format!("`{p}`: format `{fmt}` is neither .N nor ±N"));
+        return Err(format!("`{p}`: format `{fmt}` is neither .N, +.N nor ±N"));
     }
     Ok(())
 }
@@ -413,5 +377,11 @@ mod tests {
         assert_eq!(s, "a 2.0% {b} 10.00 ± 1.00 5");
         assert!(render("{nope}", &Fixed).is_err());
         assert!(render("open {y", &Fixed).is_err());
+    }
+
+    #[test]
+    fn a_signed_format_writes_the_direction_of_a_change() {
+        let s = render("{x[k=a]:+.0} {0 - y:+.1}", &Fixed).unwrap();
+        assert_eq!(s, "+2 -10.0");
     }
 }

@@ -2,14 +2,15 @@
 //! repetitions, write each table as CSV and Markdown beside the paper's values, and
 //! draw its figures.
 
-use super::metrics;
 use super::spec::{ExperimentSpec, FigureSpec, Grid, TableSpec};
 use super::study;
 use super::values::{compute as compute_values, Runs, Stat};
+use crate::context::Context;
+use crate::metrics;
+use crate::report::caption::{self, Shows, Timeouts};
 use crate::report::{
     comparison_table, table_to_markdown, Block, Comparison, Figure, Section, Table,
 };
-use crate::reproduction::Context;
 use crate::runner::{run_cells_sharing, Batch};
 use crate::shared_runs::SharedRuns;
 use anyhow::{anyhow, Context as _};
@@ -47,7 +48,7 @@ pub struct GridResult {
     /// ([`super::pooled::unfold`]).
     pub group_rows: usize,
     /// Per cell, its distribution metrics merged over its repetitions.
-    pub dists: super::distributions::Merged,
+    pub dists: crate::metrics::distributions::Merged,
     /// Per cell, the run series of its first repetition ([`super::run_series`]).
     pub first_runs: super::run_series::FirstRuns,
 }
@@ -311,7 +312,7 @@ pub fn run_grid(
     let rows = super::pooled::group_rows(g);
     let dist_names: Vec<String> = names
         .iter()
-        .filter(|n| super::distributions::find(n).is_some())
+        .filter(|n| crate::metrics::distributions::find(n).is_some())
         .cloned()
         .collect();
     let mut runs = run_cells_sharing(sims, batch, 0, shared, |c, rep, r| {
@@ -338,7 +339,7 @@ pub fn run_grid(
             .iter()
             .flat_map(|row| dist_names.iter().map(move |n| (row, n)))
             .map(|(row, n)| {
-                let d = super::distributions::find(n).expect("a distribution metric");
+                let d = crate::metrics::distributions::find(n).expect("a distribution metric");
                 (d.value)(&view(row, n))
             })
             .collect::<Vec<_>>();
@@ -355,11 +356,11 @@ pub fn run_grid(
         (values, dists, first)
     })
     .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
-    let dists: super::distributions::Merged = runs
+    let dists: crate::metrics::distributions::Merged = runs
         .iter()
         .flat_map(|reps| {
             let d: Vec<_> = reps.iter().map(|(_, d, _)| d.clone()).collect();
-            super::distributions::merge_runs(&d, rows.len(), &dist_names)
+            crate::metrics::distributions::merge_runs(&d, rows.len(), &dist_names)
         })
         .collect();
     let first = runs
@@ -579,8 +580,8 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
     let mut sim = s.to_sim();
     sim.trace = spikelab_engine::TraceKinds::ALL;
     let flow = flow_index(&sim, &spec.flow)?;
-    let r = spikelab_engine::run(&sim, f.seed.unwrap_or(ctx.seed))
-        .map_err(|e| anyhow!("figure {}: {e}", f.name))?;
+    let seed = f.seed.unwrap_or(ctx.seed);
+    let r = spikelab_engine::run(&sim, seed).map_err(|e| anyhow!("figure {}: {e}", f.name))?;
     let records = spikelab_output::plot::flow_records(&r.trace, FlowId(flow as u32));
     let base_path = ctx.dir.join(&f.name);
     let files = match f.kind.as_str() {
@@ -588,7 +589,33 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
         _ => spikelab_output::plot::time_sequence_plot(&records, &f.title, &base_path),
     }
     .map_err(|e| anyhow!("figure {}: {e}", f.name))?;
-    Ok(crate::artifacts::figure_of(ctx, &files, &f.title))
+    let timeouts = Timeouts::of(&records, FlowId(flow as u32));
+    let first = match f.shows {
+        Some(e) if !timeouts.shows(e) => first_seed_showing(&sim, flow, e)?,
+        _ => None,
+    };
+    let text = caption::caption(&f.title, seed, &timeouts, f.shows, first);
+    Ok(crate::artifacts::figure_of(ctx, &files, &text))
+}
+
+/// Seeds tried for a run that shows a figure's event, when the plotted seed does not.
+const SEEDS_TRIED: u64 = 100;
+
+/// The first seed in 1..=[`SEEDS_TRIED`] whose run of `sim` shows `what`.
+fn first_seed_showing(
+    sim: &SimConfig,
+    flow: usize,
+    what: Shows,
+) -> anyhow::Result<Option<(u64, u64)>> {
+    let mut sim = sim.clone();
+    sim.trace = spikelab_engine::TraceKinds::TIMEOUT;
+    for seed in 1..=SEEDS_TRIED {
+        let r = spikelab_engine::run(&sim, seed).map_err(|e| anyhow!("seed {seed}: {e}"))?;
+        if Timeouts::of(&r.trace, FlowId(flow as u32)).shows(what) {
+            return Ok(Some((seed, SEEDS_TRIED)));
+        }
+    }
+    Ok(None)
 }
 
 /// Every grid's results, by name.
@@ -596,8 +623,10 @@ pub type Grids<'s> = BTreeMap<&'s str, GridResult>;
 
 /// Runs every grid, writes every table, CSV file, figure and chart into `ctx.dir`, and
 /// returns the section, its blocks in the order of `layout` (or notes, tables, figures);
-/// layout item `rust:<name>` is the registered block [`super::layout::rust_block`].
+/// layout item `rust:<name>` is the block of that name `spec` was given
+/// ([`super::layout::rust_block`]); one it was not given is an error before anything runs.
 pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
+    super::layout::check_rust(spec).map_err(|e| anyhow!("{}: {}", spec.name, e.message))?;
     // The grids are tasks of one pool ([`crate::runner::on_pool`]); their results are
     // taken in the experiment's order, the first error in that order reported.
     // Cells of any grid with equal configurations run each repetition once
@@ -697,7 +726,7 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
                 });
             }
             "rust" => {
-                let f = super::layout::rust_block(name);
+                let f = super::layout::rust_block(spec, name);
                 let f = f.ok_or_else(|| anyhow!("layout: no Rust block `{name}`"))?;
                 blocks.extend(f(ctx, &results)?);
             }
