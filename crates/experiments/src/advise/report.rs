@@ -164,9 +164,9 @@ pub fn notes(a: &Advice, invocation: &str) -> Vec<String> {
         number(a.alpha * a.stop.looks() as f64),
         if a.stop.looks() > 1 {
             format!(
-                " (each of the {} looks at level {})",
-                a.stop.looks(),
-                number(a.alpha)
+                " (each of the {n} looks at {} %/{n})",
+                number(a.alpha * a.stop.looks() as f64 * 100.0),
+                n = a.stop.looks()
             )
         } else {
             String::new()
