@@ -4,70 +4,21 @@
 //! into a folder of spikelab's own ([`crate::outdir`]), staged and published as
 //! `spikelab run` does.
 
+use crate::args::AdviseArgs;
 use crate::exit::Failure;
 use crate::interrupt::{self, Staging};
 use crate::outdir::{self, Scope};
 use crate::run::{create_dir, publish_failure, staging_path};
 use anyhow::anyhow;
-use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use spikelab_experiments::advise::answer::answer;
 use spikelab_experiments::advise::fixes::Side;
 use spikelab_experiments::advise::input::{self, TraceKind};
 use spikelab_experiments::advise::report::{notes, table, text_table, write_all};
-use spikelab_experiments::advise::{self as adv, Objective, Options, DEFAULT_BUDGET_S};
+use spikelab_experiments::advise::{self as adv, Margin, Objective, Options, Reps};
 use spikelab_experiments::runner::{default_jobs, Progress};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-
-/// `spikelab advise`.
-#[derive(Debug, Args)]
-pub struct AdviseArgs {
-    /// A scenario file (.toml), or a measured trace: a Mahimahi delivery trace, a
-    /// one-way delay trace (`time,delay` lines) or an RTT trace (one RTT in ms per line).
-    pub path: PathBuf,
-    /// What to rank by: download time, goodput, or retransmissions.
-    #[arg(long, default_value = "time", value_parser = clap::builder::PossibleValuesParser::new(Objective::NAMES))]
-    pub objective: String,
-    /// Exactly N repetitions per row (replays an earlier answer); default: as many as
-    /// the budget allows.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=adv::MAX_REPS as i64))]
-    pub reps: Option<u32>,
-    /// Wall-clock seconds for the simulations when --reps is not given.
-    #[arg(long, default_value_t = DEFAULT_BUDGET_S, value_name = "SECONDS", value_parser = positive_seconds)]
-    pub budget: f64,
-    /// Only the sender-side or only the network-side fixes.
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["sender", "network"]))]
-    pub only: Option<String>,
-    /// Base seed (default: the scenario's run.seed, 1 for a trace).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Output folder (default: out/advise/<name of PATH>). Must be new, empty, or an
-    /// earlier spikelab output.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Threads (default: every core). Results do not depend on it.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=crate::args::MAX_JOBS as i64))]
-    pub jobs: Option<u32>,
-    /// Rank by this flow (and its replicas) instead of every TCP flow.
-    #[arg(long)]
-    pub flow: Option<String>,
-    /// Keep only fixes whose label contains TEXT (repeatable), e.g. --fix eifel.
-    #[arg(long = "fix", value_name = "TEXT")]
-    pub fix: Vec<String>,
-    /// How to read a PATH that is not a .toml scenario.
-    #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(TraceKind::NAMES))]
-    pub trace_kind: String,
-    /// Rows of the table printed (all are in advise.csv).
-    #[arg(long, default_value_t = 20)]
-    pub show: usize,
-}
-
-fn positive_seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("`{s}` is not a positive number of seconds")),
-    }
-}
 
 /// An indicatif bar with an ETA; its length grows as the budget adds repetitions.
 struct Bar(ProgressBar);
@@ -97,8 +48,12 @@ fn bar() -> Bar {
 fn options(a: &AdviseArgs) -> Options {
     Options {
         objective: Objective::from_name(&a.objective).unwrap_or_default(),
-        reps: a.reps,
-        budget_s: a.budget,
+        reps: match (a.reps, a.budget) {
+            (Some(n), _) => Reps::Fixed(n),
+            (None, Some(s)) => Reps::Budget(s),
+            (None, None) => Reps::Until { max: a.max_reps },
+        },
+        margin: a.margin.unwrap_or_default(),
         only: a.only.as_deref().map(|s| match s {
             "network" => Side::Network,
             _ => Side::Sender,
@@ -107,6 +62,7 @@ fn options(a: &AdviseArgs) -> Options {
         jobs: a.jobs.map_or_else(default_jobs, |j| j as usize),
         flow: a.flow.clone(),
         fixes: a.fix.clone(),
+        combine: !a.no_combine,
     }
 }
 
@@ -168,15 +124,16 @@ fn advise_into(stage: &Path, a: &AdviseArgs) -> Result<String, Failure> {
     let _writing = interrupt::writing();
     let invocation = invocation(a);
     write_all(&advice, stage, &invocation)?;
-    let mut text = text_table(&table(&advice, a.show));
+    let mut text = format!("{}\n\n", answer(&advice));
+    text += &text_table(&table(&advice, a.show));
     for n in notes(&advice, &invocation) {
         text.push_str(&format!("* {n}\n"));
     }
     Ok(text)
 }
 
-/// The command line that gives the same rows (without --reps and --seed, which the
-/// notes add with the values used).
+/// The command line that gives the same rows (without --reps, --budget and --seed,
+/// which the notes add as the answer needs them).
 fn invocation(a: &AdviseArgs) -> String {
     let mut out = format!("spikelab advise {}", a.path.display());
     if a.objective != "time" {
@@ -193,6 +150,17 @@ fn invocation(a: &AdviseArgs) -> String {
     }
     if a.trace_kind != "auto" {
         out += &format!(" --trace-kind {}", a.trace_kind);
+    }
+    match a.margin {
+        Some(Margin::Fraction(f)) => out += &format!(" --margin {}%", f * 100.0),
+        Some(Margin::Absolute(v)) => out += &format!(" --margin {v}"),
+        Some(Margin::Default) | None => {}
+    }
+    if a.no_combine {
+        out += " --no-combine";
+    }
+    if a.max_reps != adv::DEFAULT_MAX_REPS && a.reps.is_none() && a.budget.is_none() {
+        out += &format!(" --max-reps {}", a.max_reps);
     }
     out
 }

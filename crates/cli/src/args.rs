@@ -2,6 +2,8 @@
 
 use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand};
+use spikelab_experiments::advise::input::TraceKind;
+use spikelab_experiments::advise::{self as adv, Margin, Objective};
 use std::path::PathBuf;
 
 /// spikelab: a deterministic simulator of TCP over paths with delay spikes.
@@ -30,10 +32,94 @@ pub enum Command {
     Emulate(spikelab_emulate::EmulateArgs),
     /// Which fix works on this path? Sweep the detectors, responses, RTO estimators and
     /// network boxes on a scenario or a trace, ranked with 95 % confidence intervals.
-    Advise(crate::advise::AdviseArgs),
+    Advise(AdviseArgs),
     /// Write a scenario as another simulator's script.
     #[command(subcommand)]
     Export(ExportCommand),
+}
+
+/// `spikelab advise`.
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    /// A scenario file (.toml), or a measured trace: a Mahimahi delivery trace, a
+    /// one-way delay trace (`time,delay` lines) or an RTT trace (one RTT in ms per line).
+    pub path: PathBuf,
+    /// What to rank by: download time, goodput, or retransmissions.
+    #[arg(long, default_value = "time", value_parser = clap::builder::PossibleValuesParser::new(Objective::NAMES))]
+    pub objective: String,
+    /// Exactly N repetitions per row (replays an earlier answer). Default: the stopping
+    /// rule: 10, 20, 40, ... repetitions until every row is decided or --max-reps.
+    #[arg(long, conflicts_with = "budget", value_parser = clap::value_parser!(u32).range(2..=adv::MAX_REPS as i64))]
+    pub reps: Option<u32>,
+    /// The stopping rule's cap on repetitions per row.
+    #[arg(long, default_value_t = adv::DEFAULT_MAX_REPS, value_parser = clap::value_parser!(u32).range(2..=adv::MAX_REPS as i64))]
+    pub max_reps: u32,
+    /// Opt in to a wall-clock budget instead of the stopping rule: as many repetitions
+    /// as fit in SECONDS (reported, so --reps replays them; the count depends on the
+    /// machine).
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub budget: Option<f64>,
+    /// The difference that matters: a number in the objective's unit (e.g. 0.5 for
+    /// half a second), or a percentage of the baseline's mean (e.g. 5%). Default: 2 %
+    /// of the baseline's mean, at least one base RTT (time) or one segment
+    /// (retransmissions).
+    #[arg(long, value_name = "VALUE", value_parser = margin)]
+    pub margin: Option<Margin>,
+    /// Leave out the combinations of the best sender fixes with the network boxes and
+    /// stacks.
+    #[arg(long)]
+    pub no_combine: bool,
+    /// Only the sender-side or only the network-side fixes.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["sender", "network"]))]
+    pub only: Option<String>,
+    /// Base seed (default: the scenario's run.seed, 1 for a trace).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Output folder (default: out/advise/<name of PATH>). Must be new, empty, or an
+    /// earlier spikelab output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Threads (default: every core). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_JOBS as i64))]
+    pub jobs: Option<u32>,
+    /// Rank by this flow (and its replicas) instead of every TCP flow.
+    #[arg(long)]
+    pub flow: Option<String>,
+    /// Keep only fixes whose label contains TEXT (repeatable), e.g. --fix eifel.
+    #[arg(long = "fix", value_name = "TEXT")]
+    pub fix: Vec<String>,
+    /// How to read a PATH that is not a .toml scenario.
+    #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(TraceKind::NAMES))]
+    pub trace_kind: String,
+    /// Rows of the table printed (all are in advise.csv).
+    #[arg(long, default_value_t = 20)]
+    pub show: usize,
+}
+
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a positive number of seconds")),
+    }
+}
+
+/// `--margin`: `5%` (of the baseline's mean) or a positive number in the objective's
+/// unit.
+fn margin(s: &str) -> Result<Margin, String> {
+    let bad = || format!("`{s}` is neither a positive number nor a percentage like 5%");
+    let (num, pct) = match s.strip_suffix('%') {
+        Some(n) => (n.trim(), true),
+        None => (s.trim(), false),
+    };
+    let v: f64 = num.parse().map_err(|_| bad())?;
+    if !(v.is_finite() && v > 0.0) {
+        return Err(bad());
+    }
+    Ok(if pct {
+        Margin::Fraction(v / 100.0)
+    } else {
+        Margin::Absolute(v)
+    })
 }
 
 /// The most threads `--jobs` accepts: far above any machine this runs on, far below

@@ -125,3 +125,39 @@ fn a_bad_path_exits_2_with_a_located_error_and_writes_nothing() {
         .collect();
     assert_eq!(left.len(), 2, "nothing written: {left:?}");
 }
+
+#[test]
+fn the_stopping_rule_gives_the_same_bytes_with_any_number_of_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = repo("scenarios/traces/spikes-owd.csv");
+    let run = |jobs: &str, out: &str| {
+        let args = [
+            "advise",
+            trace.to_str().unwrap(),
+            "--fix",
+            "eifel:option1:none",
+            "--fix",
+            "std-proxy",
+            "--max-reps",
+            "40",
+            "--jobs",
+            jobs,
+            "--out",
+            out,
+        ];
+        let o = spikelab(tmp.path(), &args);
+        assert_ok(&o);
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let one = run("1", "a");
+    let two = run("2", "b");
+    assert_eq!(one, two);
+    assert!(one.contains("--max-reps 40 --seed 1"), "{one}");
+    for f in ["advise.csv", "runs.csv", "advise.md"] {
+        let a = std::fs::read_to_string(tmp.path().join("a").join(f)).unwrap();
+        let b = std::fs::read_to_string(tmp.path().join("b").join(f)).unwrap();
+        assert_eq!(a, b, "{f}");
+    }
+    let md = std::fs::read_to_string(tmp.path().join("a/advise.md")).unwrap();
+    assert!(md.contains("Margin: ±") && md.contains("Holm over"), "{md}");
+}

@@ -4,10 +4,11 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use spikelab_experiments::advise::answer::answer;
 use spikelab_experiments::advise::fixes::Side;
 use spikelab_experiments::advise::input::{self, TraceKind};
 use spikelab_experiments::advise::report::{notes, write_csv};
-use spikelab_experiments::advise::{self as adv, Objective, Options, DEFAULT_BUDGET_S};
+use spikelab_experiments::advise::{self as adv, Objective, Options, Reps};
 use spikelab_experiments::runner::Counter;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,6 +45,7 @@ fn options(
     jobs: Option<usize>,
     flow: Option<String>,
     fixes: Vec<String>,
+    combine: bool,
 ) -> PyResult<Options> {
     let objective = Objective::from_name(objective).ok_or_else(|| {
         bad(format!(
@@ -60,25 +62,33 @@ fn options(
     if reps.is_some_and(|r| !(2..=adv::MAX_REPS).contains(&r)) {
         return Err(bad(format!("reps: expected 2 to {}", adv::MAX_REPS)));
     }
-    let budget_s = budget.unwrap_or(DEFAULT_BUDGET_S);
-    if !(budget_s.is_finite() && budget_s > 0.0) {
+    if budget.is_some_and(|b| !(b.is_finite() && b > 0.0)) {
         return Err(bad("budget: expected a positive number of seconds"));
     }
+    let reps = match (reps, budget) {
+        (Some(n), _) => Reps::Fixed(n),
+        (None, Some(s)) => Reps::Budget(s),
+        (None, None) => Reps::Until {
+            max: adv::DEFAULT_MAX_REPS,
+        },
+    };
     Ok(Options {
         objective,
         reps,
-        budget_s,
         only,
         seed,
         jobs: jobs.unwrap_or_else(spikelab_experiments::runner::default_jobs),
         flow,
         fixes,
+        combine,
+        ..Options::default()
     })
 }
 
-/// Runs the advice on `path`; returns (advise.csv text, repetitions, seed, notes).
+/// Runs the advice on `path`; returns (advise.csv text, repetitions, seed, the answer
+/// paragraph followed by the notes).
 #[pyfunction]
-#[pyo3(signature = (path, objective="time", reps=None, budget=None, only=None, seed=None, jobs=None, flow=None, fixes=Vec::new(), trace_kind="auto"))]
+#[pyo3(signature = (path, objective="time", reps=None, budget=None, only=None, seed=None, jobs=None, flow=None, fixes=Vec::new(), trace_kind="auto", combine=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn advise(
     py: Python<'_>,
@@ -92,8 +102,11 @@ pub fn advise(
     flow: Option<String>,
     fixes: Vec<String>,
     trace_kind: &str,
+    combine: bool,
 ) -> PyResult<(String, u32, u64, Vec<String>)> {
-    let opts = options(objective, reps, budget, only, seed, jobs, flow, fixes)?;
+    let opts = options(
+        objective, reps, budget, only, seed, jobs, flow, fixes, combine,
+    )?;
     let kind = TraceKind::from_name(trace_kind).ok_or_else(|| {
         bad(format!(
             "trace_kind `{trace_kind}`: expected one of {}",
@@ -114,5 +127,7 @@ pub fn advise(
     write_csv(&advice, &mut csv).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let text = String::from_utf8(csv).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let invocation = format!("spikelab advise {}", path.display());
-    Ok((text, advice.reps, advice.seed, notes(&advice, &invocation)))
+    let mut said = vec![answer(&advice)];
+    said.extend(notes(&advice, &invocation));
+    Ok((text, advice.reps, advice.seed, said))
 }

@@ -9,7 +9,7 @@ FIXES = ["eifel:option1:none", "peak-hopper", "std-proxy"]
 
 
 def test_advise_ranks_fixes_with_paired_intervals(scenario_path):
-    df = spikelab.advise(scenario_path("gprs-eifel"), reps=4, fixes=FIXES)
+    df = spikelab.advise(scenario_path("gprs-eifel"), reps=4, fixes=FIXES, combine=False)
     assert list(df["rank"]) == list(range(1, len(df) + 1))
     assert set(df["fix"]) == {"baseline", *FIXES}
     assert (df["reps"] == 4).all()

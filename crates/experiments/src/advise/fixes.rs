@@ -1,11 +1,11 @@
 //! The fix space `spikelab advise` sweeps, as data.
 //!
-//! Every row of the answer is the user's path as given (the baseline) with exactly one
-//! change: a spurious-timeout detector with one response (sender side), another RTO
-//! estimator or TCP profile (sender side), or a box in the network. A fix is applied to
-//! every TCP flow of the scenario (it is deployed at the server or in the path, not per
-//! connection). Adding a fix is one line in one of the tables below; e.g. the `linux`
-//! profile is `("linux-profile", "linux")` in [`PROFILES`].
+//! A row of the answer is the user's path as given (the baseline) with one change: a
+//! spurious-timeout detector with one response, another RTO estimator, another TCP
+//! stack (sender side), or a box in the network; or a combination of one of each
+//! dimension ([`combine`]). A fix is applied to every TCP flow of the scenario (it is
+//! deployed at the server or in the path, not per connection). Adding a fix is one line
+//! in one of the tables below; e.g. Linux with CUBIC is a line of [`STACKS`].
 
 /// Which end deploys a fix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -14,6 +14,8 @@ pub enum Side {
     Sender,
     /// A box on the path (at the first endpoint of the spiking link).
     Network,
+    /// A combination of a sender change and a network box.
+    Both,
 }
 
 impl Side {
@@ -22,6 +24,35 @@ impl Side {
         match self {
             Side::Sender => "sender",
             Side::Network => "network",
+            Side::Both => "both",
+        }
+    }
+}
+
+/// The dimension a fix varies: combinations take at most one fix of each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Group {
+    /// A spurious-timeout detector and response (or none, or SACK alone).
+    Detection,
+    /// An RTO estimator.
+    Estimator,
+    /// A whole TCP stack (profile and congestion control).
+    Stack,
+    /// A box in the network.
+    Network,
+    /// Fixes of several dimensions at once.
+    Combination,
+}
+
+impl Group {
+    /// What a fix of this group is, in the answer's words (plural).
+    pub fn label(self) -> &'static str {
+        match self {
+            Group::Detection => "detection settings",
+            Group::Estimator => "RTO estimators",
+            Group::Stack => "TCP stacks",
+            Group::Network => "network boxes",
+            Group::Combination => "combinations",
         }
     }
 }
@@ -84,9 +115,15 @@ pub const RTO_ESTIMATORS: &[(&str, &str)] = &[
     ("linux-rto", r#"{ kind = "linux" }"#),
 ];
 
-/// Whole TCP profiles tried in place of the flow's (`profile`): (label, profile name).
-/// The flow's own `tcp` keys still apply on top, as in any scenario.
-pub const PROFILES: &[(&str, &str)] = &[("linux-profile", "linux")];
+/// Whole TCP stacks tried in place of the flow's: (label, profile, Linux congestion
+/// control). The flow's own `tcp` keys still apply on top, as in any scenario; a stack
+/// the flow's keys do not fit (e.g. `tcp.linux` keys under `modern`) is left out with
+/// the reason.
+pub const STACKS: &[(&str, &str, Option<&str>)] = &[
+    ("modern", "modern", None),
+    ("linux-reno", "linux", Some("reno")),
+    ("linux-cubic", "linux", Some("cubic")),
+];
 
 /// Network boxes (`[[middlebox]] config`, TOML): the STD proxy with the paper's
 /// parameters ([Kim & Cho 2003] III.C) and the three delay-injection methods with
@@ -122,12 +159,14 @@ pub enum Change {
     Middlebox(toml::Value),
 }
 
-/// One fix: its label, side, what it changes, and its descriptive columns.
+/// One fix: its label, side, dimension, what it changes, and its descriptive columns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fix {
     pub label: String,
     pub side: Side,
-    pub change: Change,
+    pub group: Group,
+    /// One change, or one per dimension of a combination.
+    pub changes: Vec<Change>,
     /// Descriptive columns (detector, restore, rto_adapt, rto, profile, box).
     pub columns: Vec<(&'static str, String)>,
 }
@@ -140,11 +179,17 @@ fn value(text: &str) -> toml::Value {
     doc["v"].clone()
 }
 
-fn flow_fix(label: String, keys: Vec<(String, toml::Value)>, needs_sack: bool) -> Fix {
+fn flow_fix(
+    label: String,
+    group: Group,
+    keys: Vec<(String, toml::Value)>,
+    needs_sack: bool,
+) -> Fix {
     Fix {
         label,
         side: Side::Sender,
-        change: Change::Flow { keys, needs_sack },
+        group,
+        changes: vec![Change::Flow { keys, needs_sack }],
         columns: Vec::new(),
     }
 }
@@ -153,6 +198,7 @@ fn flow_fix(label: String, keys: Vec<(String, toml::Value)>, needs_sack: bool) -
 fn no_detection() -> Fix {
     let mut f = flow_fix(
         "no-detection".into(),
+        Group::Detection,
         vec![("tcp.spurious".into(), value("{}"))],
         false,
     );
@@ -163,7 +209,7 @@ fn no_detection() -> Fix {
 /// SACK recovery alone (no detection): the row that separates SACK's own gain from
 /// the SACK detectors' (it is the baseline itself when the flow has SACK already).
 fn sack_only() -> Fix {
-    let mut f = flow_fix("sack-recovery".into(), Vec::new(), true);
+    let mut f = flow_fix("sack-recovery".into(), Group::Detection, Vec::new(), true);
     f.columns.push(("detector", "none".into()));
     f
 }
@@ -181,6 +227,7 @@ fn detections() -> Vec<Fix> {
                 keys.extend(needs.iter().map(|(k, v)| (format!("tcp.{k}"), value(v))));
                 let mut f = flow_fix(
                     format!("{det}:{restore}:{adapt}"),
+                    Group::Detection,
                     keys,
                     NEEDS_SACK.contains(det),
                 );
@@ -202,6 +249,7 @@ fn estimators() -> Vec<Fix> {
         .map(|(label, rto)| {
             let mut f = flow_fix(
                 label.to_string(),
+                Group::Estimator,
                 vec![("tcp.rto".into(), value(rto))],
                 false,
             );
@@ -211,16 +259,19 @@ fn estimators() -> Vec<Fix> {
         .collect()
 }
 
-fn profiles() -> Vec<Fix> {
-    PROFILES
+fn stacks() -> Vec<Fix> {
+    STACKS
         .iter()
-        .map(|(label, profile)| {
-            let mut f = flow_fix(
-                label.to_string(),
-                vec![("profile".into(), toml::Value::String(profile.to_string()))],
-                false,
-            );
-            f.columns.push(("profile", profile.to_string()));
+        .map(|(label, profile, cc)| {
+            let mut keys = vec![("profile".into(), toml::Value::String(profile.to_string()))];
+            if let Some(cc) = cc {
+                keys.push((
+                    "tcp.linux.tcp_congestion_control".into(),
+                    toml::Value::String(cc.to_string()),
+                ));
+            }
+            let mut f = flow_fix(label.to_string(), Group::Stack, keys, false);
+            f.columns.push(("stack", label.to_string()));
             f
         })
         .collect()
@@ -232,7 +283,8 @@ fn network() -> Vec<Fix> {
         .map(|(label, config)| Fix {
             label: label.to_string(),
             side: Side::Network,
-            change: Change::Middlebox(value(config)),
+            group: Group::Network,
+            changes: vec![Change::Middlebox(value(config))],
             columns: vec![("box", label.to_string())],
         })
         .collect()
@@ -243,14 +295,36 @@ pub fn all(only: Option<Side>) -> Vec<Fix> {
     let mut out = vec![no_detection(), sack_only()];
     out.extend(detections());
     out.extend(estimators());
-    out.extend(profiles());
+    out.extend(stacks());
     out.extend(network());
     out.retain(|f| only.is_none_or(|s| f.side == s));
     out
 }
 
+/// One fix of each of `parts` (of different groups) at once: the label joins theirs
+/// with `+`, the changes and columns are theirs together.
+pub fn combine(parts: &[&Fix]) -> Fix {
+    let sides: Vec<Side> = parts.iter().map(|f| f.side).collect();
+    let side = if sides.iter().all(|s| *s == sides[0]) {
+        sides[0]
+    } else {
+        Side::Both
+    };
+    Fix {
+        label: parts
+            .iter()
+            .map(|f| f.label.as_str())
+            .collect::<Vec<_>>()
+            .join("+"),
+        side,
+        group: Group::Combination,
+        changes: parts.iter().flat_map(|f| f.changes.clone()).collect(),
+        columns: parts.iter().flat_map(|f| f.columns.clone()).collect(),
+    }
+}
+
 /// The descriptive column names, in table order.
-pub const COLUMNS: [&str; 6] = ["detector", "restore", "rto_adapt", "rto", "profile", "box"];
+pub const COLUMNS: [&str; 6] = ["detector", "restore", "rto_adapt", "rto", "stack", "box"];
 
 #[cfg(test)]
 mod tests {
@@ -282,7 +356,7 @@ mod tests {
     fn only_keeps_one_side() {
         assert!(all(Some(Side::Network))
             .iter()
-            .all(|f| matches!(f.change, Change::Middlebox(_))));
+            .all(|f| matches!(f.changes[..], [Change::Middlebox(_)])));
         assert_eq!(all(Some(Side::Network)).len(), NETWORK.len());
         assert!(all(Some(Side::Sender))
             .iter()
@@ -293,14 +367,31 @@ mod tests {
     fn eifel_turns_timestamps_on_and_dsack_needs_sack() {
         let fixes = all(None);
         let get = |l: &str| fixes.iter().find(|f| f.label == l).unwrap().clone();
-        let Change::Flow { keys, needs_sack } = get("eifel:option1:none").change else {
+        let [Change::Flow { keys, needs_sack }] = &get("eifel:option1:none").changes[..] else {
             panic!()
         };
         assert!(keys.contains(&("tcp.timestamps".into(), toml::Value::Boolean(true))));
         assert!(!needs_sack);
-        let Change::Flow { needs_sack, .. } = get("dsack:rfc4015:reseed").change else {
+        let [Change::Flow { needs_sack, .. }] = get("dsack:rfc4015:reseed").changes[..] else {
             panic!()
         };
         assert!(needs_sack);
+    }
+
+    #[test]
+    fn a_combination_carries_every_part_and_names_both_sides() {
+        let fixes = all(None);
+        let get = |l: &str| fixes.iter().find(|f| f.label == l).unwrap();
+        let c = combine(&[
+            get("eifel:option1:none"),
+            get("std-proxy"),
+            get("linux-cubic"),
+        ]);
+        assert_eq!(c.label, "eifel:option1:none+std-proxy+linux-cubic");
+        assert_eq!((c.side, c.group), (Side::Both, Group::Combination));
+        assert_eq!(c.changes.len(), 3);
+        assert!(c.columns.contains(&("stack", "linux-cubic".into())));
+        let s = combine(&[get("peak-hopper"), get("modern")]);
+        assert_eq!(s.side, Side::Sender);
     }
 }

@@ -4,16 +4,19 @@
 //! spike schedule, the same flow start times and the same random losses until the
 //! configurations' own behaviour diverges: the per-seed difference x_a[r] - x_b[r]
 //! removes the path's variance from the comparison (a paired t interval; Jain, "The
-//! Art of Computer Systems Performance Analysis", 13.4.1). Two configurations are
-//! statistically indistinguishable when the 95 % interval of the mean difference holds
-//! zero. Repetitions where either value is undefined (NaN) are left out of the pair.
+//! Art of Computer Systems Performance Analysis", 13.4.1). Whether a difference matters
+//! is [`super::decide`]'s question; this module gives its mean, standard error and the
+//! plain 95 % interval. Repetitions where either value is undefined (NaN) are left out
+//! of the pair.
 
 use spikelab_output::stats::Summary;
 
-/// The mean per-seed difference a - b with its 95 % confidence half-width.
+/// The mean per-seed difference a - b with its standard error and 95 % confidence
+/// half-width (both 0 when every pair differs alike, NaN with fewer than two pairs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Paired {
     pub mean: f64,
+    pub se: f64,
     pub ci95: f64,
     /// Pairs used.
     pub n: usize,
@@ -30,13 +33,14 @@ impl Paired {
             .collect();
         let s = Summary::of(&d);
         // Identical values on every seed: no spread, a certain difference.
-        let ci95 = if d.len() >= 2 && d.iter().all(|x| *x == d[0]) {
-            0.0
+        let (se, ci95) = if d.len() >= 2 && d.iter().all(|x| *x == d[0]) {
+            (0.0, 0.0)
         } else {
-            s.ci95
+            (s.std_dev / (d.len() as f64).sqrt(), s.ci95)
         };
         Paired {
             mean: s.mean,
+            se,
             ci95,
             n: d.len(),
         }
@@ -49,23 +53,6 @@ impl Paired {
     }
 }
 
-/// Tiers of a ranking: a row starts a new tier when it differs significantly from the
-/// first row of the current tier, so every row of a tier is indistinguishable from that
-/// tier's leader. `values[i]` are the per-seed values of the i-th ranked row.
-pub fn tiers(values: &[&[f64]]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(values.len());
-    let mut leader = 0;
-    let mut tier = 1;
-    for (i, v) in values.iter().enumerate() {
-        if i > 0 && Paired::of(v, values[leader]).significant() {
-            tier += 1;
-            leader = i;
-        }
-        out.push(tier);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,7 +63,7 @@ mod tests {
         let base = [10.0, 50.0, 20.0, 90.0];
         let fix = [11.0, 51.0, 21.0, 91.0];
         let p = Paired::of(&fix, &base);
-        assert_eq!((p.mean, p.ci95, p.n), (1.0, 0.0, 4));
+        assert_eq!((p.mean, p.se, p.ci95, p.n), (1.0, 0.0, 0.0, 4));
         assert!(p.significant());
     }
 
@@ -99,14 +86,5 @@ mod tests {
             !Paired::of(&[1.0], &[3.0]).significant(),
             "one pair tells nothing"
         );
-    }
-
-    #[test]
-    fn a_tier_ends_where_a_row_differs_from_its_leader() {
-        let r1 = [1.0, 2.0, 3.0];
-        let r2 = [1.1, 1.9, 3.05];
-        let r3 = [5.0, 6.0, 7.0];
-        let r4 = [5.0, 6.0, 7.0];
-        assert_eq!(tiers(&[&r1, &r2, &r3, &r4]), vec![1, 1, 2, 2]);
     }
 }

@@ -2,8 +2,10 @@
 //! repetition (CSV), the scenario of each row (to rerun it with `spikelab run`), and an
 //! HTML page with plots.
 
+use super::answer::{answer, percent};
 use super::fixes::COLUMNS;
-use super::{metric_index, Advice, Row, METRICS};
+use super::format::{mean_ci, number, objective_title};
+use super::{metric_index, Advice, Row, Stop, METRICS};
 use crate::report::{render_html, render_markdown, Block, Figure, Section, Table};
 use anyhow::Context as _;
 use spikelab_output::csv::CsvWriter;
@@ -19,59 +21,21 @@ pub fn scenario_file(label: &str) -> String {
     format!("scenarios/{}.toml", label.replace(':', "-"))
 }
 
-/// `mean ± ci` with digits suited to the magnitude.
-fn mean_ci(mean: f64, ci: f64) -> String {
-    if mean.is_nan() {
-        return "-".into();
-    }
-    let d = if mean.abs() >= 100.0 {
-        1
-    } else if mean.abs() >= 1.0 {
-        2
-    } else {
-        3
-    };
-    if ci.is_finite() {
-        format!("{mean:.d$} ± {ci:.d$}")
-    } else {
-        format!("{mean:.d$}")
-    }
-}
-
-/// "better", "worse" or "≈" (indistinguishable) against the baseline.
-pub fn verdict(a: &Advice, r: &Row) -> &'static str {
-    if r.candidate.side.is_none() {
-        return "baseline";
-    }
-    if !r.vs_baseline.significant() {
-        return "≈";
-    }
-    let lower = r.vs_baseline.mean < 0.0;
-    if lower == a.objective.lower_is_better() {
-        "better"
-    } else {
-        "worse"
-    }
-}
-
-fn objective_title(a: &Advice) -> &'static str {
-    match a.objective {
-        super::Objective::Time => "download time (s)",
-        super::Objective::Goodput => "goodput",
-        super::Objective::Retransmissions => "retransmissions",
-    }
+/// "baseline", or the row's decision: better, equivalent, worse or unclear.
+pub fn verdict(r: &Row) -> &'static str {
+    r.decision().map_or("baseline", |d| d.label())
 }
 
 /// The ranked table: the first `shown` rows and the baseline, as text columns.
 pub fn table(a: &Advice, shown: usize) -> Table {
     let header = [
         "rank",
-        "tier",
         "fix",
         "side",
         objective_title(a),
         "vs baseline",
-        "",
+        "%",
+        "decision",
         "spurious RTOs",
         "genuine RTOs",
         "unneeded retx",
@@ -101,20 +65,23 @@ pub fn table(a: &Advice, shown: usize) -> Table {
         .iter()
         .filter(|r| r.same_as.is_none())
         .enumerate()
-        .filter(|(i, r)| *i < shown || r.candidate.side.is_none())
+        .filter(|(i, r)| *i < shown || r.candidate.fix.is_none())
         .map(|(_, r)| {
+            let (vs, pct) = match r.verdict {
+                None => ("-".into(), "-".into()),
+                Some(v) => (
+                    signed(r.vs_baseline.mean, v.half_width),
+                    percent(a, r.vs_baseline.mean).map_or("-".into(), |p| format!("{p:+.1}")),
+                ),
+            };
             vec![
                 r.rank.to_string(),
-                r.tier.to_string(),
                 same(r),
-                r.candidate.side.map_or("-", |s| s.label()).to_string(),
+                r.candidate.side().map_or("-", |s| s.label()).to_string(),
                 mean_ci(r.summary[m].mean, r.summary[m].ci95),
-                if r.candidate.side.is_none() {
-                    "-".into()
-                } else {
-                    signed(r.vs_baseline.mean, r.vs_baseline.ci95)
-                },
-                verdict(a, r).to_string(),
+                vs,
+                pct,
+                verdict(r).to_string(),
                 s(r, "spurious_timeouts"),
                 s(r, "genuine_timeouts"),
                 s(r, "unnecessary_retransmissions"),
@@ -124,10 +91,11 @@ pub fn table(a: &Advice, shown: usize) -> Table {
         .collect();
     Table {
         title: format!(
-            "Fixes ranked by {} ({} repetitions, seed {})",
+            "Fixes ranked by {} ({} repetitions, seed {}, margin ±{})",
             objective_title(a),
             a.reps,
-            a.seed
+            a.seed,
+            number(a.margin.value)
         ),
         header,
         rows,
@@ -163,7 +131,7 @@ pub fn text_table(t: &Table) -> String {
             .enumerate()
             .map(|(c, (v, w))| {
                 let pad = w - v.chars().count();
-                if c == 2 || c == 3 || c == 6 {
+                if c == 1 || c == 2 || c == 6 {
                     format!("{v}{}", " ".repeat(pad))
                 } else {
                     format!("{}{v}", " ".repeat(pad))
@@ -175,53 +143,48 @@ pub fn text_table(t: &Table) -> String {
     out
 }
 
-/// The notes under the table: ties, what the baseline is, how to replay (`invocation`
-/// is the command without `--reps` and `--seed`).
+/// How the answer was reached: the margin, the correction, the repetitions, then
+/// what the reader should know about the rows (`invocation` is the command without
+/// `--reps`, `--budget` and `--seed`).
 pub fn notes(a: &Advice, invocation: &str) -> Vec<String> {
     let mut out = vec![format!("Path: {}.", a.description)];
-    let best = &a.rows[0];
-    let tied: Vec<&str> = a
-        .rows
-        .iter()
-        .skip(1)
-        .filter(|r| r.tier == best.tier)
-        .map(|r| r.candidate.label.as_str())
-        .collect();
-    if tied.is_empty() {
+    out.push(format!(
+        "Margin: ±{}{} ({}); a difference inside it does not matter. A fix is better \
+         (worse) when its whole interval lies beyond the margin on the good (bad) side, \
+         equivalent when inside it (two one-sided tests), otherwise unclear.",
+        number(a.margin.value),
+        a.objective.unit(),
+        a.margin.why
+    ));
+    out.push(format!(
+        "Correction: Holm over {} distinct comparisons with the baseline, so all claims \
+         together are wrong with probability at most {}{}; the interval in \"vs \
+         baseline\" is the corrected one each decision is read from.",
+        a.comparisons,
+        number(a.alpha * a.stop.looks() as f64),
+        if a.stop.looks() > 1 {
+            format!(
+                " (each of the {n} looks at {} %/{n})",
+                number(a.alpha * a.stop.looks() as f64 * 100.0),
+                n = a.stop.looks()
+            )
+        } else {
+            String::new()
+        }
+    ));
+    out.push(repetitions(a, invocation));
+    if !a.combined.is_empty() {
         out.push(format!(
-            "The best, {}, is better than every other row beyond noise (paired 95 % CI).",
-            best.candidate.label
-        ));
-    } else {
-        out.push(format!(
-            "Statistically indistinguishable from the best ({}): {} other row(s) of tier {} \
-             (the paired 95 % CI of the difference holds 0){}.",
-            best.candidate.label,
-            tied.len(),
-            best.tier,
-            if tied.len() <= 6 {
-                format!(": {}", tied.join(", "))
-            } else {
-                String::new()
-            }
+            "Combinations: {} (the best sender fixes on the first {} repetitions) with \
+             each network box and stack, judged on the repetitions after those only.",
+            a.combined.join(", "),
+            a.rows
+                .iter()
+                .map(|r| r.candidate.test_from)
+                .max()
+                .unwrap_or(0)
         ));
     }
-    let base = a.baseline();
-    let better = a.rows.iter().filter(|r| verdict(a, r) == "better").count();
-    out.push(format!(
-        "Baseline (the path as given) ranks {} of {}; {better} fix(es) beat it beyond noise.",
-        base.rank,
-        a.rows.len()
-    ));
-    let how = if a.reps_from_budget {
-        "chosen by the time budget"
-    } else {
-        "given"
-    };
-    out.push(format!(
-        "{} repetitions per row ({how}), seed {}; replay exactly with: {invocation} --reps {} --seed {}",
-        a.reps, a.seed, a.reps, a.seed
-    ));
     if let Some(l) = &a.box_link {
         out.push(format!(
             "Network boxes sit at the first endpoint of link `{l}`."
@@ -235,16 +198,57 @@ pub fn notes(a: &Advice, invocation: &str) -> Vec<String> {
         );
     }
     out.extend(a.remarks.iter().map(|r| format!("{r}.")));
-    for s in &a.skipped {
+    let (repeats, others): (Vec<&String>, Vec<&String>) = a
+        .skipped
+        .iter()
+        .partition(|s| s.contains(": the same configuration as "));
+    for s in others {
         out.push(format!("Not a row: {s}."));
     }
+    if !repeats.is_empty() {
+        let shown: Vec<&str> = repeats.iter().take(3).map(|s| s.as_str()).collect();
+        out.push(format!(
+            "Not rows: {} fixes that give a configuration already planned (not run twice), \
+             e.g. {}.",
+            repeats.len(),
+            shown.join("; ")
+        ));
+    }
     out
+}
+
+/// How many repetitions ran, why, and how to replay them (`invocation` carries every
+/// option that changes the rows, the stopping rule's cap included).
+fn repetitions(a: &Advice, invocation: &str) -> String {
+    let same = "the same command gives the same bytes on any machine";
+    let (why, replay) = match a.stop {
+        Stop::Settled { look, looks } => (
+            format!("every row decided at look {look} of {looks}; {same}"),
+            format!("{invocation} --seed {}", a.seed),
+        ),
+        Stop::Cap { looks } => (
+            format!("the cap, after {looks} looks, with rows still unclear; {same}"),
+            format!("{invocation} --seed {}", a.seed),
+        ),
+        Stop::Given => (
+            "given".into(),
+            format!("{invocation} --reps {} --seed {}", a.reps, a.seed),
+        ),
+        Stop::Budget => (
+            "chosen by the time budget".into(),
+            format!("{invocation} --reps {} --seed {}", a.reps, a.seed),
+        ),
+    };
+    format!(
+        "{} repetitions per row ({why}), seed {}; replay exactly with: {replay}",
+        a.reps, a.seed
+    )
 }
 
 /// The CSV of every row, ranked (one line per row).
 pub fn write_csv(a: &Advice, out: impl std::io::Write) -> anyhow::Result<()> {
     let mut w = CsvWriter::new(out);
-    let mut header: Vec<String> = ["rank", "tier", "fix", "side"].map(String::from).to_vec();
+    let mut header: Vec<String> = ["rank", "fix", "side", "group"].map(String::from).to_vec();
     header.extend(COLUMNS.iter().map(|c| c.to_string()));
     header.extend(
         [
@@ -253,7 +257,13 @@ pub fn write_csv(a: &Advice, out: impl std::io::Write) -> anyhow::Result<()> {
             "ci95",
             "vs_baseline",
             "vs_baseline_ci95",
+            "vs_baseline_pct",
             "verdict",
+            "decision_half_width",
+            "p_value",
+            "holm_level",
+            "margin",
+            "tested_from_rep",
             "vs_next",
             "vs_next_ci95",
             "indistinguishable_from_next",
@@ -271,11 +281,11 @@ pub fn write_csv(a: &Advice, out: impl std::io::Write) -> anyhow::Result<()> {
     let m = metric_index(a.objective.metric());
     for r in &a.rows {
         w.field_u64(r.rank as u64)?;
-        w.field_u64(r.tier as u64)?;
         w.field_str(&r.candidate.label)?;
-        w.field_str(r.candidate.side.map_or("baseline", |s| s.label()))?;
+        w.field_str(r.candidate.side().map_or("baseline", |s| s.label()))?;
+        w.field_str(r.candidate.group().map_or("baseline", |g| g.label()))?;
         for c in COLUMNS {
-            let v = r.candidate.columns.iter().find(|(k, _)| *k == c);
+            let v = r.candidate.columns().iter().find(|(k, _)| *k == c);
             w.field_str(v.map_or("", |(_, v)| v.as_str()))?;
         }
         w.field_str(a.objective.metric())?;
@@ -283,7 +293,14 @@ pub fn write_csv(a: &Advice, out: impl std::io::Write) -> anyhow::Result<()> {
         w.field_f64(r.summary[m].ci95)?;
         w.field_f64(r.vs_baseline.mean)?;
         w.field_f64(r.vs_baseline.ci95)?;
-        w.field_str(verdict(a, r))?;
+        w.field_f64(percent(a, r.vs_baseline.mean).unwrap_or(f64::NAN))?;
+        w.field_str(verdict(r))?;
+        let v = r.verdict;
+        w.field_f64(v.map_or(f64::NAN, |v| v.half_width))?;
+        w.field_f64(v.map_or(f64::NAN, |v| v.p))?;
+        w.field_f64(v.map_or(f64::NAN, |v| v.level))?;
+        w.field_f64(a.margin.value)?;
+        w.field_u64(r.candidate.test_from as u64)?;
         w.field_f64(r.vs_next.map_or(f64::NAN, |p| p.mean))?;
         w.field_f64(r.vs_next.map_or(f64::NAN, |p| p.ci95))?;
         w.field_str(match r.vs_next {
@@ -350,7 +367,9 @@ fn write_scenarios(a: &Advice, dir: &Path) -> anyhow::Result<()> {
             "# spikelab advise: row {} `{}` ({}), rerun with `spikelab run {}`\n",
             r.rank,
             r.candidate.label,
-            r.candidate.side.map_or("the path as given", |s| s.label()),
+            r.candidate
+                .side()
+                .map_or("the path as given", |s| s.label()),
             scenario_file(&r.candidate.label)
         );
         std::fs::write(
@@ -393,11 +412,16 @@ fn figures(a: &Advice, dir: &Path) -> anyhow::Result<Vec<Figure>> {
             .iter()
             .map(|r| (r.rank as f64, r.vs_baseline.mean))
             .collect(),
-        ci: a.rows.iter().map(|r| r.vs_baseline.ci95).collect(),
+        ci: a
+            .rows
+            .iter()
+            .map(|r| r.verdict.map_or(0.0, |v| v.half_width))
+            .collect(),
     };
     let title2 = format!(
-        "Paired difference to the baseline, {} (95 % CI), every row by rank",
-        objective_title(a)
+        "Paired difference to the baseline, {} (corrected interval; margin ±{}), every row by rank",
+        objective_title(a),
+        number(a.margin.value)
     );
     let chart2 = Chart {
         title: title2.clone(),
@@ -427,7 +451,10 @@ pub fn write_all(a: &Advice, dir: &Path, invocation: &str) -> anyhow::Result<()>
     write_csv(a, csv).context("writing advise.csv")?;
     write_runs_csv(a, &dir.join("runs.csv")).context("writing runs.csv")?;
     write_scenarios(a, dir).context("writing scenarios/")?;
-    let mut blocks = vec![Block::Text(notes(a, invocation).join("\n\n"))];
+    let mut blocks = vec![
+        Block::Text(answer(a)),
+        Block::Text(notes(a, invocation).join("\n\n")),
+    ];
     blocks.push(Block::Table(table(a, SHOWN)));
     blocks.extend(figures(a, dir)?.into_iter().map(Block::Figure));
     let mut all = table(a, usize::MAX);
@@ -439,9 +466,10 @@ pub fn write_all(a: &Advice, dir: &Path, invocation: &str) -> anyhow::Result<()>
         blocks,
     };
     let title = "spikelab advise";
-    let intro = "Each row is the path as given (baseline) with one fix; every row ran the same \
-                 seeds, so differences are paired seed by seed. Tier: rows indistinguishable \
-                 from the tier's first row. Scenarios of every row are under scenarios/.";
+    let intro = "Each row is the path as given (baseline) with one fix or a combination; every \
+                 row ran the same seeds, so differences are paired seed by seed, and each is \
+                 decided against a margin that matters with Holm's correction over the rows. \
+                 Scenarios of every row are under scenarios/.";
     let sections = [section];
     std::fs::write(
         dir.join("advise.md"),
