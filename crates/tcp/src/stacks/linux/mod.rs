@@ -5,6 +5,8 @@
 //! fast recovery keeping the recovery's reduction. RACK, TLP and PRR's state are the
 //! sender's still (see the report of issue 38 for what remains to move).
 
+pub mod profile;
+
 use super::StackRules;
 use crate::config::TcpConfig;
 use crate::segments::SegmentTable;
