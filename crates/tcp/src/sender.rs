@@ -146,9 +146,6 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_timeouts: Vec<u64>,
     /// The congestion controller ([`crate::cc`]).
     cc: Cc,
-    /// Whether cwnd limited the last window (`tcp_is_cwnd_limited`,
-    /// [`crate::linux_cwnd_limited`]), for the `linux` profile's growth.
-    cwnd_usage: crate::linux_cwnd_limited::CwndUsage,
     /// The timer is a Tail Loss Probe's, not the RTO ([`crate::tlp`]).
     probe_armed: bool,
     /// snd_max after a probe, until settled (`tlp_high_seq`), and whether the probe
@@ -232,7 +229,6 @@ impl<E: RtoEstimator> TcpSender<E> {
             fast_watch: None,
             fast_timeouts: Vec::new(),
             cc: Cc::new(crate::stacks::congestion_controller(cfg)),
-            cwnd_usage: Default::default(),
             probe_armed: false,
             tlp_high_seq: None,
             rack: Default::default(),
@@ -1241,7 +1237,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             newly_acked: newly,
             delivered,
             w: cwnd_view(&self.w),
-            cwnd_usage: self.cwnd_usage,
+            cwnd_usage: self.stack.cwnd_usage(),
         };
         self.w.cwnd = self.cc.on_ack(&a);
     }
@@ -1512,8 +1508,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let limited = self.pipe_segments() >= w.cwnd / w.mss;
         if sent_any || limited {
             let packets_out = w.flight_size().div_ceil(w.mss);
-            self.cwnd_usage
-                .on_write_xmit(w.snd_una, w.snd_max, packets_out, limited);
+            (self.stack).on_write_xmit(w.snd_una, w.snd_max, packets_out, limited);
         }
     }
 

@@ -18,6 +18,7 @@ pub mod ns2_2002;
 
 use crate::cc::CcKind;
 use crate::config::TcpConfig;
+use crate::linux_cwnd_limited::CwndUsage;
 use crate::recovery::ns2_fack::Ns2FackRules;
 use crate::recovery::{PipeRule, RecoveryParams};
 use crate::segments::SegmentTable;
@@ -215,6 +216,15 @@ pub trait StackRules {
     fn tracks_cwnd_use(&self) -> bool {
         false
     }
+    /// After a send burst that sent something or stopped at cwnd, with
+    /// [`Self::tracks_cwnd_use`]: snd_una, snd_max, the segments out and whether the
+    /// segments in flight filled cwnd.
+    fn on_write_xmit(&mut self, _snd_una: u64, _snd_max: u64, _packets_out: u64, _limited: bool) {}
+    /// On every ACK that may grow cwnd: the cwnd-limited record the controller reads
+    /// ([`crate::cc::AckSample::cwnd_usage`]; RFC: none kept).
+    fn cwnd_usage(&self) -> CwndUsage {
+        CwndUsage::default()
+    }
     /// On every ACK of fast recovery: cwnd follows Proportional Rate Reduction (RFC
     /// 6937; RFC 5681/6675: the recovery algorithm's window).
     fn prr_in_recovery(&self) -> bool {
@@ -291,6 +301,9 @@ spikelab_core::dispatch_enum! {
         fn timer_fires_at(&self, now: Time, at: Time) -> Time;
         #[inline]
         fn tracks_cwnd_use(&self) -> bool;
+        fn on_write_xmit(&mut self, snd_una: u64, snd_max: u64, packets_out: u64, limited: bool);
+        #[inline]
+        fn cwnd_usage(&self) -> CwndUsage;
         #[inline]
         fn prr_in_recovery(&self) -> bool;
         fn rack_static_reo_wnd(&self) -> bool;

@@ -9,6 +9,7 @@ pub mod profile;
 
 use super::StackRules;
 use crate::config::TcpConfig;
+use crate::linux_cwnd_limited::CwndUsage;
 use crate::segments::SegmentTable;
 use spikelab_core::{Dur, Time};
 
@@ -19,6 +20,9 @@ pub struct LinuxHost {
     static_reo_wnd: bool,
     /// `tcp_recovery` bit 4: no DupThresh rule in the reordering window.
     no_dupthresh: bool,
+    /// Whether cwnd limited the last window (`tcp_is_cwnd_limited`,
+    /// [`crate::linux_cwnd_limited`]), for the controller's growth.
+    cwnd_usage: CwndUsage,
 }
 
 impl LinuxHost {
@@ -27,6 +31,7 @@ impl LinuxHost {
         LinuxHost {
             static_reo_wnd: bits & 2 != 0,
             no_dupthresh: bits & 4 != 0,
+            cwnd_usage: CwndUsage::default(),
         }
     }
 }
@@ -83,6 +88,17 @@ impl StackRules for LinuxHost {
         true
     }
 
+    /// `tcp_cwnd_validate(sk, is_cwnd_limited)`.
+    fn on_write_xmit(&mut self, snd_una: u64, snd_max: u64, packets_out: u64, limited: bool) {
+        (self.cwnd_usage).on_write_xmit(snd_una, snd_max, packets_out, limited);
+    }
+
+    /// `tcp_is_cwnd_limited`'s record.
+    #[inline]
+    fn cwnd_usage(&self) -> CwndUsage {
+        self.cwnd_usage
+    }
+
     /// `tcp_cwnd_reduction` ([`crate::prr`]).
     #[inline]
     fn prr_in_recovery(&self) -> bool {
@@ -103,6 +119,14 @@ impl StackRules for LinuxHost {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_that_filled_cwnd_is_kept_for_the_controller() {
+        let mut h = LinuxHost::default();
+        assert!(!h.cwnd_usage().allows_growth(10, 5));
+        h.on_write_xmit(0, 10_000, 10, true);
+        assert!(h.cwnd_usage().allows_growth(10, 5));
+    }
 
     #[test]
     fn with_sack_only_an_ack_sacking_new_data_counts() {
