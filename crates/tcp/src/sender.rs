@@ -155,8 +155,6 @@ pub struct TcpSender<E: RtoEstimator> {
     rack: crate::rack::Rack,
     /// The timer is RACK's reordering timer (`ICSK_TIME_REO_TIMEOUT`), not the RTO.
     reo_armed: bool,
-    /// The `linux` profile's fast-recovery window ([`crate::prr`]).
-    prr: crate::prr::Prr,
     /// [`Self::rack_enabled`] and [`Self::tlp_enabled`], resolved once from the
     /// configuration, which a sender never changes (both were tested on every ACK).
     rack_on: bool,
@@ -233,7 +231,6 @@ impl<E: RtoEstimator> TcpSender<E> {
             tlp_high_seq: None,
             rack: Default::default(),
             reo_armed: false,
-            prr: Default::default(),
             rack_on: crate::stacks::linux::rack_configured(cfg),
             tlp_on: crate::stacks::linux::tlp_configured(cfg),
             stack,
@@ -1292,10 +1289,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let mss = self.w.mss;
         let pipe = self.pipe_segments();
         let newly = delivered.div_ceil(mss);
-        if let Some(c) = self
-            .prr
-            .on_ack(self.w.ssthresh / mss, pipe, newly, una_advanced)
-        {
+        if let Some(c) = (self.stack).prr_cwnd(self.w.ssthresh / mss, pipe, newly, una_advanced) {
             self.w.cwnd = c.max(1) * mss;
         }
     }
@@ -1313,8 +1307,8 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// Fast recovery begins: the algorithm reduces ssthresh and cwnd and names the
     /// segment to fast-retransmit.
     fn begin_recovery(&mut self, now: Time) -> Option<usize> {
-        // tcp_init_cwnd_reduction: prior_cwnd before the reduction; tlp_high_seq = 0.
-        self.prr = crate::prr::Prr::start(self.w.cwnd / self.w.mss);
+        // tcp_init_cwnd_reduction: tlp_high_seq = 0 (below; PRR's prior_cwnd is the
+        // stack's, at on_enter_recovery).
         self.recovery_snapshot = Snapshot {
             cwnd: self.w.cwnd,
             ssthresh: self.w.ssthresh,
@@ -1716,7 +1710,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         out.push(p);
         if let Phase::Recovery { .. } = self.phase {
             self.recovery.on_sent(&self.w);
-            self.prr.on_sent();
+            self.stack.on_recovery_send();
         }
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.timer.is_none() {

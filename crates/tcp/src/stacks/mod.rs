@@ -182,6 +182,20 @@ pub trait StackRules {
     }
     /// Fast recovery ended.
     fn on_exit_recovery(&mut self) {}
+    /// A segment went out in fast recovery.
+    fn on_recovery_send(&mut self) {}
+    /// On an ACK of fast recovery, with [`Self::prr_in_recovery`]: cwnd in segments from
+    /// ssthresh, the segments in flight and those the ACK delivered (RFC 6937), `None`
+    /// to leave it (RFC: the stack sets none).
+    fn prr_cwnd(
+        &mut self,
+        _ssthresh: u64,
+        _pipe: u64,
+        _newly: u64,
+        _una_advanced: bool,
+    ) -> Option<u64> {
+        None
+    }
     /// An ACK of new data, before snd_una advances from `snd_una_before`.
     fn on_new_ack(&mut self, _snd_una_before: u64) {}
     /// The retransmission timer fired with data outstanding, after any inflation was
@@ -290,6 +304,8 @@ spikelab_core::dispatch_enum! {
         fn on_enter_recovery(&mut self, cwnd: u64, rwnd: u64, mss: u64, dupthresh: u64) -> Option<u64>;
         fn recovery_floor(&self) -> Option<u64>;
         fn on_exit_recovery(&mut self);
+        fn on_recovery_send(&mut self);
+        fn prr_cwnd(&mut self, ssthresh: u64, pipe: u64, newly: u64, una_advanced: bool) -> Option<u64>;
         #[inline]
         fn on_new_ack(&mut self, snd_una_before: u64);
         fn on_timeout(&mut self, cwnd: u64, rwnd: u64, ssthresh: u64, mss: u64);

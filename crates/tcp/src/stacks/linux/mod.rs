@@ -2,7 +2,7 @@
 //! sender's extension points ([`StackRules`]): RTT samples from the retransmission
 //! queue, timers on the kernel's wheel, cwnd growth only while cwnd-limited, PRR in
 //! fast recovery, the SACK rule for counting duplicate ACKs, and a timeout inside
-//! fast recovery keeping the recovery's reduction. RACK, TLP and PRR's state are the
+//! fast recovery keeping the recovery's reduction. RACK's and TLP's state are the
 //! sender's still (see the report of issue 38 for what remains to move).
 
 pub mod profile;
@@ -10,6 +10,7 @@ pub mod profile;
 use super::StackRules;
 use crate::config::TcpConfig;
 use crate::linux_cwnd_limited::CwndUsage;
+use crate::prr::Prr;
 use crate::segments::SegmentTable;
 use spikelab_core::{Dur, Time};
 
@@ -23,6 +24,8 @@ pub struct LinuxHost {
     /// Whether cwnd limited the last window (`tcp_is_cwnd_limited`,
     /// [`crate::linux_cwnd_limited`]), for the controller's growth.
     cwnd_usage: CwndUsage,
+    /// The fast-recovery window (`tcp_cwnd_reduction`, [`crate::prr`]).
+    prr: Prr,
 }
 
 impl LinuxHost {
@@ -32,6 +35,7 @@ impl LinuxHost {
             static_reo_wnd: bits & 2 != 0,
             no_dupthresh: bits & 4 != 0,
             cwnd_usage: CwndUsage::default(),
+            prr: Prr::default(),
         }
     }
 }
@@ -103,6 +107,34 @@ impl StackRules for LinuxHost {
     #[inline]
     fn prr_in_recovery(&self) -> bool {
         true
+    }
+
+    /// `tcp_init_cwnd_reduction`: PRR starts from prior_cwnd.
+    fn on_enter_recovery(
+        &mut self,
+        cwnd: u64,
+        _rwnd: u64,
+        mss: u64,
+        _dupthresh: u64,
+    ) -> Option<u64> {
+        self.prr = Prr::start(cwnd / mss);
+        None
+    }
+
+    /// `prr_out`.
+    fn on_recovery_send(&mut self) {
+        self.prr.on_sent();
+    }
+
+    /// `tcp_cwnd_reduction`: cwnd = pipe + sndcnt.
+    fn prr_cwnd(
+        &mut self,
+        ssthresh: u64,
+        pipe: u64,
+        newly: u64,
+        una_advanced: bool,
+    ) -> Option<u64> {
+        self.prr.on_ack(ssthresh, pipe, newly, una_advanced)
     }
 
     /// `tcp_recovery` bit 2 (`tcp_rack_update_reo_wnd`).
