@@ -10,6 +10,7 @@
 //! * [`spurious`]: spurious-timeout detectors, one per file, run side by side.
 //! * [`cc`]: congestion controllers, one per file.
 //! * [`linux_profile`]: the `linux` profile and its sysctl-named switches.
+//! * [`stacks`]: the ns-2 2002 and Linux stacks at the sender's extension points.
 //! * [`response`]: what a sender does about a spurious timeout.
 
 pub mod cc;
@@ -32,6 +33,7 @@ pub mod rto;
 pub mod segments;
 pub mod sender;
 pub mod spurious;
+pub mod stacks;
 pub mod tlp;
 pub mod ts_clock;
 pub mod window;

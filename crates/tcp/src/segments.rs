@@ -361,7 +361,7 @@ impl SegmentTable {
 
     /// Index of the first segment ending at or below `high` that is neither SACKed nor
     /// marked retransmitted in this episode and satisfies `pred` (RFC 6675 NextSeg's
-    /// search for a hole, [`crate::window::Window::first_hole`]). The walk starts at
+    /// search for a hole, `Window::first_hole`). The walk starts at
     /// the settled position (below it no segment qualifies) and raises it to the first
     /// segment that is neither SACKed nor marked, or to where the walk ended when
     /// there was none.

@@ -7,16 +7,16 @@
 //! conventional sender performs; the RTO value comes from an [`RtoEstimator`] and the
 //! loss-recovery policy from a [`Recovery`] algorithm.
 
-use crate::cc::{AckSample, Cc, CcKind, CongestionControl, CwndView, RttEvent};
+use crate::cc::{AckSample, Cc, CongestionControl, CwndView, RttEvent};
 use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
-use crate::recovery::ns2_sack1::Sack1DupAcks;
-use crate::recovery::{LossRecovery, PartialAck, PipeRule, Recovery, RecoveryParams, Transmit};
-use crate::response::restore::{restore, Ns2SpuriousResponse, Restore, RestoreInputs};
+use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
+use crate::response::restore::{restore, Restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
 use crate::spurious::{
-    AckView, DetectorKind, EpisodeVerdict, RecoveryView, Step, TimeoutView, Verdict, Watchers,
+    AckView, EpisodeVerdict, Ns2FrtoAgent, RecoveryView, Step, TimeoutView, Verdict, Watchers,
 };
+use crate::stacks::{AckArrival, Stack, StackRules};
 use crate::ts_clock::TsClock;
 use crate::window::{SsthreshRule, Window};
 use crate::wire_size::WireSizes;
@@ -132,17 +132,12 @@ pub struct TcpSender<E: RtoEstimator> {
     /// cwnd and ssthresh when fast recovery began (`tcp_init_cwnd_reduction`'s
     /// prior_cwnd, `tcp_enter_recovery`'s prior_ssthresh), before reducing.
     recovery_snapshot: Snapshot,
-    /// ns-2's uninflated `cwnd_` = halfwin during a Reno or NewReno fast recovery
-    /// (`Ns2Switches::fast_recovery_from_t_seqno`): not floored at 2 like ssthresh.
-    ns2_halfwin: Option<u64>,
     /// snd_max at the episode's first timeout (the recovery point of the responses).
     episode_recover: u64,
     /// Timer adaptations kept across episodes.
     adapt: RtoAdaptState,
     /// The F-RTO driver is probing: no go-back-N until it decides.
     frto_hold: bool,
-    /// ns-2's `spurious_response_` 1 state (`Ns2Switches::frto_spurious_response_1`).
-    ns2_spurious: Ns2SpuriousResponse,
     /// Reno-SACK behaves as NewReno-SACK until this is acknowledged.
     newreno_sack_until: Option<u64>,
     /// The last timeout, until it is known whether it was a "fast timeout".
@@ -151,9 +146,6 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_timeouts: Vec<u64>,
     /// The congestion controller ([`crate::cc`]).
     cc: Cc,
-    /// Whether cwnd limited the last window (`tcp_is_cwnd_limited`,
-    /// [`crate::linux_cwnd_limited`]), for the `linux` profile's growth.
-    cwnd_usage: crate::linux_cwnd_limited::CwndUsage,
     /// The timer is a Tail Loss Probe's, not the RTO ([`crate::tlp`]).
     probe_armed: bool,
     /// snd_max after a probe, until settled (`tlp_high_seq`), and whether the probe
@@ -163,16 +155,6 @@ pub struct TcpSender<E: RtoEstimator> {
     rack: crate::rack::Rack,
     /// The timer is RACK's reordering timer (`ICSK_TIME_REO_TIMEOUT`), not the RTO.
     reo_armed: bool,
-    /// The `linux` profile's fast-recovery window ([`crate::prr`]).
-    prr: crate::prr::Prr,
-    /// ns-2 Sack1's rules for counting duplicate ACKs (`Ns2Switches::sack1_dupack_rules`).
-    sack1_dupacks: Sack1DupAcks,
-    /// ns-2 FACK: the ACK being handled carries SACK blocks outside fast recovery, so it
-    /// neither opens cwnd nor sends (`Ns2Switches::fack_sack_acks_send_nothing`).
-    fack_hold: bool,
-    /// The ACK being handled carries SACK blocks (ns-2 FACK ends fast recovery only on
-    /// one without: `Ns2Switches::fack_exit_needs_ack_without_sack`).
-    ack_has_sack: bool,
     /// [`Self::rack_enabled`] and [`Self::tlp_enabled`], resolved once from the
     /// configuration, which a sender never changes (both were tested on every ACK).
     rack_on: bool,
@@ -181,6 +163,8 @@ pub struct TcpSender<E: RtoEstimator> {
     sizes: WireSizes,
     /// The timestamp clock ([`TcpConfig::timestamp_tick`], [`crate::ts_clock`]).
     ts_clock: TsClock,
+    /// The stack's answers at the extension points ([`crate::stacks`]).
+    stack: Stack,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -198,12 +182,8 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// A sender with nothing to send yet; call [`Self::on_start`] to open the connection.
     pub fn new(flow: FlowId, cfg: &TcpConfig, rto: E) -> Self {
         let mss = cfg.mss as u64;
-        // ns-2 TcpAgent::reset(): ssthresh_ = window_.
-        let ssthresh = if cfg.ns2.ssthresh_starts_at_window {
-            cfg.initial_ssthresh.min(cfg.receiver_window)
-        } else {
-            cfg.initial_ssthresh
-        };
+        let stack = Stack::new(cfg);
+        let ssthresh = stack.initial_ssthresh(cfg.initial_ssthresh, cfg.receiver_window);
         let mut w = Window::new(
             mss,
             cfg.initial_window as u64 * mss,
@@ -217,18 +197,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             cfg: cfg.clone(),
             w,
             recovery: {
-                let mut r = Recovery::build(
-                    cfg.recovery,
-                    RecoveryParams {
-                        pipe: cfg.sack_pipe,
-                        ns2_newreno: cfg.ns2.newreno_2002_partial_ack,
-                        // GetNextRetran() is half of ns-2's Sack1 agent, its pipe_ the
-                        // other: with RFC 6675's SetPipe the sender keeps NextSeg.
-                        ns2_sack1_next_retran: cfg.ns2.sack1_retransmits_every_hole_first
-                            && cfg.sack_pipe == PipeRule::Ns2Sack1,
-                    },
-                );
-                r.set_ns2_fack(cfg.ns2.fack_rules());
+                let (params, fack) = stack.recovery_params(cfg.sack_pipe);
+                let mut r = Recovery::build(cfg.recovery, params);
+                r.set_ns2_fack(fack);
                 r
             },
             phase: Phase::Open,
@@ -249,26 +220,20 @@ impl<E: RtoEstimator> TcpSender<E> {
             watch: Watchers::new(&cfg.spurious),
             snapshot: Snapshot::default(),
             recovery_snapshot: Snapshot::default(),
-            ns2_halfwin: None,
             episode_recover: 0,
             adapt: RtoAdaptState::default(),
             frto_hold: false,
-            ns2_spurious: Ns2SpuriousResponse::default(),
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
-            cc: Cc::new(cc_kind(cfg)),
-            cwnd_usage: Default::default(),
+            cc: Cc::new(crate::stacks::congestion_controller(cfg)),
             probe_armed: false,
             tlp_high_seq: None,
             rack: Default::default(),
             reo_armed: false,
-            prr: Default::default(),
-            sack1_dupacks: Sack1DupAcks::default(),
-            fack_hold: false,
-            ack_has_sack: false,
-            rack_on: rack_configured(cfg),
-            tlp_on: tlp_configured(cfg),
+            rack_on: crate::stacks::linux::rack_configured(cfg),
+            tlp_on: crate::stacks::linux::tlp_configured(cfg),
+            stack,
             sizes: WireSizes::new(cfg),
             ts_clock: TsClock::new(cfg.timestamp_tick),
         }
@@ -391,9 +356,14 @@ impl<E: RtoEstimator> TcpSender<E> {
         let was_recovering = self.phase != Phase::Open;
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
         let before = self.outstanding();
-        self.fack_hold = self.fack_holds(pkt);
-        let oldack = self.fack_takes_oldack(pkt);
-        self.ack_has_sack = !pkt.sack().is_empty();
+        let arrival = AckArrival {
+            recovering: matches!(self.phase, Phase::Recovery { .. }),
+            has_sack: !pkt.sack().is_empty(),
+            ack: pkt.ack,
+            snd_una: self.w.snd_una,
+        };
+        // ns-2 FACK: whether `oldack()` handles it (see `stacks::ns2_2002`).
+        let oldack = self.stack.on_ack_arrival(&arrival);
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
         if self.rack_enabled() {
@@ -422,13 +392,12 @@ impl<E: RtoEstimator> TcpSender<E> {
         if pkt.ack > self.w.snd_una {
             let (sample, timed) = self.take_rtt_sample(now, pkt);
             // ns-2's oldack() samples from the echo alone (fack_oldack below).
-            info.rtt_sample =
-                sample.filter(|_| !(oldack && self.cfg.ns2.fack_samples_rtt_on_every_ack));
+            info.rtt_sample = sample.filter(|_| !(oldack && self.stack.oldack().samples_rtt));
             if timed {
                 self.rto.on_timed_segment_acked();
             }
             info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, newly_sacked, out);
-            if self.fack_hold && self.recovery.should_enter(&self.w, 0) {
+            if self.stack.holds_ack() && self.recovery.should_enter(&self.w, 0) {
                 // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
                 self.enter_recovery(now, out);
             }
@@ -451,7 +420,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let flags = info.duplicate || newly_sacked > 0 || dsack;
         self.rack_on_ack(now, crate::linux_disorder::ack_is_dubious(flags, before));
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
-        if !self.fack_hold {
+        if !self.stack.holds_ack() {
             self.try_send(now, out);
         }
         if self.probe_armed && (self.phase != Phase::Open || self.frto_hold) {
@@ -552,16 +521,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             ssthresh_now: self.w.ssthresh,
             cwnd_now: self.w.cwnd,
         };
-        let ns2 = self.cfg.ns2.frto_spurious_response_1
-            && matches!(
-                self.cfg.spurious.driver,
-                Some(DetectorKind::Frto | DetectorKind::SackFrto)
-            );
-        let (ssthresh, cwnd) = if ns2 {
-            self.ns2_spurious.response(self.w.snd_max, self.w.mss)
-        } else {
-            restore(r.restore, self.snapshot, inputs)
-        };
+        let by_ns2_frto = self.watch.driver_ns2_agent().is_some();
+        let own = (self.stack).spurious_response(by_ns2_frto, self.w.snd_max, self.w.mss);
+        let (ssthresh, cwnd) = own.unwrap_or_else(|| restore(r.restore, self.snapshot, inputs));
         self.w.ssthresh = ssthresh;
         self.w.cwnd = cwnd.max(self.w.mss);
         self.cc.on_undo(&cwnd_view(&self.w));
@@ -580,7 +542,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.adapt.on_spurious(r.rto_adapt, timeouts);
         // ns-2 spurious_timeout(): "If timeout was spurious, bugfix is not needed".
-        if r.fast_retransmit_below_recovery_point || ns2 {
+        if r.fast_retransmit_below_recovery_point || own.is_some() {
             self.timeout_recover = None;
         }
         if r.newreno_sack_until_recovery_point {
@@ -626,8 +588,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             // RFC 5682 2.1 step 3a: cwnd <= 3*SMSS, slow start retransmitting.
             self.release_frto_hold();
             // ns-2 recv_frto_helper(): dupacks_ = -1, raised to 0 by recv().
-            let plain_frto = self.cfg.spurious.driver == Some(DetectorKind::Frto);
-            if info.duplicate && plain_frto && self.cfg.ns2.frto_fallback_dupack_uncounted {
+            let plain_frto = self.watch.driver_ns2_agent() == Some(Ns2FrtoAgent::Frto);
+            if info.duplicate && plain_frto && self.stack.frto_fallback_dupack_uncounted() {
                 self.dupacks = 0;
             }
         }
@@ -837,11 +799,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.rack.on_cumulative_ack(pkt.ack);
         // tcp_ack: tcp_rack_update_reo_wnd after tcp_clean_rtx_queue.
-        let static_wnd = self
-            .cfg
-            .linux
-            .as_ref()
-            .is_some_and(|l| l.tcp_recovery & 2 != 0);
+        let static_wnd = self.stack.rack_static_reo_wnd();
         self.rack.update_reo_wnd(now, static_wnd);
     }
 
@@ -862,11 +820,7 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// `tcp_rack_reo_wnd`'s inputs from the sender's state.
     fn rack_reo_wnd(&self) -> Dur {
-        let no_dupthresh = self
-            .cfg
-            .linux
-            .as_ref()
-            .is_some_and(|l| l.tcp_recovery & 4 != 0);
+        let no_dupthresh = self.stack.rack_no_dupthresh();
         self.rack.reo_wnd(&crate::rack::ReoWndInputs {
             recovering: self.phase != Phase::Open,
             sacked_out: self.w.segs.sacked_bytes() / self.w.mss,
@@ -991,10 +945,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// A `linux` host's timer set at `now` for `at` fires when the kernel's timer
     /// wheel runs it ([`crate::linux_timer_wheel`]); other senders' timers are exact.
     fn linux_timer(&self, now: Time, at: Time) -> Time {
-        if self.cfg.linux.is_none() {
-            return at;
-        }
-        crate::linux_timer_wheel::fires_at(now, at - now)
+        self.stack.timer_fires_at(now, at)
     }
 
     // ----- handshake -------------------------------------------------------------
@@ -1050,49 +1001,25 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// degree; RFC 6675's DupAck likewise): a D-SACK alone, such as the report of a
     /// timeout's duplicate retransmission, starts nothing.
     fn counts_toward_recovery(&self, newly_sacked: u64) -> bool {
-        self.cfg.linux.is_none() || !self.cfg.sack_enabled() || newly_sacked > 0
+        (self.stack).counts_toward_recovery(self.cfg.sack_enabled(), newly_sacked)
     }
 
-    /// ns-2 FACK outside fast recovery: an ACK with SACK blocks runs `oldack()` and
-    /// sends only when `dupacks_ == 0` (`Ns2Switches::fack_sack_acks_send_nothing`), and
-    /// so does a duplicate without blocks (`fack_duplicate_acks_send_nothing`).
-    fn fack_holds(&self, pkt: &Packet) -> bool {
-        let sack = !pkt.sack().is_empty();
-        let ns2 = &self.cfg.ns2;
-        self.cfg.recovery == RecoveryKind::Fack
-            && !matches!(self.phase, Phase::Recovery { .. })
-            && ((ns2.fack_sack_acks_send_nothing && sack)
-                || (ns2.fack_duplicate_acks_send_nothing && !sack && pkt.ack == self.w.snd_una))
-    }
-
-    /// Whether ns-2's `FackTcpAgent::recv()` hands this ACK to `oldack()` rather than
-    /// `newack()`: every ACK in fast recovery, and outside it a duplicate or an ACK
-    /// with SACK blocks; only a new ACK without blocks outside recovery takes `newack()`.
-    fn fack_takes_oldack(&self, pkt: &Packet) -> bool {
-        self.cfg.recovery == RecoveryKind::Fack
-            && (matches!(self.phase, Phase::Recovery { .. })
-                || !pkt.sack().is_empty()
-                || pkt.ack <= self.w.snd_una)
-    }
-
-    /// ns-2 `FackTcpAgent::oldack()`, run for the ACKs [`Self::fack_takes_oldack`] picks:
+    /// ns-2 `FackTcpAgent::oldack()`, run for the ACKs [`StackRules::on_ack_arrival`] picks:
     /// `newtimer()` restarts the timer while data is outstanding
     /// (`Ns2Switches::fack_restarts_timer_on_every_ack`), and `rtt_update()` takes the
     /// echoed timestamp as a sample (`Ns2Switches::fack_samples_rtt_on_every_ack`), in
     /// that order: the timer restarts on the RTO before this ACK's sample. Returns the
     /// sample.
     fn fack_oldack(&mut self, now: Time, pkt: &Packet) -> Option<Dur> {
-        if self.cfg.recovery != RecoveryKind::Fack {
-            return None;
-        }
-        if self.cfg.ns2.fack_restarts_timer_on_every_ack && self.w.snd_max > self.w.snd_una {
+        let o = self.stack.oldack();
+        if o.restarts_timer && self.w.snd_max > self.w.snd_una {
             self.arm_timer(now);
         }
-        if !self.cfg.ns2.fack_samples_rtt_on_every_ack {
+        if !o.samples_rtt {
             return None;
         }
-        let header = (self.cfg.ns2.fack_samples_rtt_from_header_echo && !self.cfg.timestamps)
-            .then(|| crate::recovery::ns2_fack::header_echo_sample(now, pkt));
+        let header =
+            (o.from_header_echo).then(|| crate::recovery::ns2_fack::header_echo_sample(now, pkt));
         let rtt = self.ts_sample(now, pkt).or(header.flatten())?;
         let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
         self.feed_rtt_sample(now, rtt, flight_segments);
@@ -1101,7 +1028,7 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// `Ns2Switches::sack1_dupack_rules` applies: on, and the agent is Reno-SACK.
     fn sack1_rules(&self) -> bool {
-        self.cfg.ns2.sack1_dupack_rules && self.cfg.recovery == RecoveryKind::RenoSack
+        self.stack.sack1_dupack_rules()
     }
 
     /// With `Ns2Switches::sack1_dupack_rules` and Reno-SACK, outside fast recovery:
@@ -1117,7 +1044,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             .iter()
             .map(|&(s, e)| (s / mss, e.div_ceil(mss)))
             .collect();
-        self.sack1_dupacks.counts(pkt.ack / mss, &blocks)
+        self.stack.sack1_counts_dupack(pkt.ack / mss, &blocks)
     }
 
     /// RFC 5681 section 2: a duplicate ACK acknowledges nothing new, carries no data,
@@ -1136,9 +1063,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.timing = None;
         }
         let ts_sample = self.ts_sample(now, pkt);
-        if self.cfg.linux.is_some() {
-            // tcp_clean_rtx_queue / tcp_ack_update_rtt (crate::linux_rtt).
-            let s = crate::linux_rtt::rtt_sample(&self.w.segs, pkt.ack, now, ts_sample);
+        if let Some(s) = (self.stack).rtt_sample(&self.w.segs, pkt.ack, now, ts_sample) {
             return (s, timed.is_some());
         }
         if self.cfg.timestamps {
@@ -1179,7 +1104,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     ) -> u64 {
         let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
         let newly = ack - self.w.snd_una;
-        self.ns2_spurious.on_new_ack(self.w.snd_una);
+        self.stack.on_new_ack(self.w.snd_una);
         self.w.snd_una = ack;
         self.w.snd_nxt = self.w.snd_nxt.max(ack);
         let sacked_before = self.w.segs.sacked_bytes();
@@ -1191,7 +1116,6 @@ impl<E: RtoEstimator> TcpSender<E> {
         let was_sacked = sacked_before - self.w.segs.sacked_bytes();
         let delivered = newly.saturating_sub(was_sacked) + newly_sacked;
         self.dupacks = 0;
-        self.sack1_dupacks.on_new_ack();
         self.consecutive_timeouts = 0;
         if let Some(rtt) = sample {
             self.feed_rtt_sample(now, rtt, flight_segments);
@@ -1257,14 +1181,14 @@ impl<E: RtoEstimator> TcpSender<E> {
                 }
             },
             Phase::Loss { point } => {
-                if !self.fack_hold {
+                if !self.stack.holds_ack() {
                     self.grow_cwnd(now, newly, delivered);
                 }
                 if ack >= point {
                     self.phase = Phase::Open;
                 }
             }
-            Phase::Open if self.fack_hold => {}
+            Phase::Open if self.stack.holds_ack() => {}
             Phase::Open => self.grow_cwnd(now, newly, delivered),
         }
     }
@@ -1280,11 +1204,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// ns-2's Reno and NewReno `recv()` run `recv_newack_helper()` -> `opencwnd()` on
     /// the ACK that ends fast recovery; `Sack1TcpAgent::recv()` calls only `newack()`.
     fn grow_on_exit(&mut self, now: Time, newly: u64) {
-        let reno_like = matches!(
-            self.cfg.recovery,
-            RecoveryKind::Reno | RecoveryKind::NewReno
-        );
-        if self.cfg.ns2.grow_on_recovery_exit && reno_like {
+        if self.stack.grows_on_recovery_exit() {
             self.grow_cwnd(now, newly, newly);
         }
     }
@@ -1292,7 +1212,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn exit_recovery(&mut self) {
         self.recovery.on_exit(&mut self.w);
         self.deflate_to_halfwin();
-        self.ns2_halfwin = None;
+        self.stack.on_exit_recovery();
         self.phase = Phase::Open;
     }
 
@@ -1300,21 +1220,9 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// NewReno's end of recovery set `dupwnd_ = 0` and leave `cwnd_` at halfwin, which
     /// is below ssthresh when halfwin < 2 (`Ns2Switches::fast_recovery_from_t_seqno`).
     fn deflate_to_halfwin(&mut self) {
-        if let Some(h) = self.ns2_halfwin {
+        if let Some(h) = self.stack.recovery_floor() {
             self.w.cwnd = h;
         }
-    }
-
-    /// `Ns2Switches::fast_recovery_from_t_seqno` applies: on, and ns-2's Reno or
-    /// NewReno agent (NewReno with its 2002 partial-ACK rule, which deflates to cwnd_).
-    fn ns2_recovery_from_t_seqno(&self) -> bool {
-        let ns2 = &self.cfg.ns2;
-        ns2.fast_recovery_from_t_seqno
-            && match self.cfg.recovery {
-                RecoveryKind::Reno => true,
-                RecoveryKind::NewReno => ns2.newreno_2002_partial_ack,
-                _ => false,
-            }
     }
 
     /// The controller grows cwnd for an ACK of `newly` bytes that delivered
@@ -1326,7 +1234,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             newly_acked: newly,
             delivered,
             w: cwnd_view(&self.w),
-            cwnd_usage: self.cwnd_usage,
+            cwnd_usage: self.stack.cwnd_usage(),
         };
         self.w.cwnd = self.cc.on_ack(&a);
     }
@@ -1360,8 +1268,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// acknowledge beyond snd_max-at-timeout may come from go-back-N duplicates.
     fn fast_retransmit_permitted(&self) -> bool {
         // ns-2 FackTcpAgent::recv() never consults recover_ (fack_enters_by_forward_ack).
-        let fack_ignores =
-            self.cfg.ns2.fack_enters_by_forward_ack && self.cfg.recovery == RecoveryKind::Fack;
+        let fack_ignores = self.stack.fast_retransmit_ignores_recover();
         fack_ignores
             || !self.cfg.careful_fast_retransmit
             || self.timeout_recover.is_none_or(|r| self.w.snd_una > r)
@@ -1371,7 +1278,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// cwnd = pipe + sndcnt.
     #[inline]
     fn prr_on_ack(&mut self, delivered: u64, una_advanced: bool) {
-        if self.cfg.linux.is_none() || !matches!(self.phase, Phase::Recovery { .. }) {
+        if !self.stack.prr_in_recovery() || !matches!(self.phase, Phase::Recovery { .. }) {
             return;
         }
         self.prr_reduce(delivered, una_advanced);
@@ -1382,10 +1289,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let mss = self.w.mss;
         let pipe = self.pipe_segments();
         let newly = delivered.div_ceil(mss);
-        if let Some(c) = self
-            .prr
-            .on_ack(self.w.ssthresh / mss, pipe, newly, una_advanced)
-        {
+        if let Some(c) = (self.stack).prr_cwnd(self.w.ssthresh / mss, pipe, newly, una_advanced) {
             self.w.cwnd = c.max(1) * mss;
         }
     }
@@ -1394,7 +1298,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if let Some(i) = self.begin_recovery(now) {
             self.retransmit(now, i, out);
         }
-        if self.cfg.ns2.restart_timer_on_fast_retransmit {
+        if self.stack.restarts_timer_on_fast_retransmit() {
             // ns-2 dupack_action(): reset_rtx_timer(1, 0) -> set_rtx_timer().
             self.arm_timer(now);
         }
@@ -1403,8 +1307,8 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// Fast recovery begins: the algorithm reduces ssthresh and cwnd and names the
     /// segment to fast-retransmit.
     fn begin_recovery(&mut self, now: Time) -> Option<usize> {
-        // tcp_init_cwnd_reduction: prior_cwnd before the reduction; tlp_high_seq = 0.
-        self.prr = crate::prr::Prr::start(self.w.cwnd / self.w.mss);
+        // tcp_init_cwnd_reduction: tlp_high_seq = 0 (below; PRR's prior_cwnd is the
+        // stack's, at on_enter_recovery).
         self.recovery_snapshot = Snapshot {
             cwnd: self.w.cwnd,
             ssthresh: self.w.ssthresh,
@@ -1428,21 +1332,17 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.w.segs.clear_episode_marks();
         self.cc.on_congestion_event(&cwnd_view(&self.w));
         self.stats.fast_retransmits += 1;
-        if self.cfg.ns2.careful_after_fast_retransmit {
+        if self.stack.careful_after_fast_retransmit() {
             // ns-2 dupack_action(): recover_ = maxseq_ at every fast retransmit.
             self.timeout_recover = Some(self.w.snd_max);
         }
-        // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = halfwin = (int)(window() / 2), no
-        // floor; dupack_action() then sets dupwnd_ = numdupacks_.
-        let halfwin = self.ns2_recovery_from_t_seqno().then(|| {
-            let w = &self.w;
-            w.cwnd.min(w.rwnd) / w.mss / 2 * w.mss
-        });
+        let w = &self.w;
+        let dupthresh = w.dupthresh as u64;
+        let stack_cwnd = (self.stack).on_enter_recovery(w.cwnd, w.rwnd, w.mss, dupthresh);
         let first = self.recovery.on_enter(&mut self.w);
-        if let Some(h) = halfwin {
-            self.w.cwnd = h + self.w.dupthresh as u64 * self.w.mss;
+        if let Some(c) = stack_cwnd {
+            self.w.cwnd = c;
         }
-        self.ns2_halfwin = halfwin;
         first
     }
 
@@ -1461,10 +1361,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
             self.deflate_to_halfwin();
         }
-        self.ns2_halfwin = None;
         let w = &self.w;
-        self.ns2_spurious
-            .on_timeout(w.cwnd, w.rwnd, w.ssthresh, w.mss);
+        self.stack.on_timeout(w.cwnd, w.rwnd, w.ssthresh, w.mss);
         if !first && self.w.ssthresh_rule == SsthreshRule::Ns2 {
             self.w.ssthresh = self.w.halved_ssthresh();
         }
@@ -1472,7 +1370,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         // window": a Linux host timing out in fast recovery before high_seq is
         // acknowledged keeps the recovery's ssthresh and prior cwnd/ssthresh (and its
         // undo marker, spurious::linux_undo).
-        let inside_recovery = self.cfg.linux.is_some()
+        let inside_recovery = self.stack.timeout_keeps_recovery_reduction()
             && matches!(self.phase, Phase::Recovery { point } if point > self.w.snd_una);
         if first && inside_recovery {
             // The undo restores what tcp_enter_recovery saved (prior_cwnd,
@@ -1516,7 +1414,6 @@ impl<E: RtoEstimator> TcpSender<E> {
             },
         };
         self.dupacks = 0;
-        self.sack1_dupacks.on_timeout();
         // tcp_enter_loss: tlp_high_seq = 0; the scoreboard is rebuilt (crate::rack).
         self.tlp_high_seq = None;
         if self.rack_enabled() {
@@ -1544,23 +1441,13 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// `Ns2Switches::timeout_drops_inflation`: on, Reno or NewReno (which inflate cwnd
     /// by one segment per duplicate ACK), and the timer fires during fast recovery.
     fn timeout_drops_inflation(&self) -> bool {
-        self.cfg.ns2.timeout_drops_inflation
-            && matches!(
-                self.cfg.recovery,
-                RecoveryKind::Reno | RecoveryKind::NewReno
-            )
-            && matches!(self.phase, Phase::Recovery { .. })
+        (self.stack).timeout_drops_inflation(matches!(self.phase, Phase::Recovery { .. }))
     }
 
     /// `Ns2Switches::sack1_no_frto_in_fast_recovery`: on, a Sack1 agent (Reno-SACK or
     /// NewReno-SACK), and the timer fires during fast recovery.
     fn sack1_bars_frto(&self) -> bool {
-        self.cfg.ns2.sack1_no_frto_in_fast_recovery
-            && matches!(
-                self.cfg.recovery,
-                RecoveryKind::RenoSack | RecoveryKind::NewRenoSack
-            )
-            && matches!(self.phase, Phase::Recovery { .. })
+        (self.stack).bars_frto(matches!(self.phase, Phase::Recovery { .. }))
     }
 
     // ----- transmission ----------------------------------------------------------
@@ -1573,7 +1460,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         loop {
             let choice = match self.phase {
                 Phase::Recovery { .. } if self.rack_enabled() => self.rack_next_in_recovery(),
-                Phase::Recovery { .. } if self.ns2_recovery_from_t_seqno() => {
+                Phase::Recovery { .. } if self.stack.recovery_from_snd_nxt() => {
                     self.window_from_snd_nxt_allows().then_some(Transmit::New)
                 }
                 Phase::Recovery { .. } => self
@@ -1602,7 +1489,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
             sent_any = true;
         }
-        if self.cfg.linux.is_some() {
+        if self.stack.tracks_cwnd_use() {
             self.validate_cwnd(sent_any);
         }
     }
@@ -1615,8 +1502,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let limited = self.pipe_segments() >= w.cwnd / w.mss;
         if sent_any || limited {
             let packets_out = w.flight_size().div_ceil(w.mss);
-            self.cwnd_usage
-                .on_write_xmit(w.snd_una, w.snd_max, packets_out, limited);
+            (self.stack).on_write_xmit(w.snd_una, w.snd_max, packets_out, limited);
         }
     }
 
@@ -1646,7 +1532,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn open_window_end(&self) -> Option<u64> {
         let end = self.next_segment_end()?;
         let new_data = self.w.snd_nxt == self.w.snd_max;
-        let lt_here = new_data || self.cfg.ns2.limited_transmit_in_go_back_n;
+        let lt_here = new_data || self.stack.limited_transmit_in_go_back_n();
         let limited = if self.cfg.limited_transmit && lt_here {
             self.dupacks.min(2) as u64 * self.w.mss
         } else {
@@ -1655,16 +1541,12 @@ impl<E: RtoEstimator> TcpSender<E> {
         // ns-2 RenoTcpAgent::recv() with exitFastRetrans_ false: window() =
         // cwnd_ + dupwnd_, dupwnd_ = dupacks_ from the DupThresh-th duplicate on, even
         // when bugFix_ suppressed the fast retransmit.
-        let limited = if self.cfg.ns2.inflate_without_fast_retransmit
-            && self.dupacks >= self.w.dupthresh
-            && matches!(
-                self.cfg.recovery,
-                RecoveryKind::Reno | RecoveryKind::NewReno
-            ) {
-            self.dupacks as u64 * self.w.mss
-        } else {
-            limited
-        };
+        let limited =
+            if self.dupacks >= self.w.dupthresh && self.stack.inflates_without_fast_retransmit() {
+                self.dupacks as u64 * self.w.mss
+            } else {
+                limited
+            };
         (end <= self.w.snd_una + self.w.cwnd + limited).then_some(end)
     }
 
@@ -1705,8 +1587,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             .expect("snd_nxt inside the segment table");
         self.w.snd_nxt = end;
         // ns-2 Sack1TcpAgent::send_much(): see Ns2Switches::sack1_go_back_n_resends_sacked.
-        let resend_sacked = self.cfg.ns2.sack1_go_back_n_resends_sacked
-            && self.cfg.recovery == RecoveryKind::RenoSack;
+        let resend_sacked = self.stack.go_back_n_resends_sacked();
         if resend_sacked || !self.w.segs.get(i).is_some_and(|s| s.sacked) {
             self.mark_retransmitted(now, i);
             self.unmark_fack_go_back_n(i);
@@ -1735,19 +1616,15 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// last_ack_ >= recover_`, so an ACK at the recovery point that still carries SACK
     /// blocks keeps the agent in recovery (`Ns2Switches::fack_exit_needs_ack_without_sack`).
     fn fack_exit_held(&self) -> bool {
-        self.cfg.ns2.fack_exit_needs_ack_without_sack
-            && self.cfg.recovery == RecoveryKind::Fack
-            && self.ack_has_sack
+        self.stack.holds_recovery_exit()
     }
 
     /// The same test on every ACK of fast recovery, new or not: a later ACK without
     /// SACK blocks at or beyond the recovery point ends the recovery a SACK-carrying
     /// ACK held open.
     fn fack_exit_on_ack_without_sack(&mut self) {
-        let rule = self.cfg.ns2.fack_exit_needs_ack_without_sack
-            && self.cfg.recovery == RecoveryKind::Fack;
         if let Phase::Recovery { point } = self.phase {
-            if rule && !self.ack_has_sack && self.w.snd_una >= point {
+            if self.stack.ends_held_recovery() && self.w.snd_una >= point {
                 self.exit_recovery();
             }
         }
@@ -1833,7 +1710,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         out.push(p);
         if let Phase::Recovery { .. } = self.phase {
             self.recovery.on_sent(&self.w);
-            self.prr.on_sent();
+            self.stack.on_recovery_send();
         }
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.timer.is_none() {
@@ -1848,11 +1725,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// Window room F-RTO needs beyond snd_max to probe with new data: one segment
     /// (RFC 5682 step 2b), or two in ns-2 (see `Ns2Switches::frto_needs_room_for_two`).
     fn frto_room(&self) -> u64 {
-        if self.cfg.ns2.frto_needs_room_for_two {
-            2 * self.w.mss
-        } else {
-            self.w.mss
-        }
+        self.stack.frto_room_segments() * self.w.mss
     }
 
     fn wire_model(&self) -> spikelab_core::WireModel {
@@ -1929,28 +1802,6 @@ fn cwnd_view(w: &Window) -> CwndView {
     }
 }
 
-/// The controller a configuration runs: a `linux` host's `tcp_congestion_control`,
-/// ns-2's `opencwnd()` (`Ns2Switches::cwnd_increase_in_packets`), else RFC 5681's.
-fn cc_kind(cfg: &TcpConfig) -> CcKind {
-    match &cfg.linux {
-        Some(l) => l.tcp_congestion_control.kind(),
-        None if cfg.ns2.cwnd_increase_in_packets => CcKind::Ns2Opencwnd,
-        None => CcKind::Rfc5681Reno,
-    }
-}
-
-/// `tcp_recovery` bit 1 on a SACK connection of the `linux` profile (`tcp_is_rack`).
-fn rack_configured(cfg: &TcpConfig) -> bool {
-    let on = |l: &crate::LinuxSysctls| l.tcp_recovery & 1 != 0;
-    cfg.linux.as_ref().is_some_and(on) && cfg.sack_enabled()
-}
-
-/// `tcp_early_retrans` 3 or 4 on a SACK connection of the `linux` profile.
-fn tlp_configured(cfg: &TcpConfig) -> bool {
-    let on = |l: &crate::LinuxSysctls| matches!(l.tcp_early_retrans, 3 | 4);
-    cfg.linux.as_ref().is_some_and(on) && cfg.sack_enabled()
-}
-
 fn sack_right_edge(pkt: &Packet) -> Option<u64> {
     split_dsack(pkt).1.iter().map(|b| b.1).max()
 }
@@ -1968,6 +1819,7 @@ fn split_dsack(pkt: &Packet) -> (Option<SackBlock>, &[SackBlock]) {
 mod tests {
     use super::*;
     use crate::rto::Rto;
+    use crate::spurious::DetectorKind;
 
     fn ms(v: u64) -> Time {
         Time(v * 1_000_000)
@@ -2409,6 +2261,7 @@ mod tests {
     fn ns2_fack_without_the_header_echo_switch_takes_no_sample_from_a_duplicate_ack() {
         let (mut s, mut out) = ns2_fack_sender();
         s.cfg.ns2.fack_samples_rtt_from_header_echo = false;
+        s.stack = Stack::new(&s.cfg); // the stack reads the switches once
         s.on_ack(ms(500), &echoing(ns2_sack_ack(2000), ms(100)), &mut out);
         assert_eq!(s.estimator().srtt(), None);
     }
@@ -2453,6 +2306,7 @@ mod tests {
         s.on_ack(ms(60_101), &ns2_ack(12_000), &mut out); // a duplicate of the resend
         assert_eq!(out.len(), sent, "dupacks_ = -1: {:?}", &out[sent..]);
         s.cfg.ns2.fack_duplicate_acks_send_nothing = false;
+        s.stack = Stack::new(&s.cfg); // the stack reads the switches once
         s.on_ack(ms(60_102), &ns2_ack(12_000), &mut out);
         assert!(
             out.len() > sent,

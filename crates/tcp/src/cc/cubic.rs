@@ -20,8 +20,9 @@
 //! Simplifications: the cube root is exact (the kernel's table lookup plus one
 //! Newton step is within 0.2 %); `hystart_ack_delay` is its 1 ms bound (it is
 //! min(1 ms, 4 * GSO size / pacing rate), 1 ms below 262 MB/s of pacing); the idle
-//! restart (`CA_EVENT_TX_START`) and `tcp_is_cwnd_limited` are not modelled (bulk
-//! transfers are never application-limited while data is outstanding).
+//! restart (`CA_EVENT_TX_START`) is not modelled (bulk transfers are never
+//! application-limited while data is outstanding); `tcp_is_cwnd_limited` is, in
+//! [`super::linux_reno::in_segments`] as for Reno.
 
 use super::linux_reno::LinuxReno;
 use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export, RttEvent};

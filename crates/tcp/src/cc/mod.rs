@@ -4,7 +4,7 @@
 //! of new data, the start of fast recovery, a timeout, an undo); the controller
 //! decides *by how much* cwnd grows, and keeps whatever state that needs (Linux's
 //! `snd_cwnd_cnt`, CUBIC's epoch and W_max, HyStart's rounds). How ssthresh is
-//! halved on a loss stays the window's [`crate::window::SsthreshRule`], which a
+//! halved on a loss stays the window's `SsthreshRule`, which a
 //! `linux` host derives from its controller ([`LinuxModule::ssthresh_is_cubic`]).
 //!
 //! The controllers, one per file:

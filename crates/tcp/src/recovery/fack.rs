@@ -61,7 +61,7 @@ impl LossRecovery for Fack {
     fn on_enter(&mut self, w: &mut Window) -> Option<usize> {
         self.lost_again.clear();
         if self.ns2.timeout_keeps_recovery {
-            ns2_fack::skip_to_forward_ack(w);
+            ns2_fack::skip_to_forward_ack(w, snd_fack(w));
         }
         if self.ns2.restarts_window_in_recovery {
             ns2_fack::restart_window(w);
@@ -75,12 +75,12 @@ impl LossRecovery for Fack {
     }
     fn on_dupack(&mut self, w: &mut Window) {
         if self.ns2.timeout_keeps_recovery {
-            ns2_fack::skip_to_forward_ack(w);
+            ns2_fack::skip_to_forward_ack(w, snd_fack(w));
         }
     }
     fn on_partial_ack(&mut self, w: &mut Window, _acked: u64) -> PartialAck {
         if self.ns2.timeout_keeps_recovery {
-            ns2_fack::skip_to_forward_ack(w);
+            ns2_fack::skip_to_forward_ack(w, snd_fack(w));
         }
         // Retransmissions are driven by awnd < cwnd, not by the kind of ACK.
         PartialAck::Stay(None)
@@ -90,7 +90,7 @@ impl LossRecovery for Fack {
     }
     fn recovery_point(&self, w: &Window) -> u64 {
         if self.ns2.exit_beyond_recover {
-            return ns2_fack::recover(w);
+            return ns2_fack::recover(w, snd_fack(w));
         }
         w.snd_max
     }
@@ -119,7 +119,7 @@ impl LossRecovery for Fack {
     }
     fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit> {
         let room = if self.ns2.restarts_window_in_recovery {
-            ns2_fack::window_allows(w)
+            ns2_fack::window_allows(w, awnd(w))
         } else {
             awnd(w) + w.mss <= w.cwnd
         };

@@ -97,10 +97,10 @@ pub struct RecoveryParams {
     /// How Reno-SACK and NewReno-SACK estimate the data in flight.
     pub pipe: PipeRule,
     /// ns-2's 2002 NewReno partial-ACK rules (see
-    /// [`crate::config::Ns2Switches::newreno_2002_partial_ack`]).
+    /// [`crate::Ns2Switches::newreno_2002_partial_ack`]).
     pub ns2_newreno: bool,
     /// ns-2 Sack1's choice of what to send in fast recovery (see
-    /// [`crate::config::Ns2Switches::sack1_retransmits_every_hole_first`]).
+    /// [`crate::Ns2Switches::sack1_retransmits_every_hole_first`]).
     pub ns2_sack1_next_retran: bool,
 }
 
@@ -221,7 +221,7 @@ impl Recovery {
     }
 
     /// As [`Recovery::new`]; `ns2_newreno` selects ns-2's 2002 NewReno partial-ACK
-    /// rules (see [`crate::config::Ns2Switches::newreno_2002_partial_ack`]).
+    /// rules (see [`crate::Ns2Switches::newreno_2002_partial_ack`]).
     pub fn with_ns2_newreno(kind: RecoveryKind, pipe: PipeRule, ns2_newreno: bool) -> Recovery {
         Self::build(
             kind,

@@ -43,7 +43,6 @@
 //!   every ns-2 header carries with or without the timestamps option
 //!   ([`header_echo_sample`]); an ACK goes to `oldack()` or to `newack()`, never both.
 
-use super::fack::{awnd, snd_fack};
 use crate::window::Window;
 use spikelab_core::{Dur, Packet, Time};
 
@@ -65,9 +64,10 @@ pub struct Ns2FackRules {
 }
 
 /// `recover_ = t_seqno_` on entering fast recovery, as the byte the cumulative ACK must
-/// pass (`last_ack_ >= recover_`): one segment beyond max(snd.nxt, snd.fack).
-pub fn recover(w: &Window) -> u64 {
-    w.snd_nxt.max(snd_fack(w)) + w.mss
+/// pass (`last_ack_ >= recover_`): one segment beyond max(snd.nxt, snd.fack), `fack`
+/// being FACK's snd.fack.
+pub fn recover(w: &Window, fack: u64) -> u64 {
+    w.snd_nxt.max(fack) + w.mss
 }
 
 /// `ScoreBoard::MarkRetran(seq, snd_nxt)` and `CheckSndNxt()` with the agent's
@@ -143,17 +143,18 @@ pub fn restart_window(w: &mut Window) {
 }
 
 /// `FackTcpAgent::recv()` in fast recovery: `if (fack_ >= t_seqno_) t_seqno_ = fack_ +
-/// 1`: the next segment to send is never below snd.fack.
-pub fn skip_to_forward_ack(w: &mut Window) {
-    w.snd_nxt = w.snd_nxt.max(snd_fack(w));
+/// 1`: the next segment to send is never below snd.fack (`fack`).
+pub fn skip_to_forward_ack(w: &mut Window, fack: u64) {
+    w.snd_nxt = w.snd_nxt.max(fack);
 }
 
 /// `FackTcpAgent::send_much()`'s loop condition `t_seqno_ <= fack_ + win -
 /// retran_data_`: with `t_seqno_` raised to `fack_ + 1` when behind it, this is awnd + 1
-/// packet <= win, `win = int(min(cwnd_, wnd_))` whole packets (`window()`).
-pub fn window_allows(w: &Window) -> bool {
+/// packet <= win, `win = int(min(cwnd_, wnd_))` whole packets (`window()`), `awnd`
+/// being FACK's.
+pub fn window_allows(w: &Window, awnd: u64) -> bool {
     let win = w.cwnd.min(w.rwnd) / w.mss * w.mss;
-    awnd(w) + w.mss <= win
+    awnd + w.mss <= win
 }
 
 /// `FackTcpAgent::oldack()`'s `rtt_update(now - tcph->ts_echo())` read from ns-2's
@@ -167,6 +168,7 @@ pub fn header_echo_sample(now: Time, ack: &Packet) -> Option<Dur> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recovery::fack::{awnd, snd_fack};
     use crate::recovery::test_util::window_with;
     use crate::window::SsthreshRule;
 
@@ -198,10 +200,12 @@ mod tests {
         let mut w = window_with(10);
         w.snd_nxt = 1000; // go-back-N after a timeout
         w.segs.on_sack_block(2000, 6000);
-        skip_to_forward_ack(&mut w);
+        let fack = snd_fack(&w);
+        skip_to_forward_ack(&mut w, fack);
         assert_eq!(w.snd_nxt, 6000);
         w.snd_nxt = 8000;
-        skip_to_forward_ack(&mut w);
+        let fack = snd_fack(&w);
+        skip_to_forward_ack(&mut w, fack);
         assert_eq!(w.snd_nxt, 8000);
     }
 
@@ -233,10 +237,10 @@ mod tests {
     #[test]
     fn recovery_ends_one_segment_beyond_the_next_to_send() {
         let mut w = window_with(10);
-        assert_eq!(recover(&w), 11_000);
+        assert_eq!(recover(&w, snd_fack(&w)), 11_000);
         w.snd_nxt = 2000; // go-back-N: t_seqno_ is behind, raised to fack_ + 1
         w.segs.on_sack_block(4000, 5000);
-        assert_eq!(recover(&w), 6000);
+        assert_eq!(recover(&w, snd_fack(&w)), 6000);
     }
 
     #[test]
@@ -259,10 +263,10 @@ mod tests {
         let mut w = window_with(10);
         w.segs.on_sack_block(4000, 8000); // fack = 8000, awnd = 2000
         w.cwnd = 2_999; // int(cwnd_) = 2 packets
-        assert!(!window_allows(&w));
+        assert!(!window_allows(&w, awnd(&w)));
         w.cwnd = 3_000;
-        assert!(window_allows(&w));
+        assert!(window_allows(&w, awnd(&w)));
         w.rwnd = 2_000; // win = min(cwnd_, wnd_)
-        assert!(!window_allows(&w));
+        assert!(!window_allows(&w, awnd(&w)));
     }
 }

@@ -12,7 +12,7 @@
 //! not "RTO recovery" in that sense; as Linux does (tcp_enter_loss keeps F-RTO on
 //! repeated timeouts), F-RTO restarts at step 2 with the original recover.
 
-use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
+use super::{AckView, Ns2FrtoAgent, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
 use crate::exports::{Exports, Kernel, Ns2Export};
 
 /// Where F-RTO is in its steps.
@@ -166,6 +166,15 @@ impl SpuriousDetector for Frto {
         true
     }
 
+    /// ns-2.35's F-RTO agents implement both variants (tcp-frto.cc).
+    fn ns2_agent(&self) -> Option<Ns2FrtoAgent> {
+        Some(if self.sack {
+            Ns2FrtoAgent::SackFrto
+        } else {
+            Ns2FrtoAgent::Frto
+        })
+    }
+
     /// The SACK-enhanced variant reads SACK blocks (RFC 5682 section 3).
     fn requires(&self) -> Requires {
         if self.sack {
@@ -207,6 +216,12 @@ mod tests {
         }
         t.get_mut(0).unwrap().rexmit_in_episode = true;
         t
+    }
+
+    #[test]
+    fn each_variant_names_its_ns2_agent() {
+        assert_eq!(Frto::new(false).ns2_agent(), Some(Ns2FrtoAgent::Frto));
+        assert_eq!(Frto::new(true).ns2_agent(), Some(Ns2FrtoAgent::SackFrto));
     }
 
     #[test]

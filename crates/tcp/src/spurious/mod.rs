@@ -83,6 +83,7 @@ macro_rules! detectors {
                 fn must_drive(&self) -> bool;
                 fn requires(&self) -> Requires;
                 fn take_delayed_hole(&mut self) -> Option<u64>;
+                fn ns2_agent(&self) -> Option<Ns2FrtoAgent>;
             }
         }
 
@@ -164,6 +165,17 @@ impl DetectorKind {
     }
 }
 
+/// The ns-2.35 agent whose F-RTO a detector models (`Agent/TCP/Newreno/FRTO` and
+/// `Agent/TCP/Sack1/SFRTO`, tcp-frto.cc): the ns-2 2002 switches about F-RTO's
+/// response and fallback apply to flows it drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ns2FrtoAgent {
+    /// Basic F-RTO (`FrtoTcpAgent`).
+    Frto,
+    /// SACK-enhanced F-RTO (`SFrtoTcpAgent`).
+    SackFrto,
+}
+
 /// What a detector needs the connection to negotiate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Requires {
@@ -216,7 +228,7 @@ pub struct RecoveryView {
 pub struct TimeoutView {
     pub now: Time,
     /// The sender's number for this retransmission timeout (0 = the flow's first; see
-    /// [`crate::sender::TimerOutcome::Timeout`]). Verdicts name the timeouts they judge
+    /// [`crate::TimerOutcome::Timeout`]). Verdicts name the timeouts they judge
     /// by it.
     pub number: u64,
     /// The first timeout of this segment (false for a backed-off repeat).
@@ -290,6 +302,10 @@ pub trait SpuriousDetector {
     /// reordering accounting takes as the lowest reordered sequence (Linux's
     /// `tcp_try_undo_partial` -> `tcp_check_sack_reordering`). Taken once.
     fn take_delayed_hole(&mut self) -> Option<u64> {
+        None
+    }
+    /// The ns-2 F-RTO agent this detector models, if any.
+    fn ns2_agent(&self) -> Option<Ns2FrtoAgent> {
         None
     }
 }

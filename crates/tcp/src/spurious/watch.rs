@@ -80,6 +80,14 @@ impl Watchers {
         self.watches.first().filter(|w| w.drives).map(|w| w.kind)
     }
 
+    /// The ns-2 F-RTO agent the driver models, if any
+    /// ([`super::SpuriousDetector::ns2_agent`]).
+    pub fn driver_ns2_agent(&self) -> Option<super::Ns2FrtoAgent> {
+        (self.watches.first())
+            .filter(|w| w.drives)
+            .and_then(|w| w.det.ns2_agent())
+    }
+
     /// Does the driver want go-back-N held back while it probes (F-RTO)?
     pub fn driver_holds_retransmissions(&self) -> bool {
         self.watches

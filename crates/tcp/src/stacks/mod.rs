@@ -1,0 +1,380 @@
+//! The stacks: what turns the RFC sender into ns-2's 2002 agents or a Linux 6.x host.
+//!
+//! The sender ([`crate::TcpSender`]) follows RFC 5681, 6675 and 6298; wherever a stack
+//! departs from them it asks its [`Stack`] through a named extension point of
+//! [`StackRules`], whose default body is the RFC's answer. A stack overrides the
+//! points it departs at, in its own module, readable alone:
+//!
+//! * [`Rfc`]: no departure (every default).
+//! * [`ns2_2002::Ns2Agents`]: ns-2.35's one-way agents as they ran in 2002
+//!   ([`crate::Ns2Switches`], each switch read here and nowhere in the sender).
+//! * [`linux::LinuxHost`]: the Linux 6.x host of the `linux` profile.
+//!
+//! Dispatch is static ([`spikelab_core::dispatch_enum!`]): the per-ACK points are
+//! inlined `match`es.
+
+pub mod linux;
+pub mod ns2_2002;
+
+use crate::cc::CcKind;
+use crate::config::TcpConfig;
+use crate::linux_cwnd_limited::CwndUsage;
+use crate::recovery::ns2_fack::Ns2FackRules;
+use crate::recovery::{PipeRule, RecoveryParams};
+use crate::segments::SegmentTable;
+use spikelab_core::{Dur, Time};
+
+/// What ns-2 FACK's `oldack()` does on an ACK it handles (see
+/// [`StackRules::oldack`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OldAck {
+    /// `newtimer()` restarts the timer while data is outstanding.
+    pub restarts_timer: bool,
+    /// `rtt_update()` takes the echoed timestamp as a sample.
+    pub samples_rtt: bool,
+    /// Without timestamps, the sample comes from the header's echo.
+    pub from_header_echo: bool,
+}
+
+/// An arriving ACK as the stacks see it, before it is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckArrival {
+    /// The sender is in fast recovery.
+    pub recovering: bool,
+    /// The ACK carries SACK blocks.
+    pub has_sack: bool,
+    pub ack: u64,
+    pub snd_una: u64,
+}
+
+/// The extension points of the RFC sender. Each default is the RFC's behaviour; the
+/// doc line says where the sender asks.
+pub trait StackRules {
+    /// At connection start: the initial ssthresh from the configured one and the
+    /// receiver window (RFC 5681: the configured one).
+    fn initial_ssthresh(&self, configured: u64, _rwnd: u64) -> u64 {
+        configured
+    }
+    /// At connection start: the loss-recovery algorithm's parameters and ns-2 FACK's
+    /// rules (RFC: the pipe rule only, no ns-2 rules).
+    fn recovery_params(&self, pipe: PipeRule) -> (RecoveryParams, Ns2FackRules) {
+        let p = RecoveryParams {
+            pipe,
+            ns2_newreno: false,
+            ns2_sack1_next_retran: false,
+        };
+        (p, Ns2FackRules::default())
+    }
+    /// On every ACK, before it is applied: the stack notes it, and says whether ns-2
+    /// FACK's `oldack()` handles it (RFC: no ACK is handled apart).
+    fn on_ack_arrival(&mut self, _a: &AckArrival) -> bool {
+        false
+    }
+    /// For the ACK being handled: it neither opens cwnd nor sends (RFC: every ACK may).
+    fn holds_ack(&self) -> bool {
+        false
+    }
+    /// For the ACK being handled: fast recovery goes on although the ACK reaches the
+    /// recovery point (RFC 6675/6582: recovery ends there).
+    fn holds_recovery_exit(&self) -> bool {
+        false
+    }
+    /// For the ACK being handled: a fast recovery [`Self::holds_recovery_exit`] kept
+    /// open ends, the ACK being at or beyond the recovery point (RFC: never held).
+    fn ends_held_recovery(&self) -> bool {
+        false
+    }
+    /// For an ACK [`Self::takes_oldack`] picked: what `oldack()` does.
+    fn oldack(&self) -> OldAck {
+        OldAck::default()
+    }
+    /// On a duplicate ACK: whether it may count toward fast recovery, given whether
+    /// the flow uses SACK and the bytes it newly SACKed (RFC 5681: every one).
+    fn counts_toward_recovery(&self, _sack: bool, _newly_sacked: u64) -> bool {
+        true
+    }
+    /// Outside recovery: duplicate ACKs follow ns-2 Sack1's counting rules (RFC: no).
+    fn sack1_dupack_rules(&self) -> bool {
+        false
+    }
+    /// At the ACK ending a fast recovery: cwnd also grows once (RFC: no).
+    fn grows_on_recovery_exit(&self) -> bool {
+        false
+    }
+    /// In fast recovery: ns-2 Reno's `send_much()` from snd_nxt within the inflated
+    /// window, with cwnd at halfwin (RFC: the recovery algorithm decides).
+    fn recovery_from_snd_nxt(&self) -> bool {
+        false
+    }
+    /// On a duplicate ACK after a timeout: fast retransmit ignores the careful rule's
+    /// recovery point (RFC 6582 4.1: no).
+    fn fast_retransmit_ignores_recover(&self) -> bool {
+        false
+    }
+    /// At a fast retransmit: the timer restarts (RFC 6298: no).
+    fn restarts_timer_on_fast_retransmit(&self) -> bool {
+        false
+    }
+    /// At a fast retransmit: the careful rule's recovery point moves to snd_max (RFC
+    /// 6582: only timeouts set it).
+    fn careful_after_fast_retransmit(&self) -> bool {
+        false
+    }
+    /// At a timeout in fast recovery: the inflation goes before ssthresh is halved
+    /// (RFC: cwnd as it is).
+    fn timeout_drops_inflation(&self, _recovering: bool) -> bool {
+        false
+    }
+    /// At a timeout: F-RTO may not start (RFC 5682: it may).
+    fn bars_frto(&self, _recovering: bool) -> bool {
+        false
+    }
+    /// At a timeout in fast recovery not yet past its recovery point: the recovery's
+    /// reduction stands for the timeout too (RFC 5681: a timeout reduces afresh).
+    fn timeout_keeps_recovery_reduction(&self) -> bool {
+        false
+    }
+    /// When sending: Limited Transmit also releases go-back-N retransmissions (RFC
+    /// 3042: new data only).
+    fn limited_transmit_in_go_back_n(&self) -> bool {
+        false
+    }
+    /// When sending: the window is inflated by the duplicate ACKs from the DupThresh-th
+    /// on even without a fast retransmit (RFC: no).
+    fn inflates_without_fast_retransmit(&self) -> bool {
+        false
+    }
+    /// Go-back-N after a timeout resends SACKed segments too (RFC 2018/6675: no).
+    fn go_back_n_resends_sacked(&self) -> bool {
+        false
+    }
+    /// F-RTO's probe needs window room for this many segments (RFC 5682 2b: one).
+    fn frto_room_segments(&self) -> u64 {
+        1
+    }
+    /// A spurious timeout was found (`by_ns2_frto`: by a detector modelling an ns-2
+    /// F-RTO agent): ssthresh and cwnd when the stack restores them its own way
+    /// (RFC 5682 / RFC 4015: `None`, the configured response).
+    fn spurious_response(
+        &self,
+        _by_ns2_frto: bool,
+        _snd_max: u64,
+        _mss: u64,
+    ) -> Option<(u64, u64)> {
+        None
+    }
+    /// Fast recovery begins, before the recovery algorithm reduces the window (values
+    /// in bytes): the cwnd the stack sets after the algorithm's reduction, if it sets
+    /// one (RFC 5681 / 6675: the algorithm's).
+    fn on_enter_recovery(
+        &mut self,
+        _cwnd: u64,
+        _rwnd: u64,
+        _mss: u64,
+        _dupthresh: u64,
+    ) -> Option<u64> {
+        None
+    }
+    /// The cwnd a partial ACK, the end of fast recovery or a timeout dropping the
+    /// inflation deflates to (RFC: none of the stack's).
+    fn recovery_floor(&self) -> Option<u64> {
+        None
+    }
+    /// Fast recovery ended.
+    fn on_exit_recovery(&mut self) {}
+    /// A segment went out in fast recovery.
+    fn on_recovery_send(&mut self) {}
+    /// On an ACK of fast recovery, with [`Self::prr_in_recovery`]: cwnd in segments from
+    /// ssthresh, the segments in flight and those the ACK delivered (RFC 6937), `None`
+    /// to leave it (RFC: the stack sets none).
+    fn prr_cwnd(
+        &mut self,
+        _ssthresh: u64,
+        _pipe: u64,
+        _newly: u64,
+        _una_advanced: bool,
+    ) -> Option<u64> {
+        None
+    }
+    /// An ACK of new data, before snd_una advances from `snd_una_before`.
+    fn on_new_ack(&mut self, _snd_una_before: u64) {}
+    /// The retransmission timer fired with data outstanding, after any inflation was
+    /// dropped and before the reduction (window values in bytes).
+    fn on_timeout(&mut self, _cwnd: u64, _rwnd: u64, _ssthresh: u64, _mss: u64) {}
+    /// Outside fast recovery, with [`Self::sack1_dupack_rules`]: whether this duplicate
+    /// ACK counts (`next`: the cumulative ACK; `blocks`: its SACK blocks; in segments).
+    fn sack1_counts_dupack(&mut self, _next: u64, _blocks: &[(u64, u64)]) -> bool {
+        true
+    }
+    /// A duplicate ACK on which ns-2's basic F-RTO falls back is not counted (RFC: it
+    /// is).
+    fn frto_fallback_dupack_uncounted(&self) -> bool {
+        false
+    }
+    /// On an ACK of new data: the RTT sample, when the stack takes it its own way
+    /// (`None`: RFC 7323 / RFC 6298 with Karn's rule).
+    fn rtt_sample(
+        &self,
+        _segs: &SegmentTable,
+        _ack: u64,
+        _now: Time,
+        _ts: Option<Dur>,
+    ) -> Option<Option<Dur>> {
+        None
+    }
+    /// Arming a timer at `now` for `at`: when it fires (RFC: exactly then).
+    fn timer_fires_at(&self, _now: Time, at: Time) -> Time {
+        at
+    }
+    /// After sending: the stack tracks whether cwnd limited the sender (RFC: no).
+    fn tracks_cwnd_use(&self) -> bool {
+        false
+    }
+    /// After a send burst that sent something or stopped at cwnd, with
+    /// [`Self::tracks_cwnd_use`]: snd_una, snd_max, the segments out and whether the
+    /// segments in flight filled cwnd.
+    fn on_write_xmit(&mut self, _snd_una: u64, _snd_max: u64, _packets_out: u64, _limited: bool) {}
+    /// On every ACK that may grow cwnd: the cwnd-limited record the controller reads
+    /// ([`crate::cc::AckSample::cwnd_usage`]; RFC: none kept).
+    fn cwnd_usage(&self) -> CwndUsage {
+        CwndUsage::default()
+    }
+    /// On every ACK of fast recovery: cwnd follows Proportional Rate Reduction (RFC
+    /// 6937; RFC 5681/6675: the recovery algorithm's window).
+    fn prr_in_recovery(&self) -> bool {
+        false
+    }
+    /// RACK's reordering window is static (no D-SACK adaptation).
+    fn rack_static_reo_wnd(&self) -> bool {
+        false
+    }
+    /// RACK's reordering window has no DupThresh rule.
+    fn rack_no_dupthresh(&self) -> bool {
+        false
+    }
+}
+
+/// The RFC sender with no departures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rfc;
+
+impl StackRules for Rfc {}
+
+spikelab_core::dispatch_enum! {
+    /// The stack a flow runs; dispatches by `match`.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum Stack: StackRules {
+        Rfc(Rfc),
+        Ns2(ns2_2002::Ns2Agents),
+        Linux(linux::LinuxHost),
+    }
+    methods {
+        fn initial_ssthresh(&self, configured: u64, rwnd: u64) -> u64;
+        fn recovery_params(&self, pipe: PipeRule) -> (RecoveryParams, Ns2FackRules);
+        #[inline]
+        fn on_ack_arrival(&mut self, a: &AckArrival) -> bool;
+        #[inline]
+        fn holds_ack(&self) -> bool;
+        #[inline]
+        fn holds_recovery_exit(&self) -> bool;
+        #[inline]
+        fn ends_held_recovery(&self) -> bool;
+        fn oldack(&self) -> OldAck;
+        #[inline]
+        fn counts_toward_recovery(&self, sack: bool, newly_sacked: u64) -> bool;
+        #[inline]
+        fn sack1_dupack_rules(&self) -> bool;
+        fn grows_on_recovery_exit(&self) -> bool;
+        #[inline]
+        fn recovery_from_snd_nxt(&self) -> bool;
+        fn fast_retransmit_ignores_recover(&self) -> bool;
+        fn restarts_timer_on_fast_retransmit(&self) -> bool;
+        fn careful_after_fast_retransmit(&self) -> bool;
+        fn timeout_drops_inflation(&self, recovering: bool) -> bool;
+        fn bars_frto(&self, recovering: bool) -> bool;
+        fn timeout_keeps_recovery_reduction(&self) -> bool;
+        #[inline]
+        fn limited_transmit_in_go_back_n(&self) -> bool;
+        #[inline]
+        fn inflates_without_fast_retransmit(&self) -> bool;
+        fn go_back_n_resends_sacked(&self) -> bool;
+        #[inline]
+        fn frto_room_segments(&self) -> u64;
+        fn spurious_response(&self, by_ns2_frto: bool, snd_max: u64, mss: u64) -> Option<(u64, u64)>;
+        fn on_enter_recovery(&mut self, cwnd: u64, rwnd: u64, mss: u64, dupthresh: u64) -> Option<u64>;
+        fn recovery_floor(&self) -> Option<u64>;
+        fn on_exit_recovery(&mut self);
+        fn on_recovery_send(&mut self);
+        fn prr_cwnd(&mut self, ssthresh: u64, pipe: u64, newly: u64, una_advanced: bool) -> Option<u64>;
+        #[inline]
+        fn on_new_ack(&mut self, snd_una_before: u64);
+        fn on_timeout(&mut self, cwnd: u64, rwnd: u64, ssthresh: u64, mss: u64);
+        fn sack1_counts_dupack(&mut self, next: u64, blocks: &[(u64, u64)]) -> bool;
+        fn frto_fallback_dupack_uncounted(&self) -> bool;
+        #[inline]
+        fn rtt_sample(&self, segs: &SegmentTable, ack: u64, now: Time, ts: Option<Dur>) -> Option<Option<Dur>>;
+        #[inline]
+        fn timer_fires_at(&self, now: Time, at: Time) -> Time;
+        #[inline]
+        fn tracks_cwnd_use(&self) -> bool;
+        fn on_write_xmit(&mut self, snd_una: u64, snd_max: u64, packets_out: u64, limited: bool);
+        #[inline]
+        fn cwnd_usage(&self) -> CwndUsage;
+        #[inline]
+        fn prr_in_recovery(&self) -> bool;
+        fn rack_static_reo_wnd(&self) -> bool;
+        fn rack_no_dupthresh(&self) -> bool;
+    }
+}
+
+impl Stack {
+    /// The stack a configuration describes: a `linux` host, ns-2's 2002 agents when
+    /// any of their switches is on, else the RFC sender.
+    pub fn new(cfg: &TcpConfig) -> Stack {
+        if cfg.linux.is_some() {
+            Stack::Linux(linux::LinuxHost::new(cfg))
+        } else if cfg.ns2 != crate::Ns2Switches::default() {
+            Stack::Ns2(ns2_2002::Ns2Agents::new(cfg))
+        } else {
+            Stack::Rfc(Rfc)
+        }
+    }
+}
+
+/// The congestion controller a configuration runs: a `linux` host's
+/// `tcp_congestion_control`, ns-2's `opencwnd()`
+/// (`Ns2Switches::cwnd_increase_in_packets`), else RFC 5681's.
+pub fn congestion_controller(cfg: &TcpConfig) -> CcKind {
+    match &cfg.linux {
+        Some(l) => l.tcp_congestion_control.kind(),
+        None if cfg.ns2.cwnd_increase_in_packets => CcKind::Ns2Opencwnd,
+        None => CcKind::Rfc5681Reno,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_profile_gets_its_stack_and_controller() {
+        let linux = TcpConfig::linux();
+        let ns2 = TcpConfig::ns2_2002();
+        let rfc = TcpConfig::default();
+        assert!(matches!(Stack::new(&linux), Stack::Linux(_)));
+        assert!(matches!(Stack::new(&ns2), Stack::Ns2(_)));
+        assert!(matches!(Stack::new(&rfc), Stack::Rfc(_)));
+        assert_eq!(congestion_controller(&linux), CcKind::LinuxReno);
+        assert_eq!(congestion_controller(&ns2), CcKind::Ns2Opencwnd);
+        assert_eq!(congestion_controller(&rfc), CcKind::Rfc5681Reno);
+    }
+
+    #[test]
+    fn the_rfc_stack_departs_nowhere() {
+        let s = Stack::new(&TcpConfig::default());
+        assert!(s.counts_toward_recovery(true, 0));
+        assert_eq!(s.frto_room_segments(), 1);
+        assert_eq!(s.timer_fires_at(Time(5), Time(7)), Time(7));
+        assert_eq!(s.initial_ssthresh(100, 10), 100);
+    }
+}
