@@ -48,8 +48,11 @@ if ! command -v python3 >/dev/null 2>&1; then
   echo "SKIPPED: python3 not found: the book's links are not checked" >&2
   mdbook build docs
 else
-  python3 -m unittest -q scripts/test_check_links.py scripts/test_check_sources.py scripts/test_ph_scripts.py
+  python3 -m unittest -q scripts/test_check_links.py scripts/test_check_sources.py scripts/test_ph_scripts.py scripts/test_path_stats.py
   python3 scripts/check_sources.py
+  # No new import cycle between the modules of a crate, and none listed that is gone.
+  python3 -m unittest -q scripts/test_check_module_cycles.py
+  python3 scripts/check_module_cycles.py --known scripts/module_cycles_known.txt >/dev/null
   mdbook build docs
   python3 scripts/check_links.py target/book
 fi

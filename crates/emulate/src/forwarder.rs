@@ -19,6 +19,7 @@ use crate::wire::{self, FlowSeq, Side};
 use spikelab_core::{FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
 use spikelab_engine::route::{self, AfterBox};
 use spikelab_engine::{DropRule, FlowKind, Hop, LinkResult, SimConfig};
+use spikelab_net::control;
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
 use std::collections::{HashMap, HashSet};
@@ -639,18 +640,7 @@ impl Forwarder {
         let now = self.mclock;
         for d in [Dir::Forward, Dir::Reverse] {
             let dir = &mut self.links[l].dirs[dir_index(d)];
-            let thaw_drops = match control {
-                LinkControl::Suspend(ds, mode) if ds.includes(d) => {
-                    dir.suspend(now, mode);
-                    Vec::new()
-                }
-                LinkControl::Resume(ds) if ds.includes(d) => dir.resume(now),
-                LinkControl::SetRate(ds, rate) if ds.includes(d) => {
-                    dir.set_rate(now, rate);
-                    Vec::new()
-                }
-                _ => Vec::new(),
-            };
+            let thaw_drops = control::apply(control, d, dir, now).unwrap_or_default();
             // Packets a before-queue freeze held, dropped at the thaw, as the engine does.
             for p in &thaw_drops {
                 self.forget(p);

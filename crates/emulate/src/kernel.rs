@@ -18,6 +18,7 @@
 //! lists those keys as not applied.
 
 use spikelab_scenario::KernelEntry;
+use spikelab_tcp::exports::{Exports, Kernel};
 use spikelab_tcp::spurious::DetectorKind;
 use spikelab_tcp::TcpConfig;
 use std::collections::BTreeMap;
@@ -141,18 +142,20 @@ impl KernelSettings {
     /// The kernel settings for `tcp`, then `overrides` (sysctl -> value) and `cc`.
     pub fn from_tcp(tcp: &TcpConfig, overrides: &BTreeMap<String, String>, cc: &str) -> Self {
         let b = |v: bool| if v { "1" } else { "0" }.to_owned();
-        let frto = matches!(
-            tcp.spurious.driver,
-            Some(DetectorKind::Frto | DetectorKind::SackFrto | DetectorKind::LinuxFrto)
-        );
         let mut sysctls = BTreeMap::new();
         sysctls.insert("tcp_timestamps".to_owned(), b(tcp.timestamps));
-        sysctls.insert("tcp_sack".to_owned(), b(tcp.sack_enabled()));
         sysctls.insert("tcp_dsack".to_owned(), b(tcp.dsack));
-        sysctls.insert(
-            "tcp_frto".to_owned(),
-            if frto { "2" } else { "0" }.to_owned(),
-        );
+        // F-RTO off unless the driving detector asks for it.
+        sysctls.insert("tcp_frto".to_owned(), "0".to_owned());
+        // Each algorithm states its own settings (`spikelab_tcp::exports::Exports`).
+        let driver = tcp.spurious.driver.map(|d| d.kernel());
+        for k in [Some(tcp.recovery.kernel()), driver, Some(tcp.rto.kernel())] {
+            if let Some(Kernel::Sysctls(set)) = k {
+                for (name, v) in set {
+                    sysctls.insert((*name).to_owned(), (*v).to_owned());
+                }
+            }
+        }
         // The `linux` profile names the kernel's own switches: pass them on as written.
         if let Some(l) = &tcp.linux {
             for (k, v) in [
@@ -466,6 +469,40 @@ mod tests {
         let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
         assert_eq!(k.sysctls["tcp_frto"], "2");
         assert!(k.detectors().contains(&DetectorKind::SackFrto));
+    }
+
+    #[test]
+    fn every_detector_and_recovery_gets_the_sysctls_it_states() {
+        let stated = |k: Kernel, name: &str, otherwise: &str| {
+            match k {
+                Kernel::Sysctls(s) => s
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string()),
+                Kernel::Nothing(_) => None,
+            }
+            .unwrap_or_else(|| otherwise.to_owned())
+        };
+        for name in DetectorKind::NAMES {
+            let d = DetectorKind::from_label(name).unwrap();
+            let mut tcp = TcpConfig::default();
+            tcp.spurious.driver = Some(d);
+            let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+            assert_eq!(
+                k.sysctls["tcp_frto"],
+                stated(d.kernel(), "tcp_frto", "0"),
+                "{name}"
+            );
+        }
+        for name in spikelab_tcp::RecoveryKind::NAMES {
+            let tcp = TcpConfig {
+                recovery: spikelab_tcp::RecoveryKind::from_label(name).unwrap(),
+                ..Default::default()
+            };
+            let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+            let want = stated(tcp.recovery.kernel(), "tcp_sack", "none stated");
+            assert_eq!(k.sysctls["tcp_sack"], want, "{name}");
+        }
     }
 
     #[test]

@@ -6,10 +6,10 @@
 //! middlebox (issue text: "an earlier copy of the same bytes was delivered or is still
 //! queued or held in a spike"). Its first byte is also classified the way the engine
 //! classifies the segment at `snd_una` when a simulated timer fires
-//! (`spikelab_engine::truth::classify`): an earlier copy alive -> data delayed; already
+//! (`spikelab_engine::facts::classify`): an earlier copy alive -> data delayed; already
 //! delivered and an ACK covering it alive or still owed by the receiver -> ACK delayed;
 //! delivered but no such ACK -> ACK lost; otherwise data lost. The kernel's timeouts
-//! take the class of the retransmission they sent ([`crate::report`]).
+//! take the class of the retransmission they sent (the `report` module).
 //!
 //! "Owed by the receiver" is the engine's `ack_pending()` (a delayed ACK held by the
 //! receiver's timer), seen from outside: the receiver kernel has every byte from the

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use spikelab_core::trace::TraceKinds;
 use spikelab_core::{BitRate, Dur};
 use spikelab_net::{Dir, LinkConfig};
+use spikelab_tcp::spurious::DetectorKind;
 use spikelab_tcp::TcpConfig;
 
 /// One hop of a flow's forward route: a link and the direction data crosses it in.
@@ -27,6 +28,43 @@ pub enum Workload {
         packets: u64,
         bytes: spikelab_core::ByteSize,
     },
+}
+
+impl Workload {
+    /// Every byte the application writes.
+    pub fn bytes(&self) -> u64 {
+        match *self {
+            Workload::Bulk { bytes } => bytes.0,
+            Workload::PingPong { packets, bytes } => packets * bytes.0,
+        }
+    }
+
+    /// The data packets of `mss` payload bytes the transfer needs at least (a message
+    /// starts a packet of its own).
+    pub fn min_segments(&self, mss: u64) -> u64 {
+        match *self {
+            Workload::Bulk { bytes } => bytes.0.div_ceil(mss),
+            Workload::PingPong { packets, bytes } => packets * bytes.0.div_ceil(mss),
+        }
+    }
+
+    /// The first write, when the connection opens.
+    pub fn first_write(&self) -> u64 {
+        match *self {
+            Workload::Bulk { bytes } | Workload::PingPong { bytes, .. } => bytes.0,
+        }
+    }
+
+    /// The next write once everything written is acknowledged, `written` messages in;
+    /// `None` when the application has nothing more to write.
+    pub fn next_write(&self, written: u64) -> Option<u64> {
+        match *self {
+            Workload::PingPong { packets, bytes } if written > 0 && written < packets => {
+                Some(bytes.0)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// When a flow starts.
@@ -60,6 +98,34 @@ pub enum FlowKind {
         payload_bytes: u32,
         stop: Option<Dur>,
     },
+}
+
+impl FlowKind {
+    /// A connection's application and its segment size (payload bytes per data
+    /// packet); `None` for a CBR source.
+    pub fn connection(&self) -> Option<(Workload, u64)> {
+        match self {
+            FlowKind::Tcp { tcp, workload } => Some((*workload, tcp.mss as u64)),
+            FlowKind::Cbr { .. } => None,
+        }
+    }
+
+    /// The spurious-timeout detectors the flow's sender runs (driver and observers).
+    pub fn detectors(&self) -> Vec<DetectorKind> {
+        match self {
+            FlowKind::Tcp { tcp, .. } => {
+                let s = &tcp.spurious;
+                s.driver.iter().chain(&s.observe).copied().collect()
+            }
+            FlowKind::Cbr { .. } => Vec::new(),
+        }
+    }
+
+    /// The flow asks for ns-2's order of same-instant events
+    /// (`spikelab_net::link::same_instant`), which then holds for the whole network.
+    pub fn ns2_same_instant_order(&self) -> bool {
+        matches!(self, FlowKind::Tcp { tcp, .. } if tcp.ns2.same_instant_in_scheduling_order)
+    }
 }
 
 /// A flow with its resolved route.

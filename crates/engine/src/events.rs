@@ -38,10 +38,10 @@ use std::collections::{BinaryHeap, VecDeque};
 /// Which timer of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlowTimer {
-    /// The sender's retransmission timer.
-    Rto,
-    /// The receiver's delayed-ACK timer.
-    DelayedAck,
+    /// A connection's sender's timer (TCP's retransmission timer).
+    Sender,
+    /// A connection's receiver's timer (TCP's delayed ACK).
+    Receiver,
     /// The next datagram of a constant-bit-rate source.
     CbrSend,
 }
@@ -119,8 +119,8 @@ impl Entry {
         };
         match self.head as u8 {
             0 => Event::FlowStart { flow: index },
-            1 => timer(FlowTimer::Rto),
-            2 => timer(FlowTimer::DelayedAck),
+            1 => timer(FlowTimer::Sender),
+            2 => timer(FlowTimer::Receiver),
             3 => timer(FlowTimer::CbrSend),
             4 => Event::LinkWake {
                 link: index,
@@ -470,7 +470,7 @@ mod tests {
 
     #[test]
     fn an_entry_gives_back_the_event_it_packs() {
-        let timers = [FlowTimer::Rto, FlowTimer::DelayedAck, FlowTimer::CbrSend];
+        let timers = [FlowTimer::Sender, FlowTimer::Receiver, FlowTimer::CbrSend];
         for (a, b) in [(0, 0), (1, 2), (u32::MAX, u32::MAX), (7, u32::MAX - 1)] {
             let mut events = vec![
                 Event::FlowStart { flow: a },
@@ -649,7 +649,7 @@ mod tests {
                         let mut armed = None;
                         slot.want(Some(Time(now.saturating_add(d))), |t, gen| armed = Some((t, gen)));
                         if let Some((t, gen)) = armed {
-                            let timer = Event::Timer { flow: 0, timer: FlowTimer::Rto, gen };
+                            let timer = Event::Timer { flow: 0, timer: FlowTimer::Sender, gen };
                             push(&mut q, &mut reference, t.0, timer);
                         }
                     }

@@ -5,6 +5,9 @@
 //!   timer slots.
 //! * [`world`]: links, flows and the loop that drives them; invariant checks on every
 //!   run. It knows no particular middlebox.
+//! * [`transport`]: the transport family, the one interface through which the world
+//!   drives a flow's endpoints (TCP is its first member).
+//! * [`facts`]: what ground truth classifies a timeout by (a leaf module).
 //! * [`truth`]: ground truth for every retransmission timeout, and the verdicts of
 //!   detectors and boxes attached to it by timeout identity.
 //! * [`results`]: what a run produces.
@@ -17,9 +20,11 @@
 pub mod arena;
 pub mod config;
 pub mod events;
+pub mod facts;
 pub mod results;
 pub mod route;
 pub mod trace;
+pub mod transport;
 pub mod truth;
 pub mod watchdog;
 pub mod world;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use spikelab_core::{Dur, Packet, Time};
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
-pub use crate::truth::Truth;
+pub use crate::facts::Truth;
 
 /// One detector's verdict on a timeout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,7 +97,7 @@ pub struct FlowResult {
     pub detectors: Vec<DetectorKind>,
     /// Verdicts of a middlebox's detector that covered none of the flow's timeouts: the
     /// box took a retransmission that was no timeout's (a fast retransmission, a SYN
-    /// retransmission) for one (see [`crate::truth`]).
+    /// retransmission) for one (see the ground truth's ledger, `truth`).
     #[serde(default)]
     pub unmatched_box_verdicts: u64,
     /// Every RTO computation after an RTT sample (only with `SimConfig::record_rto`).

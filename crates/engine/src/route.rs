@@ -1,5 +1,5 @@
 //! Source routing and the placement of links and middleboxes, as pure functions: the
-//! engine's event loop ([`crate::world`]) and the emulator's real-time forwarder
+//! engine's event loop ([`World`](crate::World)) and the emulator's real-time forwarder
 //! (crates/emulate) both move packets with these, so a packet crosses the same links,
 //! in the same directions, past the same boxes in both.
 //!

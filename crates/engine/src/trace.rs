@@ -2,21 +2,9 @@
 //! ACK, drop, timeout and spike, and the sender's state whenever it changes; or only
 //! the kinds of record a run asks for ([`TraceKinds`]).
 
+use crate::transport::SenderState;
 use spikelab_core::trace::{TraceEvent, TraceKinds, TraceRecord};
-use spikelab_core::{Dur, FlowId, Packet, Time};
-use spikelab_tcp::rto::{Rto, RtoEstimator};
-use spikelab_tcp::{AckInfo, TcpSender};
-
-/// The last state written per flow, so that only changes are recorded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Last {
-    cwnd: u64,
-    ssthresh: u64,
-    rto: Dur,
-    backoff: u32,
-    srtt: Option<Dur>,
-    snd: (u64, u64, u64),
-}
+use spikelab_core::{Dur, FlowId, Time};
 
 /// The kinds of record that follow the sender's state ([`Tracer::on_sender_state`]).
 const SENDER_STATE: TraceKinds = TraceKinds::CWND
@@ -34,7 +22,8 @@ const AT_ACK: TraceKinds = TraceKinds::ACK_RECV.union(TraceKinds::RTT_SAMPLE);
 pub struct Tracer {
     kinds: TraceKinds,
     records: Vec<TraceRecord>,
-    last: Vec<Last>,
+    /// The last sender state written per flow, so that only changes are recorded.
+    last: Vec<SenderState>,
 }
 
 impl Tracer {
@@ -52,49 +41,41 @@ impl Tracer {
         }
     }
 
-    /// An ACK reached the sender.
-    pub fn on_ack(&mut self, now: Time, flow: FlowId, p: &Packet, info: &AckInfo) {
+    /// An ACK (cumulative `ack`, a duplicate or not, with its RTT sample) reached the
+    /// sender.
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        flow: FlowId,
+        ack: u64,
+        dup: bool,
+        rtt_sample: Option<Dur>,
+    ) {
         if !self.kinds.intersects(AT_ACK) {
             return;
         }
-        self.record(
-            now,
-            flow,
-            TraceEvent::AckRecv {
-                ack: p.ack,
-                dup: info.duplicate,
-            },
-        );
-        if let Some(rtt) = info.rtt_sample {
+        self.record(now, flow, TraceEvent::AckRecv { ack, dup });
+        if let Some(rtt) = rtt_sample {
             self.record(now, flow, TraceEvent::RttSample { rtt });
         }
     }
 
-    /// Records whatever of the sender's state changed since the last call. Called after
-    /// every flow event: the test of `enabled` is inlined at the call, the comparison
-    /// out of line.
+    /// Records whatever of the sender's state (read by `state`) changed since the last
+    /// call. Called after every flow event: the test of `enabled` is inlined at the
+    /// call, the reading and comparison out of line.
     #[inline]
-    pub fn on_sender_state(&mut self, now: Time, flow: FlowId, s: &TcpSender<Rto>) {
+    pub fn on_sender_state(&mut self, now: Time, flow: FlowId, state: impl Fn() -> SenderState) {
         if self.kinds.intersects(SENDER_STATE) {
-            self.record_sender_changes(now, flow, s);
+            self.record_sender_changes(now, flow, state());
         }
     }
 
-    fn record_sender_changes(&mut self, now: Time, flow: FlowId, s: &TcpSender<Rto>) {
+    #[inline(never)]
+    fn record_sender_changes(&mut self, now: Time, flow: FlowId, cur: SenderState) {
         let i = flow.index();
         if self.last.len() <= i {
-            self.last.resize(i + 1, Last::default());
+            self.last.resize(i + 1, SenderState::default());
         }
-        let w = s.window();
-        let est = s.estimator();
-        let cur = Last {
-            cwnd: w.cwnd,
-            ssthresh: w.ssthresh,
-            rto: s.armed_rto(),
-            backoff: est.backoff_count(),
-            srtt: est.srtt(),
-            snd: (w.snd_una, w.snd_nxt, w.snd_max),
-        };
         let last = &mut self.last[i];
         if *last == cur {
             // Nothing changed (an event at the receiver, a timer that did nothing).
@@ -126,12 +107,12 @@ impl Tracer {
         if let Some(srtt) = cur.srtt.filter(|_| prev.srtt != cur.srtt) {
             push(TraceEvent::Srtt { srtt });
         }
-        if prev.snd != cur.snd {
-            let (snd_una, snd_nxt, snd_max) = cur.snd;
+        let snd = |s: &SenderState| (s.snd_una, s.snd_nxt, s.snd_max);
+        if snd(&prev) != snd(&cur) {
             push(TraceEvent::SndState {
-                snd_una,
-                snd_nxt,
-                snd_max,
+                snd_una: cur.snd_una,
+                snd_nxt: cur.snd_nxt,
+                snd_max: cur.snd_max,
             });
         }
     }

@@ -3,7 +3,7 @@
 //!
 //! The world hands over, at every expiry of a sender's timer, what the network held at
 //! that instant ([`Facts`]) and what the sender says the expiry was
-//! ([`TimerOutcome`](spikelab_tcp::TimerOutcome)); [`classify`] turns the facts into a
+//! ([`TimerDecision`](crate::transport::TimerDecision)); [`classify`] turns the facts into a
 //! [`Truth`], and the [`Ledger`] keeps one [`TimeoutRecord`] per data timeout, indexed by
 //! the sender's own timeout number. Verdicts attach by identity:
 //!
@@ -22,62 +22,11 @@
 //! such a verdict is the box's false alarm. [`Ledger::finish`] hands those back and the
 //! world counts them per flow ([`FlowResult::unmatched_box_verdicts`]).
 
+pub use crate::facts::{classify, Facts, Truth};
 use crate::results::{DetectorVerdict, FlowResult, TimeoutRecord};
-use serde::{Deserialize, Serialize};
+use crate::transport::Judgements;
 use spikelab_core::Time;
-use spikelab_tcp::spurious::{DetectorKind, EpisodeVerdict, Verdict};
-
-/// What really happened to the segment a retransmission timer fired for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Truth {
-    /// A transmission of the segment was still in the network: only delayed.
-    SpuriousDataDelayed,
-    /// The receiver had the segment and an ACK for it was in the network or held by
-    /// the delayed-ACK timer: only the ACK was late.
-    SpuriousAckDelayed,
-    /// The receiver had the segment but every ACK covering it was lost.
-    GenuineAckLost,
-    /// No copy of the segment was left in the network and the receiver lacked it.
-    GenuineDataLost,
-}
-
-impl Truth {
-    /// Was the timeout spurious: would the ACK have come without the retransmission?
-    pub fn is_spurious(self) -> bool {
-        matches!(self, Truth::SpuriousDataDelayed | Truth::SpuriousAckDelayed)
-    }
-
-    /// A short label for CSV files.
-    pub fn label(self) -> &'static str {
-        match self {
-            Truth::SpuriousDataDelayed => "spurious-data-delayed",
-            Truth::SpuriousAckDelayed => "spurious-ack-delayed",
-            Truth::GenuineAckLost => "genuine-ack-lost",
-            Truth::GenuineDataLost => "genuine-data-lost",
-        }
-    }
-}
-
-/// What the network held for the timed-out segment (snd_una) when the timer fired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Facts {
-    /// The receiver has the segment.
-    pub receiver_holds: bool,
-    /// An ACK covering it is on its way (in a link, a box, or the delayed-ACK timer).
-    pub ack_alive: bool,
-    /// A transmission of the segment is still in a link or a box.
-    pub data_alive: bool,
-}
-
-/// The timeout's truth from the facts: spurious when the ACK would have come anyway.
-pub fn classify(f: Facts) -> Truth {
-    match (f.receiver_holds, f.ack_alive, f.data_alive) {
-        (true, true, _) => Truth::SpuriousAckDelayed,
-        (true, false, _) => Truth::GenuineAckLost,
-        (false, _, true) => Truth::SpuriousDataDelayed,
-        (false, _, false) => Truth::GenuineDataLost,
-    }
-}
+use spikelab_tcp::spurious::{DetectorKind, Verdict};
 
 /// A middlebox's verdict: the detector it runs, the flow, when, and the conclusion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,14 +44,6 @@ pub struct Finished {
     pub records: Vec<TimeoutRecord>,
     /// Box verdicts that covered none of the flow's timeouts (false alarms).
     pub unmatched_box_verdicts: Vec<BoxVerdict>,
-}
-
-/// What one flow's sender reports at the end of a run.
-pub struct SenderReport<'a> {
-    /// Numbers of the data timeouts that turned out to be fast timeouts.
-    pub fast_timeouts: &'a [u64],
-    /// Every detector's verdict, naming the timeouts it judged.
-    pub verdicts: &'a [EpisodeVerdict],
 }
 
 /// Every data timeout of a run, in order, with a per-flow index by timeout number.
@@ -153,7 +94,7 @@ impl Ledger {
 
     /// The records with every verdict attached (each sender's, by timeout number, first,
     /// then the boxes'), and the box verdicts that covered no timeout.
-    pub fn finish(mut self, senders: &[Option<SenderReport>]) -> Result<Finished, String> {
+    pub fn finish(mut self, senders: &[Option<Judgements>]) -> Result<Finished, String> {
         for (f, s) in senders.iter().enumerate() {
             if let Some(s) = s {
                 self.attach_sender(f, s)?;
@@ -181,7 +122,7 @@ impl Ledger {
         Ok(&mut self.records[i])
     }
 
-    fn attach_sender(&mut self, f: usize, s: &SenderReport) -> Result<(), String> {
+    fn attach_sender(&mut self, f: usize, s: &Judgements) -> Result<(), String> {
         for &k in s.fast_timeouts {
             self.record(f, k)?.fast = true;
         }
@@ -242,6 +183,7 @@ fn count(r: &mut FlowResult, rec: &TimeoutRecord) {
 mod tests {
     use super::*;
     use spikelab_core::Dur;
+    use spikelab_tcp::spurious::EpisodeVerdict;
 
     fn rec(flow: u32, secs: u64, backoff: u32) -> TimeoutRecord {
         TimeoutRecord {
@@ -270,21 +212,6 @@ mod tests {
     }
 
     #[test]
-    fn the_receiver_holding_the_segment_makes_it_a_question_of_the_ack() {
-        let f = |receiver_holds, ack_alive, data_alive| {
-            classify(Facts {
-                receiver_holds,
-                ack_alive,
-                data_alive,
-            })
-        };
-        assert_eq!(f(true, true, false), Truth::SpuriousAckDelayed);
-        assert_eq!(f(true, false, true), Truth::GenuineAckLost);
-        assert_eq!(f(false, true, true), Truth::SpuriousDataDelayed);
-        assert_eq!(f(false, true, false), Truth::GenuineDataLost);
-    }
-
-    #[test]
     fn sender_verdicts_attach_by_number_across_interleaved_flows() {
         let mut l = Ledger::new(2);
         let mut r = FlowResult::default();
@@ -292,7 +219,7 @@ mod tests {
         l.on_timeout(0, rec(1, 2, 0), &mut r).unwrap();
         l.on_timeout(1, rec(0, 3, 1), &mut r).unwrap();
         let v = [verdict(DetectorKind::Eifel, 0, 1)];
-        let s = SenderReport {
+        let s = Judgements {
             fast_timeouts: &[1],
             verdicts: &v,
         };
@@ -311,7 +238,7 @@ mod tests {
         l.on_timeout(0, rec(0, 1, 0), &mut FlowResult::default())
             .unwrap();
         let v = [verdict(DetectorKind::Eifel, 0, 1)];
-        let s = SenderReport {
+        let s = Judgements {
             fast_timeouts: &[],
             verdicts: &v,
         };

@@ -1,5 +1,6 @@
-//! The world loop: links, flows and the event queue, driven until every TCP flow has
-//! finished or the stop time is reached.
+//! The world loop: links, flows and the event queue, driven until every connection has
+//! finished or the stop time is reached. It drives a connection's endpoints only
+//! through the [`Transport`] hooks.
 //!
 //! Routing is by source route: a flow's forward packets (data, SYN, datagrams) cross its
 //! hops in order; its reverse packets (ACKs) cross them backwards in the opposite
@@ -8,22 +9,23 @@
 use crate::arena::{Arena, Slot};
 use crate::config::{DropRule, FlowKind, FlowSpec, Hop, SimConfig, StartTime, Workload};
 use crate::events::{Event, EventQueue, FlowTimer, TimerSlot};
+use crate::facts;
 use crate::results::{
     Captured, Endpoint, FlowResult, LinkResult, RtoSample, RunResult, TimeoutRecord,
 };
 use crate::route::{self, AfterBox, NextHop, PackedRoute};
 use crate::trace::Tracer;
-use crate::truth::{self, BoxVerdict, Facts, Ledger, SenderReport};
+use crate::transport::{Arrival, Expiry, TimedOut, TimerDecision, Transport, Transports};
+use crate::truth::{BoxVerdict, Ledger};
 use crate::watchdog::{Bark, Watchdog};
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
+use spikelab_net::control;
 use spikelab_net::link::same_instant::Lead;
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
-use spikelab_tcp::rto::Rto;
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
-use spikelab_tcp::{Phase, TcpReceiver, TcpSender, TimerOutcome};
 
 /// A broken invariant: the run is wrong and must not be reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,12 +56,13 @@ struct SpikeRun {
     pending: Option<LinkControl>,
 }
 
-struct TcpFlow {
-    sender: TcpSender<Rto>,
-    receiver: TcpReceiver,
+/// A connection: its transport's endpoints, the application above it, and the
+/// endpoints' timer slots.
+struct Connection {
+    transport: Transports,
     workload: Workload,
-    rto_slot: TimerSlot,
-    delack_slot: TimerSlot,
+    sender_slot: TimerSlot,
+    receiver_slot: TimerSlot,
     messages_written: u64,
     last_ack_sent: u64,
 }
@@ -75,7 +78,7 @@ struct CbrFlow {
 }
 
 enum FlowState {
-    Tcp(Box<TcpFlow>),
+    Conn(Box<Connection>),
     Cbr(CbrFlow),
 }
 
@@ -119,7 +122,8 @@ struct Sim<L> {
     tracer: Tracer,
     captures: Option<Vec<Vec<Captured>>>,
     stop_at: Time,
-    unfinished_tcp: usize,
+    /// Connections whose transfer has not completed.
+    unfinished: usize,
     data_packets_delivered: u64,
     seed: u64,
     drops: Vec<DropRule>,
@@ -149,8 +153,8 @@ struct SameInstantOrder {
 
 /// What the world saw when a sender's timer fired (before the sender acted).
 enum Seen {
-    /// The SYN was outstanding.
-    Syn,
+    /// The connection-setup packet was outstanding.
+    Setup,
     /// A data segment: the record, with its ground truth, awaiting the sender's number.
     Data(TimeoutRecord),
 }
@@ -158,7 +162,7 @@ enum Seen {
 impl Seen {
     fn label(&self) -> &'static str {
         match self {
-            Seen::Syn => "a SYN timeout",
+            Seen::Setup => "a setup timeout",
             Seen::Data(_) => "a data timeout",
         }
     }
@@ -176,10 +180,7 @@ struct BoxState {
 impl World {
     /// Builds the world for `cfg` with run seed `seed`.
     pub fn new(cfg: &SimConfig, seed: u64) -> World {
-        let ns2_order = cfg.flows.iter().any(|f| {
-            matches!(&f.kind, FlowKind::Tcp { tcp, .. }
-                if tcp.ns2.same_instant_in_scheduling_order)
-        });
+        let ns2_order = cfg.flows.iter().any(|f| f.kind.ns2_same_instant_order());
         World(match ns2_order {
             true => Order::Ns2(Sim::new(cfg, seed)),
             false => Order::Own(Sim::new(cfg, seed)),
@@ -228,7 +229,7 @@ impl<L: Lead> Sim<L> {
             tracer: Tracer::new(cfg.trace),
             captures: cfg.pcap.then(|| vec![Vec::new(); cfg.flows.len()]),
             stop_at: Time::ZERO + cfg.stop_at,
-            unfinished_tcp: 0,
+            unfinished: 0,
             data_packets_delivered: 0,
             seed,
             drops: cfg.drops.clone(),
@@ -268,55 +269,24 @@ impl<L: Lead> Sim<L> {
             }
         };
         let flow = FlowId(i as u32);
-        let (state, bytes, min_segments) = match &spec.kind {
-            FlowKind::Tcp { tcp, workload } => {
-                self.unfinished_tcp += 1;
-                let bytes = match workload {
-                    Workload::Bulk { bytes } => bytes.0,
-                    Workload::PingPong { packets, bytes } => packets * bytes.0,
-                };
-                let mss = tcp.mss as u64;
-                let min_segments = match workload {
-                    Workload::Bulk { bytes } => bytes.0.div_ceil(mss),
-                    Workload::PingPong { packets, bytes } => packets * bytes.0.div_ceil(mss),
-                };
-                let t = TcpFlow {
-                    sender: TcpSender::new(flow, tcp, Rto::new(&tcp.rto)),
-                    receiver: TcpReceiver::new(flow, tcp),
-                    workload: *workload,
-                    rto_slot: TimerSlot::default(),
-                    delack_slot: TimerSlot::default(),
+        let (state, bytes, min_segments) = match Transports::new(flow, &spec.kind) {
+            Some(transport) => {
+                self.unfinished += 1;
+                let (workload, mss) = spec.kind.connection().expect("a transport's flow");
+                let c = Connection {
+                    transport,
+                    workload,
+                    sender_slot: TimerSlot::default(),
+                    receiver_slot: TimerSlot::default(),
                     messages_written: 0,
                     last_ack_sent: 0,
                 };
-                (FlowState::Tcp(Box::new(t)), bytes, min_segments)
+                let min_segments = workload.min_segments(mss);
+                (FlowState::Conn(Box::new(c)), workload.bytes(), min_segments)
             }
-            FlowKind::Cbr {
-                rate,
-                payload_bytes,
-                stop,
-            } => {
-                let mut datagram = Packet::new(0, flow, PacketKind::Datagram, Time::ZERO);
-                datagram.len = *payload_bytes;
-                datagram.seal();
-                let wire = datagram.wire_bytes() as u64;
-                let c = CbrFlow {
-                    interval: Dur::transmission(wire, rate.0),
-                    datagram,
-                    stop: stop.map(|d| Time::ZERO + d),
-                    slot: TimerSlot::default(),
-                    next_send: None,
-                };
-                (FlowState::Cbr(c), 0, 0)
-            }
+            None => (FlowState::Cbr(cbr_flow(flow, &spec.kind)), 0, 0),
         };
-        let mut detectors: Vec<DetectorKind> = match &spec.kind {
-            FlowKind::Tcp { tcp, .. } => {
-                let s = &tcp.spurious;
-                s.driver.iter().chain(&s.observe).copied().collect()
-            }
-            FlowKind::Cbr { .. } => Vec::new(),
-        };
+        let mut detectors = spec.kind.detectors();
         // Boxes that run a detector judge every flow crossing them.
         for b in &self.boxes {
             let kind = b.detector.and_then(DetectorKind::from_label);
@@ -359,7 +329,7 @@ impl<L: Lead> Sim<L> {
             }
             self.now = t;
             self.handle(ev)?;
-            if self.unfinished_tcp == 0 && self.has_tcp() {
+            if self.unfinished == 0 && self.has_connection() {
                 break;
             }
         }
@@ -416,10 +386,10 @@ impl<L: Lead> Sim<L> {
         }
     }
 
-    fn has_tcp(&self) -> bool {
+    fn has_connection(&self) -> bool {
         self.flows
             .iter()
-            .any(|f| matches!(f.state, FlowState::Tcp(_)))
+            .any(|f| matches!(f.state, FlowState::Conn(_)))
     }
 
     #[inline(always)]
@@ -447,14 +417,11 @@ impl<L: Lead> Sim<L> {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         match &mut self.flows[f].state {
-            FlowState::Tcp(t) => {
-                t.sender.on_start(now, &mut out);
-                let first = match t.workload {
-                    Workload::Bulk { bytes } => bytes.0,
-                    Workload::PingPong { bytes, .. } => bytes.0,
-                };
-                t.messages_written = 1;
-                t.sender.on_app_data(now, first, &mut out);
+            FlowState::Conn(c) => {
+                c.transport.on_start(now, &mut out);
+                c.messages_written = 1;
+                c.transport
+                    .on_app_write(now, c.workload.first_write(), &mut out);
             }
             FlowState::Cbr(c) => c.next_send = Some(now),
         }
@@ -470,8 +437,8 @@ impl<L: Lead> Sim<L> {
     ) -> Result<(), InvariantViolation> {
         let now = self.now;
         let live = match (&mut self.flows[f].state, timer) {
-            (FlowState::Tcp(t), FlowTimer::Rto) => t.rto_slot.fire(gen),
-            (FlowState::Tcp(t), FlowTimer::DelayedAck) => t.delack_slot.fire(gen),
+            (FlowState::Conn(c), FlowTimer::Sender) => c.sender_slot.fire(gen),
+            (FlowState::Conn(c), FlowTimer::Receiver) => c.receiver_slot.fire(gen),
             (FlowState::Cbr(c), FlowTimer::CbrSend) => c.slot.fire(gen),
             _ => false,
         };
@@ -479,14 +446,14 @@ impl<L: Lead> Sim<L> {
             return Ok(());
         }
         let side = match timer {
-            FlowTimer::Rto => {
-                self.on_rto(f)?;
+            FlowTimer::Sender => {
+                self.on_sender_timer(f)?;
                 Side::Sender
             }
-            FlowTimer::DelayedAck => {
+            FlowTimer::Receiver => {
                 let mut acks = std::mem::take(&mut self.out);
-                if let FlowState::Tcp(t) = &mut self.flows[f].state {
-                    t.receiver.on_timer(now, &mut acks);
+                if let FlowState::Conn(c) = &mut self.flows[f].state {
+                    c.transport.on_receiver_timer(now, &mut acks);
                 }
                 self.out = acks;
                 Side::Receiver
@@ -499,35 +466,29 @@ impl<L: Lead> Sim<L> {
         self.after_flow_event(f, side)
     }
 
-    fn on_rto(&mut self, f: usize) -> Result<(), InvariantViolation> {
+    /// The sender's timer of flow `f` fires: ground truth is taken first, from the
+    /// network as it is before the sender acts (and retransmits).
+    fn on_sender_timer(&mut self, f: usize) -> Result<(), InvariantViolation> {
         let now = self.now;
-        let due = match &self.flows[f].state {
-            FlowState::Tcp(t) => {
-                let w = t.sender.window();
-                let outstanding = w.snd_una < w.snd_max || !t.sender.established();
-                let runs = outstanding || t.sender.timer_runs_idle();
-                runs && t.sender.next_deadline().is_some_and(|d| d <= now)
-            }
-            FlowState::Cbr(_) => false,
+        let expiry = match &self.flows[f].state {
+            FlowState::Conn(c) => c.transport.expiry(now),
+            FlowState::Cbr(_) => None,
         };
-        if !due {
+        let Some(expiry) = expiry else {
             return Ok(());
-        }
-        // A Tail Loss Probe's or RACK's reordering timer (the `linux` profile) is no
-        // retransmission timeout.
-        let probe = matches!(&self.flows[f].state, FlowState::Tcp(t) if t.sender.probe_armed());
-        // A timer running with nothing outstanding (ns-2 FACK) retransmits nothing.
-        let idle = matches!(&self.flows[f].state, FlowState::Tcp(t) if t.sender.timer_runs_idle()
-            && t.sender.window().snd_una >= t.sender.window().snd_max);
-        // The network as it is when the timer fires, before the retransmission.
-        let seen = (!probe && !idle).then(|| self.observe_timeout(f)).flatten();
+        };
+        let seen = match expiry {
+            Expiry::Setup => Some(Seen::Setup),
+            Expiry::Data(d) => Some(Seen::Data(self.observe_timeout(f, d))),
+            Expiry::NoTimeout => None,
+        };
         let mut out = std::mem::take(&mut self.out);
-        let outcome = match &mut self.flows[f].state {
-            FlowState::Tcp(t) => t.sender.on_timer(now, &mut out),
-            FlowState::Cbr(_) => TimerOutcome::NotDue,
+        let decision = match &mut self.flows[f].state {
+            FlowState::Conn(c) => c.transport.on_sender_timer(now, &mut out),
+            FlowState::Cbr(_) => TimerDecision::NotDue,
         };
         self.out = out;
-        self.record_timeout(f, outcome, seen)
+        self.record_timeout(f, decision, seen)
     }
 
     fn on_cbr_send(&mut self, f: usize) {
@@ -605,9 +566,10 @@ impl<L: Lead> Sim<L> {
         if !side.sender() {
             return Ok(());
         }
-        if let FlowState::Tcp(t) = &self.flows[f].state {
+        if let FlowState::Conn(c) = &self.flows[f].state {
+            let t = &c.transport;
             self.tracer
-                .on_sender_state(self.now, FlowId(f as u32), &t.sender);
+                .on_sender_state(self.now, FlowId(f as u32), || t.sender_state());
         }
         self.check_flow(f)
     }
@@ -619,32 +581,28 @@ impl<L: Lead> Sim<L> {
     /// the full one.
     fn other_side_settled(&self, f: usize, side: Side) -> bool {
         let flow = &self.flows[f];
-        let FlowState::Tcp(t) = &flow.state else {
+        let FlowState::Conn(c) = &flow.state else {
             return true;
         };
+        let t = &c.transport;
         let wants = |mut slot: TimerSlot, deadline| {
             let mut pushed = false;
             slot.want(deadline, |_, _| pushed = true);
             !pushed
         };
         let sender = || {
-            let message_due = match t.workload {
-                Workload::PingPong { packets, .. } => {
-                    t.sender.all_acked() && t.messages_written > 0 && t.messages_written < packets
-                }
-                Workload::Bulk { .. } => false,
-            };
+            let message_due = t.all_acked() && c.workload.next_write(c.messages_written).is_some();
             let completes = flow.result.completed.is_none()
-                && t.sender.all_acked()
-                && t.sender.app_end() == flow.result.bytes;
-            wants(t.rto_slot, t.sender.next_deadline())
+                && t.all_acked()
+                && t.app_end() == flow.result.bytes;
+            wants(c.sender_slot, t.sender_deadline())
                 && !message_due
-                && t.sender.check_invariants().is_ok()
+                && t.check_invariants().is_ok()
                 && !completes
         };
         match side {
             Side::Receiver => sender(),
-            Side::Sender => wants(t.delack_slot, t.receiver.next_deadline()),
+            Side::Sender => wants(c.receiver_slot, t.receiver_deadline()),
             Side::Both | Side::Source => true,
         }
     }
@@ -652,14 +610,15 @@ impl<L: Lead> Sim<L> {
     /// Ping-pong: the next message goes out when the previous one is acknowledged.
     fn maybe_write_next_message(&mut self, f: usize) {
         let now = self.now;
-        let FlowState::Tcp(t) = &mut self.flows[f].state else {
+        let FlowState::Conn(c) = &mut self.flows[f].state else {
             return;
         };
-        if let Workload::PingPong { packets, bytes } = t.workload {
-            if t.sender.all_acked() && t.messages_written > 0 && t.messages_written < packets {
-                t.messages_written += 1;
-                t.sender.on_app_data(now, bytes.0, &mut self.out);
-            }
+        let Some(bytes) = c.workload.next_write(c.messages_written) else {
+            return;
+        };
+        if c.transport.all_acked() {
+            c.messages_written += 1;
+            c.transport.on_app_write(now, bytes, &mut self.out);
         }
     }
 
@@ -668,28 +627,28 @@ impl<L: Lead> Sim<L> {
         let q = &mut self.q;
         let id = f as u32;
         match &mut self.flows[f].state {
-            FlowState::Tcp(t) => {
+            FlowState::Conn(c) => {
                 if side.sender() {
-                    let d = t.sender.next_deadline();
-                    t.rto_slot.want(d, |at, gen| {
+                    let d = c.transport.sender_deadline();
+                    c.sender_slot.want(d, |at, gen| {
                         q.push(
                             at,
                             Event::Timer {
                                 flow: id,
-                                timer: FlowTimer::Rto,
+                                timer: FlowTimer::Sender,
                                 gen,
                             },
                         )
                     });
                 }
                 if side.receiver() {
-                    let d = t.receiver.next_deadline();
-                    t.delack_slot.want(d, |at, gen| {
+                    let d = c.transport.receiver_deadline();
+                    c.receiver_slot.want(d, |at, gen| {
                         q.push(
                             at,
                             Event::Timer {
                                 flow: id,
-                                timer: FlowTimer::DelayedAck,
+                                timer: FlowTimer::Receiver,
                                 gen,
                             },
                         )
@@ -714,21 +673,17 @@ impl<L: Lead> Sim<L> {
     fn check_flow(&mut self, f: usize) -> Result<(), InvariantViolation> {
         let now = self.now;
         let flow = &mut self.flows[f];
-        let FlowState::Tcp(t) = &flow.state else {
+        let FlowState::Conn(c) = &flow.state else {
             return Ok(());
         };
-        t.sender
-            .check_invariants()
-            .map_err(|what| InvariantViolation {
-                time: now,
-                what: format!("flow {f}: {what}"),
-            })?;
-        if flow.result.completed.is_none()
-            && t.sender.all_acked()
-            && t.sender.app_end() == flow.result.bytes
-        {
+        let t = &c.transport;
+        t.check_invariants().map_err(|what| InvariantViolation {
+            time: now,
+            what: format!("flow {f}: {what}"),
+        })?;
+        if flow.result.completed.is_none() && t.all_acked() && t.app_end() == flow.result.bytes {
             flow.result.completed = Some(now);
-            self.unfinished_tcp -= 1;
+            self.unfinished -= 1;
         }
         Ok(())
     }
@@ -772,7 +727,7 @@ impl<L: Lead> Sim<L> {
                 );
             }
             PacketKind::Ack => {
-                if let FlowState::Tcp(t) = &mut self.flows[f].state {
+                if let FlowState::Conn(t) = &mut self.flows[f].state {
                     if p.ack < t.last_ack_sent {
                         let what = format!(
                             "flow {f}: cumulative ACK went back from {} to {}",
@@ -933,10 +888,10 @@ impl<L: Lead> Sim<L> {
 
     #[inline(never)]
     fn dropped_by_a_rule(&self, l: usize, p: &Packet) -> bool {
-        let FlowState::Tcp(t) = &self.flows[p.flow.index()].state else {
+        let FlowState::Conn(c) = &self.flows[p.flow.index()].state else {
             return false;
         };
-        let mss = t.sender.window().mss;
+        let mss = c.transport.segment_size();
         self.drops.iter().any(|r| r.matches(l, p, mss, self.now))
     }
 
@@ -1229,41 +1184,28 @@ impl<L: Lead> Sim<L> {
 
     // ----- ground truth ------------------------------------------------------------
 
-    /// What the timer of flow `f` fires on, seen before the sender acts: the SYN, or a
-    /// data segment with the network's facts about it (see [`crate::truth`]).
-    fn observe_timeout(&self, f: usize) -> Option<Seen> {
-        let FlowState::Tcp(t) = &self.flows[f].state else {
-            return None;
-        };
-        if !t.sender.established() {
-            return Some(Seen::Syn);
-        }
-        let una = t.sender.window().snd_una;
+    /// The record of a data timeout of flow `f` with the network's facts about the data
+    /// it fired for (see [`crate::truth`]), seen before the sender acts.
+    fn observe_timeout(&self, f: usize, d: TimedOut) -> TimeoutRecord {
         let fid = FlowId(f as u32);
-        let receiver_holds = t.receiver.holds(una);
-        let facts = Facts {
-            receiver_holds,
-            ack_alive: receiver_holds
-                && (t.receiver.ack_pending()
-                    || self.any_in_network(f, |p| {
-                        p.flow == fid && p.kind == PacketKind::Ack && p.ack > una
-                    })),
-            data_alive: self.any_in_network(f, |p| {
-                p.flow == fid && p.kind == PacketKind::Data && p.seq <= una && una < p.end_seq()
-            }),
+        let in_network =
+            |pred: &dyn Fn(&Packet) -> bool| self.any_in_network(f, |p| p.flow == fid && pred(p));
+        let facts = match &self.flows[f].state {
+            FlowState::Conn(c) => c.transport.timeout_facts(d.seq, &in_network),
+            FlowState::Cbr(_) => unreachable!("a CBR source has no timer that times out"),
         };
-        Some(Seen::Data(TimeoutRecord {
+        TimeoutRecord {
             time: self.now,
             flow: f as u32,
-            seq: una,
-            rto: t.sender.armed_rto(),
-            last_rtt: t.sender.last_rtt(),
-            backoff: t.sender.consecutive_timeouts(),
-            truth: truth::classify(facts),
-            in_fast_recovery: matches!(t.sender.phase(), Phase::Recovery { .. }),
+            seq: d.seq,
+            rto: d.rto,
+            last_rtt: d.last_rtt,
+            backoff: d.backoff,
+            truth: facts::classify(facts),
+            in_fast_recovery: d.in_recovery,
             fast: false,
             verdicts: Vec::new(),
-        }))
+        }
     }
 
     /// Records what the sender says its timer expiry was; it must agree with what the
@@ -1271,16 +1213,16 @@ impl<L: Lead> Sim<L> {
     fn record_timeout(
         &mut self,
         f: usize,
-        outcome: TimerOutcome,
+        decision: TimerDecision,
         seen: Option<Seen>,
     ) -> Result<(), InvariantViolation> {
         let r = &mut self.flows[f].result;
-        let done = match (outcome, seen) {
-            (TimerOutcome::SynTimeout, Some(Seen::Syn)) => {
+        let done = match (decision, seen) {
+            (TimerDecision::SetupTimeout, Some(Seen::Setup)) => {
                 r.syn_timeouts += 1;
                 Ok(())
             }
-            (TimerOutcome::Timeout { number }, Some(Seen::Data(rec))) => {
+            (TimerDecision::Timeout { number }, Some(Seen::Data(rec))) => {
                 let ev = TraceEvent::Timeout {
                     seq: rec.seq,
                     spurious: rec.truth.is_spurious(),
@@ -1288,12 +1230,9 @@ impl<L: Lead> Sim<L> {
                 self.tracer.record(self.now, FlowId(f as u32), ev);
                 self.ledger.on_timeout(number, rec, r)
             }
-            (
-                TimerOutcome::LossProbe | TimerOutcome::ReorderTimeout | TimerOutcome::IdleTimer,
-                None,
-            ) => Ok(()),
-            (outcome, seen) => Err(format!(
-                "flow {f}: the sender's timer expiry ({outcome:?}) is not what the world saw ({})",
+            (TimerDecision::NoTimeout { .. }, None) => Ok(()),
+            (decision, seen) => Err(format!(
+                "flow {f}: the sender's timer expiry ({decision:?}) is not what the world saw ({})",
                 seen.map_or("no timeout: a probe, reorder or idle timer", |s| s.label())
             )),
         };
@@ -1376,17 +1315,8 @@ impl<L: Lead> Sim<L> {
         for d in [Dir::Forward, Dir::Reverse] {
             let i = dir_index(d);
             let dir = &mut self.links[l].dirs[i];
-            let thaw_drops = match control {
-                LinkControl::Suspend(ds, mode) if ds.includes(d) => {
-                    dir.suspend(now, mode);
-                    Vec::new()
-                }
-                LinkControl::Resume(ds) if ds.includes(d) => dir.resume(now),
-                LinkControl::SetRate(ds, rate) if ds.includes(d) => {
-                    dir.set_rate(now, rate);
-                    Vec::new()
-                }
-                _ => continue,
+            let Some(thaw_drops) = control::apply(control, d, dir, now) else {
+                continue;
             };
             for s in thaw_drops {
                 let p = self.arena.take(s);
@@ -1426,14 +1356,11 @@ impl<L: Lead> Sim<L> {
                 });
             }
         }
-        let reports: Vec<Option<SenderReport>> = self
+        let reports: Vec<_> = self
             .flows
             .iter()
             .map(|f| match &f.state {
-                FlowState::Tcp(t) => Some(SenderReport {
-                    fast_timeouts: t.sender.fast_timeouts(),
-                    verdicts: t.sender.verdicts(),
-                }),
+                FlowState::Conn(c) => Some(c.transport.judgements()),
                 FlowState::Cbr(_) => None,
             })
             .collect();
@@ -1520,41 +1447,42 @@ impl Hosts<'_> {
                 }
                 return None;
             }
-            (FlowState::Tcp(t), PacketKind::Data) => {
-                side = Side::Receiver;
-                *self.data_packets_delivered += 1;
-                flow.result.delivered += 1;
-                let o = t.receiver.on_data(now, p, self.out);
-                if p.retx && o.duplicate {
-                    flow.result.unnecessary_retransmissions += 1;
+            (FlowState::Conn(c), _) => match c.transport.on_packet(now, p, self.out) {
+                Arrival::Data { unnecessary } => {
+                    side = Side::Receiver;
+                    *self.data_packets_delivered += 1;
+                    flow.result.delivered += 1;
+                    if unnecessary {
+                        flow.result.unnecessary_retransmissions += 1;
+                    }
+                    self.tracer.record(
+                        now,
+                        p.flow,
+                        TraceEvent::Deliver {
+                            seq: p.seq,
+                            len: p.len,
+                        },
+                    );
                 }
-                self.tracer.record(
-                    now,
-                    p.flow,
-                    TraceEvent::Deliver {
-                        seq: p.seq,
-                        len: p.len,
-                    },
-                );
-            }
-            (FlowState::Tcp(t), PacketKind::Syn) => {
-                side = Side::Receiver;
-                t.receiver.on_syn(now, p, self.out);
-            }
-            (FlowState::Tcp(t), PacketKind::Ack | PacketKind::SynAck) => {
-                side = Side::Sender;
-                let info = t.sender.on_ack(now, p, self.out);
-                if let Some(rtt) = info.rtt_sample.filter(|_| self.record_rto) {
-                    let rto = t.sender.current_rto();
-                    flow.result.rto_samples.push(RtoSample {
-                        time: now,
-                        rtt,
-                        rto,
-                    });
+                Arrival::Setup => side = Side::Receiver,
+                Arrival::Feedback {
+                    duplicate,
+                    rtt_sample,
+                } => {
+                    side = Side::Sender;
+                    if let Some(rtt) = rtt_sample.filter(|_| self.record_rto) {
+                        let rto = c.transport.timeout_interval();
+                        flow.result.rto_samples.push(RtoSample {
+                            time: now,
+                            rtt,
+                            rto,
+                        });
+                    }
+                    self.tracer
+                        .on_ack(now, p.flow, p.ack, duplicate, rtt_sample);
                 }
-                self.tracer.on_ack(now, p.flow, p, &info);
-            }
-            (FlowState::Tcp(_), PacketKind::Datagram) => side = Side::Both,
+                Arrival::Unclaimed => side = Side::Both,
+            },
         }
         Some((f, side))
     }
@@ -1618,8 +1546,8 @@ fn rearm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usiz
 
 fn finish_flow(f: Flow) -> FlowResult {
     let mut r = f.result;
-    if let FlowState::Tcp(t) = &f.state {
-        let s = t.sender.stats();
+    if let FlowState::Conn(c) = &f.state {
+        let s = c.transport.stats();
         r.data_segments_sent = s.data_segments_sent;
         r.retransmissions = s.retransmissions;
         r.fast_retransmits = s.fast_retransmits;
@@ -1627,6 +1555,29 @@ fn finish_flow(f: Flow) -> FlowResult {
         r.recovery_dsack_undos = s.recovery_dsack_undos;
     }
     r
+}
+
+/// A CBR source for a flow of kind `kind` (a [`FlowKind::Cbr`]).
+fn cbr_flow(flow: FlowId, kind: &FlowKind) -> CbrFlow {
+    let FlowKind::Cbr {
+        rate,
+        payload_bytes,
+        stop,
+    } = kind
+    else {
+        unreachable!("every other flow kind is a registered transport's")
+    };
+    let mut datagram = Packet::new(0, flow, PacketKind::Datagram, Time::ZERO);
+    datagram.len = *payload_bytes;
+    datagram.seal();
+    let wire = datagram.wire_bytes() as u64;
+    CbrFlow {
+        interval: Dur::transmission(wire, rate.0),
+        datagram,
+        stop: stop.map(|d| Time::ZERO + d),
+        slot: TimerSlot::default(),
+        next_send: None,
+    }
 }
 
 fn build_link<L: Lead>(

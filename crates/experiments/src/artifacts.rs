@@ -1,8 +1,8 @@
 //! Small helpers the reproductions share to write their files: CSV tables, line
 //! charts placed in the report, and the mean with its 95% confidence half-width.
 
+use crate::context::Context;
 use crate::report::Figure;
-use crate::reproduction::Context;
 use spikelab_output::csv::CsvWriter;
 use spikelab_output::plot::{line_chart, Chart, PlotFiles, Series};
 use spikelab_output::stats::Summary;

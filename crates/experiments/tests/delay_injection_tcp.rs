@@ -6,9 +6,9 @@
 
 use spikelab_core::Dur;
 use spikelab_engine::SimConfig;
-use spikelab_experiments::delay_injection::reproduction::{experiment, run_spec};
-use spikelab_experiments::delay_injection::sweep;
 use spikelab_experiments::grid::run::{base_text, expand};
+use spikelab_experiments::papers::delay_injection::reproduction::{experiment, run_spec};
+use spikelab_experiments::papers::delay_injection::sweep;
 use spikelab_experiments::report::Block;
 use spikelab_experiments::reproduction::Context;
 use spikelab_experiments::runner::Counter;

@@ -1,7 +1,8 @@
 //! The two Eifel reproductions, run with a few repetitions: every file the issue names
 //! is written with its columns, and the papers' robust qualitative claims hold.
 
-use spikelab_experiments::eifel::{EIFEL_RESPONSE, GPRS_EIFEL};
+use spikelab_experiments::papers::eifel_response::EIFEL_RESPONSE;
+use spikelab_experiments::papers::gprs_eifel::GPRS_EIFEL;
 use spikelab_experiments::reproduction::{Context, Reproduction};
 use spikelab_experiments::runner::Counter;
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! The peak-hopper reproduction end to end at [`Scale::Smoke`] with 2 repetitions: it
 //! writes its CSV files and figures, and the claims the paper makes robustly hold.
 
-use spikelab_experiments::peak_hopper::{PeakHopperRto, Scale};
+use spikelab_experiments::papers::peak_hopper::{PeakHopperRto, Scale};
 use spikelab_experiments::report::Block;
 use spikelab_experiments::reproduction::{Context, Reproduction};
 use spikelab_experiments::runner::Counter;

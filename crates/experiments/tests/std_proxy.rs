@@ -7,9 +7,9 @@
 
 use spikelab_core::{BitRate, ByteSize};
 use spikelab_engine::{FlowKind, Workload};
-use spikelab_experiments::eifel::STD_PROXY;
 use spikelab_experiments::grid::run::{expand, run_experiment};
 use spikelab_experiments::grid::ExperimentSpec;
+use spikelab_experiments::papers::std_proxy::STD_PROXY;
 use spikelab_experiments::report::Block;
 use spikelab_experiments::reproduction::Context;
 use spikelab_experiments::runner::Counter;

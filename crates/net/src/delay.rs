@@ -23,7 +23,7 @@
 //! than the trace holds in the seconds the transfer lasts). Packets still never overtake
 //! one another.
 
-use crate::trace::TraceError;
+use crate::trace_ref::TraceError;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use spikelab_core::units::parse_duration;

@@ -1,7 +1,7 @@
 //! Where a link direction's extra one-way delay comes from: a `(time, delay)` trace
 //! file (`delay_trace = "owd.csv"`, see [`crate::delay`]), or a trace generated from
 //! parameters written in the scenario (`delay_trace = { generator = "ping-trace", seed
-//! = 2003, ... }`), materialised by [`crate::trace::load_link_traces`] once the
+//! = 2003, ... }`), materialised by [`crate::load_link_traces`] once the
 //! parameters are checked, and the same for the same parameters on every machine.
 //!
 //! Generators, one file each (the `generator` key names one):
@@ -12,7 +12,7 @@
 
 use crate::delay::DelayTrace;
 use crate::ping_trace::PingTrace;
-use crate::trace::TraceRef;
+use crate::trace_ref::TraceRef;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -46,9 +46,9 @@ impl DelayGenerator {
 /// table with a `generator` key.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DelaySource {
-    /// A trace file, loaded by [`crate::trace::load_link_traces`].
+    /// A trace file, loaded by [`crate::load_link_traces`].
     File(TraceRef<DelayTrace>),
-    /// A generated trace (materialised by [`crate::trace::load_link_traces`] or
+    /// A generated trace (materialised by [`crate::load_link_traces`] or
     /// [`DelaySource::generated`]).
     Generated(Generated),
 }
@@ -163,7 +163,7 @@ impl<'de> Deserialize<'de> for DelaySource {
                 Ok(DelaySource::File(TraceRef::new(v)))
             }
             /// The parameters only: the scenario's range checks come first, then
-            /// [`crate::trace::load_link_traces`] generates the trace.
+            /// [`crate::load_link_traces`] generates the trace.
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<DelaySource, A::Error> {
                 let generator =
                     DelayGenerator::deserialize(de::value::MapAccessDeserializer::new(map))?;

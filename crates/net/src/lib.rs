@@ -13,7 +13,8 @@
 //!   [`delay_source`]: a trace file or a generated trace ([`ping_trace`]).
 //! * [`freeze`]: the switches of how a hiccup or outage freezes a link.
 //! * [`spike`]: schedules of hiccups, outages and bandwidth changes producing
-//!   [`LinkControl`]s.
+//!   [`LinkControl`]s; [`control`]: applying one to a link (the engine's and the
+//!   emulator's one way).
 //! * [`distribution`]: the random durations those schedules draw.
 //! * [`middlebox`]: boxes that see both directions of every flow at one point and
 //!   decide (the STD proxy, delay injection).
@@ -21,6 +22,7 @@
 //!   it references (the only file I/O in the crate).
 
 pub mod config;
+pub mod control;
 pub mod delay;
 pub mod delay_source;
 pub mod distribution;
@@ -33,6 +35,7 @@ pub mod service;
 pub mod spike;
 pub mod streams;
 pub mod trace;
+pub mod trace_ref;
 
 pub use config::{DirOverride, LinkConfig, LinkDirConfig};
 pub use delay::{DelaySampling, DelayTrace};

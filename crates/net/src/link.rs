@@ -893,7 +893,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
 impl<P: Wire, L: Lead> LinkDir<P, L> {
     /// An idle link direction. `rng` is its own random stream (RED drops, WCDMA block
     /// errors). Panics if a referenced trace was not loaded
-    /// ([`crate::trace::load_link_traces`]).
+    /// ([`crate::load_link_traces`]).
     pub fn new(cfg: &LinkDirConfig, rng: SimRng) -> LinkDir<P, L> {
         match plain::limit_if_plain(cfg) {
             Some(limit) => LinkDir(Form::Plain(Plain::new(cfg.rate, cfg.latency, limit, rng))),

@@ -1,6 +1,6 @@
 //! A seeded synthetic ping trace, replayed as a link's one-way delay: the generator a
 //! scenario names with `delay_trace = { generator = "ping-trace", ... }` (see
-//! [`crate::delay_source`]).
+//! [`DelaySource`](crate::DelaySource)).
 //!
 //! It stands in for the measured GPRS trace of [Klein et al. 2004] section IV, which is
 //! not public.

@@ -29,9 +29,8 @@ use spikelab_net::service::ServiceConfig;
 use spikelab_net::spike::{Dirs, LinkControl, Schedule, SpikeConfig};
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, FreezePoint, FrozenArrivals, FrozenWire};
+use spikelab_tcp::exports::{Exports, Ns2Export};
 use spikelab_tcp::recovery::PipeRule;
-use spikelab_tcp::rto::{InitMode, MinRtoMode, Ns2RtoConfig, RtoConfig};
-use spikelab_tcp::spurious::DetectorKind;
 use spikelab_tcp::window::SsthreshRule;
 use spikelab_tcp::{EchoRule, RecoveryKind, TcpConfig, TimeoutRetransmit};
 use std::fmt::Write as _;
@@ -492,15 +491,12 @@ fn step_dirs(d: Dirs) -> Vec<Dir> {
 
 /// The agent and sink classes for a flow's configuration.
 fn agent_classes(f: usize, tcp: &TcpConfig) -> Result<(&'static str, &'static str), Refused> {
-    let agent = match tcp.recovery {
-        RecoveryKind::Reno => "Agent/TCP/Reno",
-        RecoveryKind::NewReno => "Agent/TCP/Newreno",
-        RecoveryKind::RenoSack => "Agent/TCP/Sack1",
-        RecoveryKind::Fack => "Agent/TCP/Fack",
-        RecoveryKind::NewRenoSack => {
-            return refuse(
-                format!("flow[{f}].tcp.recovery = new-reno-sack"),
-                "ns-2.35 has no one-way NewReno-SACK agent",
+    let agent = match tcp.recovery.ns2() {
+        Ns2Export::Agent(class) => class,
+        other => {
+            return refused(
+                format!("flow[{f}].tcp.recovery = {}", tcp.recovery.label()),
+                other,
             )
         }
     };
@@ -559,198 +555,22 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             "ns-2's DelAck sink acknowledges every second packet",
         );
     }
-    let all = spikelab_tcp::Ns2Switches::all();
-    let switches = [
-        (
-            "ssthresh_starts_at_window",
-            tcp.ns2.ssthresh_starts_at_window,
-            all.ssthresh_starts_at_window,
-        ),
-        (
-            "delayed_syn_ack",
-            tcp.ns2.delayed_syn_ack,
-            all.delayed_syn_ack,
-        ),
-        ("header_sizes", tcp.ns2.header_sizes, all.header_sizes),
-        (
-            "restart_timer_on_fast_retransmit",
-            tcp.ns2.restart_timer_on_fast_retransmit,
-            all.restart_timer_on_fast_retransmit,
-        ),
-        (
-            "careful_after_fast_retransmit",
-            tcp.ns2.careful_after_fast_retransmit,
-            all.careful_after_fast_retransmit,
-        ),
-        (
-            "inflate_without_fast_retransmit",
-            tcp.ns2.inflate_without_fast_retransmit,
-            all.inflate_without_fast_retransmit,
-        ),
-        (
-            "grow_on_recovery_exit",
-            tcp.ns2.grow_on_recovery_exit,
-            all.grow_on_recovery_exit,
-        ),
-        (
-            "cwnd_increase_in_packets",
-            tcp.ns2.cwnd_increase_in_packets,
-            all.cwnd_increase_in_packets,
-        ),
-        (
-            "newreno_2002_partial_ack",
-            tcp.ns2.newreno_2002_partial_ack,
-            all.newreno_2002_partial_ack,
-        ),
-        (
-            "limited_transmit_in_go_back_n",
-            tcp.ns2.limited_transmit_in_go_back_n,
-            all.limited_transmit_in_go_back_n,
-        ),
-        (
-            "sack1_dupack_rules",
-            tcp.ns2.sack1_dupack_rules,
-            all.sack1_dupack_rules,
-        ),
-        (
-            "sack1_go_back_n_resends_sacked",
-            tcp.ns2.sack1_go_back_n_resends_sacked,
-            all.sack1_go_back_n_resends_sacked,
-        ),
-        (
-            "sack1_retransmits_every_hole_first",
-            tcp.ns2.sack1_retransmits_every_hole_first,
-            all.sack1_retransmits_every_hole_first,
-        ),
-        (
-            "sack1_no_frto_in_fast_recovery",
-            tcp.ns2.sack1_no_frto_in_fast_recovery,
-            all.sack1_no_frto_in_fast_recovery,
-        ),
-        (
-            "timeout_drops_inflation",
-            tcp.ns2.timeout_drops_inflation,
-            all.timeout_drops_inflation,
-        ),
-        (
-            "frto_fallback_dupack_uncounted",
-            tcp.ns2.frto_fallback_dupack_uncounted,
-            all.frto_fallback_dupack_uncounted,
-        ),
-        (
-            "frto_spurious_response_1",
-            tcp.ns2.frto_spurious_response_1,
-            all.frto_spurious_response_1,
-        ),
-        (
-            "fack_enters_by_forward_ack",
-            tcp.ns2.fack_enters_by_forward_ack,
-            all.fack_enters_by_forward_ack,
-        ),
-        (
-            "fack_restarts_window_in_recovery",
-            tcp.ns2.fack_restarts_window_in_recovery,
-            all.fack_restarts_window_in_recovery,
-        ),
-        (
-            "fack_sack_acks_send_nothing",
-            tcp.ns2.fack_sack_acks_send_nothing,
-            all.fack_sack_acks_send_nothing,
-        ),
-        (
-            "fack_duplicate_acks_send_nothing",
-            tcp.ns2.fack_duplicate_acks_send_nothing,
-            all.fack_duplicate_acks_send_nothing,
-        ),
-        (
-            "fack_restarts_timer_on_every_ack",
-            tcp.ns2.fack_restarts_timer_on_every_ack,
-            all.fack_restarts_timer_on_every_ack,
-        ),
-        (
-            "fack_samples_rtt_on_every_ack",
-            tcp.ns2.fack_samples_rtt_on_every_ack,
-            all.fack_samples_rtt_on_every_ack,
-        ),
-        (
-            "fack_samples_rtt_from_header_echo",
-            tcp.ns2.fack_samples_rtt_from_header_echo,
-            all.fack_samples_rtt_from_header_echo,
-        ),
-        (
-            "fack_timeout_keeps_recovery",
-            tcp.ns2.fack_timeout_keeps_recovery,
-            all.fack_timeout_keeps_recovery,
-        ),
-        (
-            "fack_stops_when_lost_again",
-            tcp.ns2.fack_stops_when_lost_again,
-            all.fack_stops_when_lost_again,
-        ),
-        (
-            "fack_exit_beyond_recover",
-            tcp.ns2.fack_exit_beyond_recover,
-            all.fack_exit_beyond_recover,
-        ),
-        (
-            "sink_sack_history_stack",
-            tcp.ns2.sink_sack_history_stack,
-            all.sink_sack_history_stack,
-        ),
-        (
-            "fack_exit_needs_ack_without_sack",
-            tcp.ns2.fack_exit_needs_ack_without_sack,
-            all.fack_exit_needs_ack_without_sack,
-        ),
-        (
-            "fast_recovery_from_t_seqno",
-            tcp.ns2.fast_recovery_from_t_seqno,
-            all.fast_recovery_from_t_seqno,
-        ),
-    ];
-    if let Some((name, on, _)) = switches.iter().find(|(_, on, want)| on != want) {
+    // Every declared switch: on is ns-2's own behaviour (a Tcl variable among the 2002
+    // defaults, or the agent's code); off is refused with the reason it declares.
+    if let Some((s, _)) = tcp.ns2.iter().find(|(_, on)| !on) {
         return refuse(
-            format!("flow[{f}].tcp.ns2.{name} = {on}"),
-            "the 2002 agents always behave this way",
+            format!("flow[{f}].tcp.ns2.{} = false", s.name),
+            s.ns2.refusal_when_off(),
         );
     }
     if tcp.dsack {
         return refuse(key("dsack = true"), "the 2002 agents do not use D-SACK");
     }
-    let rto = match &tcp.rto {
-        RtoConfig::Ns2(c) => c.clone(),
-        RtoConfig::Rfc6298(c) => {
-            if c.min_rto_mode != MinRtoMode::Standard {
-                return refuse(key("rto.min_rto_mode"), "ns-2's minrto_ is a fixed floor");
-            }
-            if c.init_mode != InitMode::Standard {
-                return refuse(
-                    key("rto.init_mode"),
-                    "ns-2 initialises from its first sample (rtt_update)",
-                );
-            }
-            // The RFC arithmetic is exported as ns-2's timer with the same constants.
-            Ns2RtoConfig {
-                tick: c.granularity,
-                initial_rto: c.initial_rto,
-                min_rto: c.min_rto,
-                max_rto: c.max_rto,
-                reset_backoff_on_any_sample: false,
-            }
-        }
-        RtoConfig::PeakHopper(_) => {
-            return refuse(
-                key("rto.kind = peak-hopper"),
-                "ns-2.35 has no Peak-Hopper timer",
-            )
-        }
-        RtoConfig::Linux(_) => {
-            return refuse(key("rto.kind = linux"), "ns-2.35 has no Linux timer")
-        }
-        RtoConfig::Fixed(_) => {
-            return refuse(key("rto.kind = fixed"), "ns-2.35 has no constant timer")
-        }
-    };
+    let rto = settings(
+        key(&format!("rto.kind = {}", tcp.rto.kind())),
+        &key("rto"),
+        tcp.rto.ns2(),
+    )?;
     let sp = &tcp.spurious;
     if !sp.observe.is_empty() {
         return refuse(
@@ -758,19 +578,16 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             "ns-2.35 has no passive spurious-timeout detectors",
         );
     }
-    let (frto, sfrto) = match sp.driver {
-        None => (0, 0),
-        Some(DetectorKind::Frto) => (1, 0),
-        Some(DetectorKind::SackFrto) => (0, 1),
-        Some(k) => {
-            return refuse(
-                format!("flow[{f}].tcp.spurious.driver = {}", k.label()),
-                "ns-2.35's one-way agents detect spurious timeouts only with F-RTO",
-            )
-        }
+    let detector = match sp.driver {
+        None => NO_DRIVER.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+        Some(d) => settings(
+            key(&format!("spurious.driver = {}", d.label())),
+            &key("spurious"),
+            d.ns2(),
+        )?,
     };
     let b = |v: bool| if v { "true" } else { "false" }.to_string();
-    Ok(vec![
+    Ok([
         ("packetSize_", tcp.mss.to_string()),
         ("windowInit_", tcp.initial_window.to_string()),
         ("window_", (tcp.receiver_window / mss).to_string()),
@@ -779,18 +596,39 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
         ("numdupacks_", tcp.dupack_threshold.to_string()),
         ("timestamps_", b(tcp.timestamps)),
         ("syn_", b(tcp.handshake)),
-        ("tcpTick_", format!("{}", rto.tick.as_secs_f64())),
-        ("minrto_", format!("{}", rto.min_rto.as_secs_f64())),
-        (
-            "maxrto_",
-            rto.max_rto
-                .map_or("100000".into(), |m| format!("{}", m.as_secs_f64())),
-        ),
-        ("rtxcur_init_", format!("{}", rto.initial_rto.as_secs_f64())),
-        ("ts_resetRTO_", b(rto.reset_backoff_on_any_sample)),
-        ("frto_enabled_", frto.to_string()),
-        ("sfrto_enabled_", sfrto.to_string()),
-    ])
+    ]
+    .into_iter()
+    .chain(rto)
+    .chain(detector)
+    .collect())
+}
+
+/// The agent's F-RTO variables without a driving detector.
+const NO_DRIVER: &[(&str, &str)] = &[("frto_enabled_", "0"), ("sfrto_enabled_", "0")];
+
+/// An algorithm's settings (its [`Exports::ns2`]), or its refusal under `choice` (the
+/// algorithm itself) or `at.field`.
+fn settings(
+    choice: String,
+    at: &str,
+    export: Ns2Export,
+) -> Result<Vec<(&'static str, String)>, Refused> {
+    match export {
+        Ns2Export::Settings(s) => Ok(s),
+        Ns2Export::Refused {
+            field: Some(field),
+            why,
+        } => refuse(format!("{at}.{field}"), why),
+        other => refused(choice, other),
+    }
+}
+
+/// The refusal of an algorithm that ns-2.35 does not run as the exporter needs.
+fn refused<T>(key: String, export: Ns2Export) -> Result<T, Refused> {
+    match export {
+        Ns2Export::Refused { why, .. } => refuse(key, why),
+        other => refuse(key, format!("not an ns-2 export of this kind: {other:?}")),
+    }
 }
 
 fn sink_settings(tcp: &TcpConfig) -> Vec<(&'static str, String)> {
@@ -1085,6 +923,88 @@ mod tests {
         assert_eq!(e.key, "flow[0].tcp.recovery = new-reno-sack");
         let e = export(&scenario("", "ssthresh_rule = \"rfc5681\""), 1).unwrap_err();
         assert_eq!(e.key, "flow[0].tcp.ssthresh_rule = rfc5681");
+    }
+
+    #[test]
+    fn every_ns2_switch_off_is_refused_with_its_declared_reason() {
+        let on = scenario("", "");
+        assert!(export(&on, 1).is_ok());
+        for s in spikelab_tcp::Ns2Switches::DECLARED {
+            let e = export(&scenario("", &format!("ns2.{} = false", s.name)), 1).unwrap_err();
+            assert_eq!(e.key, format!("flow[0].tcp.ns2.{} = false", s.name));
+            assert_eq!(e.why, s.ns2.refusal_when_off());
+        }
+    }
+
+    #[test]
+    fn every_ns2_switch_variable_is_written_at_its_2002_value() {
+        let s = export(&scenario("", ""), 1).unwrap();
+        for sw in spikelab_tcp::Ns2Switches::DECLARED {
+            if let spikelab_tcp::config::Ns2Source::Tcl(vars) = sw.ns2 {
+                for (class, var, value) in vars {
+                    assert!(
+                        DEFAULTS_2002.contains(&(class, var, value)),
+                        "{}: {var}",
+                        sw.name
+                    );
+                    assert!(
+                        s.tcl.contains(&format!("{class} set {var} {value}\n")),
+                        "{var}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The agent's settings (or the refusal) for the 2002 profile with `change` applied.
+    fn agent(change: impl Fn(&mut TcpConfig)) -> Result<Vec<(&'static str, String)>, Refused> {
+        let mut tcp = TcpConfig::ns2_2002();
+        tcp.timestamps = true;
+        change(&mut tcp);
+        agent_classes(0, &tcp)?;
+        agent_settings(0, &tcp)
+    }
+
+    /// `settings` written as the export states them, or the refusal carries its reason.
+    fn exported_as_stated(
+        name: &str,
+        got: Result<Vec<(&'static str, String)>, Refused>,
+        stated: Ns2Export,
+    ) {
+        match (got, stated) {
+            (Ok(all), Ns2Export::Settings(own)) => {
+                assert!(own.iter().all(|s| all.contains(s)), "{name}: {own:?}");
+            }
+            (Ok(_), Ns2Export::Agent(_)) => {}
+            (Err(e), Ns2Export::Refused { why, .. }) => assert_eq!(e.why, why, "{name}"),
+            (got, stated) => panic!("{name}: exported {got:?}, states {stated:?}"),
+        }
+    }
+
+    #[test]
+    fn every_registered_algorithm_is_exported_or_refused_as_it_states() {
+        for name in spikelab_tcp::spurious::DetectorKind::NAMES {
+            let k = spikelab_tcp::spurious::DetectorKind::from_label(name).unwrap();
+            exported_as_stated(name, agent(|t| t.spurious.driver = Some(k)), k.ns2());
+        }
+        for name in RecoveryKind::NAMES {
+            let k = RecoveryKind::from_label(name).unwrap();
+            let got = agent(|t| t.recovery = k);
+            exported_as_stated(name, got, k.ns2());
+        }
+        for name in spikelab_tcp::rto::RtoConfig::KINDS {
+            let c: spikelab_tcp::rto::RtoConfig =
+                toml::from_str(&format!("kind = \"{name}\"")).unwrap();
+            exported_as_stated(name, agent(|t| t.rto = c.clone()), c.ns2());
+        }
+    }
+
+    #[test]
+    fn the_recovery_names_its_agent_class() {
+        let s = export(&scenario("", "recovery = \"fack\""), 1).unwrap();
+        assert!(s.tcl.contains("[new Agent/TCP/Fack]"));
+        let s = export(&scenario("", "recovery = \"new-reno\""), 1).unwrap();
+        assert!(s.tcl.contains("[new Agent/TCP/Newreno]"));
     }
 
     #[test]

@@ -8,17 +8,18 @@
 //! * [`recovery`]: loss recovery, one algorithm per file.
 //! * [`rto`]: retransmission-timer estimators, one per file.
 //! * [`spurious`]: spurious-timeout detectors, one per file, run side by side.
+//! * [`cc`]: congestion controllers, one per file.
 //! * [`linux_profile`]: the `linux` profile and its sysctl-named switches.
 //! * [`response`]: what a sender does about a spurious timeout.
 
+pub mod cc;
 pub mod config;
-pub mod cubic;
+pub mod exports;
 pub mod linux_cwnd_limited;
 pub mod linux_disorder;
 pub mod linux_profile;
 pub mod linux_rcvbuf;
 pub mod linux_receiver;
-pub mod linux_reno;
 pub mod linux_rtt;
 pub mod linux_timer_wheel;
 pub mod ns2_sack_sink;
@@ -36,7 +37,8 @@ pub mod ts_clock;
 pub mod window;
 pub mod wire_size;
 
+pub use cc::{CongestionControl, LinuxModule};
 pub use config::{DelayedAck, EchoRule, Ns2Switches, RecoveryKind, TcpConfig, TimeoutRetransmit};
-pub use linux_profile::{CongestionControl, LinuxSysctls};
+pub use linux_profile::LinuxSysctls;
 pub use receiver::TcpReceiver;
 pub use sender::{AckInfo, Phase, SenderStats, TcpSender, TimerOutcome};

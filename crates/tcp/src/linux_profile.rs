@@ -7,85 +7,14 @@
 //! `spurious.driver` follow it. What the kernel does that spikelab does not model yet
 //! is named on each sysctl.
 
+use crate::cc::LinuxModule;
 use crate::config::{RecoveryKind, TcpConfig};
 use crate::response::{Restore, SpuriousConfig};
 use crate::rto::{LinuxConfig, RtoConfig};
 use crate::spurious::DetectorKind;
 use crate::window::SsthreshRule;
 use serde::{Deserialize, Serialize};
-use spikelab_core::{Dur, Time};
-
-/// `net.ipv4.tcp_congestion_control`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CongestionControl {
-    /// `tcp_reno_cong_avoid` / `tcp_reno_ssthresh` (net/ipv4/tcp_cong.c).
-    #[default]
-    Reno,
-    /// `tcp_cubic.c` (RFC 9438, [`crate::cubic`]): the kernel's default.
-    Cubic,
-}
-
-/// The congestion-control module a `linux` host runs (`icsk_ca_ops`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LinuxCc {
-    Reno(crate::linux_reno::LinuxReno),
-    Cubic(crate::cubic::Cubic),
-}
-
-impl Default for LinuxCc {
-    fn default() -> Self {
-        LinuxCc::Reno(Default::default())
-    }
-}
-
-impl LinuxCc {
-    pub fn new(kind: CongestionControl) -> LinuxCc {
-        match kind {
-            CongestionControl::Reno => LinuxCc::Reno(Default::default()),
-            CongestionControl::Cubic => LinuxCc::Cubic(Default::default()),
-        }
-    }
-
-    /// `cong_avoid` for an ACK of `acked` segments: the new cwnd, in segments.
-    pub fn on_ack(&mut self, now: Time, cwnd: u64, ssthresh: u64, acked: u64) -> u64 {
-        match self {
-            LinuxCc::Reno(r) => r.on_ack(cwnd, ssthresh, acked),
-            LinuxCc::Cubic(c) => c.on_ack(now, cwnd, ssthresh, acked),
-        }
-    }
-
-    /// `pkts_acked` with an RTT sample: a new ssthresh (segments) if slow start ends.
-    /// Whether [`Self::on_rtt_sample`] can do anything (CUBIC's HyStart; Reno's
-    /// `pkts_acked` is empty), so a Reno sender builds no view for it.
-    pub fn uses_rtt_samples(&self) -> bool {
-        matches!(self, LinuxCc::Cubic(_))
-    }
-
-    pub fn on_rtt_sample(&mut self, v: &crate::cubic::RttView) -> Option<u64> {
-        match self {
-            LinuxCc::Reno(_) => None,
-            LinuxCc::Cubic(c) => c.on_rtt_sample(v),
-        }
-    }
-
-    /// `ssthresh` (its side effects; the value is the `SsthreshRule`'s) and
-    /// `tcp_init_cwnd_reduction`'s `snd_cwnd_cnt = 0`, from `cwnd` segments.
-    pub fn on_reduction(&mut self, cwnd: u64) {
-        match self {
-            LinuxCc::Reno(r) => r.on_reduction(),
-            LinuxCc::Cubic(c) => c.on_reduction(cwnd),
-        }
-    }
-
-    /// `tcp_enter_loss`: `snd_cwnd_cnt = 0` and `set_state(TCP_CA_Loss)`.
-    pub fn on_loss_state(&mut self, now: Time, snd_nxt: u64) {
-        match self {
-            LinuxCc::Reno(r) => r.on_reduction(),
-            LinuxCc::Cubic(c) => c.on_loss_state(now, snd_nxt),
-        }
-    }
-}
+use spikelab_core::Dur;
 
 /// The kernel's sysctls as a scenario writes them (integers as in
 /// `/proc/sys/net/ipv4`). Defaults: Linux 6.x's, except `tcp_congestion_control`.
@@ -108,9 +37,10 @@ pub struct LinuxSysctls {
     pub tcp_recovery: u8,
     /// 0 to 4; 3 and 4 enable Tail Loss Probes (RFC 8985, [`crate::tlp`]). Default 3.
     pub tcp_early_retrans: u8,
-    /// `reno` or `cubic`. Default `reno` (the kernel's is cubic; the emulator runs
-    /// reno by default too). Drives `ssthresh_rule`.
-    pub tcp_congestion_control: CongestionControl,
+    /// A module a registered controller models ([`crate::cc`]: `reno` or `cubic`).
+    /// Default `reno` (the kernel's is cubic; the emulator runs reno by default too).
+    /// Drives `ssthresh_rule`.
+    pub tcp_congestion_control: LinuxModule,
     /// Receive buffer `[min, default, max]` in bytes. Default `[4096, 131072,
     /// 6291456]`. The receiver starts from `tcp_rmem[1]` and autotunes up to
     /// `tcp_rmem[2]` ([`crate::linux_rcvbuf`]); `receiver_window` is its
@@ -133,7 +63,7 @@ impl Default for LinuxSysctls {
             tcp_frto: 2,
             tcp_recovery: 1,
             tcp_early_retrans: 3,
-            tcp_congestion_control: CongestionControl::Reno,
+            tcp_congestion_control: LinuxModule::default(),
             tcp_rmem: [4096, 131_072, 6_291_456],
             so_rcvbuf: None,
         }
@@ -150,9 +80,10 @@ impl LinuxSysctls {
             RecoveryKind::NewReno
         };
         cfg.dsack = self.tcp_dsack != 0;
-        cfg.ssthresh_rule = match self.tcp_congestion_control {
-            CongestionControl::Reno => SsthreshRule::LinuxReno,
-            CongestionControl::Cubic => SsthreshRule::LinuxCubic,
+        cfg.ssthresh_rule = if self.tcp_congestion_control.ssthresh_is_cubic() {
+            SsthreshRule::LinuxCubic
+        } else {
+            SsthreshRule::LinuxReno
         };
         cfg.spurious.driver = Some(if self.tcp_frto != 0 {
             DetectorKind::LinuxFrto
@@ -171,7 +102,7 @@ impl TcpConfig {
     /// delayed ACKs every second segment with the 40 ms minimum of `TCP_DELACK_MIN`,
     /// the undo of `tcp_process_loss` restoring as `tcp_undo_cwnd_reduction`, a
     /// 1460-byte MSS, the three-way handshake, window growth counted in acknowledged
-    /// segments (`tcp_reno_cong_avoid`, [`crate::linux_reno`]) and no TSO.
+    /// segments (`tcp_reno_cong_avoid`, [`crate::cc::linux_reno`]) and no TSO.
     pub fn linux() -> TcpConfig {
         let sysctls = LinuxSysctls::default();
         let mut cfg = TcpConfig {

@@ -7,6 +7,7 @@
 //! conventional sender performs; the RTO value comes from an [`RtoEstimator`] and the
 //! loss-recovery policy from a [`Recovery`] algorithm.
 
+use crate::cc::{AckSample, Cc, CcKind, CongestionControl, CwndView, RttEvent};
 use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
 use crate::recovery::ns2_sack1::Sack1DupAcks;
 use crate::recovery::{LossRecovery, PartialAck, PipeRule, Recovery, RecoveryParams, Transmit};
@@ -148,8 +149,8 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_watch: Option<FastTimeoutWatch>,
     /// Numbers (0, 1, ...) of the data timeouts that were fast timeouts.
     fast_timeouts: Vec<u64>,
-    /// Linux's congestion-avoidance credit (`profile = "linux"`).
-    linux_cc: crate::linux_profile::LinuxCc,
+    /// The congestion controller ([`crate::cc`]).
+    cc: Cc,
     /// Whether cwnd limited the last window (`tcp_is_cwnd_limited`,
     /// [`crate::linux_cwnd_limited`]), for the `linux` profile's growth.
     cwnd_usage: crate::linux_cwnd_limited::CwndUsage,
@@ -256,11 +257,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
-            linux_cc: crate::linux_profile::LinuxCc::new(
-                cfg.linux
-                    .as_ref()
-                    .map_or(Default::default(), |l| l.tcp_congestion_control),
-            ),
+            cc: Cc::new(cc_kind(cfg)),
             cwnd_usage: Default::default(),
             probe_armed: false,
             tlp_high_seq: None,
@@ -567,6 +564,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         self.w.ssthresh = ssthresh;
         self.w.cwnd = cwnd.max(self.w.mss);
+        self.cc.on_undo(&cwnd_view(&self.w));
         if matches!(self.phase, Phase::Loss { .. }) {
             // tcp_try_undo_loss -> tcp_undo_cwnd_reduction(sk, true) (crate::rack).
             self.rack.on_loss_undo();
@@ -616,6 +614,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let (ssthresh, cwnd) = restore(Restore::LinuxUndo, old, inputs);
         self.w.ssthresh = ssthresh;
         self.w.cwnd = cwnd.max(self.w.mss);
+        self.cc.on_undo(&cwnd_view(&self.w));
         self.stats.recovery_undos += 1;
         self.stats.recovery_dsack_undos += u64::from(dsack);
     }
@@ -779,7 +778,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             crate::tlp::ProbeAck::NoLoss => self.tlp_high_seq = None,
             crate::tlp::ProbeAck::Loss => {
                 self.tlp_high_seq = None;
-                self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
+                self.cc.on_congestion_event(&cwnd_view(&self.w));
                 self.w.ssthresh = self.w.halved_ssthresh();
                 self.w.cwnd = self.w.ssthresh;
             }
@@ -1185,16 +1184,12 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.w.snd_nxt = self.w.snd_nxt.max(ack);
         let sacked_before = self.w.segs.sacked_bytes();
         self.w.segs.on_cumulative_ack(ack);
-        let grow_by = if self.cfg.linux.is_some() {
-            // tcp_cong_control(sk, ack, acked_sacked = tp->delivered - prior_delivered):
-            // tcp_sacktag_write_queue counted the newly SACKed segments,
-            // tcp_clean_rtx_queue counts the acknowledged ones not SACKed before; a
-            // segment SACKed on an earlier ACK is not delivered again by this one.
-            let was_sacked = sacked_before - self.w.segs.sacked_bytes();
-            newly - was_sacked + newly_sacked
-        } else {
-            newly
-        };
+        // tcp_cong_control(sk, ack, acked_sacked = tp->delivered - prior_delivered):
+        // tcp_sacktag_write_queue counted the newly SACKed segments,
+        // tcp_clean_rtx_queue counts the acknowledged ones not SACKed before; a
+        // segment SACKed on an earlier ACK is not delivered again by this one.
+        let was_sacked = sacked_before - self.w.segs.sacked_bytes();
+        let delivered = newly.saturating_sub(was_sacked) + newly_sacked;
         self.dupacks = 0;
         self.sack1_dupacks.on_new_ack();
         self.consecutive_timeouts = 0;
@@ -1202,7 +1197,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.feed_rtt_sample(now, rtt, flight_segments);
             self.cc_on_rtt_sample(now, rtt);
         }
-        self.advance_phase(now, ack, newly, grow_by, out);
+        self.advance_phase(now, ack, newly, delivered, out);
         // RFC 6298 (5.2): all data acknowledged: stop the timer; (5.3): otherwise
         // restart it so that it expires after the current RTO.
         if self.w.snd_una >= self.w.snd_max && !self.fack_timer_runs_idle() {
@@ -1215,33 +1210,30 @@ impl<E: RtoEstimator> TcpSender<E> {
         newly
     }
 
-    /// `pkts_acked` (CUBIC's HyStart may end slow start: ssthresh = cwnd).
+    /// The controller hears the sample (`pkts_acked`: CUBIC's HyStart may end slow
+    /// start, ssthresh = cwnd).
+    #[inline]
     fn cc_on_rtt_sample(&mut self, now: Time, rtt: Dur) {
-        if !self.linux_cc.uses_rtt_samples() {
-            return;
-        }
-        let mss = self.w.mss;
-        let v = crate::cubic::RttView {
+        let e = RttEvent {
             now,
             rtt,
-            cwnd: self.w.cwnd / mss,
-            ssthresh: self.w.ssthresh / mss,
+            w: cwnd_view(&self.w),
             snd_una: self.w.snd_una,
-            snd_nxt: self.w.snd_max,
+            snd_max: self.w.snd_max,
         };
-        if let Some(ssthresh) = self.linux_cc.on_rtt_sample(&v) {
-            self.w.ssthresh = ssthresh * mss;
+        if let Some(ssthresh) = self.cc.on_rtt_sample(&e) {
+            self.w.ssthresh = ssthresh;
         }
     }
 
-    /// `newly`: bytes cumulatively acknowledged; `grow_by`: the bytes cwnd grows by
-    /// outside recovery (`newly`, or with the `linux` profile what the ACK delivered).
+    /// `newly`: bytes cumulatively acknowledged; `delivered`: bytes delivered for the
+    /// first time ([`AckSample::delivered`]).
     fn advance_phase(
         &mut self,
         now: Time,
         ack: u64,
         newly: u64,
-        grow_by: u64,
+        delivered: u64,
         out: &mut Vec<Packet>,
     ) {
         if matches!(self.phase, Phase::Recovery { .. }) {
@@ -1266,14 +1258,14 @@ impl<E: RtoEstimator> TcpSender<E> {
             },
             Phase::Loss { point } => {
                 if !self.fack_hold {
-                    self.grow_cwnd(now, grow_by);
+                    self.grow_cwnd(now, newly, delivered);
                 }
                 if ack >= point {
                     self.phase = Phase::Open;
                 }
             }
             Phase::Open if self.fack_hold => {}
-            Phase::Open => self.grow_cwnd(now, grow_by),
+            Phase::Open => self.grow_cwnd(now, newly, delivered),
         }
     }
 
@@ -1281,7 +1273,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// ([`LossRecovery::grows_cwnd_on_every_ack`]).
     fn grow_in_recovery(&mut self, now: Time) {
         if self.recovery.grows_cwnd_on_every_ack() {
-            self.grow_cwnd(now, self.w.mss);
+            self.grow_cwnd(now, self.w.mss, self.w.mss);
         }
     }
 
@@ -1293,7 +1285,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             RecoveryKind::Reno | RecoveryKind::NewReno
         );
         if self.cfg.ns2.grow_on_recovery_exit && reno_like {
-            self.grow_cwnd(now, newly);
+            self.grow_cwnd(now, newly, newly);
         }
     }
 
@@ -1325,32 +1317,18 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
     }
 
-    /// RFC 5681 section 3.1: slow start (2) below ssthresh, congestion avoidance (3)
-    /// above it.
-    fn grow_cwnd(&mut self, now: Time, newly: u64) {
-        let w = &mut self.w;
-        if self.cfg.linux.is_some() {
-            // tcp_reno_cong_avoid (crate::linux_reno) or cubictcp_cong_avoid
-            // (crate::cubic), in whole segments.
-            let acked = newly.div_ceil(w.mss);
-            let (cwnd, ssthresh) = (w.cwnd / w.mss, w.ssthresh / w.mss);
-            // Both return at once unless tcp_is_cwnd_limited (crate::linux_cwnd_limited).
-            if !self.cwnd_usage.allows_growth(cwnd, ssthresh) {
-                return;
-            }
-            let cwnd = self.linux_cc.on_ack(now, cwnd, ssthresh, acked);
-            w.cwnd = cwnd * w.mss;
-            return;
-        }
-        if w.cwnd < w.ssthresh {
-            w.cwnd += newly.min(w.mss);
-        } else if self.cfg.ns2.cwnd_increase_in_packets {
-            // ns-2 opencwnd(): cwnd_ += 1 / cwnd_ in packets, to the nearest byte.
-            let c = w.cwnd as f64 / w.mss as f64;
-            w.cwnd = spikelab_core::round::round_u64((c + 1.0 / c) * w.mss as f64);
-        } else {
-            w.cwnd += (w.mss * w.mss / w.cwnd).max(1);
-        }
+    /// The controller grows cwnd for an ACK of `newly` bytes that delivered
+    /// `delivered` ([`AckSample`]).
+    #[inline]
+    fn grow_cwnd(&mut self, now: Time, newly: u64, delivered: u64) {
+        let a = AckSample {
+            now,
+            newly_acked: newly,
+            delivered,
+            w: cwnd_view(&self.w),
+            cwnd_usage: self.cwnd_usage,
+        };
+        self.w.cwnd = self.cc.on_ack(&a);
     }
 
     fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
@@ -1448,7 +1426,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             point: self.recovery.recovery_point(&self.w),
         };
         self.w.segs.clear_episode_marks();
-        self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
+        self.cc.on_congestion_event(&cwnd_view(&self.w));
         self.stats.fast_retransmits += 1;
         if self.cfg.ns2.careful_after_fast_retransmit {
             // ns-2 dupack_action(): recover_ = maxseq_ at every fast retransmit.
@@ -1510,12 +1488,12 @@ impl<E: RtoEstimator> TcpSender<E> {
                 pipe_prev: flight.max(self.w.ssthresh),
             };
             self.episode_recover = self.w.snd_max;
-            self.linux_cc.on_reduction(self.w.cwnd / self.w.mss);
+            self.cc.on_congestion_event(&cwnd_view(&self.w));
             self.w.ssthresh = self.w.halved_ssthresh();
         }
         // RFC 5681 3.1: cwnd = loss window = 1 SMSS.
         self.w.cwnd = self.w.mss;
-        self.linux_cc.on_loss_state(now, self.w.snd_max);
+        self.cc.on_timeout(now, self.w.snd_max);
         self.consecutive_timeouts += 1;
         self.stats.timeouts += 1;
         self.fast_watch = Some(FastTimeoutWatch {
@@ -1941,6 +1919,26 @@ type SackBlock = (u64, u64);
 /// (RFC 2883 section 4: the first block reports a duplicate when it lies below the
 /// cumulative ACK or inside the second block).
 /// The highest right edge among an ACK's SACK blocks (D-SACK excluded).
+/// The window as a congestion controller reads it.
+#[inline]
+fn cwnd_view(w: &Window) -> CwndView {
+    CwndView {
+        cwnd: w.cwnd,
+        ssthresh: w.ssthresh,
+        mss: w.mss,
+    }
+}
+
+/// The controller a configuration runs: a `linux` host's `tcp_congestion_control`,
+/// ns-2's `opencwnd()` (`Ns2Switches::cwnd_increase_in_packets`), else RFC 5681's.
+fn cc_kind(cfg: &TcpConfig) -> CcKind {
+    match &cfg.linux {
+        Some(l) => l.tcp_congestion_control.kind(),
+        None if cfg.ns2.cwnd_increase_in_packets => CcKind::Ns2Opencwnd,
+        None => CcKind::Rfc5681Reno,
+    }
+}
+
 /// `tcp_recovery` bit 1 on a SACK connection of the `linux` profile (`tcp_is_rack`).
 fn rack_configured(cfg: &TcpConfig) -> bool {
     let on = |l: &crate::LinuxSysctls| l.tcp_recovery & 1 != 0;
@@ -2623,7 +2621,7 @@ mod tests {
     #[test]
     fn a_cubic_linux_host_keeps_seven_tenths_of_cwnd_on_a_loss() {
         let cfg = linux_cfg(crate::LinuxSysctls {
-            tcp_congestion_control: crate::CongestionControl::Cubic,
+            tcp_congestion_control: crate::LinuxModule::named("cubic").unwrap(),
             ..Default::default()
         });
         let (mut s, mut out) = started(&cfg, 40_000);

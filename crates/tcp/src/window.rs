@@ -23,7 +23,7 @@ pub enum SsthreshRule {
     /// (`tcp_enter_loss` reduces only on entering the Loss state).
     LinuxReno,
     /// The Linux kernel's `cubictcp_recalc_ssthresh` (net/ipv4/tcp_cubic.c): 717/1024
-    /// of cwnd, at least 2, in whole segments ([`crate::cubic::ssthresh`]); a repeated
+    /// of cwnd, at least 2, in whole segments ([`crate::cc::cubic::ssthresh`]); a repeated
     /// timeout holds it as with `LinuxReno`.
     LinuxCubic,
 }
@@ -91,7 +91,7 @@ impl Window {
                 return ((self.cwnd / self.mss / 2) * self.mss).max(2 * self.mss);
             }
             SsthreshRule::LinuxCubic => {
-                return crate::cubic::ssthresh(self.cwnd / self.mss) * self.mss;
+                return crate::cc::cubic::ssthresh(self.cwnd / self.mss) * self.mss;
             }
         };
         (base / 2).max(2 * self.mss)

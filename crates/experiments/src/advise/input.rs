@@ -23,8 +23,8 @@
 //!   scenario is written as `path.toml` beside the results, the trace copied under
 //!   `trace/`.
 
-use crate::delay_injection::path::delay_trace_text;
-use crate::delay_injection::trace::parse_rtt_trace;
+use crate::papers::delay_injection::path::delay_trace_text;
+use crate::papers::delay_injection::trace::parse_rtt_trace;
 use spikelab_core::Dur;
 use spikelab_net::delay::DelayTrace;
 use spikelab_net::service::MahimahiTrace;

@@ -7,10 +7,10 @@
 //! sum(fast_retransmits[selection=oracle]) / max(count(fast_retransmits[selection=oracle]), 1)
 //! ```
 
-use super::expr::{eval, Env, Expr};
+use super::expr_syntax::{Env, Eval, Expr};
 
-/// `count(...)` over `env`.
-pub fn count(args: &[Expr], env: &dyn Env) -> Result<f64, String> {
+/// `count(...)` over `env`, the right side of a comparison evaluated by `eval`.
+pub fn count(args: &[Expr], env: &dyn Env, eval: Eval) -> Result<f64, String> {
     let each = |e: &Expr| match e {
         Expr::Ref(r) => env.each(r),
         _ => Err("count(...) takes a value reference, or one compared with a number".into()),

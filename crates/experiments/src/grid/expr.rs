@@ -16,47 +16,7 @@
 
 use std::fmt::Write;
 
-/// A parsed expression.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Expr {
-    Num(f64),
-    /// A grid value (or a variable, when `sel` is empty and the name is one).
-    Ref(Ref),
-    Call(String, Vec<Expr>),
-    Bin(char, Box<Expr>, Box<Expr>),
-    Cmp(&'static str, Box<Expr>, Box<Expr>),
-    Neg(Box<Expr>),
-}
-
-/// `name[k=v, ...].stat`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ref {
-    pub name: String,
-    pub sel: Vec<(String, String)>,
-    /// `mean` (the default), `ci95` or `n`.
-    pub stat: String,
-}
-
-/// What an expression reads: grid values and variables.
-pub trait Env {
-    /// The value `r` names in the one cell it picks.
-    fn lookup(&self, r: &Ref) -> Result<f64, String>;
-    /// The sum of `r` over every cell it matches.
-    fn sum(&self, r: &Ref) -> Result<f64, String>;
-    /// The labels of `axis` among the cells the context picks, in grid order (for
-    /// reductions over an axis, [`super::over_axis`]).
-    fn axis_labels(&self, axis: &str) -> Result<Vec<String>, String> {
-        Err(format!("no axis `{axis}` to reduce over here"))
-    }
-    /// This environment with `axis` fixed to `label`.
-    fn fixing(&self, axis: &str, label: &str) -> Result<Box<dyn Env + '_>, String> {
-        Err(format!("cannot fix `{axis}` = `{label}` here"))
-    }
-    /// `r` in every cell it matches ([`super::count`]).
-    fn each(&self, r: &Ref) -> Result<Vec<f64>, String> {
-        Err(format!("`{}`: cells cannot be counted here", r.name))
-    }
-}
+pub use super::expr_syntax::{Env, Eval, Expr, Ref};
 
 /// Parses `text` as one expression.
 pub fn parse(text: &str) -> Result<Expr, String> {
@@ -204,7 +164,7 @@ impl Parser<'_> {
             "mean".into()
         };
         let known = ["mean", "ci95", "n", "max", "min", "sum"].contains(&stat.as_str());
-        if !known && super::distributions::percentile_of(&stat).is_none() {
+        if !known && crate::metrics::distributions::percentile_of(&stat).is_none() {
             return Err(format!(
                 "`{}`: `.{stat}`: a value has .mean, .ci95 and .n (a pooled metric also .max, .min, .sum, .pNN)",
                 self.text()
@@ -253,7 +213,7 @@ pub fn eval(e: &Expr, env: &dyn Env) -> Result<f64, String> {
 }
 
 fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
-    if let Some(v) = super::over_axis::call(f, args, env) {
+    if let Some(v) = super::over_axis::call(f, args, env, eval) {
         return v;
     }
     if f == "sum" {
@@ -263,7 +223,7 @@ fn call(f: &str, args: &[Expr], env: &dyn Env) -> Result<f64, String> {
         };
     }
     if f == "count" {
-        return super::count::count(args, env);
+        return super::count::count(args, env, eval);
     }
     if f == "ceil" || f == "floor" {
         let [a] = args else {

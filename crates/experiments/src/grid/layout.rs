@@ -8,33 +8,47 @@ use spikelab_scenario::{FieldPath, Invalid};
 
 use super::run::Grids;
 use super::spec::ExperimentSpec;
+use crate::context::Context;
 use crate::report::Block;
-use crate::reproduction::Context;
 
 /// A block computed in Rust from the run's context and the grids' results.
 pub type RustBlock = fn(&Context, &Grids) -> anyhow::Result<Vec<Block>>;
 
-/// The blocks computed in Rust where the grid cannot express them yet: layout item
-/// `rust:<name>`, one line per block. Any experiment file may name them, a user's copy
-/// of a reproduction's file included.
-pub const RUST_BLOCKS: &[(&str, RustBlock)] = &[
-    // [Klein et al. 2004] Figs. 1-3: an analysis of the delay trace itself, not a
-    // simulation.
-    (
-        "trace-mode",
-        crate::delay_injection::reproduction::trace_mode_blocks,
-    ),
-];
+/// The blocks computed in Rust where the grid cannot express them yet, by name: layout
+/// item `rust:<name>`. The grid knows none: a paper registers its own
+/// (`ExperimentSpec::with_rust_blocks`), and a user's file may name any paper's.
+pub type RustBlocks = &'static [(&'static str, RustBlock)];
 
-/// The registered Rust block `name`.
-pub fn rust_block(name: &str) -> Option<RustBlock> {
-    RUST_BLOCKS
+/// The block `name` of those `spec` was given.
+pub fn rust_block(spec: &ExperimentSpec, name: &str) -> Option<RustBlock> {
+    spec.rust_blocks
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, f)| *f)
 }
 
-/// Checks every `layout` item of `spec`.
+/// Checks that every `rust:<name>` layout item of `spec` names one of the Rust blocks
+/// it was given.
+pub fn check_rust(spec: &ExperimentSpec) -> Result<(), Invalid> {
+    for (i, item) in spec.layout.iter().enumerate() {
+        if let Some(name) = item.strip_prefix("rust:") {
+            if rust_block(spec, name).is_none() {
+                let known: Vec<&str> = spec.rust_blocks.iter().map(|(n, _)| *n).collect();
+                return Err(Invalid::new(
+                    FieldPath::root("layout").index(i),
+                    format!(
+                        "layout item `{item}`: no rust block `{name}` (known: {})",
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks every `layout` item of `spec`; a `rust:<name>` item is checked when the
+/// file is given its Rust blocks ([`check_rust`]).
 pub fn check(spec: &ExperimentSpec) -> Result<(), Invalid> {
     for (i, item) in spec.layout.iter().enumerate() {
         let at = FieldPath::root("layout").index(i);
@@ -86,24 +100,33 @@ fn defined(spec: &ExperimentSpec, kind: &str, name: &str) -> Option<bool> {
         "comparisons" => spec.comparison.iter().any(|c| c.block == name),
         "feed" | "feed_comparisons" => spec.feed.iter().any(|f| f.name == name),
         "text_table" => spec.text_table.iter().any(|t| t.name == name),
-        "rust" => rust_block(name).is_some(),
+        "rust" => !name.is_empty(),
         _ => return None,
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::RustBlocks;
     use crate::grid::spec::ExperimentSpec;
 
-    fn with_layout(layout: &str) -> Result<ExperimentSpec, String> {
-        let text = format!(
+    const BLOCKS: RustBlocks = &[("trace-mode", |_, _| Ok(vec![]))];
+
+    fn text(layout: &str) -> String {
+        format!(
             "name = \"t\"\ntitle = \"t\"\nscenario = \"gprs-eifel.toml\"\nflow = \"download\"\n\
              layout = {layout}\n[[grid]]\nname = \"g\"\n[[grid.axis]]\nname = \"a\"\n\
              values = [{{ label = \"x\" }}]\n[[chart]]\nname = \"c\"\ngrid = \"g\"\nkind = \"axis\"\n\
              title = \"t\"\nx_label = \"x\"\ny_label = \"y\"\nx = \"a\"\n\
              value = \"download_time_s\"\n"
-        );
-        ExperimentSpec::parse(&text, "t.toml").map_err(|e| e.to_string())
+        )
+    }
+
+    fn with_layout(layout: &str) -> Result<ExperimentSpec, String> {
+        let text = text(layout);
+        let spec = ExperimentSpec::parse(&text, "t.toml").map_err(|e| e.to_string())?;
+        spec.with_rust_blocks(BLOCKS, &text, "t.toml")
+            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -125,8 +148,24 @@ mod tests {
     }
 
     #[test]
-    fn an_unregistered_rust_block_is_refused() {
+    fn a_rust_block_the_file_was_not_given_is_a_located_error() {
         let e = with_layout(r#"["rust:trace-mod"]"#).unwrap_err();
-        assert!(e.contains("no rust `trace-mod`"), "{e}");
+        assert!(e.starts_with("t.toml:5:"), "{e}");
+        assert!(
+            e.contains("no rust block `trace-mod` (known: trace-mode)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_file_names_rust_blocks_only_once_given_them() {
+        let text = text(r#"["rust:trace-mode"]"#);
+        let spec = ExperimentSpec::parse(&text, "t.toml").unwrap();
+        let e = spec.with_rust_blocks(&[], &text, "t.toml").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("no rust block `trace-mode` (known: )"),
+            "{e}"
+        );
     }
 }

@@ -4,13 +4,10 @@
 pub mod baselines;
 pub mod computed_set;
 pub mod count;
-pub mod distributions;
 pub mod expr;
-pub mod group_metrics;
+pub mod expr_syntax;
 pub mod layout;
-pub mod metrics;
 pub mod multi_grid;
-pub mod outage_metrics;
 pub mod over_axis;
 pub mod picks;
 pub mod pooled;

@@ -13,17 +13,18 @@
 //! where the condition holds first stays the result (no later value is larger than
 //! NaN), as a fold that starts from the first candidate does.
 
-use super::expr::{eval, Env, Expr};
+use super::expr_syntax::{Env, Eval, Expr};
 use std::collections::BTreeMap;
 
-/// `f(args)` when `f` is a reduction over an axis; `None` for another function.
-pub fn call(f: &str, args: &[Expr], env: &dyn Env) -> Option<Result<f64, String>> {
+/// `f(args)` when `f` is a reduction over an axis, its arguments evaluated by `eval`;
+/// `None` for another function.
+pub fn call(f: &str, args: &[Expr], env: &dyn Env, eval: Eval) -> Option<Result<f64, String>> {
     let argmax = match f {
         "max_over" => false,
         "argmax_over" => true,
         _ => return None,
     };
-    Some(best(f, args, env).and_then(|b| {
+    Some(best(f, args, env, eval).and_then(|b| {
         match b {
             None => Ok(f64::NAN),
             Some((_, v)) if !argmax => Ok(v),
@@ -35,7 +36,12 @@ pub fn call(f: &str, args: &[Expr], env: &dyn Env) -> Option<Result<f64, String>
 }
 
 /// The label and value of the first largest value where the condition holds.
-fn best(f: &str, args: &[Expr], env: &dyn Env) -> Result<Option<(String, f64)>, String> {
+fn best(
+    f: &str,
+    args: &[Expr],
+    env: &dyn Env,
+    eval: Eval,
+) -> Result<Option<(String, f64)>, String> {
     let [Expr::Ref(axis), value, condition] = args else {
         return Err(format!(
             "{f}(axis, value, condition) takes an axis name and two expressions"
@@ -63,7 +69,7 @@ fn best(f: &str, args: &[Expr], env: &dyn Env) -> Result<Option<(String, f64)>, 
     Ok(best)
 }
 
-/// The functions expressions know ([`super::expr`] and this module's).
+/// The functions expressions know (the evaluator's and this module's).
 const FUNCTIONS: [&str; 7] = [
     "max",
     "min",
@@ -128,7 +134,7 @@ pub fn labels(
 
 #[cfg(test)]
 mod tests {
-    use super::super::expr::{parse, Ref};
+    use super::super::expr::{eval, parse, Ref};
     use super::*;
 
     /// Axis `d` with labels 1, 2, 3, 4; `y` and `c` are per-label tables, read with `d`

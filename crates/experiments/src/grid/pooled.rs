@@ -141,7 +141,7 @@ pub fn referenced(spec: &ExperimentSpec, g: &Grid) -> Vec<String> {
     out.extend(csv.filter_map(|c| c.distribution.clone()));
     for text in texts {
         let words = text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
-        for w in words.filter(|w| super::metrics::known(w) && !w.contains('@')) {
+        for w in words.filter(|w| crate::metrics::known(w) && !w.contains('@')) {
             if !out.iter().any(|o| o == w) {
                 out.push(w.to_string());
             }
@@ -235,15 +235,15 @@ pub struct Samples<'a> {
     /// `raw[cell][rep][metric]`, in the order of `names`.
     pub raw: &'a [Vec<Vec<f64>>],
     /// Per cell, its distribution metrics merged over its repetitions.
-    pub dists: &'a super::distributions::Merged,
+    pub dists: &'a crate::metrics::distributions::Merged,
 }
 
 impl Samples<'_> {
     /// Statistic `stat` of metric `name` over every finite per-run value of `cells`;
     /// `None` when the grid does not collect `name`.
     pub fn stat(&self, name: &str, stat: &str, cells: &[usize]) -> Option<f64> {
-        if let Some(h) = super::distributions::merged(self.dists, name, cells) {
-            return super::distributions::stat(&h, stat).or(Some(f64::NAN));
+        if let Some(h) = crate::metrics::distributions::merged(self.dists, name, cells) {
+            return crate::metrics::distributions::stat(&h, stat).or(Some(f64::NAN));
         }
         let m = self.names.iter().position(|n| n == name)?;
         let xs: Vec<f64> = cells
@@ -257,8 +257,8 @@ impl Samples<'_> {
             "sum" => xs.iter().sum(),
             "n" => xs.len() as f64,
             "ci95" => Summary::of(&xs).ci95,
-            s if super::distributions::percentile_of(s).is_some() => {
-                let q = super::distributions::percentile_of(s).unwrap_or(f64::NAN);
+            s if crate::metrics::distributions::percentile_of(s).is_some() => {
+                let q = crate::metrics::distributions::percentile_of(s).unwrap_or(f64::NAN);
                 spikelab_output::stats::percentile(&xs, q)
             }
             _ => Summary::of(&xs).mean,

@@ -29,8 +29,8 @@
 
 use super::spec::ExperimentSpec;
 use crate::artifacts::{chart, csv_file, finish_csv, line_figure};
+use crate::context::Context;
 use crate::report::{Block, Comparison};
-use crate::reproduction::Context;
 use anyhow::anyhow;
 use serde::Deserialize;
 use spikelab_core::{Dur, Time};

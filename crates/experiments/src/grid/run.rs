@@ -2,15 +2,15 @@
 //! repetitions, write each table as CSV and Markdown beside the paper's values, and
 //! draw its figures.
 
-use super::metrics;
 use super::spec::{ExperimentSpec, FigureSpec, Grid, TableSpec};
 use super::study;
 use super::values::{compute as compute_values, Runs, Stat};
+use crate::context::Context;
+use crate::metrics;
 use crate::report::caption::{self, Shows, Timeouts};
 use crate::report::{
     comparison_table, table_to_markdown, Block, Comparison, Figure, Section, Table,
 };
-use crate::reproduction::Context;
 use crate::runner::{run_cells_sharing, Batch};
 use crate::shared_runs::SharedRuns;
 use anyhow::{anyhow, Context as _};
@@ -48,7 +48,7 @@ pub struct GridResult {
     /// ([`super::pooled::unfold`]).
     pub group_rows: usize,
     /// Per cell, its distribution metrics merged over its repetitions.
-    pub dists: super::distributions::Merged,
+    pub dists: crate::metrics::distributions::Merged,
     /// Per cell, the run series of its first repetition ([`super::run_series`]).
     pub first_runs: super::run_series::FirstRuns,
 }
@@ -312,7 +312,7 @@ pub fn run_grid(
     let rows = super::pooled::group_rows(g);
     let dist_names: Vec<String> = names
         .iter()
-        .filter(|n| super::distributions::find(n).is_some())
+        .filter(|n| crate::metrics::distributions::find(n).is_some())
         .cloned()
         .collect();
     let mut runs = run_cells_sharing(sims, batch, 0, shared, |c, rep, r| {
@@ -339,7 +339,7 @@ pub fn run_grid(
             .iter()
             .flat_map(|row| dist_names.iter().map(move |n| (row, n)))
             .map(|(row, n)| {
-                let d = super::distributions::find(n).expect("a distribution metric");
+                let d = crate::metrics::distributions::find(n).expect("a distribution metric");
                 (d.value)(&view(row, n))
             })
             .collect::<Vec<_>>();
@@ -356,11 +356,11 @@ pub fn run_grid(
         (values, dists, first)
     })
     .map_err(|e| anyhow!("grid `{}`: {e}", g.name))?;
-    let dists: super::distributions::Merged = runs
+    let dists: crate::metrics::distributions::Merged = runs
         .iter()
         .flat_map(|reps| {
             let d: Vec<_> = reps.iter().map(|(_, d, _)| d.clone()).collect();
-            super::distributions::merge_runs(&d, rows.len(), &dist_names)
+            crate::metrics::distributions::merge_runs(&d, rows.len(), &dist_names)
         })
         .collect();
     let first = runs
@@ -623,8 +623,10 @@ pub type Grids<'s> = BTreeMap<&'s str, GridResult>;
 
 /// Runs every grid, writes every table, CSV file, figure and chart into `ctx.dir`, and
 /// returns the section, its blocks in the order of `layout` (or notes, tables, figures);
-/// layout item `rust:<name>` is the registered block [`super::layout::rust_block`].
+/// layout item `rust:<name>` is the block of that name `spec` was given
+/// ([`super::layout::rust_block`]); one it was not given is an error before anything runs.
 pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Section> {
+    super::layout::check_rust(spec).map_err(|e| anyhow!("{}: {}", spec.name, e.message))?;
     // The grids are tasks of one pool ([`crate::runner::on_pool`]); their results are
     // taken in the experiment's order, the first error in that order reported.
     // Cells of any grid with equal configurations run each repetition once
@@ -724,7 +726,7 @@ pub fn run_experiment(spec: &ExperimentSpec, ctx: &Context) -> anyhow::Result<Se
                 });
             }
             "rust" => {
-                let f = super::layout::rust_block(name);
+                let f = super::layout::rust_block(spec, name);
                 let f = f.ok_or_else(|| anyhow!("layout: no Rust block `{name}`"))?;
                 blocks.extend(f(ctx, &results)?);
             }

@@ -16,12 +16,12 @@
 //! where = { timer = "PH-RTO", timestamps = "0" }
 //! ```
 
-use super::metrics::RunView;
 use super::run::GridResult;
 use super::spec::{ChartKind, ChartSpec, CsvSpec, ExperimentSpec, Grid};
 use crate::artifacts::{chart, csv_file, finish_csv, line_figure};
+use crate::context::Context;
+use crate::metrics::RunView;
 use crate::report::Figure;
-use crate::reproduction::Context;
 use anyhow::anyhow;
 use serde::Deserialize;
 use spikelab_output::plot::Series;

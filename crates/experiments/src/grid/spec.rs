@@ -34,7 +34,8 @@
 //! A `set` key is a dotted path into the scenario's TOML: table keys and array indices
 //! (`flow.0.tcp.recovery`); missing tables are created.
 
-use crate::grid::metrics;
+use crate::grid::layout::RustBlocks;
+use crate::metrics;
 use serde::Deserialize;
 use spikelab_scenario::error::Locator;
 use spikelab_scenario::{FieldPath, Invalid, ScenarioError};
@@ -103,6 +104,10 @@ pub struct ExperimentSpec {
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]
     pub scenario_dir: Option<PathBuf>,
+    /// The Rust blocks its layout items `rust:<name>` name ([`Self::with_rust_blocks`]);
+    /// none for a file just parsed.
+    #[serde(skip)]
+    pub rust_blocks: RustBlocks,
 }
 
 /// How a grid value reduces a metric's repetitions.
@@ -124,7 +129,7 @@ pub enum Agg {
 #[serde(deny_unknown_fields)]
 pub struct ValueSpec {
     pub name: String,
-    /// A metric of [`crate::grid::metrics`].
+    /// A metric of [`crate::metrics`].
     pub metric: String,
     #[serde(default)]
     pub agg: Agg,
@@ -405,7 +410,7 @@ impl FlowGroup {
     }
 }
 
-/// A metric column of a table: `column` in the CSV, `metric` a [`crate::grid::metrics`] name.
+/// A metric column of a table: `column` in the CSV, `metric` a [`crate::metrics`] name.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricColumn {
@@ -521,6 +526,19 @@ impl ExperimentSpec {
         })?;
         spec.check().map_err(|e| at.locate(e))?;
         Ok(spec)
+    }
+
+    /// This file, parsed from `text` named `name`, with the Rust blocks its layout
+    /// items `rust:<name>` may name; an item naming none of them is a located error.
+    pub fn with_rust_blocks(
+        mut self,
+        blocks: RustBlocks,
+        text: &str,
+        name: &str,
+    ) -> Result<ExperimentSpec, ScenarioError> {
+        self.rust_blocks = blocks;
+        crate::grid::layout::check_rust(&self).map_err(|e| Self::locate(text, name, e))?;
+        Ok(self)
     }
 
     /// `invalid` located in the experiment file `text` named `name`.

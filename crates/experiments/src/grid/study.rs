@@ -10,8 +10,8 @@ use super::spec::{
 };
 use super::values::GridEnv;
 use crate::artifacts::{chart, csv_file, figure_of, finish_csv, line_figure};
+use crate::context::Context;
 use crate::report::{Comparison, Figure, Table};
-use crate::reproduction::Context;
 use anyhow::anyhow;
 use spikelab_output::plot::{bar_chart, scatter_chart, Bar, Series};
 use std::collections::BTreeMap;
@@ -91,7 +91,7 @@ fn write_distribution(
 ) -> anyhow::Result<()> {
     let max_x = spec.max_x.unwrap_or(f64::INFINITY);
     for (cell, labels) in g.labels.iter().enumerate() {
-        let Some(h) = super::distributions::merged(&g.dists, name, &[cell]) else {
+        let Some(h) = crate::metrics::distributions::merged(&g.dists, name, &[cell]) else {
             continue;
         };
         for (x, f) in h.cdf(max_x) {
@@ -338,9 +338,9 @@ fn cdf_points(
     g: &GridResult,
     fixed: &BTreeMap<String, String>,
 ) -> anyhow::Result<Points> {
-    if super::distributions::find(&c.metric).is_some() {
+    if crate::metrics::distributions::find(&c.metric).is_some() {
         let cells: Vec<usize> = picked(g, fixed).collect();
-        let h = super::distributions::merged(&g.dists, &c.metric, &cells);
+        let h = crate::metrics::distributions::merged(&g.dists, &c.metric, &cells);
         let h = h.ok_or_else(|| anyhow!("chart {}: no cell has `{}`", c.name, c.metric))?;
         return Ok(h.cdf(c.max_x.unwrap_or(f64::INFINITY)));
     }

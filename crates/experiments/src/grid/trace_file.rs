@@ -12,7 +12,7 @@
 
 use super::run::base_text;
 use super::spec::ExperimentSpec;
-use crate::reproduction::Context;
+use crate::context::Context;
 use anyhow::{anyhow, Context as _};
 use serde::Deserialize;
 use spikelab_net::ping_trace::ping_layout_text;

@@ -1,7 +1,7 @@
 //! A FIFO of `Copy` items in a ring buffer of a power-of-two capacity, addressed by
 //! absolute positions: the item pushed n-th (from 0) is at position n for as long as it
 //! is inside, so that a position kept beside the ring (the plain link's first packet
-//! still being sent, [`super::plain`]) stays right while items leave at the front.
+//! still being sent, `link::plain`) stays right while items leave at the front.
 //!
 //! `std::collections::VecDeque` addresses items from the front, so every access to such
 //! a kept position, every push and every pop computed a wrapped physical index with a

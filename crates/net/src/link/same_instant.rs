@@ -1,5 +1,5 @@
 //! ns-2's order of an arrival and a transmission end at the same instant
-//! ([`crate::link::LinkDir::enqueue_scheduled`]).
+//! ([`LinkDir::enqueue_scheduled`](crate::LinkDir::enqueue_scheduled)).
 //!
 //! ns-2.35 runs events of equal time in the order they were scheduled:
 //! `CalendarScheduler::insert()` (`common/scheduler.cc`) puts a new event after every
@@ -15,7 +15,7 @@
 //!   shortened (`Queue::recv()` enqueues, `DropTail::enque()` may drop);
 //! * the transmission end otherwise: the next packet leaves the queue first.
 //!
-//! spikelab's plain [`crate::link::LinkDir::enqueue`] always completes due
+//! spikelab's plain [`LinkDir::enqueue`](crate::LinkDir::enqueue) always completes due
 //! transmissions first; the ns-2 order is a switch of the engine
 //! (`same_instant_in_scheduling_order` of the `ns2-2002` profile).
 //!
@@ -83,7 +83,7 @@ pub(crate) fn scheduled(at: Time, lead: u32) -> Time {
 /// instant scheduled at `departure`? `CalendarScheduler::insert()`: same-time events
 /// in scheduling order. Two events scheduled at the same instant ran in the order of
 /// the events that scheduled them, which a link does not know: the transmission end
-/// then runs first, as in [`crate::link::LinkDir::enqueue`].
+/// then runs first, as in [`LinkDir::enqueue`](crate::LinkDir::enqueue).
 pub fn arrival_runs_first(arrival: Time, departure: Time) -> bool {
     arrival < departure
 }

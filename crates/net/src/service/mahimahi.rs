@@ -30,7 +30,7 @@
 use crate::link::same_instant::Lead;
 use crate::queue::Queue;
 use crate::service::{Departure, ServiceModel};
-use crate::trace::{TraceError, TraceRef};
+use crate::trace_ref::{TraceError, TraceRef};
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{self, Bounded, Check, FieldPath, MAX_PACKET_BYTES};
 use spikelab_core::{BitRate, Dur, Packet, SimRng, Time, Wire};
@@ -41,7 +41,7 @@ use std::sync::Arc;
 #[serde(deny_unknown_fields)]
 pub struct MahimahiConfig {
     /// The delivery trace file. Required; load it with
-    /// [`crate::trace::load_link_traces`].
+    /// [`crate::load_link_traces`].
     pub trace: TraceRef<MahimahiTrace>,
     /// Bytes one opportunity can carry. Default: 1500.
     #[serde(default = "default_opportunity_bytes")]

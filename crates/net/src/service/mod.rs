@@ -153,7 +153,7 @@ macro_rules! service_models {
 
         impl<P: Wire, L: Lead> Service<P, L> {
             /// An idle transmitter at `rate`. Panics if a trace the model replays was
-            /// not loaded (see [`crate::trace::load_link_traces`]).
+            /// not loaded (see [`crate::load_link_traces`]).
             pub fn new(cfg: &ServiceConfig, rate: BitRate) -> Service<P, L> {
                 match cfg {
                     $( ServiceConfig::$V($c) => {
@@ -285,7 +285,7 @@ impl<M: TimedModel, P: Wire, L: Lead> Timed<M, P, L> {
 
 impl<M, P, L> Timed<M, P, L> {
     /// The transmitter sending `d` (a plain link's hand-over to the staged form,
-    /// `crate::link::plain`).
+    /// `link::plain`).
     pub(crate) fn start_busy(&mut self, d: Departure<P, L>) {
         self.busy = Some(d);
     }

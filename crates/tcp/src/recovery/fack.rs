@@ -8,6 +8,7 @@
 
 use super::ns2_fack::{self, LostAgain, Ns2FackRules};
 use super::{LossRecovery, PartialAck, Transmit};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::window::Window;
 
 /// FACK loss recovery; `ns2` selects ns-2.35 `FackTcpAgent`'s departures
@@ -131,6 +132,17 @@ impl LossRecovery for Fack {
             Some(i) => Some(Transmit::Retransmit(i)),
             None => may_send_new.then_some(Transmit::New),
         }
+    }
+}
+
+impl Exports for Fack {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Agent("Agent/TCP/Fack")
+    }
+    /// Linux with SACK: the kernel has had no FACK since 4.15, where RACK replaced its
+    /// loss detection; SACK is the nearest.
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_sack", "1")])
     }
 }
 

@@ -17,6 +17,7 @@ pub use newreno::NewReno;
 pub use reno::Reno;
 pub use sack::{PipeRule, Sack};
 
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::window::Window;
 use serde::{Deserialize, Serialize};
 
@@ -106,7 +107,8 @@ pub struct RecoveryParams {
 /// The registration macro: from one list, one line per algorithm, it generates
 /// [`RecoveryKind`] (the scenario's `tcp.recovery` names), [`RecoveryKind::NAMES`],
 /// [`Recovery`] with its [`LossRecovery`] forwarding and [`Recovery::build`]. A line
-/// reads `"name" => Kind: Type = |params| constructor,`.
+/// reads `"name" => Kind: Type = |params| constructor,`; `Type` implements [`Exports`]
+/// (its ns-2 export and kernel settings), which [`RecoveryKind`] forwards to.
 macro_rules! algorithms {
     ($( $(#[$doc:meta])* $name:literal => $V:ident: $T:ty = |$p:ident| $new:expr, )*) => {
         /// Which loss-recovery algorithm the sender runs after duplicate ACKs.
@@ -123,6 +125,14 @@ macro_rules! algorithms {
             pub fn label(self) -> &'static str {
                 match self {
                     $( RecoveryKind::$V => $name, )*
+                }
+            }
+
+            /// The kind registered under `name` (the inverse of [`RecoveryKind::label`]).
+            pub fn from_label(name: &str) -> Option<RecoveryKind> {
+                match name {
+                    $( $name => Some(RecoveryKind::$V), )*
+                    _ => None,
                 }
             }
         }
@@ -162,6 +172,15 @@ macro_rules! algorithms {
                 }
             }
         }
+
+        impl Exports for Recovery {
+            fn ns2(&self) -> Ns2Export {
+                match self { $( Recovery::$V(a) => a.ns2(), )* }
+            }
+            fn kernel(&self) -> Kernel {
+                match self { $( Recovery::$V(a) => a.kernel(), )* }
+            }
+        }
     };
 }
 
@@ -177,6 +196,15 @@ algorithms! {
     "new-reno-sack" => NewRenoSack: Sack = |p| Sack::with_ns2_next_retran(true, p.pipe, p.ns2_sack1_next_retran),
     /// Forward Acknowledgment (Mathis and Mahdavi 1996).
     "fack" => Fack: Fack = |_p| Fack::default(),
+}
+
+impl Exports for RecoveryKind {
+    fn ns2(&self) -> Ns2Export {
+        Recovery::build(*self, RecoveryParams::default()).ns2()
+    }
+    fn kernel(&self) -> Kernel {
+        Recovery::build(*self, RecoveryParams::default()).kernel()
+    }
 }
 
 impl RecoveryKind {

@@ -3,6 +3,7 @@
 
 use super::reno::{enter_inflated, Reno};
 use super::{window_allows_new, LossRecovery, PartialAck, Transmit};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::window::Window;
 
 /// NewReno recovers k losses of one window in about k round trips without a timeout.
@@ -54,6 +55,16 @@ impl LossRecovery for NewReno {
     }
     fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit> {
         window_allows_new(w, may_send_new)
+    }
+}
+
+impl Exports for NewReno {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Agent("Agent/TCP/Newreno")
+    }
+    /// Linux without SACK (`tcp_fastretrans_alert()`, net/ipv4/tcp_input.c).
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_sack", "0")])
     }
 }
 

@@ -1,6 +1,7 @@
 //! TCP Reno fast retransmit and fast recovery (RFC 5681 section 3.2).
 
 use super::{window_allows_new, LossRecovery, PartialAck, Transmit};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::window::Window;
 
 /// Reno: leaves recovery on the first ACK of new data, so several losses in one window
@@ -39,6 +40,17 @@ impl LossRecovery for Reno {
     fn next_in_recovery(&self, w: &Window, may_send_new: bool) -> Option<Transmit> {
         // RFC 5681 3.2 step 5: send new data if the inflated cwnd allows.
         window_allows_new(w, may_send_new)
+    }
+}
+
+impl Exports for Reno {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Agent("Agent/TCP/Reno")
+    }
+    /// Linux without SACK: the kernel has no Reno recovery of its own, it runs its
+    /// NewReno-style recovery (`tcp_fastretrans_alert()`, net/ipv4/tcp_input.c).
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_sack", "0")])
     }
 }
 

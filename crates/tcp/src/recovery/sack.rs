@@ -16,6 +16,7 @@
 //!   removes them once DupThresh segments above are SACKed.
 
 use super::{LossRecovery, PartialAck, Transmit};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::window::Window;
 use serde::{Deserialize, Serialize};
 
@@ -160,6 +161,25 @@ fn ns2_get_next_retran(w: &Window, may_send_new: bool) -> Option<Transmit> {
         return Some(Transmit::Retransmit(i));
     }
     may_send_new.then_some(Transmit::New)
+}
+
+impl Exports for Sack {
+    /// Reno-SACK is ns-2's `Sack1` agent; NewReno-SACK (one retransmission per partial
+    /// ACK) has no one-way agent in ns-2.35.
+    fn ns2(&self) -> Ns2Export {
+        if self.retransmit_on_partial_ack {
+            Ns2Export::Refused {
+                field: None,
+                why: "ns-2.35 has no one-way NewReno-SACK agent",
+            }
+        } else {
+            Ns2Export::Agent("Agent/TCP/Sack1")
+        }
+    }
+    /// Linux with SACK (its RFC 6675 / RACK recovery, net/ipv4/tcp_input.c).
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_sack", "1")])
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 
 use super::rto_range;
 use super::{backed_off, dur_or_none, ReseedRule, RtoEstimator, RttSample};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{dur_in, Bounded, Check, FieldPath, MAX_DUR, MIN_RTO_CEILING};
 use spikelab_core::Dur;
@@ -85,6 +86,18 @@ impl Bounded for FixedConfig {
         let c = self;
         dur_in(&p.key("rto"), c.rto, MIN_RTO_CEILING, MAX_DUR)?;
         rto_range(p, ("rto", c.rto), ("max_rto", c.max_rto))
+    }
+}
+
+impl Exports for FixedConfig {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2.35 has no constant timer",
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("a Linux host always runs its own estimator (`tcp_rtt_estimator()`)")
     }
 }
 

@@ -43,6 +43,7 @@
 
 use super::{backed_off, dur_or_none, ReseedRule, RtoEstimator, RttSample};
 use super::{initial_rto, rto_range};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{Bounded, Check, FieldPath};
 use spikelab_core::{Dur, Time};
@@ -264,6 +265,20 @@ impl Bounded for LinuxConfig {
         let c = self;
         initial_rto(p, c.initial_rto)?;
         rto_range(p, ("rto_min", c.rto_min), ("rto_max", c.rto_max))
+    }
+}
+
+impl Exports for LinuxConfig {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2.35 has no Linux timer",
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing(
+            "the kernel's own estimator (`tcp_rtt_estimator()`, `tcp_set_rto()`): nothing to set",
+        )
     }
 }
 

@@ -33,6 +33,7 @@
 //! section 5, note after (5.7); Karn's algorithm).
 
 pub mod fixed;
+pub mod klein;
 pub mod linux;
 pub mod ns2;
 pub mod peak_hopper;
@@ -44,6 +45,7 @@ pub use ns2::{Ns2Rto, Ns2RtoConfig};
 pub use peak_hopper::{PeakHopper, PeakHopperConfig};
 pub use rfc6298::{BackoffReset, InitMode, MinRtoMode, Rfc6298, Rfc6298Config};
 
+use crate::exports::{Exports, Kernel, Ns2Export};
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{
     dur, dur_in, ordered, Bounded, Check, FieldPath, MAX_DUR, MIN_RTO_CEILING,
@@ -113,7 +115,8 @@ pub enum ReseedRule {
 /// [`RtoConfig`] (the scenario's `kind` tag names), [`Rto`] with its [`RtoEstimator`]
 /// forwarding, [`Rto::new`] and [`RtoConfig::KINDS`]. A line reads
 /// `"kind" => Variant(ConfigType) -> EstimatorType,`; the estimator type has
-/// `fn new(ConfigType) -> Self`.
+/// `fn new(ConfigType) -> Self`; the configuration type implements [`Exports`] (its
+/// ns-2 export and kernel settings), which [`RtoConfig`] forwards to.
 macro_rules! estimators {
     ($( $(#[$doc:meta])* $name:literal => $V:ident($Cfg:ty) -> $T:ident, )*) => {
         /// Which estimator a flow uses, with its parameters; read from scenario files as a
@@ -175,6 +178,15 @@ macro_rules! estimators {
                 match config {
                     $( RtoConfig::$V(c) => Rto::$V(<$T>::new(c.clone())), )*
                 }
+            }
+        }
+
+        impl Exports for RtoConfig {
+            fn ns2(&self) -> Ns2Export {
+                match self { $( RtoConfig::$V(c) => c.ns2(), )* }
+            }
+            fn kernel(&self) -> Kernel {
+                match self { $( RtoConfig::$V(c) => c.kernel(), )* }
             }
         }
     };

@@ -24,6 +24,7 @@
 
 use super::{dur_or_none, ReseedRule, RtoEstimator, RttSample};
 use super::{initial_rto, rto_range};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{dur_in, Bounded, Check, FieldPath};
 use spikelab_core::Dur;
@@ -214,6 +215,23 @@ impl Bounded for Ns2RtoConfig {
         )?;
         initial_rto(p, c.initial_rto)?;
         rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
+    }
+}
+
+impl Exports for Ns2RtoConfig {
+    /// The agent's Tcl variables the fields are named after (`tcp.cc`).
+    fn ns2(&self) -> Ns2Export {
+        let secs = |d: Dur| format!("{}", d.as_secs_f64());
+        Ns2Export::Settings(vec![
+            ("tcpTick_", secs(self.tick)),
+            ("minrto_", secs(self.min_rto)),
+            ("maxrto_", self.max_rto.map_or("100000".into(), secs)),
+            ("rtxcur_init_", secs(self.initial_rto)),
+            ("ts_resetRTO_", self.reset_backoff_on_any_sample.to_string()),
+        ])
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("a Linux host always runs its own estimator (`tcp_rtt_estimator()`)")
     }
 }
 

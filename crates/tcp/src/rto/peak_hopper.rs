@@ -44,6 +44,7 @@
 
 use super::initial_rto;
 use super::{backed_off, cap, dur_or_none, scale, ReseedRule, RtoEstimator, RttSample};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{
     dur, dur_in, gain, int, real, Bounded, Check, FieldPath, MAX_DUR, MAX_THRESHOLD,
@@ -291,6 +292,18 @@ impl Bounded for PeakHopperConfig {
             dur_in(&p.key("max_rto"), max, MIN_RTO_CEILING, MAX_DUR)?;
         }
         Ok(())
+    }
+}
+
+impl Exports for PeakHopperConfig {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2.35 has no Peak-Hopper timer",
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("a Linux host always runs its own estimator (`tcp_rtt_estimator()`)")
     }
 }
 

@@ -53,6 +53,7 @@
 
 use super::{backed_off, cap, dur_or_none, ReseedRule, RtoEstimator, RttSample};
 use super::{initial_rto, rto_range};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{dur, Bounded, Check, FieldPath};
 use spikelab_core::Dur;
@@ -341,6 +342,36 @@ impl Bounded for Rfc6298Config {
         initial_rto(p, c.initial_rto)?;
         dur(&p.key("granularity"), c.granularity)?;
         rto_range(p, ("min_rto", c.min_rto), ("max_rto", c.max_rto))
+    }
+}
+
+impl Exports for Rfc6298Config {
+    /// ns-2's timer with the same constants: its `rtt_update()` is RFC 6298's arithmetic
+    /// in ticks of `tcpTick_` = G, from the first sample on.
+    fn ns2(&self) -> Ns2Export {
+        if self.min_rto_mode != MinRtoMode::Standard {
+            return Ns2Export::Refused {
+                field: Some("min_rto_mode"),
+                why: "ns-2's minrto_ is a fixed floor",
+            };
+        }
+        if self.init_mode != InitMode::Standard {
+            return Ns2Export::Refused {
+                field: Some("init_mode"),
+                why: "ns-2 initialises from its first sample (rtt_update)",
+            };
+        }
+        super::Ns2RtoConfig {
+            tick: self.granularity,
+            initial_rto: self.initial_rto,
+            min_rto: self.min_rto,
+            max_rto: self.max_rto,
+            reset_backoff_on_any_sample: false,
+        }
+        .ns2()
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("a Linux host always runs its own estimator (`tcp_rtt_estimator()`)")
     }
 }
 

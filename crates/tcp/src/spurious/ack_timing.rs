@@ -6,6 +6,7 @@
 //! than the minimum RTT, then likely the timeout was genuine."
 
 use super::{AckView, SpuriousDetector, Step, TimeoutView, Verdict};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use spikelab_core::{Dur, Time};
 
 /// State for the current episode.
@@ -47,6 +48,18 @@ impl SpuriousDetector for AckTiming {
         } else {
             Verdict::Genuine
         })
+    }
+}
+
+impl Exports for AckTiming {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2.35 has no ACK-timing heuristic",
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("Linux has no ACK-timing heuristic")
     }
 }
 

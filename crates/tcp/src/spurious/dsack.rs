@@ -9,6 +9,7 @@
 //! retransmission was needed.
 
 use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use spikelab_core::{Dur, Time};
 
 /// One retransmitted range and whether a D-SACK reported it.
@@ -94,6 +95,20 @@ impl SpuriousDetector for DsackDetector {
     /// RFC 3708 reads D-SACK blocks, which only a SACK connection receives.
     fn requires(&self) -> Requires {
         Requires::Sack
+    }
+}
+
+impl Exports for DsackDetector {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2.35's one-way agents do not detect spurious timeouts from D-SACK",
+        }
+    }
+    /// Linux's D-SACK undo (`tcp_try_undo_dsack()`, net/ipv4/tcp_input.c) runs whenever
+    /// D-SACK is on.
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("no switch of its own: the kernel's D-SACK undo runs whenever `tcp_dsack` is on (the flow's `dsack`)")
     }
 }
 

@@ -12,6 +12,7 @@
 //! echoes the retransmission's and Eifel calls it genuine.
 
 use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
+use crate::exports::{Exports, Kernel, Ns2Export};
 
 /// Eifel's state for the current episode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,6 +58,20 @@ impl SpuriousDetector for Eifel {
     /// RFC 3522 section 2: the timestamps option is what tells the two ACKs apart.
     fn requires(&self) -> Requires {
         Requires::Timestamps
+    }
+}
+
+impl Exports for Eifel {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2.35's one-way agents have no Eifel detection (the papers' Eifel was their own patch)",
+        }
+    }
+    /// Linux undoes a timeout from timestamps (`tcp_packet_delayed()` in
+    /// `tcp_try_undo_loss()`, net/ipv4/tcp_input.c) whenever they are on.
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("no switch of its own: the kernel's timestamp undo runs whenever `tcp_timestamps` is on")
     }
 }
 

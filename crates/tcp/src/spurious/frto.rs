@@ -13,6 +13,7 @@
 //! repeated timeouts), F-RTO restarts at step 2 with the original recover.
 
 use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
+use crate::exports::{Exports, Kernel, Ns2Export};
 
 /// Where F-RTO is in its steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -172,6 +173,22 @@ impl SpuriousDetector for Frto {
         } else {
             Requires::Nothing
         }
+    }
+}
+
+impl Exports for Frto {
+    /// ns-2.35's `frto_enabled_` (RFC 5682 section 2) and `sfrto_enabled_` (section 3).
+    fn ns2(&self) -> Ns2Export {
+        let (frto, sfrto) = if self.sack { ("0", "1") } else { ("1", "0") };
+        Ns2Export::Settings(vec![
+            ("frto_enabled_", frto.to_string()),
+            ("sfrto_enabled_", sfrto.to_string()),
+        ])
+    }
+    /// `tcp_frto` non-zero turns the kernel's F-RTO on (`tcp_enter_loss()`,
+    /// net/ipv4/tcp_input.c); it runs the SACK-enhanced steps when SACK is negotiated.
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_frto", "2")])
     }
 }
 

@@ -60,6 +60,7 @@
 //! (`crate::rack::Rack::on_delayed_hole`).
 
 use super::{AckView, RecoveryView, SpuriousDetector, Step, TimeoutView, Verdict};
+use crate::exports::{Exports, Kernel, Ns2Export};
 
 /// Which undo test fired: the kernel's counter for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -363,6 +364,23 @@ impl SpuriousDetector for LinuxUndo {
     /// With F-RTO on, the kernel decides by what it sends after the timeout.
     fn must_drive(&self) -> bool {
         self.frto_enabled
+    }
+}
+
+impl Exports for LinuxUndo {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2.35 has no Linux undo",
+        }
+    }
+    /// The kernel itself, with its F-RTO (`tcp_frto`) on or off.
+    fn kernel(&self) -> Kernel {
+        if self.frto_enabled {
+            Kernel::Sysctls(&[("tcp_frto", "2")])
+        } else {
+            Kernel::Sysctls(&[("tcp_frto", "0")])
+        }
     }
 }
 

@@ -23,6 +23,7 @@ pub use frto::Frto;
 pub use linux_undo::LinuxUndo;
 pub use watch::{EpisodeVerdict, Watchers};
 
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::segments::SegmentTable;
 use serde::{Deserialize, Serialize};
 use spikelab_core::{Dur, Time};
@@ -32,11 +33,13 @@ use spikelab_core::{Dur, Time};
 /// [`DetectorKind::NAMES`], [`Detector`] with its [`SpuriousDetector`] forwarding and
 /// [`Detector::new`]. A `sender` line reads `"name" => Kind: Type = constructor,`; a
 /// `network` line names a detector that runs in a middlebox (it reports its verdicts
-/// through the box, see `spikelab_net::middlebox`) and has no sender-side state.
+/// through the box, see `spikelab_net::middlebox`) and has no sender-side state; its
+/// `Type` states only its [`Exports`]. [`Exports`] for [`DetectorKind`] asks each line's
+/// type, so every registered detector states its ns-2 export and kernel settings.
 macro_rules! detectors {
     (
         sender { $( $(#[$doc:meta])* $name:literal => $V:ident: $T:ty = $new:expr, )* }
-        network { $( $(#[$ndoc:meta])* $nname:literal => $N:ident, )* }
+        network { $( $(#[$ndoc:meta])* $nname:literal => $N:ident: $NT:ident, )* }
     ) => {
         /// The detection algorithms.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -93,6 +96,21 @@ macro_rules! detectors {
                 }
             }
         }
+
+        impl Exports for DetectorKind {
+            fn ns2(&self) -> Ns2Export {
+                match self {
+                    $( DetectorKind::$V => ($new).ns2(), )*
+                    $( DetectorKind::$N => $NT.ns2(), )*
+                }
+            }
+            fn kernel(&self) -> Kernel {
+                match self {
+                    $( DetectorKind::$V => ($new).kernel(), )*
+                    $( DetectorKind::$N => $NT.kernel(), )*
+                }
+            }
+        }
     };
 }
 
@@ -117,7 +135,23 @@ detectors! {
     network {
         /// The STD proxy in the network ([Kim & Cho 2003] III.B); placed as a middlebox on
         /// a link, never configured on a sender.
-        "std-proxy" => StdProxy,
+        "std-proxy" => StdProxy: StdProxyExports,
+    }
+}
+
+/// What the STD proxy (`spikelab_net::middlebox`, [Kim & Cho 2003] III.B) states
+/// about the other simulators; it has no sender-side type of its own.
+pub struct StdProxyExports;
+
+impl Exports for StdProxyExports {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2.35 has no STD proxy",
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("a middlebox on the path, not a setting of the host's kernel")
     }
 }
 

@@ -1,0 +1,16 @@
+//! The interface every paper's reproduction implements: a leaf below the papers and
+//! the registry.
+
+use crate::context::Context;
+use crate::report::Section;
+
+/// One paper's reproduction.
+pub trait Reproduction: Sync {
+    /// The name used on the command line and as the output directory.
+    fn name(&self) -> &'static str;
+    /// The paper's title.
+    fn title(&self) -> &'static str;
+    /// Runs every experiment of the paper, writes CSV files and figures into
+    /// `ctx.dir`, and returns the report's section.
+    fn run(&self, ctx: &Context) -> anyhow::Result<Section>;
+}

@@ -1,0 +1,30 @@
+//! The registry that `spikelab reproduce` runs, over the interface every paper's
+//! reproduction implements ([`interface`]), with the two generic reproductions: one
+//! built-in experiment file ([`from_file`]) and a user's file read from disk
+//! ([`on_disk`]).
+//!
+//! The registry sits above the papers (`crate::papers`), which implement the
+//! interface below it, so that no paper imports the registry nor the registry's user.
+
+pub mod from_file;
+pub mod interface;
+pub mod on_disk;
+
+pub use crate::context::Context;
+pub use interface::Reproduction;
+
+/// Every reproduction, in the order of the report.
+pub fn registry() -> Vec<&'static dyn Reproduction> {
+    vec![
+        &crate::papers::gprs_eifel::GPRS_EIFEL,
+        &crate::papers::eifel_response::EIFEL_RESPONSE,
+        &crate::papers::peak_hopper::PEAK_HOPPER,
+        &crate::papers::std_proxy::STD_PROXY,
+        &crate::papers::delay_injection::reproduction::DELAY_INJECTION,
+    ]
+}
+
+/// The reproduction called `name`.
+pub fn find(name: &str) -> Option<&'static dyn Reproduction> {
+    registry().into_iter().find(|r| r.name() == name)
+}

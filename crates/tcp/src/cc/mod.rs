@@ -1,0 +1,284 @@
+//! Congestion controllers behind one trait, one file each.
+//!
+//! The sender owns the sequence space and decides *when* the window changes (an ACK
+//! of new data, the start of fast recovery, a timeout, an undo); the controller
+//! decides *by how much* cwnd grows, and keeps whatever state that needs (Linux's
+//! `snd_cwnd_cnt`, CUBIC's epoch and W_max, HyStart's rounds). How ssthresh is
+//! halved on a loss stays the window's [`crate::window::SsthreshRule`], which a
+//! `linux` host derives from its controller ([`LinuxModule::ssthresh_is_cubic`]).
+//!
+//! The controllers, one per file:
+//!
+//! * [`rfc5681`]: RFC 5681's slow start and byte-counted congestion avoidance.
+//! * [`ns2_opencwnd`]: ns-2.35's `TcpAgent::opencwnd()` as the 2002 agents ran it
+//!   (`windowOption_` 1: cwnd_ += 1/cwnd_ in packets).
+//! * [`linux_reno`]: the kernel's `tcp_reno_cong_avoid` (net/ipv4/tcp_cong.c).
+//! * [`cubic`]: the kernel's CUBIC (net/ipv4/tcp_cubic.c, RFC 9438).
+//!
+//! A new controller is one file here with its `pub mod` line and one line in the
+//! `controllers!` list below, which generates [`CcKind`] (names, kernel module, ns-2
+//! export) and [`Cc`] (the [`CongestionControl`] dispatch by `match`, see
+//! [`spikelab_core::dispatch_enum!`]). Each file states its kernel module and its ns-2
+//! export or the reason ns-2 cannot run it, in its [`Declared::DECLARATION`].
+
+pub mod cubic;
+pub mod linux_reno;
+pub mod ns2_opencwnd;
+pub mod rfc5681;
+
+use crate::linux_cwnd_limited::CwndUsage;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use spikelab_core::{Dur, Time};
+
+/// The window a controller reads, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CwndView {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    /// Sender maximum segment size (SMSS).
+    pub mss: u64,
+}
+
+/// An ACK that may grow the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckSample {
+    /// When the ACK arrived.
+    pub now: Time,
+    /// Bytes it acknowledged cumulatively (RFC 5681's "bytes acknowledged").
+    pub newly_acked: u64,
+    /// Bytes it delivered for the first time: the cumulatively acknowledged bytes not
+    /// SACKed before plus the bytes it SACKed (the kernel's `acked_sacked` =
+    /// `tp->delivered - prior_delivered`).
+    pub delivered: u64,
+    /// The window before this ACK's growth.
+    pub w: CwndView,
+    /// Whether cwnd limited the sender of late (`tcp_is_cwnd_limited`; only the
+    /// `linux` stack keeps it, others leave the default, "never limited").
+    pub cwnd_usage: CwndUsage,
+}
+
+/// An RTT sample from an ACK of new data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RttEvent {
+    pub now: Time,
+    pub rtt: Dur,
+    /// The window before this ACK's growth.
+    pub w: CwndView,
+    pub snd_una: u64,
+    /// snd_max: the next new byte (the kernel's snd_nxt).
+    pub snd_max: u64,
+}
+
+/// The controller interface. Every hook is named by the event that fires it; the
+/// per-ACK hooks run on every ACK of the hot path.
+pub trait CongestionControl {
+    /// An ACK of new data outside fast recovery (or in the Loss state's slow start),
+    /// and the ACKs the ns-2 2002 agents open cwnd on in fast recovery: returns the
+    /// new cwnd in bytes.
+    fn on_ack(&mut self, ack: &AckSample) -> u64;
+    /// An ACK of new data brought a valid RTT sample (Karn's rule applied), before
+    /// [`Self::on_ack`] for that ACK: returns a new ssthresh in bytes when the
+    /// controller ends slow start (HyStart).
+    fn on_rtt_sample(&mut self, s: &RttEvent) -> Option<u64>;
+    /// cwnd is about to be reduced for a loss: fast recovery begins, a Tail Loss
+    /// Probe revealed a repaired loss, or an episode's first timeout. `w` is the
+    /// window before the reduction (the kernel's `ssthresh()` hook and
+    /// `tcp_init_cwnd_reduction`).
+    fn on_congestion_event(&mut self, w: &CwndView);
+    /// The retransmission timer expired and cwnd is now the loss window
+    /// (`tcp_enter_loss`: `set_state(TCP_CA_Loss)`); `snd_max` is the next new byte.
+    fn on_timeout(&mut self, now: Time, snd_max: u64);
+    /// A reduction was undone (a spurious-timeout response or a fast-recovery undo):
+    /// `w` is the restored window (the kernel's `undo_cwnd`, whose value the sender's
+    /// restore rule already computed).
+    fn on_undo(&mut self, w: &CwndView);
+}
+
+/// What ns-2.35's exported agents do for a controller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ns2Export {
+    /// The agent runs it with these `Agent/TCP` settings (name, value).
+    Settings(&'static [(&'static str, &'static str)]),
+    /// ns-2.35's 2002 agents cannot run it, for this reason.
+    Refused(&'static str),
+}
+
+/// What a controller's file states about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Declaration {
+    /// The Linux module (`net.ipv4.tcp_congestion_control`) this controller models,
+    /// if it models one: a `linux` host selects it by this name.
+    pub linux_module: Option<&'static str>,
+    /// The module `spikelab emulate`'s kernel runs for a flow using it.
+    pub kernel: &'static str,
+    /// ns-2.35's export, or why there is none.
+    pub ns2: Ns2Export,
+}
+
+/// A registered controller: its declaration and a fresh state for a new connection.
+pub trait Declared: CongestionControl + Default {
+    const DECLARATION: Declaration;
+}
+
+/// The registration macro: from one list, one line per controller
+/// (`"name" => Variant(Type),`), it generates [`CcKind`] with its names and
+/// declarations and [`Cc`] with its [`CongestionControl`] forwarding.
+macro_rules! controllers {
+    ($( $(#[$doc:meta])* $name:literal => $V:ident($T:ty), )*) => {
+        /// Which congestion controller a flow runs.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum CcKind {
+            $( $(#[$doc])* $V, )*
+        }
+
+        impl CcKind {
+            /// Every controller, in registration order.
+            pub const ALL: &'static [CcKind] = &[$(CcKind::$V),*];
+
+            /// The controller's registry name.
+            pub fn name(self) -> &'static str {
+                match self { $( CcKind::$V => $name, )* }
+            }
+
+            /// What the controller's file declares.
+            pub fn declaration(self) -> Declaration {
+                match self { $( CcKind::$V => <$T as Declared>::DECLARATION, )* }
+            }
+        }
+
+        spikelab_core::dispatch_enum! {
+            /// The controller a flow runs; dispatches by `match`.
+            #[derive(Clone, Debug, PartialEq, Eq)]
+            pub enum Cc: CongestionControl { $( $(#[$doc])* $V($T) ),* }
+            methods {
+                #[inline]
+                fn on_ack(&mut self, ack: &AckSample) -> u64;
+                #[inline]
+                fn on_rtt_sample(&mut self, s: &RttEvent) -> Option<u64>;
+                fn on_congestion_event(&mut self, w: &CwndView);
+                fn on_timeout(&mut self, now: Time, snd_max: u64);
+                fn on_undo(&mut self, w: &CwndView);
+            }
+        }
+
+        impl Cc {
+            /// A fresh controller of `kind` for a new connection.
+            pub fn new(kind: CcKind) -> Cc {
+                match kind { $( CcKind::$V => Cc::$V(<$T>::default()), )* }
+            }
+        }
+    };
+}
+
+controllers! {
+    /// RFC 5681 section 3.1: slow start and byte-counted congestion avoidance.
+    "rfc5681-reno" => Rfc5681Reno(rfc5681::Rfc5681Reno),
+    /// ns-2.35 `TcpAgent::opencwnd()` with `windowOption_` 1.
+    "ns2-opencwnd" => Ns2Opencwnd(ns2_opencwnd::Ns2Opencwnd),
+    /// The kernel's Reno (`tcp_reno_cong_avoid`).
+    "linux-reno" => LinuxReno(linux_reno::LinuxReno),
+    /// The kernel's CUBIC (`tcp_cubic.c`).
+    "cubic" => Cubic(cubic::Cubic),
+}
+
+/// `net.ipv4.tcp_congestion_control`: a controller with a Linux module name, written
+/// in scenarios by that name (`"reno"`, `"cubic"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinuxModule(CcKind);
+
+impl LinuxModule {
+    /// The module of this name, if a registered controller models it.
+    pub fn named(name: &str) -> Option<LinuxModule> {
+        let is = |k: &&CcKind| k.declaration().linux_module == Some(name);
+        CcKind::ALL.iter().find(is).map(|&k| LinuxModule(k))
+    }
+
+    /// The module names a scenario may write, in registration order.
+    pub fn names() -> Vec<&'static str> {
+        (CcKind::ALL.iter())
+            .filter_map(|k| k.declaration().linux_module)
+            .collect()
+    }
+
+    /// The controller.
+    pub fn kind(self) -> CcKind {
+        self.0
+    }
+
+    /// The kernel's module name.
+    pub fn name(self) -> &'static str {
+        self.0.declaration().linux_module.unwrap_or_default()
+    }
+
+    /// Whether the module's `ssthresh()` is `cubictcp_recalc_ssthresh` (the others
+    /// modelled use `tcp_reno_ssthresh`).
+    pub fn ssthresh_is_cubic(self) -> bool {
+        self.0 == CcKind::Cubic
+    }
+}
+
+impl Default for LinuxModule {
+    /// `reno` (the kernel's default is cubic; spikelab's and the emulator's is reno).
+    fn default() -> Self {
+        LinuxModule(CcKind::LinuxReno)
+    }
+}
+
+impl Serialize for LinuxModule {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for LinuxModule {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        LinuxModule::named(&name).ok_or_else(|| {
+            let known = LinuxModule::names();
+            serde::de::Error::custom(format!(
+                "unknown variant `{name}`, expected one of {}",
+                known
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_controller_declares_a_kernel_module_and_an_ns2_answer() {
+        for k in CcKind::ALL {
+            let d = k.declaration();
+            assert!(!d.kernel.is_empty(), "{}", k.name());
+            match d.ns2 {
+                Ns2Export::Settings(s) => assert!(!s.is_empty(), "{}", k.name()),
+                Ns2Export::Refused(why) => assert!(!why.is_empty(), "{}", k.name()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_linux_host_names_reno_and_cubic_by_their_module_names() {
+        assert_eq!(LinuxModule::names(), ["reno", "cubic"]);
+        assert_eq!(
+            LinuxModule::named("cubic").map(LinuxModule::kind),
+            Some(CcKind::Cubic)
+        );
+        assert_eq!(LinuxModule::named("bbr"), None);
+        assert_eq!(LinuxModule::default().name(), "reno");
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<_> = CcKind::ALL.iter().map(|k| k.name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), CcKind::ALL.len());
+    }
+}
