@@ -104,7 +104,8 @@ pub struct SpikeAt {
     pub duration: Dur,
 }
 
-/// Delay spikes on both directions ([Gurtov & Ludwig 2002] 4, [Gurtov & Ludwig 2003] IV.A, [Kim & Cho 2003] V).
+/// Delay spikes at random (or listed) times, on both directions unless `dirs` says
+/// otherwise ([Gurtov & Ludwig 2002] 4, [Gurtov & Ludwig 2003] IV.A, [Kim & Cho 2003] V).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HiccupConfig {
@@ -132,6 +133,12 @@ pub struct HiccupConfig {
     /// is not used. Default: empty.
     #[serde(default)]
     pub at: Vec<SpikeAt>,
+    /// Which direction(s) a spike freezes. Default: both, as [Gurtov & Ludwig 2002] 4's
+    /// hiccup tool does; one direction is the reading of a spike that stops the data
+    /// only ([Kim & Cho 2003] V: the "Base Station stops transmitting data segment") or
+    /// the ACKs only, at the same random times.
+    #[serde(default = "default_rate_dirs")]
+    pub dirs: Dirs,
     /// Where the freeze stops the link ([`crate::freeze`]). Default: after the queue.
     #[serde(default)]
     pub freeze_at: FreezePoint,
@@ -166,6 +173,7 @@ impl Default for HiccupConfig {
             first: None,
             stationary: false,
             at: Vec::new(),
+            dirs: Dirs::Both,
             freeze_at: FreezePoint::default(),
             wire: FrozenWire::default(),
             arrivals: FrozenArrivals::default(),
@@ -259,7 +267,7 @@ pub struct BandwidthOscillationConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum SpikeConfig {
-    /// Random or listed delay spikes on both directions.
+    /// Random or listed delay spikes on both directions (or one: `dirs`).
     Hiccup(HiccupConfig),
     /// Periodic or listed outages of one direction.
     Outage(OutageConfig),
@@ -485,7 +493,7 @@ impl Schedule {
         let kind = match cfg {
             SpikeConfig::Hiccup(h) => Kind::Spikes {
                 source: h.source()?,
-                dirs: Dirs::Both,
+                dirs: h.dirs,
                 mode: FreezeMode {
                     at: h.freeze_at,
                     wire: h.wire,
@@ -658,6 +666,35 @@ mod tests {
             )
         );
         assert_eq!(ev[3], (secs(50), LinkControl::Resume(Dirs::Both)));
+    }
+
+    #[test]
+    fn a_hiccup_of_one_direction_suspends_and_resumes_that_direction_at_the_same_times() {
+        let both = SpikeConfig::Hiccup(HiccupConfig {
+            interval: Distribution::Uniform {
+                min: Dur::from_secs(20),
+                max: Dur::from_secs(40),
+            },
+            ..HiccupConfig::default()
+        });
+        let SpikeConfig::Hiccup(h) = &both else {
+            unreachable!()
+        };
+        let data_only = SpikeConfig::Hiccup(HiccupConfig {
+            dirs: Dirs::Forward,
+            ..h.clone()
+        });
+        let (a, b) = (events(&both, 6, 7), events(&data_only, 6, 7));
+        for ((ta, ca), (tb, cb)) in a.iter().zip(&b) {
+            assert_eq!(ta, tb, "the same random times");
+            match (ca, cb) {
+                (LinkControl::Suspend(Dirs::Both, m), LinkControl::Suspend(Dirs::Forward, n)) => {
+                    assert_eq!(m, n)
+                }
+                (LinkControl::Resume(Dirs::Both), LinkControl::Resume(Dirs::Forward)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -431,7 +431,7 @@ fn freezes(tcl: &mut String, sim: &SimConfig, seed: u64, ids: &[usize]) -> Resul
     for (i, l) in sim.links.iter().enumerate() {
         for (k, spike) in l.spikes.iter().enumerate() {
             let dirs = match spike {
-                SpikeConfig::Hiccup(_) => Dirs::Both,
+                SpikeConfig::Hiccup(h) => h.dirs,
                 SpikeConfig::Outage(o) => o.dirs,
                 _ => continue,
             };
