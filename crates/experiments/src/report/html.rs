@@ -3,7 +3,7 @@
 //! list at the end, SVG figures inlined, nothing fetched from a network.
 
 use super::bibliography::{self, Entry};
-use super::{report_comparison_table, without_undefined, Block, Figure, Section, Table};
+use super::{comparison_table, without_undefined, Block, Figure, Section, Table};
 use spikelab_output::markdown::{
     escape, inline_to_html, to_html, Links, REPORT_CSS as STYLE, REPORT_JS,
 };
@@ -174,7 +174,7 @@ pub fn render_html(title: &str, intro: &str, sections: &[Section], root: &Path) 
                 Block::Text(t) => out.push_str(&page.block(t)),
                 Block::Table(t) => page.table(&mut out, t),
                 Block::Figure(f) => page.figure(&mut out, f, root),
-                Block::Comparisons(cs) => page.table(&mut out, &report_comparison_table(cs)),
+                Block::Comparisons(cs) => page.table(&mut out, &comparison_table(cs)),
             }
         }
         out.push_str("</section>\n");
