@@ -136,21 +136,10 @@ fn md_table(out: &mut String, t: &Table) {
     out.push('\n');
 }
 
-/// The comparison rows as written into an experiment's table files (`table1.md` ...):
-/// what, ours (± CI), paper, difference in whole percent. Kept as it was when those
-/// files were first published (they are data outputs, compared byte for byte between
-/// versions); the report itself uses [`report_comparison_table`].
+/// The comparison rows, in the report and in an experiment's table files (`table1.md`
+/// ...) alike: what, ours (± CI), paper, and the difference by [`number`]'s rule, or,
+/// where it is undefined, why ([`difference_text`]).
 pub fn comparison_table(cs: &[Comparison]) -> Table {
-    comparisons_with(cs, |c| format!("{:+.0}%", c.difference_percent()))
-}
-
-/// The comparison rows of the report: like [`comparison_table`], but a difference that
-/// is undefined says why ([`difference_text`]).
-pub fn report_comparison_table(cs: &[Comparison]) -> Table {
-    comparisons_with(cs, difference_text)
-}
-
-fn comparisons_with(cs: &[Comparison], diff: impl Fn(&Comparison) -> String) -> Table {
     let header = ["quantity", "ours", "paper", "difference"]
         .map(String::from)
         .to_vec();
@@ -167,7 +156,7 @@ fn comparisons_with(cs: &[Comparison], diff: impl Fn(&Comparison) -> String) -> 
                 c.what.clone(),
                 ours,
                 format!("{} {}", number(c.paper), c.unit),
-                diff(c),
+                difference_text(c),
             ]
         })
         .collect();
@@ -232,7 +221,7 @@ fn markdown_body(title: &str, intro: &str, sections: &[Section]) -> String {
                 Block::Figure(f) => {
                     let _ = writeln!(out, "![{}]({})\n", f.title, f.png.display());
                 }
-                Block::Comparisons(cs) => md_table(&mut out, &report_comparison_table(cs)),
+                Block::Comparisons(cs) => md_table(&mut out, &comparison_table(cs)),
             }
         }
     }
@@ -282,9 +271,12 @@ mod tests {
     }
 
     #[test]
-    fn the_table_files_keep_their_published_format() {
-        let t = comparison_table(&[cmp(41.0, 39.0)]);
-        assert_eq!(t.rows[0][3], "+5%");
+    fn the_table_files_write_differences_by_the_report_rule_without_nan() {
+        let t = comparison_table(&[cmp(41.0, 39.0), cmp(0.0, 0.0), cmp(3.0, 0.0)]);
+        let md = table_to_markdown(&t);
+        assert_eq!(t.rows[0][3], "+5.13 %");
+        assert!(t.rows[2][3].starts_with("undefined in %"), "{md}");
+        assert!(!md.contains("NaN") && !md.contains("inf"), "{md}");
     }
 
     fn cmp(ours: f64, paper: f64) -> Comparison {

@@ -5,7 +5,7 @@
 
 use super::decide::Decision;
 use super::fixes::Group;
-use super::format::number;
+use super::format::{number, signed};
 use super::{metric_index, Advice, Row};
 
 /// `x` with the objective's unit.
@@ -18,7 +18,7 @@ pub fn effect(a: &Advice, r: &Row) -> String {
     let d = r.vs_baseline.mean;
     let sign = if d >= 0.0 { "+" } else { "" };
     match percent(a, d) {
-        Some(p) => format!("{sign}{} ({sign}{:.1} %)", amount(a, d), p),
+        Some(p) => format!("{sign}{} ({} %)", amount(a, d), signed(p)),
         None => format!("{sign}{}", amount(a, d)),
     }
 }

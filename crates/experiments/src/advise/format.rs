@@ -1,39 +1,23 @@
-//! The one rule for the numbers advise prints, and the objective's name.
+//! The numbers advise prints, by the report's one rule ([`crate::report::number`]), and
+//! the objective's name.
 
 use super::Advice;
 
-/// The decimals a value of magnitude `x` is shown with: 1 from 100 on, 2 from 1, else 3
-/// (the one rule for every number advise prints).
-fn digits(x: f64) -> usize {
-    if x.abs() >= 100.0 {
-        1
-    } else if x.abs() >= 1.0 {
-        2
-    } else {
-        3
-    }
-}
+pub use crate::report::number;
 
-/// `x` by the one rule ("-" when undefined).
-pub fn number(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.d$}", d = digits(x))
-    } else {
-        "-".into()
-    }
-}
-
-/// `mean ± ci` with digits suited to the magnitude.
+/// `mean ± ci` by the report's one rule ([`number`]; "-" when the mean is undefined,
+/// the half-width left out when it is).
 pub fn mean_ci(mean: f64, ci: f64) -> String {
-    if mean.is_nan() {
+    if !mean.is_finite() {
         return "-".into();
     }
-    let d = digits(mean);
-    if ci.is_finite() {
-        format!("{mean:.d$} ± {ci:.d$}")
-    } else {
-        format!("{mean:.d$}")
-    }
+    crate::report::number_ci(mean, Some(ci), "")
+}
+
+/// A signed value by [`number`]'s rule (`+1.30`, `-0.412`).
+pub fn signed(x: f64) -> String {
+    let sign = if x > 0.0 { "+" } else { "" };
+    format!("{sign}{}", number(x))
 }
 
 /// The objective in words.
@@ -42,5 +26,30 @@ pub fn objective_title(a: &Advice) -> &'static str {
         super::Objective::Time => "download time (s)",
         super::Objective::Goodput => "goodput",
         super::Objective::Retransmissions => "retransmissions",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advise_writes_numbers_as_the_report_does() {
+        for (mean, ci) in [(1234.4, 12.34), (41.0, 2.0), (0.41234, 0.0021)] {
+            assert_eq!(
+                mean_ci(mean, ci),
+                crate::report::number_ci(mean, Some(ci), "")
+            );
+        }
+        assert_eq!(mean_ci(1234.4, 12.34), "1234 ± 12.34");
+        assert_eq!(mean_ci(f64::NAN, 1.0), "-");
+        assert_eq!(mean_ci(2.5, f64::NAN), "2.50");
+    }
+
+    #[test]
+    fn a_signed_value_keeps_the_rule_and_shows_its_sign() {
+        assert_eq!(signed(1.3), "+1.30");
+        assert_eq!(signed(-0.4123), "-0.412");
+        assert_eq!(signed(150.4), "+150");
     }
 }

@@ -849,8 +849,9 @@ fn margin(opts: &Options, base: &Row) -> MarginUsed {
         Margin::Fraction(f) => MarginUsed {
             value: f * mean.abs(),
             why: format!(
-                "{} % of the baseline's {mean:.3}{unit} (--margin)",
-                f * 100.0
+                "{} % of the baseline's {}{unit} (--margin)",
+                format::number(f * 100.0),
+                format::number(mean)
             ),
         },
         Margin::Default => {
@@ -865,13 +866,15 @@ fn margin(opts: &Options, base: &Row) -> MarginUsed {
                 MarginUsed {
                     value: floor,
                     why: format!(
-                        "{what} {floor:.3}{unit}, larger than {pct} % of the baseline's {mean:.3}{unit}"
+                        "{what} {}{unit}, larger than {pct} % of the baseline's {}{unit}",
+                        format::number(floor),
+                        format::number(mean)
                     ),
                 }
             } else {
                 MarginUsed {
                     value: rel,
-                    why: format!("{pct} % of the baseline's {mean:.3}{unit}"),
+                    why: format!("{pct} % of the baseline's {}{unit}", format::number(mean)),
                 }
             }
         }

@@ -4,7 +4,7 @@
 
 use super::answer::{answer, percent};
 use super::fixes::COLUMNS;
-use super::format::{mean_ci, number, objective_title};
+use super::format::{self, mean_ci, number, objective_title};
 use super::{metric_index, Advice, Row, Stop, METRICS};
 use crate::report::{render_html, render_markdown, Block, Figure, Section, Table};
 use anyhow::Context as _;
@@ -71,7 +71,7 @@ pub fn table(a: &Advice, shown: usize) -> Table {
                 None => ("-".into(), "-".into()),
                 Some(v) => (
                     signed(r.vs_baseline.mean, v.half_width),
-                    percent(a, r.vs_baseline.mean).map_or("-".into(), |p| format!("{p:+.1}")),
+                    percent(a, r.vs_baseline.mean).map_or("-".into(), format::signed),
                 ),
             };
             vec![

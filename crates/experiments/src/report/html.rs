@@ -3,7 +3,7 @@
 //! list at the end, SVG figures inlined, nothing fetched from a network.
 
 use super::bibliography::{self, Entry};
-use super::{report_comparison_table, without_undefined, Block, Figure, Section, Table};
+use super::{comparison_table, without_undefined, Block, Figure, Section, Table};
 use spikelab_output::markdown::{
     escape, inline_to_html, to_html, Links, REPORT_CSS as STYLE, REPORT_JS,
 };
@@ -57,12 +57,12 @@ impl Page {
         for row in &t.rows {
             out.push_str("<tr>");
             for c in row {
-                let _ = write!(
-                    out,
-                    "<td class=\"{}\">{}</td>",
-                    cell_class(c),
-                    self.inline(c)
-                );
+                let class = cell_class(c);
+                let text = match class {
+                    "num ci" => break_before_ci(c),
+                    _ => c.clone(),
+                };
+                let _ = write!(out, "<td class=\"{class}\">{}</td>", self.inline(&text));
             }
             out.push_str("</tr>");
         }
@@ -111,17 +111,28 @@ impl Page {
     }
 }
 
-/// A cell's layout: numbers right-aligned and kept on one line, words left-aligned,
-/// long text wrapped.
+/// A cell's layout: numbers right-aligned and kept on one line (`mean ± ci` may put its
+/// `± ci` on a second line, so a wide table narrows before it must scroll), words
+/// left-aligned, long text wrapped.
 fn cell_class(c: &str) -> &'static str {
     let numeric = c.starts_with(|ch: char| ch.is_ascii_digit() || "+-−.".contains(ch))
         || c == "n/a"
         || c == "≈";
     match (numeric, c.chars().count() <= 28) {
+        (true, _) if c.contains(" ± ") => "num ci",
         (true, _) => "num",
         (false, true) => "word",
         (false, false) => "text",
     }
+}
+
+/// `c` with every space made non-breaking but the one before each `±`, the one place a
+/// `mean ± ci` cell ([`cell_class`] `ci`) may wrap.
+fn break_before_ci(c: &str) -> String {
+    c.split(" ± ")
+        .map(|part| part.replace(' ', "\u{a0}"))
+        .collect::<Vec<_>>()
+        .join(" ±\u{a0}")
 }
 
 /// An SVG file's text without its `<?xml ...?>` line, to sit inside HTML.
@@ -174,7 +185,7 @@ pub fn render_html(title: &str, intro: &str, sections: &[Section], root: &Path) 
                 Block::Text(t) => out.push_str(&page.block(t)),
                 Block::Table(t) => page.table(&mut out, t),
                 Block::Figure(f) => page.figure(&mut out, f, root),
-                Block::Comparisons(cs) => page.table(&mut out, &report_comparison_table(cs)),
+                Block::Comparisons(cs) => page.table(&mut out, &comparison_table(cs)),
             }
         }
         out.push_str("</section>\n");
@@ -182,4 +193,19 @@ pub fn render_html(title: &str, intro: &str, sections: &[Section], root: &Path) 
     page.references(&mut out);
     let _ = writeln!(out, "</main><script>{REPORT_JS}</script></body></html>");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mean_with_its_interval_may_wrap_only_before_the_plus_minus() {
+        assert_eq!(cell_class("4.09 ± 0.073 s"), "num ci");
+        assert_eq!(cell_class("+5.13 %"), "num");
+        assert_eq!(
+            break_before_ci("4.09 ± 0.073 s"),
+            "4.09 ±\u{a0}0.073\u{a0}s"
+        );
+    }
 }
