@@ -653,16 +653,9 @@ impl Forwarder {
     pub fn link_results(&self) -> Vec<LinkResult> {
         let mut out = Vec::new();
         for link in &self.links {
-            for (d, name) in [(0, "forward"), (1, "reverse")] {
+            for (d, name) in LinkResult::DIRS {
                 let c = link.dirs[d].counters();
-                out.push(LinkResult {
-                    name: link.name.clone(),
-                    dir: name,
-                    offered: c.offered.packets,
-                    delivered: c.delivered.packets,
-                    dropped: c.dropped.packets,
-                    in_network: c.in_network.packets,
-                });
+                out.push(LinkResult::from_counters(&link.name, name, &c));
             }
         }
         out

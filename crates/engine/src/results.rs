@@ -154,6 +154,23 @@ pub struct LinkResult {
     pub in_network: u64,
 }
 
+impl LinkResult {
+    /// The directions in the order results list them, with their names.
+    pub const DIRS: [(usize, &'static str); 2] = [(0, "forward"), (1, "reverse")];
+
+    /// Direction `dir` of link `name`, from its counters (packets).
+    pub fn from_counters(name: &str, dir: &'static str, c: &spikelab_net::LinkCounters) -> Self {
+        LinkResult {
+            name: name.to_owned(),
+            dir,
+            offered: c.offered.packets,
+            delivered: c.delivered.packets,
+            dropped: c.dropped.packets,
+            in_network: c.in_network.packets,
+        }
+    }
+}
+
 /// Which endpoint of its flow saw a captured packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Endpoint {

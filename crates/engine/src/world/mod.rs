@@ -225,17 +225,10 @@ impl<L: Lead> Sim<L> {
     fn finish(self) -> Result<RunResult, InvariantViolation> {
         let mut links = Vec::new();
         for (l, link) in self.net.links.iter().enumerate() {
-            for (d, name) in [(0, "forward"), (1, "reverse")] {
+            for (d, name) in LinkResult::DIRS {
                 self.check_link(l, d)?;
                 let c = link.dirs[d].counters();
-                links.push(LinkResult {
-                    name: link.name.clone(),
-                    dir: name,
-                    offered: c.offered.packets,
-                    delivered: c.delivered.packets,
-                    dropped: c.dropped.packets,
-                    in_network: c.in_network.packets,
-                });
+                links.push(LinkResult::from_counters(&link.name, name, &c));
             }
         }
         let reports = self.flows.judgements();
