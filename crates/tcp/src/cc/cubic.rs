@@ -323,8 +323,7 @@ impl CongestionControl for Cubic {
     fn on_timeout(&mut self, now: Time, snd_max: u64) {
         self.enter_loss(now, snd_max);
     }
-    /// `tcp_reno_undo_cwnd` (CUBIC's `undo_cwnd` in Linux 6.x) keeps no state of its own.
-    fn on_undo(&mut self, _: &CwndView) {}
+    // on_undo keeps the default: `tcp_reno_undo_cwnd` (CUBIC's `undo_cwnd` in Linux 6.x) keeps no state of its own.
 }
 
 #[cfg(test)]

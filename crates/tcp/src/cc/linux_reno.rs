@@ -11,7 +11,7 @@
 //! Growth happens only while cwnd limits the sender (`tcp_is_cwnd_limited`,
 //! [`crate::linux_cwnd_limited`]): `tcp_reno_cong_avoid` returns at once otherwise.
 
-use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export, RttEvent};
+use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export};
 use spikelab_core::Time;
 
 /// `snd_cwnd_cnt`: segments acknowledged towards the next congestion-avoidance step.
@@ -95,18 +95,13 @@ impl CongestionControl for LinuxReno {
         })
     }
     /// Reno's `pkts_acked` is empty.
-    #[inline]
-    fn on_rtt_sample(&mut self, _: &RttEvent) -> Option<u64> {
-        None
-    }
     fn on_congestion_event(&mut self, _: &CwndView) {
         self.reset_cnt();
     }
     fn on_timeout(&mut self, _: Time, _: u64) {
         self.reset_cnt();
     }
-    /// `tcp_reno_undo_cwnd`'s value is the sender's restore rule's.
-    fn on_undo(&mut self, _: &CwndView) {}
+    // on_undo keeps the default: `tcp_reno_undo_cwnd`'s value is the sender's restore rule's.
 }
 
 #[cfg(test)]

@@ -78,20 +78,24 @@ pub trait CongestionControl {
     fn on_ack(&mut self, ack: &AckSample) -> u64;
     /// An ACK of new data brought a valid RTT sample (Karn's rule applied), before
     /// [`Self::on_ack`] for that ACK: returns a new ssthresh in bytes when the
-    /// controller ends slow start (HyStart).
-    fn on_rtt_sample(&mut self, s: &RttEvent) -> Option<u64>;
+    /// controller ends slow start (HyStart). Default: no change.
+    #[inline]
+    fn on_rtt_sample(&mut self, _s: &RttEvent) -> Option<u64> {
+        None
+    }
     /// cwnd is about to be reduced for a loss: fast recovery begins, a Tail Loss
     /// Probe revealed a repaired loss, or an episode's first timeout. `w` is the
     /// window before the reduction (the kernel's `ssthresh()` hook and
-    /// `tcp_init_cwnd_reduction`).
-    fn on_congestion_event(&mut self, w: &CwndView);
+    /// `tcp_init_cwnd_reduction`). Default: nothing to note.
+    fn on_congestion_event(&mut self, _w: &CwndView) {}
     /// The retransmission timer expired and cwnd is now the loss window
     /// (`tcp_enter_loss`: `set_state(TCP_CA_Loss)`); `snd_max` is the next new byte.
-    fn on_timeout(&mut self, now: Time, snd_max: u64);
+    /// Default: nothing to note.
+    fn on_timeout(&mut self, _now: Time, _snd_max: u64) {}
     /// A reduction was undone (a spurious-timeout response or a fast-recovery undo):
     /// `w` is the restored window (the kernel's `undo_cwnd`, whose value the sender's
-    /// restore rule already computed).
-    fn on_undo(&mut self, w: &CwndView);
+    /// restore rule already computed). Default: nothing to restore.
+    fn on_undo(&mut self, _w: &CwndView) {}
 }
 
 /// What ns-2.35's exported agents do for a controller.

@@ -4,8 +4,7 @@
 //! `1 / cwnd_` in floating-point packets, which spikelab keeps in bytes rounded to
 //! the nearest byte. Stateless.
 
-use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export, RttEvent};
-use spikelab_core::Time;
+use super::{AckSample, CongestionControl, Declaration, Declared, Ns2Export};
 
 /// ns-2's `opencwnd()`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,19 +30,14 @@ impl CongestionControl for Ns2Opencwnd {
         let c = w.cwnd as f64 / w.mss as f64;
         spikelab_core::round::round_u64((c + 1.0 / c) * w.mss as f64)
     }
-    #[inline]
-    fn on_rtt_sample(&mut self, _: &RttEvent) -> Option<u64> {
-        None
-    }
-    fn on_congestion_event(&mut self, _: &CwndView) {}
-    fn on_timeout(&mut self, _: Time, _: u64) {}
-    fn on_undo(&mut self, _: &CwndView) {}
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::CwndView;
     use super::*;
     use crate::linux_cwnd_limited::CwndUsage;
+    use spikelab_core::Time;
 
     fn ack(cwnd: u64, ssthresh: u64) -> AckSample {
         AckSample {

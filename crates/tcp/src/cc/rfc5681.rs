@@ -2,8 +2,7 @@
 //! per ACK of N new bytes) below ssthresh, congestion avoidance (equation 3,
 //! cwnd += SMSS*SMSS/cwnd, at least one byte) at or above it. Stateless.
 
-use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export, RttEvent};
-use spikelab_core::Time;
+use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export};
 
 /// RFC 5681's Reno growth.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,19 +36,13 @@ impl CongestionControl for Rfc5681Reno {
             w.cwnd + (w.mss * w.mss / w.cwnd).max(1)
         }
     }
-    #[inline]
-    fn on_rtt_sample(&mut self, _: &RttEvent) -> Option<u64> {
-        None
-    }
-    fn on_congestion_event(&mut self, _: &CwndView) {}
-    fn on_timeout(&mut self, _: Time, _: u64) {}
-    fn on_undo(&mut self, _: &CwndView) {}
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::linux_cwnd_limited::CwndUsage;
+    use spikelab_core::Time;
 
     fn ack(cwnd: u64, ssthresh: u64, newly: u64) -> AckSample {
         AckSample {
