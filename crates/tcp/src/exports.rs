@@ -34,6 +34,9 @@ pub enum Ns2Export {
     Agent(&'static str),
     /// Settings of the flow's agent, `$tcp(f) set variable value`, in script order.
     Settings(Vec<(&'static str, String)>),
+    /// ns-2.35's agents behave so without a setting of their own; the text says where
+    /// (an option whose value is what ns-2's code always does).
+    Native(&'static str),
     /// ns-2.35 cannot express it. `field`: the key of the algorithm's configuration it
     /// cannot express, or `None` for the algorithm itself; `why`: the reason.
     Refused {
