@@ -298,7 +298,10 @@ fn readings_table(spec: &ExperimentSpec) -> Table {
         "default by",
     ];
     Table {
-        title: format!("Readings of the inputs [{}] leaves unstated", spec.name),
+        title: format!(
+            "Readings of the inputs the paper leaves unstated ({})",
+            spec.name
+        ),
         header: header.iter().map(|h| h.to_string()).collect(),
         rows,
     }
