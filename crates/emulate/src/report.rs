@@ -17,7 +17,7 @@ use crate::kernel::{KernelSettings, TcpInfo};
 use serde::Serialize;
 use spikelab_core::{Dur, Time};
 use spikelab_engine::{DetectorVerdict, FlowResult, LinkResult, TimeoutRecord, Truth};
-use spikelab_tcp::spurious::{DetectorKind, Verdict};
+use spikelab_tcp::spurious::{DetectorKind, UndoCounters, Verdict};
 use std::collections::BTreeMap;
 
 /// How late the forwarder released packets (actual minus scheduled), milliseconds.
@@ -115,10 +115,12 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         spurious_timeout_episodes: spurious_episodes,
         genuine_timeout_episodes: episodes.len() as u64 - spurious_episodes,
         syn_timeouts,
-        spurious_responses: c("TcpExt.TCPSpuriousRTOs") + c("TcpExt.TCPLossUndo"),
-        // TCPDSACKUndo does not say whether a timeout's or a recovery's reduction
-        // was undone (kernel.csv has it).
-        recovery_dsack_undos: 0,
+        // Every timeout undo counts in TCPLossUndo, F-RTO's too (tcp_try_undo_loss
+        // increments TCPSpuriousRTOs beside it); a D-SACK undo after the Loss state
+        // (TCPDSACKUndo) does not say whether a timeout's or a recovery's reduction
+        // was undone, and is left out.
+        spurious_responses: c("TcpExt.TCPLossUndo"),
+        undos: UndoCounters::from_kernel(|name| c(&kernel_key(name))),
         delivered: i.counts.delivered,
         detectors: i.settings.detectors(),
         unmatched_box_verdicts: 0,
@@ -148,11 +150,20 @@ pub fn cbr_result(i: &FlowInputs) -> FlowResult {
         genuine_timeout_episodes: 0,
         syn_timeouts: 0,
         spurious_responses: 0,
-        recovery_dsack_undos: 0,
+        undos: UndoCounters::default(),
         delivered: i.counts.delivered,
         detectors: Vec::new(),
         unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
+    }
+}
+
+/// The key of the sender's counters for the counter `nstat` calls `name`
+/// (`TcpExtTCPLossUndo` -> `TcpExt.TCPLossUndo`).
+fn kernel_key(name: &str) -> String {
+    match name.strip_prefix("TcpExt") {
+        Some(rest) => format!("TcpExt.{rest}"),
+        None => name.to_owned(),
     }
 }
 

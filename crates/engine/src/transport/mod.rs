@@ -20,7 +20,7 @@
 use crate::config::FlowKind;
 use crate::facts::Facts;
 use spikelab_core::{Dur, FlowId, Packet, Time};
-use spikelab_tcp::spurious::EpisodeVerdict;
+use spikelab_tcp::spurious::{EpisodeVerdict, UndoCounters};
 
 /// What a packet reaching the end of its route did at the endpoint that took it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,8 +107,9 @@ pub struct TransportStats {
     pub fast_retransmits: u64,
     /// Spurious-timeout responses applied.
     pub spurious_responses: u64,
-    /// Recovery reductions undone by D-SACK.
-    pub recovery_dsack_undos: u64,
+    /// Undos and failed recoveries under the kernel's counter names (zero for a
+    /// transport without them).
+    pub undos: UndoCounters,
 }
 
 /// The sender's judgements on its own timeouts, named by [`TimerDecision::Timeout`]'s

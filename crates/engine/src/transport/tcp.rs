@@ -195,7 +195,7 @@ impl Transport for TcpTransport {
             retransmissions: s.retransmissions,
             fast_retransmits: s.fast_retransmits,
             spurious_responses: s.spurious_responses,
-            recovery_dsack_undos: s.recovery_dsack_undos,
+            undos: s.undos,
         }
     }
 
