@@ -39,6 +39,7 @@ use spikelab_engine::{FlowKind, SimConfig, StartTime, Workload};
 use spikelab_net::middlebox::Selection;
 use spikelab_net::MiddleboxConfig;
 use spikelab_scenario::error::{FieldPath, Invalid, Locator};
+use spikelab_scenario::schema::FlowKindName;
 use spikelab_scenario::{Scenario, ScenarioError};
 use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
@@ -75,7 +76,8 @@ pub struct EmulateArgs {
     #[arg(long = "sysctl", value_name = "NAME=VALUE")]
     pub sysctl: Vec<String>,
     /// Congestion control module of every sender, overriding the flows'
-    /// `kernel.congestion` (default: the scenario's, else reno).
+    /// `kernel.congestion` (default: that, else the module the flow's congestion
+    /// controller declares: reno, or a `linux` host's `tcp_congestion_control`).
     #[arg(long)]
     pub cc: Option<String>,
     /// Repetitions run at once (each in its own namespaces). Check the lateness in
@@ -218,6 +220,7 @@ pub fn plan(
                     tcp.mss as u64,
                 )
             }
+            FlowKind::Quic { .. } => unreachable!("`unsupported` refuses QUIC flows"),
             FlowKind::Cbr {
                 rate,
                 payload_bytes,
@@ -270,6 +273,13 @@ fn unsupported(s: &Scenario) -> Option<(FieldPath, String)> {
                 return Some((at, "`oracle` needs to know which segment the sender times, which a box on real packets cannot; use `every-nth` or `probability`".into()));
             }
         }
+    }
+    if let Some(i) = file.flow.iter().position(|e| e.kind == FlowKindName::Quic) {
+        let at = FieldPath::root("flow").index(i).key("kind");
+        return Some((
+            at,
+            "the emulator runs kernel TCP sockets; a QUIC flow runs in `spikelab run`".into(),
+        ));
     }
     if s.sim().flows.len() > 250 * 250 {
         return Some((

@@ -127,6 +127,7 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         detectors: i.settings.detectors(),
         unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
+        declarations: Default::default(),
     };
     (r, records, unmatched)
 }
@@ -233,6 +234,7 @@ pub fn cbr_result(i: &FlowInputs) -> FlowResult {
         detectors: Vec::new(),
         unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
+        declarations: Default::default(),
     }
 }
 
@@ -403,7 +405,7 @@ mod tests {
             }],
             ..SenderReport::default()
         };
-        let mut settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new(), "reno");
+        let mut settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new());
         settings.sysctls.insert("tcp_timestamps".into(), "1".into());
         let i = FlowInputs {
             name: "f",
@@ -441,7 +443,7 @@ mod tests {
             counters: kernel.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             ..SenderReport::default()
         };
-        let settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new(), "reno");
+        let settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new());
         let i = FlowInputs {
             name: "f",
             flow: 0,
