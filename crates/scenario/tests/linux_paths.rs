@@ -140,14 +140,16 @@ fn the_path_recordings_cover_the_three_cellular_traces() {
 }
 
 /// Runs meeting each goal (completion, retransmissions, RTOs, undos), measured when the
-/// data was recorded (reno, tcp_frto 2, three offsets per trace: 7, 5, 7 and 6 of 9):
-/// floors that a change must not lower (raise them as the profile improves). Misses:
-/// att-lte 172 s (56 retransmissions against 92, 6.6 % late), tmobile-lte 58 s (173
-/// against 90, 18 % early), tmobile-lte 96 s (the kernel timed out in SACK recovery
-/// without undo, TCPSackRecoveryFail, and retransmitted 289; the profile undid its
-/// timeout, 72), tmobile-umts 42 s and 125 s (one RTO more / one less, and 96 against
-/// 128 at 42 s).
-const FLOOR: [usize; 4] = [7, 5, 7, 6];
+/// data was recorded (reno; tcp_frto 2 at three offsets per trace, 0 at two: 12, 10, 11
+/// and 10 of 15): floors that a change must not lower (raise them as the profile
+/// improves). The simulated runs with tcp_frto 0 and 2 are identical here (no F-RTO
+/// undo happened), while the kernel's differ as much as the misses: T-Mobile LTE at
+/// 19 s took 7.20 s / 85 retransmissions with tcp_frto 2 and 6.62 s / 124 with 0, at
+/// 58 s 9.69 s / 90 and 7.93 s / 170 (the profile: 7.32 s / 77, 7.92 s / 173). The
+/// largest miss: T-Mobile LTE at 96 s, where the kernel timed out in SACK recovery
+/// without undo (TCPSackRecoveryFail) and retransmitted 289, the profile undid its
+/// timeout (72).
+const FLOOR: [usize; 4] = [12, 10, 11, 10];
 
 #[test]
 fn the_linux_profile_keeps_its_measured_agreement_on_the_real_paths() {
