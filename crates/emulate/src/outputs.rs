@@ -14,7 +14,7 @@ use crate::forwarder::Captured;
 use crate::report::{RepReport, HONEST_P99_MS};
 use anyhow::Context;
 use spikelab_output::pcap::{LINKTYPE_RAW, PCAP_MAGIC_NANOS};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -220,22 +220,89 @@ fn read_summary(path: &Path) -> anyhow::Result<BTreeMap<(String, String), (Strin
     Ok(out)
 }
 
-/// The metrics both summaries have, side by side: `flow metric sim(n) kernel(n)`.
+/// The metrics both summaries have whose two values mean the same
+/// ([`crate::report::kernel_sources`]), side by side: `flow metric counts sim(n)
+/// kernel(n) source`, each row naming what the metric counts and where the kernel's
+/// value comes from.
 pub fn compare(sim_dir: &Path, emu_dir: &Path) -> anyhow::Result<String> {
     let sim = read_summary(&sim_dir.join("summary.csv"))?;
     let emu = read_summary(&emu_dir.join("summary.csv"))?;
     let mut s = format!(
-        "{:<12} {:<28} {:>16} {:>16}\n",
-        "flow", "metric (mean)", "simulated (n)", "kernel (n)"
+        "{:<12} {:<28} {:<18} {:>16} {:>16}  {}\n",
+        "flow", "metric (mean)", "counts", "simulated (n)", "kernel (n)", "kernel source"
     );
-    for ((flow, metric), (n_e, m_e)) in &emu {
-        if let Some((n_s, m_s)) = sim.get(&(flow.clone(), metric.clone())) {
+    let flows: BTreeSet<&String> = emu.keys().map(|(flow, _)| flow).collect();
+    for flow in flows {
+        for k in crate::report::kernel_sources() {
+            let key = (flow.clone(), k.metric.to_owned());
+            let (Some((n_s, m_s)), Some((n_e, m_e))) = (sim.get(&key), emu.get(&key)) else {
+                continue;
+            };
             s.push_str(&format!(
-                "{flow:<12} {metric:<28} {:>16} {:>16}\n",
+                "{flow:<12} {:<28} {:<18} {:>16} {:>16}  {}\n",
+                k.metric,
+                k.counts,
                 format!("{m_s:.3} ({n_s})"),
-                format!("{m_e:.3} ({n_e})")
+                format!("{m_e:.3} ({n_e})"),
+                k.source,
             ));
         }
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(dir: &Path, rows: &[(&str, &str, &str, f64)]) {
+        let mut s = String::from("flow,metric,n,mean,std,ci95,min,p5,median,p95,max\n");
+        for (flow, metric, n, mean) in rows {
+            s.push_str(&format!("{flow},{metric},{n},{mean},0,0,0,0,0,0,0\n"));
+        }
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("summary.csv"), s).unwrap();
+    }
+
+    #[test]
+    fn compare_names_what_each_row_counts_and_its_kernel_counter() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (sim, emu) = (tmp.path().join("sim"), tmp.path().join("emu"));
+        let rows = [
+            ("tcp", "fast_retransmits", "1", 2.0),
+            ("tcp", "retransmissions", "1", 49.0),
+            ("tcp", "TcpExtTCPLossUndo", "1", 1.0),
+            ("tcp", "min_segments", "1", 2763.0),
+        ];
+        summary(&sim, &rows);
+        summary(&emu, &rows);
+        let out = compare(&sim, &emu).unwrap();
+        let line = |m: &str| {
+            out.lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(m))
+                .unwrap_or_else(|| panic!("no row {m} in\n{out}"))
+                .to_owned()
+        };
+        let fr = line("fast_retransmits");
+        assert!(fr.contains("recovery episodes"), "{fr}");
+        assert!(
+            fr.contains("TcpExtTCPSackRecovery + TcpExtTCPRenoRecovery"),
+            "{fr}"
+        );
+        assert!(line("retransmissions").contains("segments"));
+        assert!(line("TcpExtTCPLossUndo").ends_with("TcpExtTCPLossUndo"));
+        // The same by construction on both sides: no kernel source, not compared.
+        assert!(!out.contains("min_segments"), "{out}");
+    }
+
+    #[test]
+    fn every_compared_metric_is_a_column_of_runs() {
+        let names: Vec<&str> = spikelab_results::tables::METRICS
+            .iter()
+            .map(|m| m.name)
+            .collect();
+        for k in crate::report::kernel_sources() {
+            assert!(names.contains(&k.metric), "{}", k.metric);
+        }
+    }
 }

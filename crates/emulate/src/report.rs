@@ -17,7 +17,7 @@ use crate::kernel::{KernelSettings, TcpInfo};
 use serde::Serialize;
 use spikelab_core::{Dur, Time};
 use spikelab_engine::{DetectorVerdict, FlowResult, LinkResult, TimeoutRecord, Truth};
-use spikelab_tcp::spurious::{DetectorKind, Verdict};
+use spikelab_tcp::spurious::{DetectorKind, UndoCounters, Verdict};
 use std::collections::BTreeMap;
 
 /// How late the forwarder released packets (actual minus scheduled), milliseconds.
@@ -107,7 +107,9 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         min_segments: i.min_segments,
         retransmissions: i.counts.retransmissions,
         unnecessary_retransmissions: i.counts.unnecessary_retransmissions,
-        fast_retransmits: c("TcpExt.TCPFastRetrans"),
+        // Recovery episodes, as the engine counts them (its sender's entries into fast
+        // recovery): tcp_enter_recovery's counters. TCPFastRetrans counts segments.
+        fast_retransmits: c("TcpExt.TCPSackRecovery") + c("TcpExt.TCPRenoRecovery"),
         timeouts: data.len() as u64,
         spurious_timeouts: spurious,
         genuine_timeouts: data.len() as u64 - spurious,
@@ -115,10 +117,12 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         spurious_timeout_episodes: spurious_episodes,
         genuine_timeout_episodes: episodes.len() as u64 - spurious_episodes,
         syn_timeouts,
-        spurious_responses: c("TcpExt.TCPSpuriousRTOs") + c("TcpExt.TCPLossUndo"),
-        // TCPDSACKUndo does not say whether a timeout's or a recovery's reduction
-        // was undone (kernel.csv has it).
-        recovery_dsack_undos: 0,
+        // Every timeout undo counts in TCPLossUndo, F-RTO's too (tcp_try_undo_loss
+        // increments TCPSpuriousRTOs beside it); a D-SACK undo after the Loss state
+        // (TCPDSACKUndo) does not say whether a timeout's or a recovery's reduction
+        // was undone, and is left out.
+        spurious_responses: c("TcpExt.TCPLossUndo"),
+        undos: UndoCounters::from_kernel(|name| c(&kernel_key(name))),
         delivered: i.counts.delivered,
         detectors: i.settings.detectors(),
         unmatched_box_verdicts: 0,
@@ -126,6 +130,82 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         declarations: Default::default(),
     };
     (r, records, unmatched)
+}
+
+/// One metric `--compare` puts side by side: what it counts (the same on both sides)
+/// and where the kernel's value comes from ([`flow_result`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelSource {
+    /// The metric's name in runs.csv and summary.csv.
+    pub metric: &'static str,
+    /// What one unit of it is, in the simulation and in the kernel alike.
+    pub counts: &'static str,
+    /// Where [`flow_result`] takes the kernel's value from.
+    pub source: &'static str,
+}
+
+/// The metrics whose kernel value means what the simulation's does, in the order
+/// `--compare` prints them; a metric not listed is not compared.
+pub fn kernel_sources() -> Vec<KernelSource> {
+    let row = |metric, counts, source| KernelSource {
+        metric,
+        counts,
+        source,
+    };
+    let mut rows = vec![
+        row(
+            "completed",
+            "transfers",
+            "TCP_INFO: all written data acknowledged",
+        ),
+        row(
+            "download_time_s",
+            "s",
+            "TCP_INFO poll (1 ms): last byte acknowledged",
+        ),
+        row(
+            "data_segments_sent",
+            "segments",
+            "forwarder: data segments from the sender",
+        ),
+        row(
+            "retransmissions",
+            "segments",
+            "forwarder: data segments below the highest sent",
+        ),
+        row(
+            "unnecessary_retransmissions",
+            "segments",
+            "forwarder: ground truth",
+        ),
+        row(
+            "fast_retransmits",
+            "recovery episodes",
+            "TcpExtTCPSackRecovery + TcpExtTCPRenoRecovery",
+        ),
+        row(
+            "timeouts",
+            "expiries",
+            "TCP_INFO: tcpi_total_rto growth, established",
+        ),
+        row(
+            "spurious_timeouts",
+            "expiries",
+            "forwarder: ground truth of the RTO's retransmission",
+        ),
+        row(
+            "timeout_episodes",
+            "episodes",
+            "TCP_INFO: expiries with tcpi_backoff <= 1",
+        ),
+        row(
+            "delivered",
+            "segments",
+            "forwarder: data segments delivered",
+        ),
+    ];
+    rows.extend(UndoCounters::NAMES.map(|name| row(name, "events", name)));
+    rows
 }
 
 /// A CBR flow's result, as the engine counts one: datagrams (and their payload bytes)
@@ -149,12 +229,21 @@ pub fn cbr_result(i: &FlowInputs) -> FlowResult {
         genuine_timeout_episodes: 0,
         syn_timeouts: 0,
         spurious_responses: 0,
-        recovery_dsack_undos: 0,
+        undos: UndoCounters::default(),
         delivered: i.counts.delivered,
         detectors: Vec::new(),
         unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
         declarations: Default::default(),
+    }
+}
+
+/// The key of the sender's counters for the counter `nstat` calls `name`
+/// (`TcpExtTCPLossUndo` -> `TcpExt.TCPLossUndo`).
+fn kernel_key(name: &str) -> String {
+    match name.strip_prefix("TcpExt") {
+        Some(rest) => format!("TcpExt.{rest}"),
+        None => name.to_owned(),
     }
 }
 
@@ -338,5 +427,43 @@ mod tests {
             .iter()
             .all(|r| r.verdicts.len() == 1 && r.verdicts[0].detector == DetectorKind::Eifel));
         assert_eq!((r.timeouts, r.spurious_timeouts), (2, 2));
+    }
+
+    #[test]
+    fn fast_retransmits_count_recovery_episodes_as_the_engine_does_and_undos_come_by_name() {
+        let counts = FlowCounts::default();
+        let kernel = [
+            ("TcpExt.TCPFastRetrans", 87),
+            ("TcpExt.TCPSackRecovery", 2),
+            ("TcpExt.TCPLossUndo", 3),
+            ("TcpExt.TCPSpuriousRTOs", 1),
+            ("TcpExt.TCPFullUndo", 1),
+        ];
+        let sender = SenderReport {
+            counters: kernel.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            ..SenderReport::default()
+        };
+        let settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new());
+        let i = FlowInputs {
+            name: "f",
+            flow: 0,
+            start: Time::ZERO,
+            bytes: 1000,
+            mss: 1000,
+            min_segments: 1,
+            counts: &counts,
+            sender: &sender,
+            settings: &settings,
+        };
+        let (r, _, _) = flow_result(&i);
+        assert_eq!(
+            r.fast_retransmits, 2,
+            "episodes, not TCPFastRetrans's segments"
+        );
+        assert_eq!(r.undos.values(), [3, 1, 0, 1, 0, 0, 0]);
+        assert_eq!(
+            r.spurious_responses, 3,
+            "F-RTO's undo is within TCPLossUndo"
+        );
     }
 }

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 use spikelab_core::{Dur, Packet, Time};
-use spikelab_tcp::spurious::{DetectorKind, Verdict};
+use spikelab_tcp::spurious::{DetectorKind, UndoCounters, Verdict};
 
 pub use crate::facts::Truth;
 
@@ -87,10 +87,10 @@ pub struct FlowResult {
     pub syn_timeouts: u64,
     /// Spurious-timeout responses the sender applied.
     pub spurious_responses: u64,
-    /// Fast-recovery reductions undone by D-SACK (`profile = "linux"`: the kernel
-    /// counts them in `TCPDSACKUndo`, beside the D-SACK undos of a timeout).
+    /// Undo events and failed fast recoveries, counted and named as the kernel's
+    /// counters (`TcpExtTCPLossUndo`, ...; see [`UndoCounters`]).
     #[serde(default)]
-    pub recovery_dsack_undos: u64,
+    pub undos: UndoCounters,
     /// Datagrams (CBR) or segments delivered to the sink.
     pub delivered: u64,
     /// A QUIC sender's loss declarations and probe timeouts with their ground truth

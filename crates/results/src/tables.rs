@@ -4,6 +4,7 @@ use crate::outcome::RepOutcome;
 use crate::sink::RowSink;
 use spikelab_engine::{FlowKind, FlowResult, SimConfig, TimeoutRecord};
 use spikelab_output::stats::Summary;
+use spikelab_tcp::spurious::UndoCounters;
 use std::io;
 
 /// A metric's value in one row.
@@ -101,6 +102,36 @@ pub const METRICS: &[Metric] = &[
     Metric {
         name: "delivered",
         value: |f| Value::Int(f.delivered),
+    },
+    // The undo events and failed recoveries, under the kernel's counter names, last so
+    // that the columns before them keep their places.
+    Metric {
+        name: UndoCounters::NAMES[0],
+        value: |f| Value::Int(f.undos.values()[0]),
+    },
+    Metric {
+        name: UndoCounters::NAMES[1],
+        value: |f| Value::Int(f.undos.values()[1]),
+    },
+    Metric {
+        name: UndoCounters::NAMES[2],
+        value: |f| Value::Int(f.undos.values()[2]),
+    },
+    Metric {
+        name: UndoCounters::NAMES[3],
+        value: |f| Value::Int(f.undos.values()[3]),
+    },
+    Metric {
+        name: UndoCounters::NAMES[4],
+        value: |f| Value::Int(f.undos.values()[4]),
+    },
+    Metric {
+        name: UndoCounters::NAMES[5],
+        value: |f| Value::Int(f.undos.values()[5]),
+    },
+    Metric {
+        name: UndoCounters::NAMES[6],
+        value: |f| Value::Int(f.undos.values()[6]),
     },
 ];
 
@@ -442,6 +473,28 @@ mod tests {
         let names: Vec<_> = metrics_of(&quic).map(|m| m.name).collect();
         assert_eq!(names.len(), METRICS.len() + QUIC_METRICS.len());
         assert!(names.contains(&"spurious_ptos") && names.contains(&"undos"));
+    }
+
+    #[test]
+    fn the_undo_counters_are_columns_under_the_kernel_names_after_delivered() {
+        let f = FlowResult {
+            undos: UndoCounters {
+                loss_undo: 2,
+                spurious_rtos: 1,
+                full_undo: 4,
+                ..UndoCounters::default()
+            },
+            ..FlowResult::default()
+        };
+        let at = |name: &str| METRICS.iter().position(|m| m.name == name).unwrap();
+        assert_eq!(at("TcpExtTCPLossUndo"), at("delivered") + 1);
+        assert_eq!((METRICS[at("TcpExtTCPLossUndo")].value)(&f), Value::Int(2));
+        assert_eq!(
+            (METRICS[at("TcpExtTCPSpuriousRTOs")].value)(&f),
+            Value::Int(1)
+        );
+        assert_eq!((METRICS[at("TcpExtTCPFullUndo")].value)(&f), Value::Int(4));
+        assert_eq!((METRICS[at("TcpExtTCPDSACKUndo")].value)(&f), Value::Int(0));
     }
 
     #[test]

@@ -277,9 +277,9 @@ struct Met {
 
 fn compare(k: &KernelRun, f: &FlowResult) -> Met {
     let done = f.download_time().unwrap_or(f64::INFINITY);
-    // The kernel's TCPLossUndo + TCPDSACKUndo: the timeout undos, and the D-SACK
-    // undos of fast recovery, which TCPDSACKUndo counts too.
-    let undos = f.spurious_responses + f.recovery_dsack_undos;
+    // The kernel's TCPLossUndo + TCPDSACKUndo, counted by the simulation under the
+    // same names.
+    let undos = f.undos.loss_and_dsack_undos();
     goals(k, done, f.retransmissions, f.timeouts, undos)
 }
 
@@ -328,7 +328,7 @@ fn run_these(runs: &[KernelRun]) -> Vec<Met> {
                 k.retransmissions,
                 f.timeouts,
                 k.timeouts,
-                f.spurious_responses + f.recovery_dsack_undos,
+                f.undos.loss_and_dsack_undos(),
                 k.undos,
                 if missed.is_empty() {
                     "-".to_owned()

@@ -18,37 +18,101 @@
 //!   2 x copied + 16 x advmss plus twice the growth, at most `tcp_rmem[2]`, and the
 //!   window clamp follows. A locked buffer (`SO_RCVBUF`) is never autotuned.
 //! * The offered window (`__tcp_select_window`, `tcp_select_window`): min(free
-//!   space, `rcv_ssthresh`), never shrinking the right edge already offered.
+//!   space, `rcv_ssthresh`), never shrinking the right edge already offered, and at
+//!   most 65535 << `rcv_wscale` ("Make sure we do not exceed the maximum possible
+//!   scaled window"), the scale chosen at the handshake by
+//!   `tcp_select_initial_window` from the window clamp (with a locked buffer, at
+//!   most the full space: `tcp_openreq_init_rwin`).
+//! * The scaling ratio (`tcp_measure_rcv_mss`): payload bytes per byte of buffer
+//!   start at 1/2 (`TCP_DEFAULT_SCALING_RATIO`); the first in-order segment longer
+//!   than `icsk_ack.rcv_mss` (536 B at first, `tcp_initialize_rcv_mss`) sets it to
+//!   skb->len / skb->truesize, and when it changed, `tcp_set_window_clamp` sets the
+//!   window clamp to the buffer's payload at the new ratio (raising `rcv_ssthresh` to
+//!   min(rcv_wnd, clamp) if the clamp grew). That replaces `TCP_WINDOW_CLAMP`, which
+//!   the receiving application (as `spikelab emulate`'s, `hold_window_clamp`) sets
+//!   again: the clamp stays `receiver_window`, but the free space (`tcp_space`) is
+//!   now the buffer at the measured ratio. A Linux 6.18 receiver with `SO_RCVBUF` =
+//!   209716 B and `TCP_WINDOW_CLAMP` = 262144 B offers 208512 B in its SYN-ACK (at
+//!   1/2), 211408 B on its first ACK and 262140 B (65535 << 2) from then on
+//!   (`spikelab emulate --pcap`): 181 segments, where a ratio of 1/2 would hold it at
+//!   209716 B, 144 segments. The truesize is the emulator's receive path's: a TUN
+//!   device copying each packet into one linear kmalloc'ed buffer
+//!   ([`tun_truesize`]): 2304 B for a 1500-byte packet, ratio 160/256 for 1448
+//!   payload bytes, 111/256 for 1000.
 //!
-//! Differences from the kernel: the scaling ratio stays the kernel's default 1/2
-//! (`TCP_DEFAULT_SCALING_RATIO`; the kernel re-measures it from each skb's
-//! len/truesize in `tcp_measure_rcv_mss`, 229/256 over veth), so check #2 of
-//! `tcp_grow_window` always passes; the receiver RTT is the receiver's smoothed RTT
-//! from its SYN-ACK and data arrivals' timing is not re-measured
-//! (`tcp_rcv_rtt_measure`); the window is not rounded to the window-scale
-//! granularity; memory pressure (`tcp_under_memory_pressure`,
-//! `tcp_clamp_window`) never happens.
+//! Differences from the kernel: the ratio is measured once per length change as the
+//! kernel does, but for the TUN path only (a NIC driver with page fragments gives
+//! other truesizes; 229/256 over veth); check #2 of `tcp_grow_window` always passes
+//! (the ratio is len/truesize of the very segments that grow the window); the
+//! receiver RTT is the receiver's smoothed RTT from its SYN-ACK and data arrivals'
+//! timing is not re-measured (`tcp_rcv_rtt_measure`); the window is capped by the
+//! window scale but not rounded to its granularity; `net.core.rmem_max` is taken to
+//! be below `tcp_rmem[2]` in the window-scale choice; memory pressure
+//! (`tcp_under_memory_pressure`, `tcp_clamp_window`) never happens.
 
 use spikelab_core::{Dur, Time};
 
 /// `TCP_RMEM_TO_WIN_SCALE`: the scaling ratio is in 1/256 units.
 const RMEM_TO_WIN_SCALE: u32 = 8;
 /// `TCP_DEFAULT_SCALING_RATIO` (1 << (TCP_RMEM_TO_WIN_SCALE - 1)): half the buffer
-/// holds payload.
+/// holds payload until the first segment is measured.
 const SCALING_RATIO: u64 = 1 << (RMEM_TO_WIN_SCALE - 1);
+/// `SOCK_MIN_RCVBUF / 2` (2 x `TCP_SKB_MIN_TRUESIZE` / 2, x86-64): the smallest
+/// window clamp `tcp_set_window_clamp` sets.
+const MIN_WINDOW_CLAMP: u64 = 2048 + SKB_STRUCT;
+/// `TCP_MSS_DEFAULT`: `tcp_initialize_rcv_mss`'s bound on the first `rcv_mss`.
+const MSS_DEFAULT: u64 = 536;
+/// `TCP_MIN_MSS`.
+const MIN_MSS: u64 = 88;
+/// `TCP_MAX_WSCALE`.
+const MAX_WSCALE: u32 = 14;
+/// `SMP_CACHE_BYTES` on x86-64: `SKB_DATA_ALIGN`'s alignment.
+const CACHE_BYTES: u64 = 64;
+/// `SKB_DATA_ALIGN(sizeof(struct skb_shared_info))` on x86-64.
+const SKB_SHINFO: u64 = 320;
+/// `SKB_DATA_ALIGN(sizeof(struct sk_buff))` on x86-64.
+const SKB_STRUCT: u64 = 256;
 /// `TCP_INIT_CWND`, used by `tcp_init_buffer_space` for the first measurement.
 const INIT_CWND: u64 = 10;
 /// `tcp_event_data_recv` grows the window only for segments of at least 128 B.
 const GROW_MIN_LEN: u64 = 128;
 
-/// `__tcp_win_from_space`: payload bytes a buffer of `space` bytes holds.
-fn win_from_space(space: u64) -> u64 {
-    (space * SCALING_RATIO) >> RMEM_TO_WIN_SCALE
+/// `__tcp_win_from_space`: payload bytes a buffer of `space` bytes holds at
+/// `ratio` / 256.
+fn win_from_space(ratio: u64, space: u64) -> u64 {
+    (space * ratio) >> RMEM_TO_WIN_SCALE
 }
 
 /// `__tcp_space_from_win`: the buffer needed for `win` payload bytes.
-fn space_from_win(win: u64) -> u64 {
-    (win << RMEM_TO_WIN_SCALE) / SCALING_RATIO
+fn space_from_win(ratio: u64, win: u64) -> u64 {
+    (win << RMEM_TO_WIN_SCALE) / ratio
+}
+
+/// The skb truesize of an `ip_len`-byte packet written into a TUN device
+/// (drivers/net/tun.c `tun_get_user` -> `tun_alloc_skb`: the whole packet linear,
+/// as it is shorter than a page; net/core/skbuff.c `__alloc_skb` ->
+/// `kmalloc_reserve`: SKB_DATA_ALIGN(size) plus the shared info, rounded up to the
+/// kmalloc bucket, and `SKB_TRUESIZE` adds the `sk_buff` itself).
+pub fn tun_truesize(ip_len: u64) -> u64 {
+    let head = ip_len.div_ceil(CACHE_BYTES) * CACHE_BYTES + SKB_SHINFO;
+    kmalloc_bucket(head) + SKB_STRUCT
+}
+
+/// The size of the kmalloc cache an allocation of `size` bytes comes from
+/// (`kmalloc_size_roundup`: powers of two, and the 96 and 192 B caches).
+fn kmalloc_bucket(size: u64) -> u64 {
+    match size {
+        65..=96 => 96,
+        129..=192 => 192,
+        _ => size.next_power_of_two().max(8),
+    }
+}
+
+/// `tcp_select_initial_window`'s `rcv_wscale`: ilog2 of the largest window the
+/// buffer may reach (max(`tcp_rmem[2]`, full space), at most `clamp`) less 15.
+fn initial_wscale(rmem_max: u64, full_space: u64, clamp: u64) -> u32 {
+    let space = rmem_max.max(full_space).min(clamp).max(1);
+    space.ilog2().saturating_sub(15).min(MAX_WSCALE)
 }
 
 /// The receive buffer's configuration.
@@ -63,6 +127,9 @@ pub struct RcvBufConfig {
     pub window_clamp: u64,
     /// `tp->advmss`.
     pub advmss: u64,
+    /// Bytes of IP and TCP header (with options) in front of a data segment's
+    /// payload: with it, a packet's length, hence its skb's truesize.
+    pub header_bytes: u64,
 }
 
 /// What `tcp_grow_window` did with a segment.
@@ -90,6 +157,18 @@ pub struct LinuxRcvBuf {
     space_time: Option<Time>,
     /// The right edge last offered (`rcv_wup + rcv_wnd`).
     right_edge: u64,
+    /// The window last offered (`rcv_wnd`).
+    rcv_wnd: u64,
+    /// `scaling_ratio`, in 1/256.
+    ratio: u64,
+    /// `icsk_ack.rcv_mss`: a longer in-order segment re-measures the ratio.
+    rcv_mss: u64,
+    /// See [`RcvBufConfig::header_bytes`].
+    header_bytes: u64,
+    /// 65535 << `rcv_wscale`: the largest window the header can carry.
+    max_window: u64,
+    /// `TCP_WINDOW_CLAMP` as the application holds it (`receiver_window`).
+    held_clamp: u64,
 }
 
 impl LinuxRcvBuf {
@@ -99,15 +178,25 @@ impl LinuxRcvBuf {
         let mss = c.advmss.max(1);
         // tcp_select_initial_window: space = min(window_clamp, full space), rounded
         // down to whole segments ("Quantize space offering to a multiple of mss").
-        let mut space = win_from_space(rcvbuf).min(c.window_clamp);
+        let full_space = win_from_space(SCALING_RATIO, rcvbuf);
+        let mut space = full_space.min(c.window_clamp);
         if space > mss {
             space -= space % mss;
         }
         let rcv_wnd = space;
         // tcp_init_buffer_space: window_clamp <= tcp_full_space; rcv_ssthresh <=
         // window_clamp; rcvq_space.space = min3(rcv_ssthresh, rcv_wnd, 10 x advmss).
-        let window_clamp = c.window_clamp.min(win_from_space(rcvbuf));
+        let window_clamp = c.window_clamp.min(full_space);
         let rcv_ssthresh = rcv_wnd.min(window_clamp);
+        // tcp_openreq_init_rwin: with a locked buffer the clamp the scale is chosen
+        // from is at most the full space.
+        let syn_clamp = match c.locked_rcvbuf {
+            Some(_) => c.window_clamp.min(full_space),
+            None => c.window_clamp,
+        };
+        let wscale = initial_wscale(c.tcp_rmem[2], full_space, syn_clamp);
+        // tcp_initialize_rcv_mss: min(advmss, rcv_wnd / 2, TCP_MSS_DEFAULT).
+        let rcv_mss = mss.min(rcv_wnd / 2).clamp(MIN_MSS, MSS_DEFAULT);
         LinuxRcvBuf {
             rmem_max: c.tcp_rmem[2],
             locked: c.locked_rcvbuf.is_some(),
@@ -119,13 +208,55 @@ impl LinuxRcvBuf {
             space_seq: 0,
             space_time: None,
             right_edge: rcv_wnd,
+            rcv_wnd,
+            ratio: SCALING_RATIO,
+            rcv_mss,
+            header_bytes: c.header_bytes,
+            max_window: 65_535 << wscale,
+            held_clamp: c.window_clamp,
         }
+    }
+
+    /// `tcp_measure_rcv_mss` for an in-order segment of `len` payload bytes
+    /// (`tcp_event_data_recv`, before `tcp_grow_window`): a segment at least as long
+    /// as `rcv_mss` and of another length re-measures the scaling ratio; a changed
+    /// ratio resets the window clamp to the buffer's payload (`tcp_set_window_clamp`)
+    /// and bounds the autotuning measure by it; then the application sets its
+    /// `TCP_WINDOW_CLAMP` again (`do_tcp_setsockopt` -> `tcp_set_window_clamp`).
+    pub fn on_in_order_segment(&mut self, len: u64) {
+        if len < self.rcv_mss {
+            return;
+        }
+        if len != self.rcv_mss {
+            let truesize = tun_truesize(len + self.header_bytes);
+            let ratio = ((len << RMEM_TO_WIN_SCALE) / truesize).max(1);
+            if ratio != self.ratio {
+                self.ratio = ratio;
+                self.set_window_clamp(win_from_space(ratio, self.rcvbuf));
+                self.space = self.space.min(self.window_clamp);
+                self.set_window_clamp(self.held_clamp);
+            }
+        }
+        self.rcv_mss = len.min(self.advmss);
+    }
+
+    /// `tcp_set_window_clamp`: a smaller clamp lowers `rcv_ssthresh` to it
+    /// (`__tcp_adjust_rcv_ssthresh`); a larger one raises `rcv_ssthresh` to
+    /// min(rcv_wnd, clamp) if that is more.
+    fn set_window_clamp(&mut self, val: u64) {
+        let new = val.max(MIN_WINDOW_CLAMP);
+        if new < self.window_clamp {
+            self.rcv_ssthresh = self.rcv_ssthresh.min(new);
+        } else {
+            self.rcv_ssthresh = self.rcv_ssthresh.max(self.rcv_wnd.min(new));
+        }
+        self.window_clamp = new;
     }
 
     /// `tcp_space`: free payload room, the buffer less `held` bytes queued out of
     /// order (in-order data is read at once).
     fn tcp_space(&self, held: u64) -> u64 {
-        win_from_space(self.rcvbuf).saturating_sub(held)
+        win_from_space(self.ratio, self.rcvbuf).saturating_sub(held)
     }
 
     /// `tcp_grow_window` for a new segment of `len` bytes; `held` as in `tcp_space`.
@@ -184,17 +315,19 @@ impl LinuxRcvBuf {
         let mut rcvwin = 2 * copied + 16 * self.advmss;
         let grow = rcvwin * (copied - self.space) / self.space.max(1);
         rcvwin += 2 * grow;
-        let rcvbuf = space_from_win(rcvwin).min(self.rmem_max);
+        let rcvbuf = space_from_win(self.ratio, rcvwin).min(self.rmem_max);
         if rcvbuf > self.rcvbuf {
             self.rcvbuf = rcvbuf;
-            self.window_clamp = win_from_space(rcvbuf);
+            self.window_clamp = win_from_space(self.ratio, rcvbuf);
         }
     }
 
     /// `tcp_select_window` for an ACK acknowledging up to `rcv_nxt`: the offer is
     /// min(free space, rcv_ssthresh) (`__tcp_select_window` with window scaling,
     /// which offers the free space as it is, not in whole segments), but the right edge
-    /// already offered is never withdrawn ("Never shrink the offered window").
+    /// already offered is never withdrawn ("Never shrink the offered window"). The
+    /// header carries at most 65535 << `rcv_wscale` of it ("Make sure we do not
+    /// exceed the maximum possible scaled window"), applied after `rcv_wnd` is set.
     pub fn window(&mut self, rcv_nxt: u64, held: u64) -> u64 {
         let mut win = self.tcp_space(held).min(self.rcv_ssthresh);
         let current = self.right_edge.saturating_sub(rcv_nxt);
@@ -202,7 +335,8 @@ impl LinuxRcvBuf {
             win = current;
         }
         self.right_edge = rcv_nxt + win;
-        win
+        self.rcv_wnd = win;
+        win.min(self.max_window)
     }
 
     /// `rcv_ssthresh`.
@@ -219,6 +353,11 @@ impl LinuxRcvBuf {
     pub fn window_clamp(&self) -> u64 {
         self.window_clamp
     }
+
+    /// `scaling_ratio`, in 1/256.
+    pub fn scaling_ratio(&self) -> u64 {
+        self.ratio
+    }
 }
 
 #[cfg(test)]
@@ -231,6 +370,7 @@ mod tests {
             locked_rcvbuf: locked,
             window_clamp: clamp,
             advmss: 1460,
+            header_bytes: 40,
         }
     }
 
@@ -340,6 +480,99 @@ mod tests {
         d.on_read(ms(0), 0, None);
         d.on_read(ms(1000), 1_000_000, None);
         assert_eq!(d.rcvbuf(), 131_072);
+    }
+
+    /// The issue 41 flow as `spikelab emulate` runs it: SO_RCVBUF 209716 (sk_rcvbuf
+    /// 419432, locked), TCP_WINDOW_CLAMP 262144, 1448-byte payloads with timestamps.
+    fn issue_41_receiver(so_rcvbuf: u64) -> LinuxRcvBuf {
+        LinuxRcvBuf::new(&RcvBufConfig {
+            tcp_rmem: [4096, 131_072, 6_291_456],
+            locked_rcvbuf: Some(2 * so_rcvbuf),
+            window_clamp: 262_144,
+            advmss: 1448,
+            header_bytes: 52,
+        })
+    }
+
+    #[test]
+    fn a_1500_byte_packet_through_tun_takes_2304_bytes_of_buffer() {
+        assert_eq!(tun_truesize(1500), 2304);
+        assert_eq!(tun_truesize(1052), 2304, "the same 2 KiB kmalloc bucket");
+        assert_eq!(tun_truesize(100), 768);
+    }
+
+    #[test]
+    fn the_first_full_segment_measures_the_ratio_and_the_window_grows_as_the_kernels() {
+        // Linux 6.18 through spikelab emulate: SYN-ACK rcv_wnd 208512 (144 segments
+        // at ratio 1/2), first ACK 211408, then 262140 = 65535 << 2.
+        let mut r = issue_41_receiver(209_716);
+        assert_eq!(r.window(0, 0), 208_512);
+        r.on_in_order_segment(1448);
+        assert_eq!(r.scaling_ratio(), 160, "1448 x 256 / 2304");
+        assert_eq!(r.window_clamp(), 262_144, "TCP_WINDOW_CLAMP, held");
+        assert_eq!(r.tcp_space(0), 262_145, "419432 x 160 / 256");
+        assert_eq!(r.on_segment(1448, 0), Growth::Grew);
+        assert_eq!(r.window(1448, 0), 211_408);
+        let mut rcv_nxt = 1448;
+        for _ in 0..40 {
+            r.on_in_order_segment(1448);
+            r.on_segment(1448, 0);
+            rcv_nxt += 1448;
+        }
+        assert_eq!(r.window(rcv_nxt, 0), 262_140, "the window scale's bound");
+    }
+
+    #[test]
+    fn without_the_measured_ratio_the_locked_buffer_would_hold_the_window_at_144_segments() {
+        // What the model offered before: 209716 B, below the path's 167 segments.
+        let mut r = issue_41_receiver(209_716);
+        for _ in 0..40 {
+            r.on_segment(1448, 0);
+        }
+        assert_eq!(r.window(40 * 1448, 0), 209_716);
+    }
+
+    #[test]
+    fn a_larger_locked_buffer_offers_the_held_window_clamp() {
+        // SO_RCVBUF 1048576: 1310720 B of payload room at 160/256, window scale 3;
+        // the held clamp binds, as before the ratio was measured.
+        let mut r = issue_41_receiver(1_048_576);
+        assert_eq!(r.window(0, 0), 262_144 - 262_144 % 1448);
+        let mut rcv_nxt = 0;
+        for _ in 0..200 {
+            r.on_in_order_segment(1448);
+            r.on_segment(1448, 0);
+            rcv_nxt += 1448;
+        }
+        assert_eq!(r.tcp_space(0), 1_310_720);
+        assert_eq!(r.window(rcv_nxt, 0), 262_144);
+    }
+
+    #[test]
+    fn a_small_window_scale_bounds_the_offer() {
+        // A locked 262142 B buffer: 131071 B at 1/2 (< 2^17), window scale 1, so at
+        // most 131070 B can be carried; at 160/256 the buffer holds 163838 B.
+        let mut r = LinuxRcvBuf::new(&RcvBufConfig {
+            locked_rcvbuf: Some(262_142),
+            advmss: 1448,
+            header_bytes: 52,
+            ..cfg(1_000_000, None)
+        });
+        let mut rcv_nxt = 0;
+        for _ in 0..100 {
+            r.on_in_order_segment(1448);
+            r.on_segment(1448, 0);
+            rcv_nxt += 1448;
+        }
+        assert_eq!(r.tcp_space(0), 163_838);
+        assert_eq!(r.window(rcv_nxt, 0), 131_070);
+    }
+
+    #[test]
+    fn a_short_segment_does_not_measure_the_ratio() {
+        let mut r = issue_41_receiver(209_716);
+        r.on_in_order_segment(500);
+        assert_eq!(r.scaling_ratio(), 128, "shorter than rcv_mss 536");
     }
 
     #[test]

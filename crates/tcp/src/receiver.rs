@@ -119,6 +119,7 @@ impl TcpReceiver {
                     locked_rcvbuf: l.so_rcvbuf.map(|v| 2 * v),
                     window_clamp: cfg.receiver_window,
                     advmss: cfg.mss as u64,
+                    header_bytes: WireSizes::new(cfg).data_header() as u64,
                 })
             }),
             own_rto: None,
@@ -372,6 +373,10 @@ impl TcpReceiver {
         let Some(b) = self.linux_rcvbuf.as_mut() else {
             return false;
         };
+        if in_order && new > 0 {
+            // tcp_event_data_recv: tcp_measure_rcv_mss before tcp_grow_window.
+            b.on_in_order_segment(len);
+        }
         let grew = new > 0 && (in_order || sack) && b.on_segment(len, held) == Growth::Grew;
         if in_order {
             b.on_read(now, rcv_nxt, srtt);

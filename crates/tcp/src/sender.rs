@@ -17,7 +17,8 @@ use crate::response::restore::{restore, Restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
 use crate::rto::{RtoEstimator, RttSample};
 use crate::spurious::{
-    AckView, EpisodeVerdict, Ns2FrtoAgent, RecoveryView, Step, TimeoutView, Verdict, Watchers,
+    AckView, EpisodeVerdict, Ns2FrtoAgent, RecoveryView, Step, TimeoutView, UndoCounters, UndoKind,
+    Verdict, Watchers,
 };
 use crate::stacks::{AckArrival, Delivery, LossView, Stack, StackRules, TimerKind};
 use crate::tlp::{Probe, ProbeAck, ProbeSchedule};
@@ -89,9 +90,8 @@ pub struct SenderStats {
     pub spurious_responses: u64,
     /// Fast-recovery reductions undone ([`Step::UndoRecovery`]).
     pub recovery_undos: u64,
-    /// Of these, the undos by D-SACK (`tcp_try_undo_dsack`, the kernel's
-    /// `TCPDSACKUndo`).
-    pub recovery_dsack_undos: u64,
+    /// Undos and failed recoveries, counted as the kernel counts them.
+    pub undos: UndoCounters,
 }
 
 /// What one ACK did, for the engine's traces and metrics.
@@ -511,7 +511,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             Step::SendNew(n) => self.send_new_probe(now, n, out),
             Step::Decided(Verdict::Spurious) => self.respond_spurious(now, timeouts, info),
             Step::Decided(Verdict::Genuine) => self.respond_genuine(info),
-            Step::UndoRecovery { dsack } => self.undo_recovery(dsack),
+            Step::UndoRecovery { kind } => self.undo_recovery(kind),
         }
         // A driver may stop probing without a verdict (Linux's F-RTO turns itself off
         // and keeps its undo tests running; see `spurious::linux_undo`).
@@ -577,6 +577,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.frto_hold = false;
         self.stats.spurious_responses += 1;
+        self.stats.undos.count_undo(self.watch.driver_undo_kind());
         if self.w.snd_una < self.w.snd_max {
             self.arm_timer(now);
         }
@@ -585,7 +586,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// Fast recovery was unnecessary: `tcp_undo_cwnd_reduction` restores cwnd and
     /// ssthresh from what recovery saved, and the connection is Open again
     /// (`tcp_try_undo_recovery` / `tcp_try_keep_open` / `tcp_try_to_open`).
-    fn undo_recovery(&mut self, dsack: bool) {
+    fn undo_recovery(&mut self, kind: UndoKind) {
         if matches!(self.phase, Phase::Recovery { .. }) {
             self.exit_recovery();
         }
@@ -604,7 +605,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.w.cwnd = cwnd.max(self.w.mss);
         self.cc.on_undo(&cwnd_view(&self.w));
         self.stats.recovery_undos += 1;
-        self.stats.recovery_dsack_undos += u64::from(dsack);
+        self.stats.undos.count_undo(kind);
     }
 
     /// The driver found the timeout genuine: conventional recovery continues.
@@ -1229,6 +1230,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         // RFC 5681 (4): halve on the first timeout; hold ssthresh when the segment was
         // already retransmitted by the timer (ns-2 halves again: see SsthreshRule).
         let first = self.consecutive_timeouts == 0;
+        if first && matches!(self.phase, Phase::Recovery { .. }) {
+            // tcp_retransmit_timer: TCPSackRecoveryFail / TCPRenoRecoveryFail.
+            (self.stats.undos).count_recovery_fail(self.cfg.sack_enabled());
+        }
         let frto_barred = self.sack1_bars_frto();
         if self.timeout_drops_inflation() {
             // ns-2 RenoTcpAgent::timeout(): dupwnd_ = 0 before TcpAgent::timeout()'s
@@ -1762,6 +1767,9 @@ mod tests {
         // The second acknowledges an original transmission: spurious (step 3b).
         s.on_ack(ms(1110), &ack(2000), &mut out);
         assert_eq!(s.stats().spurious_responses, 1);
+        // Counted as the kernel counts an F-RTO undo: TCPLossUndo and TCPSpuriousRTOs.
+        let u = s.stats().undos;
+        assert_eq!((u.loss_undo, u.spurious_rtos, u.dsack_undo), (1, 1, 0));
         (s.window().ssthresh, s.window().cwnd)
     }
 
@@ -2285,6 +2293,12 @@ mod tests {
         s.on_ack(ms(220), &d, &mut out);
         // tcp_try_undo_dsack -> tcp_undo_cwnd_reduction: prior_cwnd is back.
         assert_eq!(s.stats().recovery_undos, 1);
+        let u = s.stats().undos;
+        assert_eq!(
+            (u.dsack_undo, u.loss_undo, u.full_undo),
+            (1, 0, 0),
+            "TCPDSACKUndo"
+        );
         assert!(s.window().cwnd >= 12_000, "{}", s.window().cwnd);
         assert!(
             s.window().ssthresh >= 9000,

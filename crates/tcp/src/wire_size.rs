@@ -44,6 +44,11 @@ impl WireSizes {
         }
     }
 
+    /// A data segment's bytes besides its payload (IP and TCP headers, options).
+    pub fn data_header(&self) -> u32 {
+        self.data_header
+    }
+
     /// Seals data segment `p` (its fields all set as [`WireSizes::new`]'s template's).
     #[inline(always)]
     pub fn seal_data(&self, p: &mut Packet) {

@@ -24,7 +24,7 @@
 use crate::config::FlowKind;
 use crate::facts::{Facts, Truth};
 use spikelab_core::{Dur, FlowId, Packet, Time};
-use spikelab_tcp::spurious::EpisodeVerdict;
+use spikelab_tcp::spurious::{EpisodeVerdict, UndoCounters};
 
 /// What a packet reaching the end of its route did at the endpoint that took it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,13 +125,14 @@ pub struct TransportStats {
     pub fast_retransmits: u64,
     /// Spurious-timeout responses applied.
     pub spurious_responses: u64,
-    /// Recovery reductions undone by D-SACK.
-    pub recovery_dsack_undos: u64,
     /// Losses declared persistent congestion (RFC 9002 7.6).
     pub persistent_congestion: u64,
     /// Congestion responses undone after a spurious loss declaration (QUIC's undo
     /// rules).
     pub undos: u64,
+    /// TCP's undos and failed recoveries under the kernel's counter names (zero for a
+    /// transport without them).
+    pub undo_counters: UndoCounters,
 }
 
 /// The sender's judgements on its own timeouts, named by [`TimerDecision::Timeout`]'s

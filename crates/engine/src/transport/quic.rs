@@ -17,6 +17,7 @@ use crate::facts::{classify, Facts, Truth};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
 use spikelab_quic::sender::{Decided, TimerOutcome};
 use spikelab_quic::{Arrived, Implementation, QuicConnection, QuicConfig};
+use spikelab_tcp::spurious::UndoCounters;
 
 /// One QUIC connection of the model: the client sender at the flow's source, the
 /// server receiver at its sink.
@@ -173,9 +174,10 @@ impl Transport for QuicModelTransport {
             retransmissions: s.retransmissions,
             fast_retransmits: 0,
             spurious_responses: 0,
-            recovery_dsack_undos: 0,
             persistent_congestion: s.persistent_congestion,
             undos: s.undos,
+            // QUIC's undos are its own (`undos`), none of TCP's kernel counters.
+            undo_counters: UndoCounters::default(),
         }
     }
 

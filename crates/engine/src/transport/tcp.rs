@@ -195,9 +195,9 @@ impl Transport for TcpTransport {
             retransmissions: s.retransmissions,
             fast_retransmits: s.fast_retransmits,
             spurious_responses: s.spurious_responses,
-            recovery_dsack_undos: s.recovery_dsack_undos,
             persistent_congestion: 0,
             undos: 0,
+            undo_counters: s.undos,
         }
     }
 

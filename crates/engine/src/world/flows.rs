@@ -630,7 +630,7 @@ fn finish_flow(f: Flow) -> FlowResult {
         r.retransmissions = s.retransmissions;
         r.fast_retransmits = s.fast_retransmits;
         r.spurious_responses = s.spurious_responses;
-        r.recovery_dsack_undos = s.recovery_dsack_undos;
+        r.undos = s.undo_counters;
         r.declarations.persistent_congestion = s.persistent_congestion;
         r.declarations.undos = s.undos;
     }

@@ -8,7 +8,7 @@
 //! (section 3 allows waiting "for a short time") before deciding that some
 //! retransmission was needed.
 
-use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
+use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, UndoKind, Verdict};
 use crate::exports::{Exports, Kernel, KernelRuns, Ns2Export};
 use spikelab_core::{Dur, Time};
 
@@ -48,6 +48,12 @@ impl DsackDetector {
 }
 
 impl SpuriousDetector for DsackDetector {
+    /// Every retransmission D-SACKed, decided at or after the episode's end: the
+    /// kernel's `tcp_try_undo_dsack` (`TCPDSACKUndo`).
+    fn undo_kind(&self) -> UndoKind {
+        UndoKind::Dsack
+    }
+
     fn on_timeout(&mut self, t: &TimeoutView) {
         if t.first || self.recover.is_none() {
             *self = DsackDetector {

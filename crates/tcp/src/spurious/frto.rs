@@ -12,7 +12,9 @@
 //! not "RTO recovery" in that sense; as Linux does (tcp_enter_loss keeps F-RTO on
 //! repeated timeouts), F-RTO restarts at step 2 with the original recover.
 
-use super::{AckView, Ns2FrtoAgent, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
+use super::{
+    AckView, Ns2FrtoAgent, Requires, SpuriousDetector, Step, TimeoutView, UndoKind, Verdict,
+};
 use crate::exports::{Exports, Kernel, KernelRuns, Ns2Export};
 
 /// Where F-RTO is in its steps.
@@ -164,6 +166,11 @@ impl SpuriousDetector for Frto {
     /// F-RTO decides by sending new data after the timeout (RFC 5682 step 2b).
     fn must_drive(&self) -> bool {
         true
+    }
+
+    /// The kernel counts an F-RTO undo in `TCPSpuriousRTOs` (and `TCPLossUndo`).
+    fn undo_kind(&self) -> UndoKind {
+        UndoKind::Frto
     }
 
     /// ns-2.35's F-RTO agents implement both variants (tcp-frto.cc).

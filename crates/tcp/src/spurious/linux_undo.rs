@@ -62,22 +62,7 @@
 use super::{AckView, RecoveryView, SpuriousDetector, Step, TimeoutView, Verdict};
 use crate::exports::{Exports, Kernel, Ns2Export};
 
-/// Which undo test fired: the kernel's counter for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UndoKind {
-    /// `tcp_try_undo_loss(sk, false)` / `tcp_try_undo_recovery` in the Loss state:
-    /// timestamps or D-SACKs (`TCPLossUndo`).
-    Loss,
-    /// `tcp_try_undo_loss(sk, true)`: F-RTO (`TCPSpuriousRTOs`, also `TCPLossUndo`).
-    Frto,
-    /// `tcp_try_undo_dsack` after the Loss state ended, or in or after fast recovery
-    /// (`TCPDSACKUndo`).
-    Dsack,
-    /// `tcp_try_undo_recovery` ending fast recovery (`TCPFullUndo`).
-    Full,
-    /// `tcp_try_undo_partial` on a partial ACK of fast recovery (`TCPPartialUndo`).
-    Partial,
-}
+pub use super::undo_counters::UndoKind;
 
 /// Which kind of episode set the undo marker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,9 +139,7 @@ impl LinuxUndo {
     /// The same for a fast-recovery episode: not a verdict about a timeout.
     fn undo_recovery(&mut self, kind: UndoKind) -> Step {
         self.undo(kind);
-        Step::UndoRecovery {
-            dsack: kind == UndoKind::Dsack,
-        }
+        Step::UndoRecovery { kind }
     }
 
     /// `tcp_fastretrans_alert` in `TCP_CA_Recovery`, in the kernel's order.
@@ -361,6 +344,11 @@ impl SpuriousDetector for LinuxUndo {
         self.delayed_hole.take()
     }
 
+    /// The kind of the undo just made.
+    fn undo_kind(&self) -> UndoKind {
+        self.undos.last().copied().unwrap_or(UndoKind::Loss)
+    }
+
     /// With F-RTO on, the kernel decides by what it sends after the timeout.
     fn must_drive(&self) -> bool {
         self.frto_enabled
@@ -475,7 +463,12 @@ mod tests {
         let mut d = recovering();
         let mut a = ack(&segs, 0, 10_000, 10_000, None);
         a.tsecr = Some(499);
-        assert_eq!(d.on_ack(&a), Step::UndoRecovery { dsack: false });
+        assert_eq!(
+            d.on_ack(&a),
+            Step::UndoRecovery {
+                kind: UndoKind::Full
+            }
+        );
         assert_eq!(d.undos(), &[UndoKind::Full]);
     }
 
@@ -500,7 +493,12 @@ mod tests {
         let segs = table(); // only segment 0 was retransmitted, and 2000 covers it
         let mut a = ack(&segs, 0, 10_000, 2000, None);
         a.tsecr = Some(499);
-        assert_eq!(d.on_ack(&a), Step::UndoRecovery { dsack: false });
+        assert_eq!(
+            d.on_ack(&a),
+            Step::UndoRecovery {
+                kind: UndoKind::Partial
+            }
+        );
         assert_eq!(d.undos(), &[UndoKind::Partial]);
     }
 
@@ -527,7 +525,12 @@ mod tests {
         let mut d = recovering();
         let mut a = ack(&segs, 0, 10_000, 4000, None);
         a.dsack = Some((0, 1000));
-        assert_eq!(d.on_ack(&a), Step::UndoRecovery { dsack: true });
+        assert_eq!(
+            d.on_ack(&a),
+            Step::UndoRecovery {
+                kind: UndoKind::Dsack
+            }
+        );
         assert_eq!(d.undos(), &[UndoKind::Dsack]);
     }
 
@@ -543,7 +546,9 @@ mod tests {
         a.dsack = Some((0, 1000));
         assert_eq!(
             d.on_ack(&a),
-            Step::UndoRecovery { dsack: true },
+            Step::UndoRecovery {
+                kind: UndoKind::Dsack
+            },
             "not a timeout verdict"
         );
         assert_eq!(d.undos(), &[UndoKind::Dsack]);

@@ -14,6 +14,7 @@ mod dsack;
 mod eifel;
 mod frto;
 pub mod linux_undo;
+pub mod undo_counters;
 mod watch;
 
 pub use ack_timing::AckTiming;
@@ -21,6 +22,7 @@ pub use dsack::DsackDetector;
 pub use eifel::Eifel;
 pub use frto::Frto;
 pub use linux_undo::LinuxUndo;
+pub use undo_counters::{UndoCounters, UndoKind};
 pub use watch::{EpisodeVerdict, Watchers};
 
 use crate::exports::{Exports, Kernel, KernelRuns, Ns2Export};
@@ -88,6 +90,7 @@ macro_rules! detectors {
                 fn requires(&self) -> Requires;
                 fn take_delayed_hole(&mut self) -> Option<u64>;
                 fn ns2_agent(&self) -> Option<Ns2FrtoAgent>;
+                fn undo_kind(&self) -> UndoKind;
             }
         }
 
@@ -216,9 +219,9 @@ pub enum Step {
     /// A fast-recovery episode's reduction turned out unnecessary: restore cwnd and
     /// ssthresh and leave recovery (Linux's `tcp_try_undo_recovery`,
     /// `tcp_try_undo_partial`, `tcp_try_undo_dsack`; see [`linux_undo`]). Not a verdict
-    /// about a timeout. `dsack`: by `tcp_try_undo_dsack`, which the kernel counts in
-    /// `TCPDSACKUndo` together with the D-SACK undos of a timeout.
-    UndoRecovery { dsack: bool },
+    /// about a timeout. `kind`: which test fired, the kernel's counter for it
+    /// ([`UndoCounters`]).
+    UndoRecovery { kind: UndoKind },
 }
 
 /// What the sender knows when it enters fast recovery.
@@ -317,6 +320,13 @@ pub trait SpuriousDetector {
     /// The ns-2 F-RTO agent this detector models, if any.
     fn ns2_agent(&self) -> Option<Ns2FrtoAgent> {
         None
+    }
+    /// The kernel counter a "spurious" verdict of this detector counts in, as the
+    /// kernel's own test of the same evidence would ([`UndoCounters`]): a timeout's
+    /// reduction undone in the Loss state (`TCPLossUndo`) unless the detector says
+    /// otherwise.
+    fn undo_kind(&self) -> UndoKind {
+        UndoKind::Loss
     }
 }
 

@@ -2,7 +2,8 @@
 //! telling the sender what the driving one wants.
 
 use super::{
-    AckView, Detector, DetectorKind, RecoveryView, SpuriousDetector, Step, TimeoutView, Verdict,
+    AckView, Detector, DetectorKind, RecoveryView, SpuriousDetector, Step, TimeoutView, UndoKind,
+    Verdict,
 };
 use crate::response::SpuriousConfig;
 use spikelab_core::Time;
@@ -100,6 +101,14 @@ impl Watchers {
     pub fn take_delayed_hole(&mut self) -> Option<u64> {
         let w = self.watches.first_mut().filter(|w| w.drives)?;
         w.det.take_delayed_hole()
+    }
+
+    /// The kernel counter the driver's latest "spurious" verdict counts in
+    /// ([`super::SpuriousDetector::undo_kind`]).
+    pub fn driver_undo_kind(&self) -> UndoKind {
+        (self.watches.first())
+            .filter(|w| w.drives)
+            .map_or(UndoKind::Loss, |w| w.det.undo_kind())
     }
 
     /// Every verdict so far.
