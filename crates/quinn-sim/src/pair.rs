@@ -12,7 +12,7 @@
 //! `base` changes nothing it decides; no call below reads a clock.
 
 use crate::config::QuinnConfig;
-use crate::observe::{observe, PtoFired};
+use crate::observe::{observe, Caught, PtoFired, Space, DATA};
 use crate::seed::{FixedSystemTime, PairSeeds};
 use crate::tls;
 use quinn_proto::crypto::rustls::{QuicClientConfig, QuicServerConfig};
@@ -59,16 +59,31 @@ pub struct Datagram {
 pub enum Decision {
     /// A probe timeout (RFC 9002 6.2) fired at `end`.
     Pto { end: End, fired: PtoFired },
-    /// `end` declared `packets` packets (`bytes` bytes) lost (RFC 9002 6.1), and
-    /// `congestion_events` congestion responses followed.
+    /// `end` declared packet `pn` of `space` lost (RFC 9002 6.1); `datagram`: the
+    /// datagram that carried it. `space` is `None` when quinn's loss timer declared it
+    /// (no packet being received names the space; the application data space is
+    /// assumed, then the handshake spaces).
     Lost {
         end: End,
-        packets: u64,
-        bytes: u64,
-        congestion_events: u64,
+        space: Option<Space>,
+        pn: u64,
+        datagram: Option<u64>,
     },
+    /// `end`'s congestion controller responded to a loss (or an ECN mark): quinn's
+    /// `path.congestion_events`.
+    CongestionEvent { end: End },
     /// `end`'s connection closed, by the idle timeout or an error.
     Closed { end: End, timed_out: bool },
+}
+
+/// What became of a datagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// Handed to the network, not (yet) delivered: in flight, or lost without word.
+    Sent,
+    Delivered,
+    /// The caller said the network dropped it.
+    Dropped,
 }
 
 /// The client's and server's addresses (documentation ranges, RFC 5737).
@@ -116,7 +131,12 @@ pub struct QuinnPair {
     received: u64,
     received_end: bool,
     in_flight: BTreeMap<u64, (End, Vec<u8>)>,
-    next_id: u64,
+    /// Every datagram's fate, by id (ids count from 0).
+    fates: Vec<Fate>,
+    /// The datagram that carried each packet an end sent, by (space, packet number).
+    carried: [BTreeMap<(Space, u64), u64>; 2],
+    /// Packets each end was caught declaring lost, to check against its statistics.
+    lost_caught: [u64; 2],
     decisions: Vec<Decision>,
     buf: Vec<u8>,
 }
@@ -143,7 +163,9 @@ impl QuinnPair {
             received: 0,
             received_end: false,
             in_flight: BTreeMap::new(),
-            next_id: 0,
+            fates: Vec::new(),
+            carried: [BTreeMap::new(), BTreeMap::new()],
+            lost_caught: [0; 2],
             decisions: Vec::new(),
             buf: Vec::new(),
         }
@@ -192,6 +214,7 @@ impl QuinnPair {
     /// Datagram `id` arrives at its destination; `None` if it is not this pair's.
     pub fn deliver(&mut self, now: Time, id: u64, out: &mut Vec<Datagram>) -> Option<End> {
         let (from, bytes) = self.in_flight.remove(&id)?;
+        self.fates[id as usize] = Fate::Delivered;
         let to = from.peer();
         let at = Self::instant(now);
         let mut buf = std::mem::take(&mut self.buf);
@@ -208,7 +231,8 @@ impl QuinnPair {
         match event {
             Some(DatagramEvent::ConnectionEvent(h, ev)) => {
                 if let Some((_, c)) = side.conn.as_mut().filter(|(ch, _)| *ch == h) {
-                    c.handle_event(ev);
+                    let ((), caught) = observe(|| c.handle_event(ev));
+                    self.caught(to, caught, None);
                 }
             }
             Some(DatagramEvent::NewConnection(incoming)) => {
@@ -221,7 +245,9 @@ impl QuinnPair {
                     }
                 }
             }
-            Some(DatagramEvent::Response(t)) => self.emit(to, &buf[..t.size], out),
+            Some(DatagramEvent::Response(t)) => {
+                self.emit(to, &buf[..t.size], out);
+            }
             None => {}
         }
         self.buf = buf;
@@ -239,9 +265,8 @@ impl QuinnPair {
     pub fn on_timeout(&mut self, end: End, now: Time, out: &mut Vec<Datagram>) {
         let at = Self::instant(now);
         if let Some((_, c)) = self.side(end).conn.as_mut() {
-            let ((), ptos) = observe(|| c.handle_timeout(at));
-            let fired = ptos.into_iter().map(|fired| Decision::Pto { end, fired });
-            self.decisions.extend(fired);
+            let ((), caught) = observe(|| c.handle_timeout(at));
+            self.caught(end, caught, None);
         }
         self.pump(now, out);
     }
@@ -291,15 +316,57 @@ impl QuinnPair {
 
     /// Forgets a datagram the network dropped.
     pub fn dropped(&mut self, id: u64) {
-        self.in_flight.remove(&id);
+        if self.in_flight.remove(&id).is_some() {
+            self.fates[id as usize] = Fate::Dropped;
+        }
     }
 
-    fn emit(&mut self, from: End, bytes: &[u8], out: &mut Vec<Datagram>) {
-        let id = self.next_id;
-        self.next_id += 1;
+    /// What became of datagram `id`, if there was one.
+    pub fn fate(&self, id: u64) -> Option<Fate> {
+        self.fates.get(id as usize).copied()
+    }
+
+    /// The datagram that carried packet `pn` of `space` from `end`.
+    fn carrier(&self, end: End, space: Option<Space>, pn: u64) -> Option<u64> {
+        let spaces = space.map_or([DATA, 1, 0], |s| [s, s, s]);
+        let carried = &self.carried[end as usize];
+        spaces.iter().find_map(|&s| carried.get(&(s, pn)).copied())
+    }
+
+    /// Records what quinn reported during one call at `end`; `datagram`: the datagram
+    /// the call built, if it built one.
+    fn caught(&mut self, end: End, caught: Vec<Caught>, datagram: Option<u64>) {
+        for c in caught {
+            match c {
+                Caught::Pto(fired) => self.decisions.push(Decision::Pto { end, fired }),
+                Caught::Built { space, pn } => {
+                    let id = datagram.expect("packets are built only into datagrams");
+                    self.carried[end as usize].insert((space, pn), id);
+                }
+                Caught::Lost { space, pns } => {
+                    self.lost_caught[end as usize] += pns.len() as u64;
+                    for pn in pns {
+                        let datagram = self.carrier(end, space, pn);
+                        let lost = Decision::Lost {
+                            end,
+                            space,
+                            pn,
+                            datagram,
+                        };
+                        self.decisions.push(lost);
+                    }
+                }
+            }
+        }
+    }
+
+    fn emit(&mut self, from: End, bytes: &[u8], out: &mut Vec<Datagram>) -> u64 {
+        let id = self.fates.len() as u64;
+        self.fates.push(Fate::Sent);
         self.in_flight.insert(id, (from, bytes.to_vec()));
         let size = bytes.len() as u32;
         out.push(Datagram { id, from, size });
+        id
     }
 
     /// Lets both connections act on what changed until neither has more to do: endpoint
@@ -313,7 +380,7 @@ impl QuinnPair {
                 self.app_events(end);
                 self.stream_io(end);
                 busy |= self.transmit(end, at, out);
-                self.losses(end);
+                self.congestion(end);
             }
             if !busy {
                 break;
@@ -412,35 +479,38 @@ impl QuinnPair {
             let Some((_, c)) = self.side(end).conn.as_mut() else {
                 break;
             };
-            let Some(t) = c.poll_transmit(at, 1, &mut buf) else {
+            let (t, caught) = observe(|| c.poll_transmit(at, 1, &mut buf));
+            let Some(t) = t else {
+                self.caught(end, caught, None);
                 break;
             };
-            self.emit(end, &buf[..t.size], out);
+            let id = self.emit(end, &buf[..t.size], out);
+            self.caught(end, caught, Some(id));
             sent = true;
         }
         self.buf = buf;
         sent
     }
 
-    /// Reports the losses `end` declared since last looked at.
-    fn losses(&mut self, end: End) {
+    /// Reports the congestion events `end` had since last looked at, and checks that
+    /// the losses caught from quinn's trace are the ones its statistics count.
+    fn congestion(&mut self, end: End) {
+        let lost = self.lost_caught[end as usize];
         let side = self.side(end);
         let Some((_, c)) = side.conn.as_ref() else {
             return;
         };
         let now = c.stats();
-        let packets = now.path.lost_packets - side.seen.path.lost_packets;
-        let bytes = now.path.lost_bytes - side.seen.path.lost_bytes;
-        let congestion_events = now.path.congestion_events - side.seen.path.congestion_events;
+        let events = now.path.congestion_events - side.seen.path.congestion_events;
+        let counted = now.path.lost_packets;
         side.seen = now;
-        if packets > 0 || congestion_events > 0 {
-            self.decisions.push(Decision::Lost {
-                end,
-                packets,
-                bytes,
-                congestion_events,
-            });
-        }
+        assert_eq!(
+            lost, counted,
+            "quinn's \"packets lost\" trace event and its statistics disagree: is \
+             quinn-proto still 0.11.19 (observe::LOSS_LINE)?"
+        );
+        let events = (0..events).map(|_| Decision::CongestionEvent { end });
+        self.decisions.extend(events);
     }
 }
 

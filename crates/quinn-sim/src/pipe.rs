@@ -5,7 +5,7 @@
 //! loses them.
 
 use crate::config::QuinnConfig;
-use crate::pair::{Datagram, Decision, End, QuinnPair};
+use crate::pair::{Datagram, Decision, End, Fate, QuinnPair};
 use crate::seed::PairSeeds;
 use quinn_proto::ConnectionStats;
 use spikelab_core::{Dur, Time};
@@ -59,11 +59,27 @@ pub struct Sent {
     pub dropped: bool,
 }
 
+/// A decision quinn made, when, and for a loss declaration what had become of the
+/// datagram that carried the packet: delivered or still in the pipe (the declaration
+/// was spurious) or dropped (genuine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Judged {
+    pub at: Time,
+    pub decision: Decision,
+    pub fate: Option<Fate>,
+}
+
+impl Judged {
+    fn lost_by(&self, end: End) -> bool {
+        matches!(self.decision, Decision::Lost { end: e, .. } if e == end)
+    }
+}
+
 /// What a run did.
 #[derive(Clone, Debug)]
 pub struct Run {
     pub sent: Vec<Sent>,
-    pub decisions: Vec<(Time, Decision)>,
+    pub decisions: Vec<Judged>,
     /// When the client learnt that all its bytes and the stream's end were acknowledged.
     pub completed: Option<Time>,
     /// When the run stopped (completion, a closed connection, or the limit).
@@ -76,25 +92,25 @@ pub struct Run {
 impl Run {
     /// The PTOs an end's connection fired.
     pub fn ptos(&self, end: End) -> usize {
-        let pto = |d: &&(Time, Decision)| matches!(d.1, Decision::Pto { end: e, .. } if e == end);
+        let pto = |j: &&Judged| matches!(j.decision, Decision::Pto { end: e, .. } if e == end);
         self.decisions.iter().filter(pto).count()
     }
 
     /// The packets an end declared lost.
-    pub fn lost(&self, end: End) -> u64 {
-        let lost = |d: &(Time, Decision)| match d.1 {
-            Decision::Lost {
-                end: e, packets, ..
-            } if e == end => packets,
-            _ => 0,
-        };
-        self.decisions.iter().map(lost).sum()
+    pub fn lost(&self, end: End) -> usize {
+        self.decisions.iter().filter(|j| j.lost_by(end)).count()
+    }
+
+    /// The packets an end declared lost that the pipe had delivered or still held.
+    pub fn spurious_losses(&self, end: End) -> usize {
+        let spurious = |j: &&Judged| j.lost_by(end) && j.fate != Some(Fate::Dropped);
+        self.decisions.iter().filter(spurious).count()
     }
 
     /// How an end's connection closed, if it did: `Some(true)` by the idle timeout.
     pub fn closed(&self, end: End) -> Option<(Time, bool)> {
-        self.decisions.iter().find_map(|(t, d)| match *d {
-            Decision::Closed { end: e, timed_out } if e == end => Some((*t, timed_out)),
+        self.decisions.iter().find_map(|j| match j.decision {
+            Decision::Closed { end: e, timed_out } if e == end => Some((j.at, timed_out)),
             _ => None,
         })
     }
@@ -172,7 +188,17 @@ pub fn run(cfg: &QuinnConfig, seeds: PairSeeds, pipe: &Pipe, bytes: u64, limit: 
         for d in out.drain(..) {
             links.send(now, d, &mut pair);
         }
-        decisions.extend(pair.take_decisions().into_iter().map(|d| (now, d)));
+        for decision in pair.take_decisions() {
+            let fate = match decision {
+                Decision::Lost { datagram, .. } => datagram.and_then(|id| pair.fate(id)),
+                _ => None,
+            };
+            decisions.push(Judged {
+                at: now,
+                decision,
+                fate,
+            });
+        }
         if pair.all_acked() {
             completed = Some(now);
             break;
@@ -289,6 +315,7 @@ mod tests {
         let r = go(&pipe, 1);
         assert_eq!(r.received, BYTES);
         assert_eq!(r.lost(End::Client), 1);
+        assert_eq!(r.spurious_losses(End::Client), 0, "the dropped one");
         assert_eq!(r.ptos(End::Client), 0);
     }
 
@@ -314,10 +341,10 @@ mod tests {
         let end = pipe.freeze.expect("an outage").end();
         // Nothing sent during the outage arrives: the first probe after it is the
         // first packet through (Huitema's case), at the backed-off PTO.
-        let probe = r.decisions.iter().find_map(|(t, d)| match d {
+        let probe = r.decisions.iter().find_map(|j| match j.decision {
             Decision::Pto {
                 end: End::Client, ..
-            } if *t >= end => Some(*t),
+            } if j.at >= end => Some(j.at),
             _ => None,
         });
         let wait = secs(probe.expect("a probe after the outage")) - secs(end);
@@ -328,6 +355,9 @@ mod tests {
         let extra = late - 5.0 - wait;
         assert!((0.0..1.0).contains(&extra), "{late} s late, {wait} s wait");
         assert!(r.lost(End::Client) > 10);
+        // Every declared loss is of a datagram the outage dropped (genuine).
+        assert_eq!(r.spurious_losses(End::Client), 0);
+        assert_eq!(r.spurious_losses(End::Server), 0);
     }
 
     #[test]
