@@ -7,6 +7,7 @@
 //! public API does not count, are read from its tracing events ([`observe`]). [`pipe`]
 //! drives a pair over a small deterministic path for tests.
 
+pub mod app;
 pub mod config;
 pub mod observe;
 pub mod pair;
@@ -15,5 +16,5 @@ pub mod seed;
 pub mod tls;
 
 pub use config::{Controller, QuinnConfig};
-pub use pair::{Datagram, Decision, End, QuinnPair};
+pub use pair::{Arrived, Carried, Datagram, Decision, End, Fate, QuinnPair};
 pub use seed::PairSeeds;

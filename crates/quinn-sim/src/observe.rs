@@ -13,6 +13,8 @@
 //!   apart);
 //! - the span `send` (packet_builder.rs: `space`, `pn`) around every packet built, so
 //!   the packets of each datagram are known;
+//! - the event "STREAM" (streams/state.rs: `id`, `off`, `len`, `fin`) for every STREAM
+//!   frame written into a packet, so the stream bytes of each datagram are known;
 //! - the span `recv` (`space`) around every packet received, in which the losses an
 //!   ACK reveals are declared: it names their packet number space.
 //!
@@ -55,6 +57,13 @@ pub enum Caught {
         space: Space,
         pn: u64,
     },
+    /// A STREAM frame of the `stream`-th stream (by index among its initiator's streams
+    /// of its direction) carrying bytes `off..off + len` went into that packet.
+    Stream {
+        stream: u64,
+        off: u64,
+        len: u64,
+    },
     /// Packets declared lost; `space` is `None` when no received packet was being
     /// processed (the loss timer fired).
     Lost {
@@ -67,6 +76,7 @@ pub enum Caught {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Site {
     Pto,
+    Stream,
     Loss,
     Send,
     Recv,
@@ -87,6 +97,9 @@ fn site(m: &Metadata<'_>) -> Option<Site> {
     }
     if has("count") && has("in_flight") && has("space") {
         return Some(Site::Pto);
+    }
+    if has("id") && has("off") && has("len") && has("fin") {
+        return Some(Site::Stream);
     }
     let file = m.file().unwrap_or("");
     let loss = file.ends_with("mod.rs") && file.contains("connection") && f.len() == 1;
@@ -113,6 +126,9 @@ struct Fields {
     in_flight: u64,
     space: Space,
     pn: u64,
+    off: u64,
+    len: u64,
+    stream: u64,
     message: String,
 }
 
@@ -122,6 +138,8 @@ impl Visit for Fields {
             "count" => self.count = value,
             "in_flight" => self.in_flight = value,
             "pn" => self.pn = value,
+            "off" => self.off = value,
+            "len" => self.len = value,
             _ => {}
         }
     }
@@ -136,6 +154,12 @@ impl Visit for Fields {
                 }
             }
             "message" => self.message = format!("{value:?}"),
+            // StreamId's Display: "client unidirectional stream 3".
+            "id" => {
+                let shown = format!("{value:?}");
+                let index = shown.rsplit(' ').next().and_then(|n| n.parse().ok());
+                self.stream = index.unwrap_or(u64::MAX);
+            }
             _ => {}
         }
     }
@@ -198,6 +222,11 @@ impl Subscriber for Catcher {
                 in_flight: f.in_flight,
                 space: f.space,
             }),
+            Some(Site::Stream) => Caught::Stream {
+                stream: f.stream,
+                off: f.off,
+                len: f.len,
+            },
             Some(Site::Loss) => Caught::Lost {
                 space: LOCAL.with(|l| l.borrow().entered.last().copied()),
                 pns: lost_pns(&f.message),

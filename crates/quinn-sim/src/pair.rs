@@ -2,15 +2,21 @@
 //!
 //! [`QuinnPair`] owns both endpoints (quinn-proto's `Endpoint`) and both connections. The
 //! client is the flow's sender, as a spikelab TCP flow's source opens the connection and
-//! sends: it opens one unidirectional stream and writes the application's bytes on it;
-//! the server reads them. Every datagram quinn transmits is kept here under an id and
-//! reported as a [`Datagram`] (id, sending end, UDP payload size); the caller moves it
-//! through its network and hands the id back with [`QuinnPair::deliver`] when it arrives.
+//! sends: each message the application writes goes on a unidirectional stream of its
+//! own ([`crate::app`]); the server reads them. Every datagram quinn transmits is kept
+//! here under an id and reported as a [`Datagram`] (id, sending end, UDP payload size,
+//! the application bytes it carries); the caller moves it through its network and hands
+//! the id back with [`QuinnPair::deliver`] when it arrives.
+//!
+//! Every call acts on one end only (the one a datagram reaches, whose timer fires, or
+//! the client for the application's writes): the two connections share nothing but
+//! datagrams, so an event at one never changes what the other would do.
 //!
 //! Time is the simulation's: quinn sees `base + t` for simulated time `t`, where `base` is
 //! one `Instant` taken once per process. quinn only adds to and subtracts `Instant`s, so
 //! `base` changes nothing it decides; no call below reads a clock.
 
+use crate::app::{Reader, Writer};
 use crate::config::QuinnConfig;
 use crate::observe::{observe, Caught, PtoFired, Space, DATA};
 use crate::seed::{FixedSystemTime, PairSeeds};
@@ -18,7 +24,7 @@ use crate::tls;
 use quinn_proto::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use quinn_proto::{
     ClientConfig, Connection, ConnectionError, ConnectionHandle, ConnectionStats, DatagramEvent,
-    Dir, Endpoint, EndpointConfig, Event, ServerConfig, StreamEvent, StreamId,
+    Endpoint, EndpointConfig, Event, ServerConfig, StreamEvent,
 };
 use spikelab_core::Time;
 use std::collections::BTreeMap;
@@ -44,6 +50,19 @@ impl End {
     }
 }
 
+/// The application bytes a datagram's STREAM frames carry, as offsets in everything
+/// the client's application wrote: `bytes` of them, none below `start` or from `end` on
+/// (a datagram may carry the rest of a resent range and new data, so `end - start` can
+/// exceed `bytes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Carried {
+    pub start: u64,
+    pub end: u64,
+    pub bytes: u64,
+    /// Some of them went out before (QUIC resends data in new packets, RFC 9002 2).
+    pub retx: bool,
+}
+
 /// A datagram quinn handed to the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Datagram {
@@ -52,6 +71,21 @@ pub struct Datagram {
     pub from: End,
     /// UDP payload bytes.
     pub size: u32,
+    /// Sent before the sender's handshake completed (Initial and Handshake packets).
+    pub handshake: bool,
+    /// Stream bytes, if it carries any.
+    pub data: Option<Carried>,
+    /// Bytes the server's application had read when it was sent: a lower bound on what
+    /// the server's ACK frames covered (0 for the client's datagrams).
+    pub read: u64,
+}
+
+/// What a datagram was at its arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrived {
+    pub to: End,
+    /// It carried stream bytes the server's application had all read already.
+    pub unnecessary: bool,
 }
 
 /// Something quinn decided that the caller's results count.
@@ -100,23 +134,27 @@ fn base() -> Instant {
     *BASE.get_or_init(Instant::now)
 }
 
+fn instant(t: Time) -> Instant {
+    base() + Duration::from_nanos(t.0)
+}
+
+fn time(i: Instant) -> Time {
+    Time(i.saturating_duration_since(base()).as_nanos() as u64)
+}
+
 /// One endpoint and its connection, once it has one.
 struct Side {
     endpoint: Endpoint,
     conn: Option<(ConnectionHandle, Connection)>,
-    /// The connection's statistics when last looked at (losses are reported as changes).
+    /// The connection's statistics when last looked at (congestion events are
+    /// reported as changes).
     seen: ConnectionStats,
-}
-
-/// The client's stream: what the application wrote, what quinn took, what was acknowledged.
-#[derive(Default)]
-struct Sending {
-    stream: Option<StreamId>,
-    written: u64,
-    taken: u64,
-    finish: bool,
-    /// quinn reported the finished stream acknowledged in full.
-    acked: bool,
+    /// The datagram that carried each packet this end sent, by (space, packet number).
+    carried: BTreeMap<(Space, u64), u64>,
+    /// Packets this end was caught declaring lost, to check against its statistics.
+    lost: u64,
+    /// quinn's `poll_timeout` after the last call (it takes `&mut self`).
+    deadline: Option<Time>,
 }
 
 /// The two endpoints of one quinn connection and the datagrams between them.
@@ -124,19 +162,13 @@ pub struct QuinnPair {
     client: Side,
     server: Side,
     client_config: ClientConfig,
-    sending: Sending,
-    /// The server's end of the stream once accepted, the bytes it has read, and whether
-    /// it has read the stream's end.
-    recv_stream: Option<StreamId>,
-    received: u64,
-    received_end: bool,
+    writer: Writer,
+    reader: Reader,
+    /// The highest application byte sent so far (for [`Carried::retx`]).
+    sent_end: u64,
     in_flight: BTreeMap<u64, (End, Vec<u8>)>,
-    /// Every datagram's fate, by id (ids count from 0).
-    fates: Vec<Fate>,
-    /// The datagram that carried each packet an end sent, by (space, packet number).
-    carried: [BTreeMap<(Space, u64), u64>; 2],
-    /// Packets each end was caught declaring lost, to check against its statistics.
-    lost_caught: [u64; 2],
+    /// Every datagram's fate, and the stream bytes it carried, by id (from 0).
+    fates: Vec<(Fate, Option<Carried>)>,
     decisions: Vec<Decision>,
     buf: Vec<u8>,
 }
@@ -158,25 +190,14 @@ impl QuinnPair {
             client: Side::new(&seeds, false, None, cfg.mtu_discovery),
             server: Side::new(&seeds, true, Some(server_config), cfg.mtu_discovery),
             client_config,
-            sending: Sending::default(),
-            recv_stream: None,
-            received: 0,
-            received_end: false,
+            writer: Writer::default(),
+            reader: Reader::default(),
+            sent_end: 0,
             in_flight: BTreeMap::new(),
             fates: Vec::new(),
-            carried: [BTreeMap::new(), BTreeMap::new()],
-            lost_caught: [0; 2],
             decisions: Vec::new(),
             buf: Vec::new(),
         }
-    }
-
-    fn instant(t: Time) -> Instant {
-        base() + Duration::from_nanos(t.0)
-    }
-
-    fn time(i: Instant) -> Time {
-        Time(i.saturating_duration_since(base()).as_nanos() as u64)
     }
 
     fn side(&mut self, end: End) -> &mut Side {
@@ -188,51 +209,44 @@ impl QuinnPair {
 
     /// The client opens the connection.
     pub fn start(&mut self, now: Time, out: &mut Vec<Datagram>) {
-        let at = Self::instant(now);
         let cfg = self.client_config.clone();
         let conn = self
             .client
             .endpoint
-            .connect(at, cfg, addr(End::Server), tls::SERVER_NAME)
+            .connect(instant(now), cfg, addr(End::Server), tls::SERVER_NAME)
             .expect("a valid remote address and fresh connection ids");
         self.client.conn = Some(conn);
-        self.pump(now, out);
+        self.pump(End::Client, now, out);
     }
 
-    /// The application writes `bytes` more.
+    /// The client's application writes a message of `bytes` (on a stream of its own).
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Datagram>) {
-        self.sending.written += bytes;
-        self.pump(now, out);
+        self.writer.message(bytes);
+        self.pump(End::Client, now, out);
     }
 
-    /// The application will write nothing more: the stream ends after what it wrote.
-    pub fn finish(&mut self, now: Time, out: &mut Vec<Datagram>) {
-        self.sending.finish = true;
-        self.pump(now, out);
-    }
-
-    /// Datagram `id` arrives at its destination; `None` if it is not this pair's.
-    pub fn deliver(&mut self, now: Time, id: u64, out: &mut Vec<Datagram>) -> Option<End> {
+    /// Datagram `id` arrives at its destination; `None` if it is not this pair's, or
+    /// was delivered already.
+    pub fn deliver(&mut self, now: Time, id: u64, out: &mut Vec<Datagram>) -> Option<Arrived> {
         let (from, bytes) = self.in_flight.remove(&id)?;
-        self.fates[id as usize] = Fate::Delivered;
+        let (fate, data) = &mut self.fates[id as usize];
+        *fate = Fate::Delivered;
+        let read_before = self.reader.read;
+        let unnecessary = data.is_some_and(|d| d.end <= read_before);
         let to = from.peer();
-        let at = Self::instant(now);
+        let at = instant(now);
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
         let side = self.side(to);
-        let event = side.endpoint.handle(
-            at,
-            addr(from),
-            None,
-            None,
-            bytes.as_slice().into(),
-            &mut buf,
-        );
-        match event {
+        let data = bytes.as_slice().into();
+        match side
+            .endpoint
+            .handle(at, addr(from), None, None, data, &mut buf)
+        {
             Some(DatagramEvent::ConnectionEvent(h, ev)) => {
                 if let Some((_, c)) = side.conn.as_mut().filter(|(ch, _)| *ch == h) {
                     let ((), caught) = observe(|| c.handle_event(ev));
-                    self.caught(to, caught, None);
+                    self.caught(to, caught);
                 }
             }
             Some(DatagramEvent::NewConnection(incoming)) => {
@@ -240,73 +254,87 @@ impl QuinnPair {
                     Ok(conn) => side.conn = Some(conn),
                     Err(e) => {
                         if let Some(t) = e.response {
-                            self.emit(to, &buf[..t.size], out);
+                            self.emit(to, &buf[..t.size], Vec::new(), out);
                         }
                     }
                 }
             }
             Some(DatagramEvent::Response(t)) => {
-                self.emit(to, &buf[..t.size], out);
+                self.emit(to, &buf[..t.size], Vec::new(), out);
             }
             None => {}
         }
         self.buf = buf;
-        self.pump(now, out);
-        Some(to)
+        self.pump(to, now, out);
+        Some(Arrived { to, unnecessary })
     }
 
     /// When `end`'s connection next wants [`QuinnPair::on_timeout`], if it does.
-    pub fn deadline(&mut self, end: End) -> Option<Time> {
-        let (_, c) = self.side(end).conn.as_mut()?;
-        c.poll_timeout().map(Self::time)
+    pub fn deadline(&self, end: End) -> Option<Time> {
+        let side = match end {
+            End::Client => &self.client,
+            End::Server => &self.server,
+        };
+        side.deadline
     }
 
     /// `end`'s timers fire at `now`.
     pub fn on_timeout(&mut self, end: End, now: Time, out: &mut Vec<Datagram>) {
-        let at = Self::instant(now);
         if let Some((_, c)) = self.side(end).conn.as_mut() {
-            let ((), caught) = observe(|| c.handle_timeout(at));
-            self.caught(end, caught, None);
+            let ((), caught) = observe(|| c.handle_timeout(instant(now)));
+            self.caught(end, caught);
         }
-        self.pump(now, out);
+        self.pump(end, now, out);
     }
 
-    /// Everything the application wrote, and the stream's end, acknowledged.
+    /// Every message the application wrote is acknowledged, stream end included.
     pub fn all_acked(&self) -> bool {
-        self.sending.acked
+        self.writer.all_acked()
     }
 
     /// Bytes the application has written.
     pub fn written(&self) -> u64 {
-        self.sending.written
+        self.writer.written()
     }
 
-    /// Bytes the server's application has read.
-    pub fn received(&self) -> u64 {
-        self.received
-    }
-
-    /// The server has read the stream to its end.
-    pub fn received_all(&self) -> bool {
-        self.received_end
+    /// Bytes the server's application has read, and the streams it read to their end.
+    pub fn received(&self) -> (u64, u64) {
+        (self.reader.read, self.reader.ended)
     }
 
     /// quinn's statistics of `end`'s connection.
-    pub fn stats(&mut self, end: End) -> Option<ConnectionStats> {
-        self.side(end).conn.as_ref().map(|(_, c)| c.stats())
+    pub fn stats(&self, end: End) -> Option<ConnectionStats> {
+        let side = match end {
+            End::Client => &self.client,
+            End::Server => &self.server,
+        };
+        side.conn.as_ref().map(|(_, c)| c.stats())
     }
 
-    /// `end`'s connection is closed (or was never opened).
+    /// `end`'s connection was opened and is closed.
     pub fn closed(&mut self, end: End) -> bool {
         self.side(end)
             .conn
             .as_ref()
-            .is_none_or(|(_, c)| c.is_closed())
+            .is_some_and(|(_, c)| c.is_closed())
+    }
+
+    /// `end`'s connection is still in its handshake (or not yet opened).
+    pub fn handshaking(&mut self, end: End) -> bool {
+        self.side(end)
+            .conn
+            .as_ref()
+            .is_none_or(|(_, c)| c.is_handshaking())
+    }
+
+    /// quinn's smoothed RTT estimate at `end`.
+    pub fn rtt(&mut self, end: End) -> Option<Duration> {
+        self.side(end).conn.as_ref().map(|(_, c)| c.rtt())
     }
 
     /// Drains the decisions quinn made since the last call.
-    pub fn take_decisions(&mut self) -> Vec<Decision> {
-        std::mem::take(&mut self.decisions)
+    pub fn take_decisions(&mut self, into: &mut Vec<Decision>) {
+        into.append(&mut self.decisions);
     }
 
     /// The bytes of a datagram still in the network.
@@ -317,34 +345,35 @@ impl QuinnPair {
     /// Forgets a datagram the network dropped.
     pub fn dropped(&mut self, id: u64) {
         if self.in_flight.remove(&id).is_some() {
-            self.fates[id as usize] = Fate::Dropped;
+            self.fates[id as usize].0 = Fate::Dropped;
         }
     }
 
     /// What became of datagram `id`, if there was one.
     pub fn fate(&self, id: u64) -> Option<Fate> {
-        self.fates.get(id as usize).copied()
+        self.fates.get(id as usize).map(|f| f.0)
     }
 
     /// The datagram that carried packet `pn` of `space` from `end`.
     fn carrier(&self, end: End, space: Option<Space>, pn: u64) -> Option<u64> {
         let spaces = space.map_or([DATA, 1, 0], |s| [s, s, s]);
-        let carried = &self.carried[end as usize];
-        spaces.iter().find_map(|&s| carried.get(&(s, pn)).copied())
+        let side = match end {
+            End::Client => &self.client,
+            End::Server => &self.server,
+        };
+        spaces
+            .iter()
+            .find_map(|&s| side.carried.get(&(s, pn)).copied())
     }
 
-    /// Records what quinn reported during one call at `end`; `datagram`: the datagram
-    /// the call built, if it built one.
-    fn caught(&mut self, end: End, caught: Vec<Caught>, datagram: Option<u64>) {
+    /// Records the probe timeouts and loss declarations quinn reported during one call
+    /// at `end`.
+    fn caught(&mut self, end: End, caught: Vec<Caught>) {
         for c in caught {
             match c {
                 Caught::Pto(fired) => self.decisions.push(Decision::Pto { end, fired }),
-                Caught::Built { space, pn } => {
-                    let id = datagram.expect("packets are built only into datagrams");
-                    self.carried[end as usize].insert((space, pn), id);
-                }
                 Caught::Lost { space, pns } => {
-                    self.lost_caught[end as usize] += pns.len() as u64;
+                    self.side(end).lost += pns.len() as u64;
                     for pn in pns {
                         let datagram = self.carrier(end, space, pn);
                         let lost = Decision::Lost {
@@ -356,34 +385,93 @@ impl QuinnPair {
                         self.decisions.push(lost);
                     }
                 }
+                Caught::Built { .. } | Caught::Stream { .. } => {}
             }
         }
     }
 
-    fn emit(&mut self, from: End, bytes: &[u8], out: &mut Vec<Datagram>) -> u64 {
+    /// Keeps a datagram `from` sent, with what quinn reported building it.
+    fn emit(&mut self, from: End, bytes: &[u8], built: Vec<Caught>, out: &mut Vec<Datagram>) {
         let id = self.fates.len() as u64;
-        self.fates.push(Fate::Sent);
+        let data = self.carried(&built);
+        for c in &built {
+            if let Caught::Built { space, pn } = *c {
+                self.side(from).carried.insert((space, pn), id);
+            }
+        }
+        self.caught(from, built);
+        self.fates.push((Fate::Sent, data));
         self.in_flight.insert(id, (from, bytes.to_vec()));
-        let size = bytes.len() as u32;
-        out.push(Datagram { id, from, size });
-        id
+        out.push(Datagram {
+            id,
+            from,
+            size: bytes.len() as u32,
+            handshake: self.handshaking(from),
+            data,
+            read: if from == End::Server {
+                self.reader.read
+            } else {
+                0
+            },
+        });
     }
 
-    /// Lets both connections act on what changed until neither has more to do: endpoint
-    /// bookkeeping, application events, the stream's reads and writes, transmissions.
-    fn pump(&mut self, now: Time, out: &mut Vec<Datagram>) {
-        let at = Self::instant(now);
+    /// The application bytes of the STREAM frames quinn wrote into one datagram.
+    fn carried(&mut self, built: &[Caught]) -> Option<Carried> {
+        let mut carried: Option<Carried> = None;
+        for c in built {
+            let Caught::Stream { stream, off, len } = *c else {
+                continue;
+            };
+            let Some(first) = self.writer.start(stream) else {
+                continue;
+            };
+            let (start, end) = (first + off, first + off + len);
+            let d = carried.get_or_insert(Carried {
+                start,
+                end,
+                bytes: 0,
+                retx: false,
+            });
+            (d.start, d.end, d.bytes) = (d.start.min(start), d.end.max(end), d.bytes + len);
+        }
+        let d = carried.as_mut()?;
+        d.retx = d.start < self.sent_end;
+        self.sent_end = self.sent_end.max(d.end);
+        carried
+    }
+
+    /// Lets `end`'s connection act on what changed until it has nothing more to do:
+    /// endpoint bookkeeping, application events, the application's reads or writes,
+    /// transmissions.
+    fn pump(&mut self, end: End, now: Time, out: &mut Vec<Datagram>) {
+        self.settle(end, now, out);
+        let side = self.side(end);
+        side.deadline = side
+            .conn
+            .as_mut()
+            .and_then(|(_, c)| c.poll_timeout().map(time));
+    }
+
+    fn settle(&mut self, end: End, now: Time, out: &mut Vec<Datagram>) {
+        let at = instant(now);
         loop {
-            let mut busy = false;
-            for end in [End::Client, End::Server] {
-                busy |= self.side(end).endpoint_events();
-                self.app_events(end);
-                self.stream_io(end);
-                busy |= self.transmit(end, at, out);
-                self.congestion(end);
+            let mut busy = self.side(end).endpoint_events();
+            self.app_events(end);
+            match end {
+                End::Client => match self.client.conn.as_mut() {
+                    Some((_, c)) => self.writer.write(c),
+                    None => return,
+                },
+                End::Server => match self.server.conn.as_mut() {
+                    Some((_, c)) => self.reader.read(c),
+                    None => return,
+                },
             }
+            busy |= self.transmit(end, at, out);
+            self.congestion(end);
             if !busy {
-                break;
+                return;
             }
         }
     }
@@ -398,12 +486,8 @@ impl QuinnPair {
         }
         for e in events {
             match e {
-                Event::Connected if end == End::Client => {
-                    let (_, c) = self.client.conn.as_mut().expect("connected");
-                    self.sending.stream = c.streams().open(Dir::Uni);
-                }
                 Event::Stream(StreamEvent::Finished { .. }) if end == End::Client => {
-                    self.sending.acked = true;
+                    self.writer.on_finished();
                 }
                 Event::ConnectionLost { reason } => {
                     let timed_out = matches!(reason, ConnectionError::TimedOut);
@@ -412,62 +496,6 @@ impl QuinnPair {
                 _ => {}
             }
         }
-    }
-
-    fn stream_io(&mut self, end: End) {
-        match end {
-            End::Client => self.write_stream(),
-            End::Server => self.read_stream(),
-        }
-    }
-
-    /// Hands quinn as much of the application's bytes as its send buffer takes, and the
-    /// stream's end once all are taken and the application finished.
-    fn write_stream(&mut self) {
-        const ZEROS: [u8; 16384] = [0; 16384];
-        let s = &mut self.sending;
-        let (Some(id), Some((_, c))) = (s.stream, self.client.conn.as_mut()) else {
-            return;
-        };
-        let mut stream = c.send_stream(id);
-        while s.taken < s.written {
-            let n = (s.written - s.taken).min(ZEROS.len() as u64) as usize;
-            match stream.write(&ZEROS[..n]) {
-                Ok(0) | Err(_) => break,
-                Ok(k) => s.taken += k as u64,
-            }
-        }
-        if s.finish && s.taken == s.written && stream.finish().is_ok() {
-            s.finish = false;
-        }
-    }
-
-    /// Reads whatever the server's stream holds.
-    fn read_stream(&mut self) {
-        let Some((_, c)) = self.server.conn.as_mut() else {
-            return;
-        };
-        if self.recv_stream.is_none() {
-            self.recv_stream = c.streams().accept(Dir::Uni);
-        }
-        let Some(id) = self.recv_stream else {
-            return;
-        };
-        let mut stream = c.recv_stream(id);
-        let Ok(mut chunks) = stream.read(true) else {
-            return;
-        };
-        loop {
-            match chunks.next(usize::MAX) {
-                Ok(Some(chunk)) => self.received += chunk.bytes.len() as u64,
-                Ok(None) => {
-                    self.received_end = true;
-                    break;
-                }
-                Err(_) => break,
-            }
-        }
-        let _ = chunks.finalize();
     }
 
     /// Collects every datagram `end` wants to send now; whether it sent any.
@@ -481,11 +509,10 @@ impl QuinnPair {
             };
             let (t, caught) = observe(|| c.poll_transmit(at, 1, &mut buf));
             let Some(t) = t else {
-                self.caught(end, caught, None);
+                self.caught(end, caught);
                 break;
             };
-            let id = self.emit(end, &buf[..t.size], out);
-            self.caught(end, caught, Some(id));
+            self.emit(end, &buf[..t.size], caught, out);
             sent = true;
         }
         self.buf = buf;
@@ -495,20 +522,18 @@ impl QuinnPair {
     /// Reports the congestion events `end` had since last looked at, and checks that
     /// the losses caught from quinn's trace are the ones its statistics count.
     fn congestion(&mut self, end: End) {
-        let lost = self.lost_caught[end as usize];
         let side = self.side(end);
         let Some((_, c)) = side.conn.as_ref() else {
             return;
         };
         let now = c.stats();
         let events = now.path.congestion_events - side.seen.path.congestion_events;
-        let counted = now.path.lost_packets;
-        side.seen = now;
         assert_eq!(
-            lost, counted,
+            side.lost, now.path.lost_packets,
             "quinn's \"packets lost\" trace event and its statistics disagree: is \
              quinn-proto still 0.11.19 (observe::LOSS_LINE)?"
         );
+        side.seen = now;
         let events = (0..events).map(|_| Decision::CongestionEvent { end });
         self.decisions.extend(events);
     }
@@ -523,6 +548,9 @@ impl Side {
             endpoint: Endpoint::new(Arc::new(ep), cfg.map(Arc::new), mtud, None),
             conn: None,
             seen: ConnectionStats::default(),
+            carried: BTreeMap::new(),
+            lost: 0,
+            deadline: None,
         }
     }
 
@@ -585,10 +613,8 @@ mod tests {
         pair.start(Time::ZERO, &mut out);
         let d = out[0];
         let mut back = Vec::new();
-        assert_eq!(
-            pair.deliver(Time(1_000_000), d.id, &mut back),
-            Some(End::Server)
-        );
+        let arrived = pair.deliver(Time(1_000_000), d.id, &mut back);
+        assert_eq!(arrived.map(|a| a.to), Some(End::Server));
         assert!(!back.is_empty(), "the server answers the Initial");
         assert_eq!(pair.deliver(Time(2_000_000), d.id, &mut back), None);
     }

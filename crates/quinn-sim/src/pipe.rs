@@ -5,7 +5,7 @@
 //! loses them.
 
 use crate::config::QuinnConfig;
-use crate::pair::{Datagram, Decision, End, Fate, QuinnPair};
+use crate::pair::{Carried, Datagram, Decision, End, Fate, QuinnPair};
 use crate::seed::PairSeeds;
 use quinn_proto::ConnectionStats;
 use spikelab_core::{Dur, Time};
@@ -56,6 +56,7 @@ pub struct Sent {
     pub from: End,
     /// UDP payload bytes.
     pub size: u32,
+    pub data: Option<Carried>,
     pub dropped: bool,
 }
 
@@ -143,6 +144,7 @@ impl Links<'_> {
             at: now,
             from: d.from,
             size: d.size,
+            data: d.data,
             dropped,
         });
         match start.filter(|_| !dropped) {
@@ -165,9 +167,10 @@ enum Next {
     Timer(End),
 }
 
-/// Runs `bytes` from the client to the server over `pipe` until the client has them
-/// acknowledged, a connection closes, or `limit`.
-pub fn run(cfg: &QuinnConfig, seeds: PairSeeds, pipe: &Pipe, bytes: u64, limit: Time) -> Run {
+/// Runs `messages` (their sizes in bytes) from the client to the server over `pipe`,
+/// each written when the one before is acknowledged (one message: a bulk transfer),
+/// until the client has them all acknowledged, a connection closes, or `limit`.
+pub fn run(cfg: &QuinnConfig, seeds: PairSeeds, pipe: &Pipe, messages: &[u64], limit: Time) -> Run {
     let mut pair = QuinnPair::new(cfg, seeds);
     let mut links = Links {
         pipe,
@@ -181,14 +184,15 @@ pub fn run(cfg: &QuinnConfig, seeds: PairSeeds, pipe: &Pipe, bytes: u64, limit: 
     let mut out = Vec::new();
     let mut now = Time::ZERO;
     pair.start(now, &mut out);
-    pair.write(now, bytes, &mut out);
-    pair.finish(now, &mut out);
+    let mut messages = messages.iter();
     let mut completed = None;
+    let mut taken = Vec::new();
     loop {
         for d in out.drain(..) {
             links.send(now, d, &mut pair);
         }
-        for decision in pair.take_decisions() {
+        pair.take_decisions(&mut taken);
+        for decision in taken.drain(..) {
             let fate = match decision {
                 Decision::Lost { datagram, .. } => datagram.and_then(|id| pair.fate(id)),
                 _ => None,
@@ -200,10 +204,16 @@ pub fn run(cfg: &QuinnConfig, seeds: PairSeeds, pipe: &Pipe, bytes: u64, limit: 
             });
         }
         if pair.all_acked() {
-            completed = Some(now);
-            break;
+            match messages.next() {
+                Some(&bytes) => pair.write(now, bytes, &mut out),
+                None => {
+                    completed = Some(now);
+                    break;
+                }
+            }
+            continue;
         }
-        if pair.closed(End::Client) || pair.closed(End::Server) && pair.received_all() {
+        if pair.closed(End::Client) || pair.closed(End::Server) {
             break;
         }
         let Some((at, next)) = next_event(&mut pair, &links) else {
@@ -226,7 +236,7 @@ pub fn run(cfg: &QuinnConfig, seeds: PairSeeds, pipe: &Pipe, bytes: u64, limit: 
         decisions,
         completed,
         ended: now,
-        received: pair.received(),
+        received: pair.received().0,
         client: pair.stats(End::Client),
         server: pair.stats(End::Server),
     }
@@ -268,7 +278,7 @@ mod tests {
     fn go(pipe: &Pipe, seed: u64) -> Run {
         let seeds = PairSeeds::new(RngStreams::new(seed), 0);
         let limit = Time::ZERO + Dur::from_secs(120);
-        run(&QuinnConfig::default(), seeds, pipe, BYTES, limit)
+        run(&QuinnConfig::default(), seeds, pipe, &[BYTES], limit)
     }
 
     fn freeze(secs: u64, outage: bool) -> Pipe {
@@ -294,6 +304,32 @@ mod tests {
         assert!(secs(done) > 1.2 && secs(done) < 2.5, "done at {done}");
         let sizes = r.sent.iter().filter(|s| s.from == End::Client);
         assert!(sizes.map(|s| s.size).all(|n| n <= 1200));
+        // The stream's bytes went out once each, in order, in the client's datagrams.
+        let data: Vec<Carried> = r.sent.iter().filter_map(|s| s.data).collect();
+        assert!(data.iter().all(|d| !d.retx));
+        assert_eq!(data.iter().map(|d| d.bytes).sum::<u64>(), BYTES);
+        assert!(data.windows(2).all(|w| w[0].end == w[1].start));
+    }
+
+    #[test]
+    fn ping_pong_messages_go_one_stream_each_after_the_last_is_acknowledged() {
+        let seeds = PairSeeds::new(RngStreams::new(1), 0);
+        let limit = Time::ZERO + Dur::from_secs(60);
+        let r = run(&QuinnConfig::default(), seeds, &path(), &[500; 4], limit);
+        assert_eq!(r.received, 2000);
+        let data: Vec<Carried> = r.sent.iter().filter_map(|s| s.data).collect();
+        let starts: Vec<u64> = data.iter().map(|d| d.start).collect();
+        assert_eq!(starts, [0, 500, 1000, 1500]);
+        // Each message waits for the previous one's acknowledgement: at least an RTT.
+        let times: Vec<Time> = r
+            .sent
+            .iter()
+            .filter(|s| s.data.is_some())
+            .map(|s| s.at)
+            .collect();
+        assert!(times
+            .windows(2)
+            .all(|w| w[1] - w[0] >= Dur::from_millis(150)));
     }
 
     #[test]
@@ -317,6 +353,18 @@ mod tests {
         assert_eq!(r.lost(End::Client), 1);
         assert_eq!(r.spurious_losses(End::Client), 0, "the dropped one");
         assert_eq!(r.ptos(End::Client), 0);
+        // Its stream bytes went again, once, marked as sent before.
+        let dropped = r.sent.iter().filter(|s| s.from == End::Client).nth(20);
+        let lost = dropped.and_then(|s| s.data).expect("a data datagram");
+        let again: Vec<&Sent> = r
+            .sent
+            .iter()
+            .filter(|s| s.data.is_some_and(|d| d.retx))
+            .collect();
+        assert_eq!(again[0].data.map(|d| d.start), Some(lost.start));
+        assert!(again
+            .iter()
+            .all(|s| s.data.is_some_and(|d| d.start < lost.end)));
     }
 
     #[test]
