@@ -269,7 +269,7 @@ mod tests {
     fn carry(f: &mut QuinnFlow, mut now: Time, mut packets: Vec<Packet>) -> Time {
         let delay = Dur::from_millis(50);
         while !packets.is_empty() {
-            now = now + delay;
+            now += delay;
             let mut next = Vec::new();
             for p in &packets {
                 assert_eq!(p.flow, FlowId(3));
