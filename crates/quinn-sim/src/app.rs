@@ -47,6 +47,12 @@ impl Writer {
         self.starts.get(k as usize).copied()
     }
 
+    /// Bytes of the messages acknowledged in full (messages are acknowledged in order:
+    /// each is written when the one before is).
+    pub fn acked_bytes(&self) -> u64 {
+        self.starts.get(self.acked).copied().unwrap_or(self.end)
+    }
+
     /// quinn acknowledged the whole of a stream.
     pub fn on_finished(&mut self) {
         self.acked += 1;

@@ -20,7 +20,7 @@ use crate::pair::{Datagram, Decision, End, Fate, QuinnPair};
 use crate::seed::PairSeeds;
 use spikelab_core::packet::{IP_HEADER, UDP_HEADER};
 use spikelab_core::rng::RngStreams;
-use spikelab_core::{FlowId, Packet, PacketKind, Time};
+use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
 
 /// What a packet reaching the end of its route was to the flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,6 +185,12 @@ impl QuinnFlow {
         self.backoff
     }
 
+    /// quinn's smoothed RTT at the client.
+    pub fn srtt(&self) -> Option<Dur> {
+        let rtt = self.pair.rtt(End::Client)?;
+        Some(Dur(rtt.as_nanos() as u64))
+    }
+
     /// quinn's congestion window at the client, in bytes.
     pub fn cwnd(&self) -> u64 {
         self.pair.stats(End::Client).map_or(0, |s| s.path.cwnd)
@@ -263,7 +269,6 @@ fn packet(flow: FlowId, now: Time, d: &Datagram) -> Packet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spikelab_core::Dur;
 
     /// Carries every packet to its end after `delay`, in order, until nothing moves.
     fn carry(f: &mut QuinnFlow, mut now: Time, mut packets: Vec<Packet>) -> Time {

@@ -297,6 +297,16 @@ impl QuinnPair {
         self.writer.written()
     }
 
+    /// Bytes of the messages quinn reported acknowledged in full.
+    pub fn acked_bytes(&self) -> u64 {
+        self.writer.acked_bytes()
+    }
+
+    /// The end of the highest stream byte the client has sent.
+    pub fn sent_end(&self) -> u64 {
+        self.sent_end
+    }
+
     /// Bytes the server's application has read, and the streams it read to their end.
     pub fn received(&self) -> (u64, u64) {
         (self.reader.read, self.reader.ended)
@@ -327,9 +337,13 @@ impl QuinnPair {
             .is_none_or(|(_, c)| c.is_handshaking())
     }
 
-    /// quinn's smoothed RTT estimate at `end`.
-    pub fn rtt(&mut self, end: End) -> Option<Duration> {
-        self.side(end).conn.as_ref().map(|(_, c)| c.rtt())
+    /// quinn's smoothed RTT estimate at `end` (its initial RTT before a sample).
+    pub fn rtt(&self, end: End) -> Option<Duration> {
+        let side = match end {
+            End::Client => &self.client,
+            End::Server => &self.server,
+        };
+        side.conn.as_ref().map(|(_, c)| c.rtt())
     }
 
     /// Drains the decisions quinn made since the last call.
