@@ -134,12 +134,18 @@ fn base() -> Instant {
     *BASE.get_or_init(Instant::now)
 }
 
-fn instant(t: Time) -> Instant {
-    base() + Duration::from_nanos(t.0)
-}
+/// quinn's clock for a pair: simulated time from an origin.
+#[derive(Clone, Copy, Debug)]
+struct Clock(Instant);
 
-fn time(i: Instant) -> Time {
-    Time(i.saturating_duration_since(base()).as_nanos() as u64)
+impl Clock {
+    fn instant(self, t: Time) -> Instant {
+        self.0 + Duration::from_nanos(t.0)
+    }
+
+    fn time(self, i: Instant) -> Time {
+        Time(i.saturating_duration_since(self.0).as_nanos() as u64)
+    }
 }
 
 /// One endpoint and its connection, once it has one.
@@ -159,6 +165,7 @@ struct Side {
 
 /// The two endpoints of one quinn connection and the datagrams between them.
 pub struct QuinnPair {
+    clock: Clock,
     client: Side,
     server: Side,
     client_config: ClientConfig,
@@ -175,6 +182,12 @@ pub struct QuinnPair {
 
 impl QuinnPair {
     pub fn new(cfg: &QuinnConfig, seeds: PairSeeds) -> QuinnPair {
+        QuinnPair::with_origin(cfg, seeds, base())
+    }
+
+    /// A pair whose clock starts at `origin` (any `Instant`: nothing quinn decides
+    /// depends on it, which a test checks).
+    pub fn with_origin(cfg: &QuinnConfig, seeds: PairSeeds, origin: Instant) -> QuinnPair {
         let transport = Arc::new(cfg.transport());
         let crypto = QuicClientConfig::try_from(tls::client()).expect("TLS 1.3 with AES-128-GCM");
         let mut client_config = ClientConfig::new(Arc::new(crypto));
@@ -187,6 +200,7 @@ impl QuinnPair {
             .transport_config(transport)
             .time_source(Arc::new(FixedSystemTime));
         QuinnPair {
+            clock: Clock(origin),
             client: Side::new(&seeds, false, None, cfg.mtu_discovery),
             server: Side::new(&seeds, true, Some(server_config), cfg.mtu_discovery),
             client_config,
@@ -213,7 +227,12 @@ impl QuinnPair {
         let conn = self
             .client
             .endpoint
-            .connect(instant(now), cfg, addr(End::Server), tls::SERVER_NAME)
+            .connect(
+                self.clock.instant(now),
+                cfg,
+                addr(End::Server),
+                tls::SERVER_NAME,
+            )
             .expect("a valid remote address and fresh connection ids");
         self.client.conn = Some(conn);
         self.pump(End::Client, now, out);
@@ -234,7 +253,7 @@ impl QuinnPair {
         let read_before = self.reader.read;
         let unnecessary = data.is_some_and(|d| d.end <= read_before);
         let to = from.peer();
-        let at = instant(now);
+        let at = self.clock.instant(now);
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
         let side = self.side(to);
@@ -280,8 +299,9 @@ impl QuinnPair {
 
     /// `end`'s timers fire at `now`.
     pub fn on_timeout(&mut self, end: End, now: Time, out: &mut Vec<Datagram>) {
+        let at = self.clock.instant(now);
         if let Some((_, c)) = self.side(end).conn.as_mut() {
-            let ((), caught) = observe(|| c.handle_timeout(instant(now)));
+            let ((), caught) = observe(|| c.handle_timeout(at));
             self.caught(end, caught);
         }
         self.pump(end, now, out);
@@ -460,15 +480,16 @@ impl QuinnPair {
     /// transmissions.
     fn pump(&mut self, end: End, now: Time, out: &mut Vec<Datagram>) {
         self.settle(end, now, out);
+        let clock = self.clock;
         let side = self.side(end);
         side.deadline = side
             .conn
             .as_mut()
-            .and_then(|(_, c)| c.poll_timeout().map(time));
+            .and_then(|(_, c)| c.poll_timeout().map(|i| clock.time(i)));
     }
 
     fn settle(&mut self, end: End, now: Time, out: &mut Vec<Datagram>) {
-        let at = instant(now);
+        let at = self.clock.instant(now);
         loop {
             let mut busy = self.side(end).endpoint_events();
             self.app_events(end);

@@ -171,7 +171,11 @@ enum Next {
 /// each written when the one before is acknowledged (one message: a bulk transfer),
 /// until the client has them all acknowledged, a connection closes, or `limit`.
 pub fn run(cfg: &QuinnConfig, seeds: PairSeeds, pipe: &Pipe, messages: &[u64], limit: Time) -> Run {
-    let mut pair = QuinnPair::new(cfg, seeds);
+    run_pair(QuinnPair::new(cfg, seeds), pipe, messages, limit)
+}
+
+/// [`run`] with a pair built by the caller.
+pub fn run_pair(mut pair: QuinnPair, pipe: &Pipe, messages: &[u64], limit: Time) -> Run {
     let mut links = Links {
         pipe,
         free: [Time::ZERO; 2],
@@ -342,6 +346,31 @@ mod tests {
         assert_eq!(a.decisions, b.decisions);
         assert_eq!(a.completed, b.completed);
         assert!(a.lost(End::Client) > 0 && a.ptos(End::Client) > 0);
+    }
+
+    #[test]
+    fn where_quinns_clock_starts_changes_nothing() {
+        let mut pipe = freeze(3, true);
+        pipe.drops = vec![(End::Client, 10), (End::Server, 4)];
+        let seeds = PairSeeds::new(RngStreams::new(5), 0);
+        let limit = Time::ZERO + Dur::from_secs(120);
+        let cfg = QuinnConfig::default();
+        let origin = std::time::Instant::now();
+        let later = origin + std::time::Duration::from_secs(86_400);
+        let a = run_pair(
+            QuinnPair::with_origin(&cfg, seeds, origin),
+            &pipe,
+            &[BYTES],
+            limit,
+        );
+        let b = run_pair(
+            QuinnPair::with_origin(&cfg, seeds, later),
+            &pipe,
+            &[BYTES],
+            limit,
+        );
+        assert!(a.completed.is_some());
+        assert_eq!((a.sent, a.decisions), (b.sent, b.decisions));
     }
 
     #[test]
