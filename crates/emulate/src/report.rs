@@ -123,6 +123,7 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         detectors: i.settings.detectors(),
         unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
+        declarations: Default::default(),
     };
     (r, records, unmatched)
 }
@@ -153,6 +154,7 @@ pub fn cbr_result(i: &FlowInputs) -> FlowResult {
         detectors: Vec::new(),
         unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
+        declarations: Default::default(),
     }
 }
 

@@ -287,6 +287,9 @@ pub fn export(sim: &SimConfig, seed: u64) -> Result<Script, Refused> {
                     fack: tcp.recovery == RecoveryKind::Fack,
                 });
             }
+            FlowKind::Quic { .. } => {
+                return refuse(format!("flow[{f}].kind = quic"), "ns-2 has no QUIC agent")
+            }
             FlowKind::Cbr {
                 rate,
                 payload_bytes,

@@ -15,6 +15,7 @@
 
 pub mod cc;
 pub mod config;
+pub mod dsack;
 pub mod exports;
 pub mod linux_cwnd_limited;
 pub mod linux_disorder;
@@ -24,6 +25,7 @@ pub mod linux_receiver;
 pub mod linux_rtt;
 pub mod linux_timer_wheel;
 pub mod ns2_sack_sink;
+pub mod phase;
 pub mod prr;
 pub mod rack;
 pub mod receiver;
@@ -42,5 +44,6 @@ pub mod wire_size;
 pub use cc::{CongestionControl, LinuxModule};
 pub use config::{DelayedAck, EchoRule, Ns2Switches, RecoveryKind, TcpConfig, TimeoutRetransmit};
 pub use linux_profile::LinuxSysctls;
+pub use phase::Phase;
 pub use receiver::TcpReceiver;
-pub use sender::{AckInfo, Phase, SenderStats, TcpSender, TimerOutcome};
+pub use sender::{AckInfo, SenderStats, TcpSender, TimerOutcome};
