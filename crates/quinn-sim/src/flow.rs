@@ -124,7 +124,12 @@ impl QuinnFlow {
 
     /// `p` reached the end of its route.
     pub fn on_packet(&mut self, now: Time, p: &Packet, out: &mut Vec<Packet>) -> Reached {
-        let Some(arrived) = self.pair.deliver(now, datagram_id(p), &mut self.made) else {
+        let to = if p.kind.is_forward() {
+            End::Server
+        } else {
+            End::Client
+        };
+        let Some(arrived) = self.pair.deliver(now, datagram_id(p), to, &mut self.made) else {
             return Reached::Unclaimed;
         };
         if arrived.to == End::Client {

@@ -244,9 +244,22 @@ impl QuinnPair {
         self.pump(End::Client, now, out);
     }
 
-    /// Datagram `id` arrives at its destination; `None` if it is not this pair's, or
-    /// was delivered already.
-    pub fn deliver(&mut self, now: Time, id: u64, out: &mut Vec<Datagram>) -> Option<Arrived> {
+    /// Datagram `id` arrives at `to`; `None` if it is not a datagram of this pair still
+    /// travelling towards `to` (a packet a network box made, a copy, a second arrival).
+    pub fn deliver(
+        &mut self,
+        now: Time,
+        id: u64,
+        to: End,
+        out: &mut Vec<Datagram>,
+    ) -> Option<Arrived> {
+        if self
+            .in_flight
+            .get(&id)
+            .is_none_or(|(from, _)| from.peer() != to)
+        {
+            return None;
+        }
         let (from, bytes) = self.in_flight.remove(&id)?;
         let (fate, data) = &mut self.fates[id as usize];
         *fate = Fate::Delivered;
@@ -648,9 +661,12 @@ mod tests {
         pair.start(Time::ZERO, &mut out);
         let d = out[0];
         let mut back = Vec::new();
-        let arrived = pair.deliver(Time(1_000_000), d.id, &mut back);
+        let arrived = pair.deliver(Time(1_000_000), d.id, End::Server, &mut back);
         assert_eq!(arrived.map(|a| a.to), Some(End::Server));
         assert!(!back.is_empty(), "the server answers the Initial");
-        assert_eq!(pair.deliver(Time(2_000_000), d.id, &mut back), None);
+        assert_eq!(
+            pair.deliver(Time(2_000_000), d.id, End::Server, &mut back),
+            None
+        );
     }
 }

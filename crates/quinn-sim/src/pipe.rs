@@ -124,7 +124,7 @@ struct Links<'a> {
     free: [Time; 2],
     count: [u64; 2],
     /// Arrivals by time, then order of sending.
-    arrivals: BTreeMap<(Time, u64), u64>,
+    arrivals: BTreeMap<(Time, u64), (u64, End)>,
     order: u64,
     sent: Vec<Sent>,
 }
@@ -154,7 +154,7 @@ impl Links<'_> {
                 let done = start + Dur::transmission(wire, self.pipe.rate_bps);
                 self.free[dir] = done;
                 self.arrivals
-                    .insert((done + self.pipe.delay, self.order), d.id);
+                    .insert((done + self.pipe.delay, self.order), (d.id, d.from.peer()));
                 self.order += 1;
             }
         }
@@ -163,7 +163,7 @@ impl Links<'_> {
 
 /// What happens next: an arrival, or an end's timer.
 enum Next {
-    Arrival(u64),
+    Arrival(u64, End),
     Timer(End),
 }
 
@@ -228,9 +228,9 @@ pub fn run_pair(mut pair: QuinnPair, pipe: &Pipe, messages: &[u64], limit: Time)
         }
         now = now.max(at);
         match next {
-            Next::Arrival(id) => {
+            Next::Arrival(id, to) => {
                 links.arrivals.pop_first();
-                pair.deliver(now, id, &mut out);
+                pair.deliver(now, id, to, &mut out);
             }
             Next::Timer(end) => pair.on_timeout(end, now, &mut out),
         }
@@ -252,14 +252,14 @@ fn next_event(pair: &mut QuinnPair, links: &Links<'_>) -> Option<(Time, Next)> {
     let arrival = links
         .arrivals
         .first_key_value()
-        .map(|(&(t, _), &id)| (t, Next::Arrival(id)));
+        .map(|(&(t, _), &(id, to))| (t, Next::Arrival(id, to)));
     let timers = [End::Client, End::Server]
         .into_iter()
         .filter_map(|e| Some((pair.deadline(e)?, Next::Timer(e))));
     arrival
         .into_iter()
         .chain(timers)
-        .min_by_key(|(t, n)| (*t, !matches!(n, Next::Arrival(_))))
+        .min_by_key(|(t, n)| (*t, !matches!(n, Next::Arrival(..))))
 }
 
 #[cfg(test)]

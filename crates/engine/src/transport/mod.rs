@@ -261,4 +261,5 @@ macro_rules! transports {
 
 transports! {
     tcp: Tcp(TcpTransport),
+    quinn: Quinn(QuinnTransport),
 }
