@@ -316,7 +316,7 @@ mod tests {
             }],
             ..SenderReport::default()
         };
-        let mut settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new(), "reno");
+        let mut settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new());
         settings.sysctls.insert("tcp_timestamps".into(), "1".into());
         let i = FlowInputs {
             name: "f",

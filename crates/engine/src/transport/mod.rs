@@ -261,5 +261,6 @@ macro_rules! transports {
 
 transports! {
     tcp: Tcp(TcpTransport),
+    quic: QuicModel(QuicModelTransport),
     quinn: Quinn(QuinnTransport),
 }
