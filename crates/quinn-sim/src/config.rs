@@ -37,6 +37,9 @@ pub struct QuinnConfig {
     /// RFC 9002 7.6.1 kPersistentCongestionThreshold (quinn's default 3).
     pub persistent_congestion_threshold: u32,
     pub controller: Controller,
+    /// The controller's initial window in bytes (RFC 9002 7.2); quinn's default,
+    /// 14720 clamped to 2..10 datagrams of 1200 bytes, is 12000.
+    pub initial_window: u64,
 }
 
 impl Default for QuinnConfig {
@@ -50,6 +53,7 @@ impl Default for QuinnConfig {
             time_threshold: 9.0 / 8.0,
             persistent_congestion_threshold: 3,
             controller: Controller::Cubic,
+            initial_window: 12_000,
         }
     }
 }
@@ -72,10 +76,17 @@ impl QuinnConfig {
         if !self.mtu_discovery {
             t.mtu_discovery_config(None);
         }
+        let iw = self.initial_window;
         match self.controller {
-            Controller::Cubic => t.congestion_controller_factory(Arc::new(CubicConfig::default())),
+            Controller::Cubic => {
+                let mut c = CubicConfig::default();
+                c.initial_window(iw);
+                t.congestion_controller_factory(Arc::new(c))
+            }
             Controller::NewReno => {
-                t.congestion_controller_factory(Arc::new(NewRenoConfig::default()))
+                let mut c = NewRenoConfig::default();
+                c.initial_window(iw);
+                t.congestion_controller_factory(Arc::new(c))
             }
         };
         t

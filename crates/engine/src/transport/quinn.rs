@@ -40,6 +40,7 @@ fn quinn_config(q: &QuicConfig) -> QuinnConfig {
         mtu: q.max_datagram_size as u16,
         packet_threshold: q.packet_threshold as u32,
         persistent_congestion_threshold: q.persistent_congestion_threshold,
+        initial_window: q.initial_window * u64::from(q.max_datagram_size),
         controller: match q.cc {
             QuicCc::NewReno => Controller::NewReno,
             QuicCc::Cubic => Controller::Cubic,
