@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{
-    dur_in, int, Bounded, Check, FieldPath, MAX_DUR, MAX_INITIAL_WINDOW, MAX_THRESHOLD,
+    dur_in, fail, int, Bounded, Check, FieldPath, MAX_DUR, MAX_INITIAL_WINDOW, MAX_THRESHOLD,
 };
 use spikelab_core::Dur;
 
@@ -19,6 +19,9 @@ pub enum Implementation {
     /// This crate's model of RFC 9002. The default.
     #[default]
     Model,
+    /// Real quinn: quinn-proto 0.11.19 in simulated time (crates/quinn-sim). quinn
+    /// fixes what [`QuicConfig::quinn_fixes`] lists; the other keys set it.
+    Quinn,
 }
 
 /// The congestion controller (RFC 9002 7).
@@ -54,7 +57,8 @@ pub enum UndoRule {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct QuicConfig {
-    /// The implementation: `"model"` (this crate). Default: `"model"`.
+    /// The implementation: `"model"` (this crate) or `"quinn"` (real quinn-proto).
+    /// Default: `"model"`.
     pub implementation: Implementation,
     /// UDP payload bytes of a full-sized packet, RFC 9002's max_datagram_size (RFC
     /// 9000 14: at least 1200; quinn's `initial_mtu` default, without path MTU
@@ -164,10 +168,41 @@ impl Bounded for QuicConfig {
         // RFC 9002 6.2.4: "one or two" probe datagrams.
         let probes = u64::from(self.probe_packets);
         int(&p.key("probe_packets"), probes, 1, 2, " packets")?;
-        match self.pto_max {
-            Some(d) => dur_in(&p.key("pto_max"), d, Dur(1), MAX_DUR),
-            None => Ok(()),
+        if let Some(d) = self.pto_max {
+            dur_in(&p.key("pto_max"), d, Dur(1), MAX_DUR)?;
         }
+        if self.implementation == Implementation::Quinn {
+            self.quinn_fixes(p)?;
+        }
+        Ok(())
+    }
+}
+
+impl QuicConfig {
+    /// The keys quinn-proto 0.11.19 has no setting for, which must keep the value quinn
+    /// has: the receiver's `max_ack_delay` (its transport parameter's default, 25 ms),
+    /// an ACK after every second ack-eliciting packet (`AckFrequencyConfig`'s
+    /// threshold 1 means "more than one"), two probes per PTO
+    /// (`on_loss_detection_timeout`), no PTO ceiling, and no undo (0.11.19 has no
+    /// spurious-loss detection).
+    pub fn quinn_fixes(&self, p: &FieldPath) -> Check {
+        let fixed = |key: &str, ok: bool, quinns: &str| match ok {
+            true => Ok(()),
+            false => fail(&p.key(key), format!("quinn fixes it at {quinns}")),
+        };
+        fixed(
+            "max_ack_delay",
+            self.max_ack_delay == Dur::from_millis(25),
+            "25 ms",
+        )?;
+        fixed(
+            "ack_eliciting_threshold",
+            self.ack_eliciting_threshold == 2,
+            "2",
+        )?;
+        fixed("probe_packets", self.probe_packets == 2, "2")?;
+        fixed("pto_max", self.pto_max.is_none(), "none")?;
+        fixed("undo", self.undo == UndoRule::None, "\"none\"")
     }
 }
 
@@ -194,6 +229,26 @@ mod tests {
         assert_eq!((c.cc, c.undo), (QuicCc::Cubic, UndoRule::Quinn));
         assert_eq!(c.pto_max, Some(Dur::from_secs(2)));
         assert!(toml::from_str::<QuicConfig>("pto_cap = \"2s\"").is_err());
+    }
+
+    #[test]
+    fn quinn_refuses_a_setting_it_does_not_have() {
+        let p = FieldPath::root("quic");
+        let quinn = |extra: &str| {
+            let c: QuicConfig = toml::from_str(&format!("implementation = \"quinn\"\n{extra}"))
+                .expect("a valid table");
+            c.bounds(&p)
+        };
+        assert!(quinn("cc = \"cubic\"\ninitial_rtt = \"100ms\"").is_ok());
+        for refused in [
+            "max_ack_delay = \"40ms\"",
+            "probe_packets = 1",
+            "undo = \"quinn\"",
+        ] {
+            assert!(quinn(refused).is_err(), "{refused}");
+        }
+        let model: QuicConfig = toml::from_str("probe_packets = 1").expect("a valid table");
+        assert!(model.bounds(&p).is_ok());
     }
 
     #[test]

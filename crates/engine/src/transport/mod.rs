@@ -263,4 +263,5 @@ macro_rules! transports {
 transports! {
     tcp: Tcp(TcpTransport),
     quic: QuicModel(QuicModelTransport),
+    quinn: Quinn(QuinnTransport),
 }
