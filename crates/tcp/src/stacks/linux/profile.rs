@@ -21,11 +21,7 @@ impl LinuxSysctls {
             RecoveryKind::NewReno
         };
         cfg.dsack = self.tcp_dsack != 0;
-        cfg.ssthresh_rule = if self.tcp_congestion_control.ssthresh_is_cubic() {
-            SsthreshRule::LinuxCubic
-        } else {
-            SsthreshRule::LinuxReno
-        };
+        cfg.ssthresh_rule = self.tcp_congestion_control.ssthresh_rule();
         cfg.spurious.driver = Some(if self.tcp_frto != 0 {
             DetectorKind::LinuxFrto
         } else {
