@@ -13,7 +13,9 @@
 //! `tcp_timestamps` (`timestamps`), `tcp_sack` (a SACK `recovery`), `tcp_dsack`
 //! (`dsack`), `tcp_frto` (2 when the spurious-timeout `driver` is F-RTO or SACK-F-RTO,
 //! else 0), and `tcp_recovery` / `tcp_early_retrans`, which have no model counterpart
-//! and keep the kernel's defaults unless `--sysctl` sets them. Everything else
+//! and keep the kernel's defaults unless `--sysctl` sets them; a `linux` host also
+//! passes `tcp_rto_min_us` / `tcp_rto_max_ms` when it sets them (Linux 6.15+) and
+//! runs its `tcp_congestion_control` module (`reno`, `cubic` or `bbr`). Everything else
 //! (the RTO estimator, delayed ACKs, initial window, ...) is the kernel's own; meta.json
 //! lists those keys as not applied.
 
@@ -31,6 +33,8 @@ pub const SYSCTLS: &[&str] = &[
     "tcp_frto",
     "tcp_recovery",
     "tcp_early_retrans",
+    "tcp_rto_min_us",
+    "tcp_rto_max_ms",
 ];
 
 /// Sysctls read back into meta.json besides [`SYSCTLS`].
@@ -97,7 +101,9 @@ impl KernelSettings {
         overrides: &BTreeMap<String, String>,
         cc: Option<&str>,
     ) -> Self {
-        let mut k = Self::from_tcp(tcp, &BTreeMap::new(), DEFAULT_CC);
+        // A `linux` host's tcp_congestion_control (reno, cubic or bbr) is the module.
+        let linux_cc = tcp.linux.as_ref().map(|l| l.tcp_congestion_control.name());
+        let mut k = Self::from_tcp(tcp, &BTreeMap::new(), linux_cc.unwrap_or(DEFAULT_CC));
         if let Some(e) = entry {
             k.apply(e);
         }
@@ -165,6 +171,16 @@ impl KernelSettings {
                 ("tcp_early_retrans", l.tcp_early_retrans),
             ] {
                 sysctls.insert(k.to_owned(), v.to_string());
+            }
+            // Linux 6.15+'s timer bounds, only when the scenario sets them.
+            let rto = [
+                ("tcp_rto_min_us", l.tcp_rto_min_us),
+                ("tcp_rto_max_ms", l.tcp_rto_max_ms),
+            ];
+            for (k, v) in rto {
+                if let Some(v) = v {
+                    sysctls.insert(k.to_owned(), v.to_string());
+                }
             }
         }
         for (k, v) in overrides {
@@ -443,6 +459,21 @@ mod tests {
             (DEFAULT_CC, 1000)
         );
         assert!(!plain.sysctls.contains_key("tcp_recovery"));
+    }
+
+    #[test]
+    fn a_linux_host_runs_its_module_and_passes_its_rto_bounds() {
+        let mut tcp = TcpConfig::linux();
+        let l = tcp.linux.as_mut().expect("the linux profile");
+        l.tcp_congestion_control = spikelab_tcp::LinuxModule::named("bbr").expect("bbr");
+        l.tcp_rto_max_ms = Some(5000);
+        let k = KernelSettings::for_flow(&tcp, None, &BTreeMap::new(), None);
+        assert_eq!(k.congestion, "bbr");
+        assert_eq!(k.sysctls["tcp_rto_max_ms"], "5000");
+        assert!(
+            !k.sysctls.contains_key("tcp_rto_min_us"),
+            "not set: the kernel's own"
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! * [`response`]: what a sender does about a spurious timeout.
 
 pub mod cc;
+pub mod cc_driver;
 pub mod config;
 pub mod exports;
 pub mod linux_cwnd_limited;

@@ -8,8 +8,7 @@
 //! (`tcp_rate_check_app_limited`).
 //!
 //! Counts are in segments (the kernel's packets, no TSO); times in the simulator's
-//! integer time. Only a sender whose controller asks for rate samples keeps one
-//! ([`crate::cc::CongestionControl::controls_cwnd`]).
+//! integer time. Only a sender whose controller takes over cwnd (BBR) keeps one.
 
 use spikelab_core::{Dur, Time};
 use std::collections::BTreeMap;
@@ -28,6 +27,8 @@ struct TxRecord {
     delivered: u64,
     /// `tx.is_app_limited`.
     app_limited: bool,
+    /// Retransmitted at least once (`TCPCB_RETRANS`).
+    retrans: bool,
 }
 
 /// One ACK's rate sample (`struct rate_sample`).
@@ -71,6 +72,12 @@ pub struct DeliveryRate {
     prior_mstamp: Option<Time>,
     /// Segments the ACK being processed delivered so far.
     newly: u64,
+    /// Send times of the latest never-retransmitted segments it acknowledged
+    /// cumulatively and by SACK (`last_ackt`, `sack->last_sackt`), and whether it
+    /// cumulatively acknowledged retransmitted data (`FLAG_RETRANS_DATA_ACKED`).
+    last_ackt: Option<Time>,
+    last_sackt: Option<Time>,
+    retrans_acked: bool,
 }
 
 impl DeliveryRate {
@@ -87,6 +94,7 @@ impl DeliveryRate {
     /// `tcp_rate_skb_sent`: segment `[start, end)` goes out at `now`; `idle`: nothing
     /// was outstanding (`!tp->packets_out`), so a new send phase starts.
     pub fn on_sent(&mut self, start: u64, end: u64, now: Time, idle: bool) {
+        let retrans = self.tx.contains_key(&start);
         if idle {
             self.first_tx_mstamp = now;
             self.delivered_mstamp = now;
@@ -98,6 +106,7 @@ impl DeliveryRate {
             delivered_mstamp: self.delivered_mstamp,
             delivered: self.delivered,
             app_limited: self.app_limited != 0,
+            retrans,
         };
         self.tx.insert(start, rec);
     }
@@ -107,6 +116,10 @@ impl DeliveryRate {
         let kept = self.tx.split_off(&ack);
         let acked = std::mem::replace(&mut self.tx, kept);
         for rec in acked.into_values() {
+            match rec.retrans {
+                false => self.last_ackt = self.last_ackt.max(Some(rec.sent)),
+                true => self.retrans_acked = true,
+            }
             self.deliver(rec);
         }
     }
@@ -119,6 +132,9 @@ impl DeliveryRate {
             .collect();
         for s in inside {
             if let Some(rec) = self.tx.remove(&s) {
+                if !rec.retrans {
+                    self.last_sackt = self.last_sackt.max(Some(rec.sent));
+                }
                 self.deliver(rec);
             }
         }
@@ -154,7 +170,7 @@ impl DeliveryRate {
         }
         rs.acked_sacked = newly;
         rs.losses = ack.losses;
-        rs.rtt = ack.rtt;
+        rs.rtt = self.ca_rtt(now, ack.rtt);
         rs.prior_in_flight = ack.prior_in_flight;
         rs.is_ack_delayed = ack.maybe_delayed;
         let Some(prior_mstamp) = prior_mstamp else {
@@ -170,6 +186,16 @@ impl DeliveryRate {
         // "Normally we expect interval_us >= min-rtt."
         rs.interval = (min_rtt.is_none_or(|m| interval >= m)).then_some(interval);
         rs
+    }
+
+    /// `ca_rtt_us` (`tcp_clean_rtx_queue`, `tcp_ack_update_rtt`): from the latest
+    /// never-retransmitted segment newly SACKed, else cumulatively acknowledged
+    /// (unless retransmitted data was), else the ACK's timestamp sample `echo`.
+    fn ca_rtt(&mut self, now: Time, echo: Option<Dur>) -> Option<Dur> {
+        let sackt = self.last_sackt.take();
+        let ackt = self.last_ackt.take().filter(|_| !self.retrans_acked);
+        self.retrans_acked = false;
+        sackt.or(ackt).map(|t| now.saturating_since(t)).or(echo)
     }
 
     /// `tcp_rate_check_app_limited`, when the application writes: less than a segment
@@ -256,6 +282,42 @@ mod tests {
         r.on_cumulative_ack(3000);
         let s = r.gen(ms(220), None, facts());
         assert_eq!((s.acked_sacked, r.delivered()), (1, 3));
+    }
+
+    #[test]
+    fn the_rtt_is_the_latest_sent_segments_and_never_a_retransmissions() {
+        let mut r = DeliveryRate::default();
+        r.on_sent(0, 1000, ms(0), true);
+        r.on_sent(1000, 2000, ms(10), false);
+        r.on_cumulative_ack(2000);
+        let echo = Some(Dur::from_millis(150));
+        assert_eq!(
+            r.gen(
+                ms(110),
+                None,
+                AckFacts {
+                    rtt: echo,
+                    ..facts()
+                }
+            )
+            .rtt,
+            Some(Dur::from_millis(100))
+        );
+        r.on_sent(2000, 3000, ms(200), true);
+        r.on_sent(2000, 3000, ms(500), false); // the timeout's retransmission
+        r.on_cumulative_ack(3000);
+        assert_eq!(
+            r.gen(
+                ms(600),
+                None,
+                AckFacts {
+                    rtt: echo,
+                    ..facts()
+                }
+            )
+            .rtt,
+            echo
+        );
     }
 
     #[test]

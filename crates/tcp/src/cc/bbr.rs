@@ -805,7 +805,7 @@ impl CongestionControl for Bbr {
     }
 
     /// `bbr_ssthresh`: entering recovery saves cwnd; ssthresh stays (the window's
-    /// [`crate::window::SsthreshRule::Kept`]).
+    /// `SsthreshRule::Kept`).
     fn on_congestion_event(&mut self, w: &CwndView) {
         self.save_cwnd(w.cwnd / w.mss);
     }

@@ -5,7 +5,7 @@
 //! decides *by how much* cwnd grows, and keeps whatever state that needs (Linux's
 //! `snd_cwnd_cnt`, CUBIC's epoch and W_max, HyStart's rounds). How ssthresh is
 //! halved on a loss stays the window's `SsthreshRule`, which a
-//! `linux` host derives from its controller ([`LinuxModule::ssthresh_rule`]).
+//! `linux` host derives from its controller (`LinuxSysctls::apply` in the linux stack's profile).
 //!
 //! The controllers, one per file:
 //!
@@ -31,7 +31,6 @@ pub mod rfc5681;
 
 use crate::linux_cwnd_limited::CwndUsage;
 use crate::rate::RateSample;
-use crate::window::SsthreshRule;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use spikelab_core::{Dur, SimRng, Time};
 
@@ -305,16 +304,6 @@ impl LinuxModule {
     pub fn name(self) -> &'static str {
         self.0.declaration().linux_module.unwrap_or_default()
     }
-
-    /// The module's `ssthresh()` as the window's rule: `cubictcp_recalc_ssthresh`,
-    /// `bbr_ssthresh` (ssthresh kept) or `tcp_reno_ssthresh`.
-    pub fn ssthresh_rule(self) -> SsthreshRule {
-        match self.0 {
-            CcKind::Cubic => SsthreshRule::LinuxCubic,
-            CcKind::Bbr => SsthreshRule::Kept,
-            _ => SsthreshRule::LinuxReno,
-        }
-    }
 }
 
 impl Default for LinuxModule {
@@ -371,8 +360,8 @@ mod tests {
             Some(CcKind::Cubic)
         );
         assert_eq!(
-            LinuxModule::named("bbr").map(LinuxModule::ssthresh_rule),
-            Some(SsthreshRule::Kept)
+            LinuxModule::named("bbr").map(LinuxModule::kind),
+            Some(CcKind::Bbr)
         );
         assert_eq!(LinuxModule::named("vegas"), None);
         assert_eq!(LinuxModule::default().name(), "reno");
