@@ -176,6 +176,13 @@ pub struct ReproduceArgs {
     /// Threads (default: every core; at most 1024). Results do not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_JOBS as i64))]
     pub jobs: Option<u32>,
+    /// Run each experiment's findings under each of its declared readings of the
+    /// inputs its paper leaves unstated (the default, then one input at a time, or
+    /// every combination where the file says so; paired by seed), instead of its
+    /// tables and figures: DIR/<experiment>/readings.{csv,md} and the findings ×
+    /// readings matrix in the report.
+    #[arg(long)]
+    pub readings: bool,
 }
 
 /// `spikelab run`.

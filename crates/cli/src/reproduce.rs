@@ -146,7 +146,7 @@ fn reproduce_into(
     });
     let sections = sections.into_iter().collect::<Result<Vec<_>, Failure>>()?;
     let _writing = interrupt::writing();
-    write_report(root, &sections, a.reps)?;
+    write_report(root, &sections, a)?;
     eprintln!(
         "{} repetitions per cell, {:.1} s in all, {jobs} threads",
         a.reps,
@@ -175,9 +175,11 @@ fn reproduce_one(
         progress: &progress,
     };
     let t = Instant::now();
-    let section = r
-        .run(&ctx)
-        .with_context(|| format!("reproducing {}", r.name()))?;
+    let section = match a.readings {
+        true => r.run_readings(&ctx),
+        false => r.run(&ctx),
+    };
+    let section = section.with_context(|| format!("reproducing {}", r.name()))?;
     progress.0.finish_and_clear();
     bars.suspend(|| {
         eprintln!(
@@ -189,16 +191,33 @@ fn reproduce_one(
     Ok(section)
 }
 
-fn write_report(root: &Path, sections: &[Section], reps: u32) -> Result<(), Failure> {
-    let title = "spikelab: the papers' experiments reproduced";
-    let intro = format!(
-        "Every table is our simulation with {reps} repetitions per cell (mean and 95% confidence \
-         half-width, Student's t). Where the paper publishes a value it stands beside ours with the \
-         difference; where its table is withheld we report only what the simulation gives."
-    );
+fn write_report(root: &Path, sections: &[Section], a: &ReproduceArgs) -> Result<(), Failure> {
+    let reps = a.reps;
+    let (title, intro) = match a.readings {
+        true => (
+            "spikelab: the papers' findings under each reading of their unstated inputs",
+            format!(
+                "Every finding a paper states, scored under each declared reading of the inputs \
+                 it leaves unstated, {reps} repetitions per reading, paired by seed."
+            ),
+        ),
+        false => (
+            "spikelab: the papers' experiments reproduced",
+            report_intro(reps),
+        ),
+    };
     let md = render_markdown(title, &intro, sections);
     std::fs::write(root.join("report.md"), md).context("cannot write report.md")?;
     let html = render_html(title, &intro, sections, root);
     std::fs::write(root.join("report.html"), html).context("cannot write report.html")?;
     Ok(())
+}
+
+/// The report's introduction, without `--readings`.
+fn report_intro(reps: u32) -> String {
+    format!(
+        "Every table is our simulation with {reps} repetitions per cell (mean and 95% confidence \
+         half-width, Student's t). Where the paper publishes a value it stands beside ours with the \
+         difference; where its table is withheld we report only what the simulation gives."
+    )
 }

@@ -6,10 +6,12 @@
 //! `mss` counts payload bytes, the kernel's clamp includes the 12 bytes of the
 //! timestamps option, so `mss + 12` is asked for when timestamps are on), the
 //! receiver's window (`TCP_WINDOW_CLAMP` = `receiver_window`, with `SO_RCVBUF` large
-//! enough not to bind first, or the `linux` profile's `so_rcvbuf`) and the congestion control module (default `reno`, the
-//! family all of spikelab's senders belong to; a flow's `[flow.kernel]` table names
-//! another, and may set the receive buffer and any of the sysctls below, see
-//! [`KernelSettings::for_flow`]). Per namespace (both ends): sysctls
+//! enough not to bind first, or the `linux` profile's `so_rcvbuf`) and the congestion
+//! control module, the one the flow's congestion controller declares
+//! (`tcp_congestion_control` in its `Exports::kernel`: `reno` for the RFC and ns-2
+//! senders, the `linux` profile's module for a Linux host); a flow's `[flow.kernel]`
+//! table may name another, and may set the receive buffer and any of the sysctls
+//! below, see [`KernelSettings::for_flow`]. Per namespace (both ends): sysctls
 //! `tcp_timestamps` (`timestamps`), `tcp_sack` (a SACK `recovery`), `tcp_dsack`
 //! (`dsack`), `tcp_frto` (2 when the spurious-timeout `driver` is F-RTO or SACK-F-RTO,
 //! else 0), and `tcp_recovery` / `tcp_early_retrans`, which have no model counterpart
@@ -22,6 +24,7 @@
 use spikelab_scenario::KernelEntry;
 use spikelab_tcp::exports::{Exports, Kernel};
 use spikelab_tcp::spurious::DetectorKind;
+use spikelab_tcp::stacks::congestion_controller;
 use spikelab_tcp::TcpConfig;
 use std::collections::BTreeMap;
 
@@ -49,9 +52,18 @@ pub const RECORDED: &[&str] = &[
     "tcp_autocorking",
 ];
 
-/// The congestion-control module when neither the scenario nor `--cc` names one: the
-/// Reno family all of spikelab's senders belong to.
+/// The congestion-control module of a flow whose controller states no kernel module
+/// (every registered controller states one; see `spikelab_tcp::cc`'s tests).
 pub const DEFAULT_CC: &str = "reno";
+
+/// The kernel module the flow's congestion controller declares
+/// (`tcp_congestion_control` in its [`Exports::kernel`]).
+pub fn congestion_module(tcp: &TcpConfig) -> &'static str {
+    let kernel = congestion_controller(tcp).kernel();
+    kernel
+        .sysctl("tcp_congestion_control")
+        .unwrap_or(DEFAULT_CC)
+}
 
 /// Bytes of the timestamps option with its padding (RFC 7323 3.2: 10 bytes, sent as
 /// 12 with two NOPs), which the kernel's `TCP_MAXSEG` counts.
@@ -93,17 +105,16 @@ pub const NOT_APPLIED: &[&str] = &[
 ];
 
 impl KernelSettings {
-    /// A flow's settings, in order of precedence from lowest: what `tcp` implies, the
-    /// flow's `[flow.kernel]` table, then the command line's `--sysctl` and `--cc`.
+    /// A flow's settings, in order of precedence from lowest: what `tcp` implies (the
+    /// module its controller declares), the flow's `[flow.kernel]` table, then the
+    /// command line's `--sysctl` and `--cc`.
     pub fn for_flow(
         tcp: &TcpConfig,
         entry: Option<&KernelEntry>,
         overrides: &BTreeMap<String, String>,
         cc: Option<&str>,
     ) -> Self {
-        // A `linux` host's tcp_congestion_control (reno, cubic or bbr) is the module.
-        let linux_cc = tcp.linux.as_ref().map(|l| l.tcp_congestion_control.name());
-        let mut k = Self::from_tcp(tcp, &BTreeMap::new(), linux_cc.unwrap_or(DEFAULT_CC));
+        let mut k = Self::from_tcp(tcp, &BTreeMap::new());
         if let Some(e) = entry {
             k.apply(e);
         }
@@ -145,8 +156,9 @@ impl KernelSettings {
         self.sysctls.get("tcp_timestamps").is_some_and(|v| v != "0")
     }
 
-    /// The kernel settings for `tcp`, then `overrides` (sysctl -> value) and `cc`.
-    pub fn from_tcp(tcp: &TcpConfig, overrides: &BTreeMap<String, String>, cc: &str) -> Self {
+    /// The kernel settings for `tcp`, then `overrides` (sysctl -> value); the module is
+    /// the one the flow's controller declares ([`congestion_module`]).
+    pub fn from_tcp(tcp: &TcpConfig, overrides: &BTreeMap<String, String>) -> Self {
         let b = |v: bool| if v { "1" } else { "0" }.to_owned();
         let mut sysctls = BTreeMap::new();
         sysctls.insert("tcp_timestamps".to_owned(), b(tcp.timestamps));
@@ -201,30 +213,21 @@ impl KernelSettings {
                 .map_or((window * 4).max(4096), |b| {
                     b.min(i32::MAX as u64 / 2) as u32
                 }),
-            congestion: cc.to_owned(),
+            congestion: congestion_module(tcp).to_owned(),
         }
     }
 
-    /// The detectors the kernel runs with these settings, as spikelab names them:
-    /// timestamps -> Eifel-style undo (`tcp_try_undo_loss` with `tcp_packet_delayed`),
-    /// F-RTO -> SACK-F-RTO when SACK is on, else F-RTO; D-SACK -> D-SACK undo.
+    /// The detectors the kernel runs with these settings, as spikelab names them: each
+    /// registered detector whose declared sysctls all hold
+    /// ([`Exports::kernel_runs_when`]), in registration order (timestamps -> the
+    /// Eifel-style undo, `tcp_packet_delayed`; F-RTO -> SACK-F-RTO with SACK, else
+    /// F-RTO; D-SACK with SACK -> the D-SACK undo).
     pub fn detectors(&self) -> Vec<DetectorKind> {
         let on = |k: &str| self.sysctls.get(k).is_some_and(|v| v != "0");
-        let mut d = Vec::new();
-        if on("tcp_timestamps") {
-            d.push(DetectorKind::Eifel);
-        }
-        if on("tcp_frto") {
-            d.push(if on("tcp_sack") {
-                DetectorKind::SackFrto
-            } else {
-                DetectorKind::Frto
-            });
-        }
-        if on("tcp_dsack") && on("tcp_sack") {
-            d.push(DetectorKind::Dsack);
-        }
-        d
+        let holds = |runs: &[(&str, bool)]| runs.iter().all(|&(k, want)| on(k) == want);
+        (DetectorKind::ALL.iter().copied())
+            .filter(|d| d.kernel_runs_when().is_some_and(holds))
+            .collect()
     }
 }
 
@@ -410,21 +413,21 @@ mod tests {
             timestamps: true,
             ..TcpConfig::default()
         };
-        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new());
         assert_eq!(k.maxseg, 1012);
         let mut off = BTreeMap::new();
         off.insert("tcp_timestamps".to_owned(), "0".to_owned());
-        assert_eq!(KernelSettings::from_tcp(&tcp, &off, "reno").maxseg, 1000);
+        assert_eq!(KernelSettings::from_tcp(&tcp, &off).maxseg, 1000);
     }
 
     #[test]
     fn the_linux_profiles_so_rcvbuf_is_the_receivers_so_rcvbuf() {
         let mut tcp = TcpConfig::linux();
         tcp.receiver_window = 150_000;
-        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new());
         assert_eq!(k.rcvbuf, 600_000, "4 x receiver_window without it");
         tcp.linux.as_mut().unwrap().so_rcvbuf = Some(262_144);
-        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new());
         assert_eq!((k.rcvbuf, k.window_clamp), (262_144, 150_000));
     }
 
@@ -454,10 +457,7 @@ mod tests {
         let k = KernelSettings::for_flow(&tcp, Some(&e), &cli, Some("reno"));
         assert_eq!((k.congestion.as_str(), k.maxseg), ("reno", 1000));
         let plain = KernelSettings::for_flow(&tcp, None, &BTreeMap::new(), None);
-        assert_eq!(
-            (plain.congestion.as_str(), plain.maxseg),
-            (DEFAULT_CC, 1000)
-        );
+        assert_eq!((plain.congestion.as_str(), plain.maxseg), ("reno", 1000));
         assert!(!plain.sysctls.contains_key("tcp_recovery"));
     }
 
@@ -477,6 +477,20 @@ mod tests {
     }
 
     #[test]
+    fn the_module_is_the_one_the_flows_controller_declares() {
+        let cubic = spikelab_tcp::LinuxModule::named("cubic").unwrap();
+        let mut tcp = TcpConfig::linux();
+        tcp.linux.as_mut().unwrap().tcp_congestion_control = cubic;
+        let k = KernelSettings::for_flow(&tcp, None, &BTreeMap::new(), None);
+        assert_eq!(k.congestion, "cubic");
+        let reno = KernelSettings::for_flow(&TcpConfig::ns2_2002(), None, &BTreeMap::new(), None);
+        assert_eq!(reno.congestion, "reno");
+        // `--cc` still overrides it.
+        let k = KernelSettings::for_flow(&tcp, None, &BTreeMap::new(), Some("reno"));
+        assert_eq!(k.congestion, "reno");
+    }
+
+    #[test]
     fn the_linux_profile_passes_its_sysctls_to_the_kernel() {
         let mut tcp = TcpConfig::linux();
         tcp.linux = Some(spikelab_tcp::LinuxSysctls {
@@ -485,7 +499,7 @@ mod tests {
             tcp_early_retrans: 0,
             ..Default::default()
         });
-        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new());
         assert_eq!(k.sysctls["tcp_frto"], "1");
         assert_eq!(k.sysctls["tcp_recovery"], "0");
         assert_eq!(k.sysctls["tcp_early_retrans"], "0");
@@ -497,9 +511,35 @@ mod tests {
         let mut tcp = TcpConfig::default();
         tcp.spurious.driver = Some(DetectorKind::Frto);
         tcp.recovery = spikelab_tcp::RecoveryKind::RenoSack;
-        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+        let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new());
         assert_eq!(k.sysctls["tcp_frto"], "2");
         assert!(k.detectors().contains(&DetectorKind::SackFrto));
+    }
+
+    #[test]
+    fn the_kernels_detectors_follow_the_sysctls_each_detector_declares() {
+        let with = |set: &[(&str, &str)]| {
+            let mut k = KernelSettings::from_tcp(&TcpConfig::default(), &BTreeMap::new());
+            k.sysctls.clear();
+            for (n, v) in set {
+                k.set_sysctl(n, v);
+            }
+            k.detectors()
+        };
+        use DetectorKind::*;
+        assert_eq!(with(&[]), []);
+        assert_eq!(
+            with(&[("tcp_timestamps", "1"), ("tcp_frto", "2")]),
+            [Eifel, Frto]
+        );
+        let all = [
+            ("tcp_timestamps", "1"),
+            ("tcp_frto", "1"),
+            ("tcp_sack", "1"),
+            ("tcp_dsack", "1"),
+        ];
+        assert_eq!(with(&all), [Eifel, SackFrto, Dsack]);
+        assert_eq!(with(&[("tcp_dsack", "1"), ("tcp_sack", "0")]), []);
     }
 
     #[test]
@@ -518,7 +558,7 @@ mod tests {
             let d = DetectorKind::from_label(name).unwrap();
             let mut tcp = TcpConfig::default();
             tcp.spurious.driver = Some(d);
-            let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+            let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new());
             assert_eq!(
                 k.sysctls["tcp_frto"],
                 stated(d.kernel(), "tcp_frto", "0"),
@@ -530,7 +570,7 @@ mod tests {
                 recovery: spikelab_tcp::RecoveryKind::from_label(name).unwrap(),
                 ..Default::default()
             };
-            let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new(), "reno");
+            let k = KernelSettings::from_tcp(&tcp, &BTreeMap::new());
             let want = stated(tcp.recovery.kernel(), "tcp_sack", "none stated");
             assert_eq!(k.sysctls["tcp_sack"], want, "{name}");
         }

@@ -39,6 +39,7 @@ use spikelab_engine::{FlowKind, SimConfig, StartTime, Workload};
 use spikelab_net::middlebox::Selection;
 use spikelab_net::MiddleboxConfig;
 use spikelab_scenario::error::{FieldPath, Invalid, Locator};
+use spikelab_scenario::schema::FlowKindName;
 use spikelab_scenario::{Scenario, ScenarioError};
 use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
@@ -218,6 +219,7 @@ pub fn plan(
                     tcp.mss as u64,
                 )
             }
+            FlowKind::Quic { .. } => unreachable!("`unsupported` refuses QUIC flows"),
             FlowKind::Cbr {
                 rate,
                 payload_bytes,
@@ -270,6 +272,13 @@ fn unsupported(s: &Scenario) -> Option<(FieldPath, String)> {
                 return Some((at, "`oracle` needs to know which segment the sender times, which a box on real packets cannot; use `every-nth` or `probability`".into()));
             }
         }
+    }
+    if let Some(i) = file.flow.iter().position(|e| e.kind == FlowKindName::Quic) {
+        let at = FieldPath::root("flow").index(i).key("kind");
+        return Some((
+            at,
+            "the emulator runs kernel TCP sockets; a QUIC flow runs in `spikelab run`".into(),
+        ));
     }
     if s.sim().flows.len() > 250 * 250 {
         return Some((

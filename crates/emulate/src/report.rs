@@ -123,6 +123,7 @@ pub fn flow_result(i: &FlowInputs) -> (FlowResult, Vec<TimeoutRecord>, u64) {
         detectors: i.settings.detectors(),
         unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
+        declarations: Default::default(),
     };
     (r, records, unmatched)
 }
@@ -153,6 +154,7 @@ pub fn cbr_result(i: &FlowInputs) -> FlowResult {
         detectors: Vec::new(),
         unmatched_box_verdicts: 0,
         rto_samples: Vec::new(),
+        declarations: Default::default(),
     }
 }
 
@@ -314,7 +316,7 @@ mod tests {
             }],
             ..SenderReport::default()
         };
-        let mut settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new(), "reno");
+        let mut settings = KernelSettings::from_tcp(&Default::default(), &BTreeMap::new());
         settings.sysctls.insert("tcp_timestamps".into(), "1".into());
         let i = FlowInputs {
             name: "f",

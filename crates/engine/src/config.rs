@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use spikelab_core::trace::TraceKinds;
 use spikelab_core::{BitRate, Dur};
 use spikelab_net::{Dir, LinkConfig};
+use spikelab_quic::QuicConfig;
 use spikelab_tcp::spurious::DetectorKind;
 use spikelab_tcp::TcpConfig;
 
@@ -91,6 +92,12 @@ pub enum FlowKind {
         tcp: Box<TcpConfig>,
         workload: Workload,
     },
+    /// A QUIC connection (`quic.implementation` names the registered transport that
+    /// runs it).
+    Quic {
+        quic: Box<QuicConfig>,
+        workload: Workload,
+    },
     /// Constant-bit-rate datagrams (UDP-like cross traffic), from start until `stop`
     /// (or the end of the run).
     Cbr {
@@ -101,11 +108,24 @@ pub enum FlowKind {
 }
 
 impl FlowKind {
+    /// The kind as a scenario file names it (`kind = "tcp"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            FlowKind::Tcp { .. } => "tcp",
+            FlowKind::Quic { .. } => "quic",
+            FlowKind::Cbr { .. } => "cbr",
+        }
+    }
+
     /// A connection's application and its segment size (payload bytes per data
     /// packet); `None` for a CBR source.
     pub fn connection(&self) -> Option<(Workload, u64)> {
         match self {
             FlowKind::Tcp { tcp, workload } => Some((*workload, tcp.mss as u64)),
+            FlowKind::Quic { quic, workload } => Some((
+                *workload,
+                spikelab_quic::wire::stream_bytes_per_packet(quic),
+            )),
             FlowKind::Cbr { .. } => None,
         }
     }
@@ -117,7 +137,7 @@ impl FlowKind {
                 let s = &tcp.spurious;
                 s.driver.iter().chain(&s.observe).copied().collect()
             }
-            FlowKind::Cbr { .. } => Vec::new(),
+            FlowKind::Quic { .. } | FlowKind::Cbr { .. } => Vec::new(),
         }
     }
 

@@ -34,8 +34,8 @@ pub use config::{
     Workload,
 };
 pub use results::{
-    score_detectors, Captured, DetectorScore, DetectorVerdict, Endpoint, FlowResult, LinkResult,
-    RunResult, TimeoutRecord, Truth,
+    score_detectors, Captured, DeclarationCounts, DetectorScore, DetectorVerdict, Endpoint,
+    FlowResult, LinkResult, RunResult, TimeoutRecord, Truth,
 };
 pub use spikelab_core::trace::TraceKinds;
 pub use world::{InvariantViolation, World};

@@ -93,6 +93,10 @@ pub struct FlowResult {
     pub recovery_dsack_undos: u64,
     /// Datagrams (CBR) or segments delivered to the sink.
     pub delivered: u64,
+    /// A QUIC sender's loss declarations and probe timeouts with their ground truth
+    /// (all zero for TCP, which reports neither).
+    #[serde(default)]
+    pub declarations: DeclarationCounts,
     /// Spurious-timeout detectors the flow ran (driver and observers).
     pub detectors: Vec<DetectorKind>,
     /// Verdicts of a middlebox's detector that covered none of the flow's timeouts: the
@@ -102,6 +106,25 @@ pub struct FlowResult {
     pub unmatched_box_verdicts: u64,
     /// Every RTO computation after an RTT sample (only with `SimConfig::record_rto`).
     pub rto_samples: Vec<RtoSample>,
+}
+
+/// Counts of a sender's [`Declaration`](crate::transport::Declaration)s, judged by
+/// ground truth, and of its responses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeclarationCounts {
+    /// Probe timeouts (RFC 9002 6.2), counted per expiry.
+    pub ptos: u64,
+    /// Probe timeouts while an outstanding packet, or an ACK of one, was still in the
+    /// network (or the ACK was due at the receiver).
+    pub spurious_ptos: u64,
+    /// Packets declared lost (RFC 9002 6.1).
+    pub loss_declarations: u64,
+    /// Packets declared lost that were still in the network or had arrived.
+    pub spurious_loss_declarations: u64,
+    /// Losses declared persistent congestion (RFC 9002 7.6).
+    pub persistent_congestion: u64,
+    /// Congestion responses undone after spurious loss declarations.
+    pub undos: u64,
 }
 
 /// One RTO computation: the RTT sample and the RTO that resulted from it

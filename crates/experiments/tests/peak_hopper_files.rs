@@ -20,7 +20,7 @@ const FILES: [&str; 3] = [
 fn tcp(sim: &SimConfig, i: usize) -> &spikelab_tcp::TcpConfig {
     match &sim.flows[i].kind {
         FlowKind::Tcp { tcp, .. } => tcp,
-        FlowKind::Cbr { .. } => panic!("a TCP flow"),
+        FlowKind::Quic { .. } | FlowKind::Cbr { .. } => panic!("a TCP flow"),
     }
 }
 

@@ -31,6 +31,8 @@ use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, FreezePoint, FrozenArrivals, FrozenWire};
 use spikelab_tcp::exports::{Exports, Ns2Export};
 use spikelab_tcp::recovery::PipeRule;
+use spikelab_tcp::response::SpuriousConfig;
+use spikelab_tcp::stacks::congestion_controller;
 use spikelab_tcp::window::SsthreshRule;
 use spikelab_tcp::{EchoRule, RecoveryKind, TcpConfig, TimeoutRetransmit};
 use std::fmt::Write as _;
@@ -286,6 +288,9 @@ pub fn export(sim: &SimConfig, seed: u64) -> Result<Script, Refused> {
                     mss: tcp.mss,
                     fack: tcp.recovery == RecoveryKind::Fack,
                 });
+            }
+            FlowKind::Quic { .. } => {
+                return refuse(format!("flow[{f}].kind = quic"), "ns-2 has no QUIC agent")
             }
             FlowKind::Cbr {
                 rate,
@@ -586,6 +591,9 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
             d.ns2(),
         )?,
     };
+    let response = response_settings(&key, sp)?;
+    let cc = congestion_controller(tcp);
+    let cc = settings(key(&format!("cc = {}", cc.name())), &key("cc"), cc.ns2())?;
     let b = |v: bool| if v { "true" } else { "false" }.to_string();
     Ok([
         ("packetSize_", tcp.mss.to_string()),
@@ -600,7 +608,31 @@ fn agent_settings(f: usize, tcp: &TcpConfig) -> Result<Vec<(&'static str, String
     .into_iter()
     .chain(rto)
     .chain(detector)
+    .chain(response)
+    .chain(cc)
     .collect())
+}
+
+/// The response options' settings (each option's [`Exports::ns2`]), or the first
+/// ns-2.35 cannot express. Without a driving detector no response ever runs, in
+/// spikelab as in ns-2, so there is nothing to express.
+fn response_settings(
+    key: &dyn Fn(&str) -> String,
+    sp: &SpuriousConfig,
+) -> Result<Vec<(&'static str, String)>, Refused> {
+    if sp.driver.is_none() {
+        return Ok(Vec::new());
+    }
+    let mut all = Vec::new();
+    for option in sp.response.options() {
+        let (name, value) = option.key_value();
+        let choice = key(&format!("spurious.response.{name} = {value}"));
+        match option.ns2() {
+            refusal @ Ns2Export::Refused { .. } => return refused(choice, refusal),
+            export => all.extend(settings(choice, &key("spurious.response"), export)?),
+        }
+    }
+    Ok(all)
 }
 
 /// The agent's F-RTO variables without a driving detector.
@@ -615,6 +647,7 @@ fn settings(
 ) -> Result<Vec<(&'static str, String)>, Refused> {
     match export {
         Ns2Export::Settings(s) => Ok(s),
+        Ns2Export::Native(_) => Ok(Vec::new()),
         Ns2Export::Refused {
             field: Some(field),
             why,
@@ -872,6 +905,7 @@ pub fn export_command(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spikelab_tcp::response::ResponseOption;
 
     fn scenario(extra_link: &str, tcp: &str) -> SimConfig {
         let text = format!(
@@ -975,7 +1009,7 @@ mod tests {
             (Ok(all), Ns2Export::Settings(own)) => {
                 assert!(own.iter().all(|s| all.contains(s)), "{name}: {own:?}");
             }
-            (Ok(_), Ns2Export::Agent(_)) => {}
+            (Ok(_), Ns2Export::Agent(_) | Ns2Export::Native(_)) => {}
             (Err(e), Ns2Export::Refused { why, .. }) => assert_eq!(e.why, why, "{name}"),
             (got, stated) => panic!("{name}: exported {got:?}, states {stated:?}"),
         }
@@ -997,6 +1031,50 @@ mod tests {
                 toml::from_str(&format!("kind = \"{name}\"")).unwrap();
             exported_as_stated(name, agent(|t| t.rto = c.clone()), c.ns2());
         }
+        let frto = Some(spikelab_tcp::spurious::DetectorKind::Frto);
+        for o in spikelab_tcp::response::ResponseOption::all() {
+            let name = format!("{o:?}");
+            let got = agent(|t| {
+                t.spurious.driver = frto;
+                set_option(&mut t.spurious.response, o);
+            });
+            exported_as_stated(&name, got, o.ns2());
+        }
+    }
+
+    /// Sets the one response option `o` names.
+    fn set_option(r: &mut spikelab_tcp::response::ResponseConfig, o: ResponseOption) {
+        match o {
+            ResponseOption::Restore(x) => r.restore = x,
+            ResponseOption::RtoAdapt(x) => r.rto_adapt = x,
+            ResponseOption::ResumeWithNewData(x) => r.resume_with_new_data = x,
+            ResponseOption::FastRetransmitBelowRecoveryPoint(x) => {
+                r.fast_retransmit_below_recovery_point = x
+            }
+            ResponseOption::NewrenoSackUntilRecoveryPoint(x) => {
+                r.newreno_sack_until_recovery_point = x
+            }
+        }
+    }
+
+    #[test]
+    fn a_response_ns2_cannot_run_is_refused_by_its_key_and_value() {
+        let e = agent(|t| {
+            t.spurious.driver = Some(spikelab_tcp::spurious::DetectorKind::Frto);
+            t.spurious.response.rto_adapt = spikelab_tcp::response::RtoAdapt::Reseed;
+        })
+        .unwrap_err();
+        assert_eq!(e.key, "flow[0].tcp.spurious.response.rto_adapt = reseed");
+        // Without a driver no response runs: nothing to refuse.
+        let ok =
+            agent(|t| t.spurious.response.rto_adapt = spikelab_tcp::response::RtoAdapt::Reseed);
+        assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn the_agent_grows_cwnd_as_its_controller_states() {
+        let all = agent(|_| {}).unwrap();
+        assert!(all.contains(&("windowOption_", "1".to_string())));
     }
 
     #[test]

@@ -63,6 +63,49 @@ def test_local_and_ray_sweeps_are_identical(gprs):
     assert len(local["detectors"]) > 0, "the detectors table must not be trivially equal"
 
 
+def test_a_ray_sweep_on_two_nodes_uses_both_and_equals_the_local_one(gprs):
+    """Two raylets on this machine (ray.cluster_utils.Cluster: a head and a second
+    node, one CPU each) stand in for a two-machine cluster: tasks must be placed on
+    both nodes and the tables must not depend on where they ran."""
+    ray = pytest.importorskip("ray", reason="SKIPPED: ray is not installed")
+    from ray.cluster_utils import Cluster
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    @ray.remote(num_cpus=1)
+    def warm_worker():  # nested: pickled by value, the workers cannot import tests
+        import spikelab  # noqa: F401
+
+    tables = ["runs", "summary", "detectors"]
+    local = spikelab.sweep(gprs, GRID, reps=4, seed=3, table=tables, progress=False)
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 1, "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        ray.init(address=cluster.address, log_to_driver=False)
+        nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+        assert len(nodes) == 2
+        # A cold node (its worker process still starting, importing spikelab) gets
+        # passed over by SPREAD while the other node has an idle worker: start one
+        # worker on each node first, as a long-running cluster would have.
+        ray.get([warm_worker.options(
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False)).remote()
+            for node in nodes])
+        placement = []
+        remote = spikelab.sweep(gprs, GRID, reps=4, seed=3, table=tables,
+                                backend="ray", chunk=1, progress=False,
+                                placement=placement)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    assert len(placement) == 4 * 4, "one task per cell and repetition"
+    assert sorted((c, s) for c, s, _, _ in placement) == [(c, r) for c in range(4)
+                                                          for r in range(4)]
+    assert {node for *_, node in placement} == nodes, "tasks ran on one node only"
+    for t in tables:
+        pd.testing.assert_frame_equal(local[t], remote[t], check_exact=True)
+
+
 def test_ctrl_c_stops_a_run_cleanly(scenario_path):
     code = textwrap.dedent(f"""
         import sys, spikelab

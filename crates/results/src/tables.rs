@@ -151,10 +151,7 @@ pub fn write_runs(
 }
 
 fn kind_name(kind: &FlowKind) -> &'static str {
-    match kind {
-        FlowKind::Tcp { .. } => "tcp",
-        FlowKind::Cbr { .. } => "cbr",
-    }
+    kind.name()
 }
 
 /// The flow name a replica is summarised under: `name` for `name#i`.

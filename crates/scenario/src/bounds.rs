@@ -292,6 +292,9 @@ fn flow(e: &FlowEntry, p: &FieldPath, stop: Dur) -> Check {
     if let Some(tcp) = &e.tcp {
         tcp_config(tcp, &p.key("tcp"))?;
     }
+    if let Some(quic) = &e.quic {
+        quic.bounds(&p.key("quic"))?;
+    }
     if let Some(w) = &e.workload {
         workload(w, &p.key("workload"))?;
     }

@@ -35,7 +35,7 @@ pub use schema::{
 
 use error::Locator;
 use serde::Serialize;
-use spikelab_engine::{FlowKind, SimConfig, StartTime};
+use spikelab_engine::{SimConfig, StartTime};
 use spikelab_net::LinkConfig;
 use std::path::{Path, PathBuf};
 use toml_edit::ImDocument;
@@ -108,10 +108,7 @@ impl Scenario {
                 }
             })
             .collect();
-        let kind = match f.kind {
-            FlowKind::Tcp { .. } => "tcp",
-            FlowKind::Cbr { .. } => "cbr",
-        };
+        let kind = f.kind.name();
         FlowRecord {
             name: &f.name,
             route,
@@ -266,6 +263,7 @@ fn unknown_field(message: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spikelab_engine::FlowKind;
     use spikelab_tcp::RecoveryKind;
 
     const DUMBBELL: &str = r#"

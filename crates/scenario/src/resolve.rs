@@ -264,6 +264,7 @@ fn check_flow(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
     }
     match e.kind {
         FlowKindName::Tcp => tcp_kind(e, path),
+        FlowKindName::Quic => quic_kind(e, path),
         FlowKindName::Cbr => cbr_kind(e, path),
     }
 }
@@ -284,6 +285,7 @@ fn tcp_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
         ("rate", e.rate.is_some()),
         ("payload", e.payload.is_some()),
         ("stop", e.stop.is_some()),
+        ("quic", e.quic.is_some()),
     ];
     refuse_keys(path, "TCP", &keys)?;
     let mut tcp = e
@@ -315,10 +317,34 @@ fn check_tcp(t: &TcpConfig, path: &FieldPath) -> Check {
     Ok(())
 }
 
+fn quic_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
+    let keys = [
+        ("profile", e.profile.is_some()),
+        ("tcp", e.tcp.is_some()),
+        ("rate", e.rate.is_some()),
+        ("payload", e.payload.is_some()),
+        ("stop", e.stop.is_some()),
+        ("kernel", e.kernel.is_some()),
+    ];
+    refuse_keys(path, "QUIC", &keys)?;
+    let quic = e.quic.clone().unwrap_or_default();
+    let Some(workload) = e.workload else {
+        return fail(
+            path.clone(),
+            "missing field `workload`: a QUIC flow needs e.g. workload = { kind = \"bulk\", bytes = \"5MB\" }",
+        );
+    };
+    Ok(FlowKind::Quic {
+        quic: Box::new(quic),
+        workload,
+    })
+}
+
 fn cbr_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
     let keys = [
         ("profile", e.profile.is_some()),
         ("tcp", e.tcp.is_some()),
+        ("quic", e.quic.is_some()),
         ("workload", e.workload.is_some()),
         ("kernel", e.kernel.is_some()),
     ];
@@ -435,8 +461,11 @@ fn resolve_drop(
     };
     let flow = drop_flow(d, &path, flows)?;
     let spec = &flows.specs[flow];
-    if !matches!(spec.kind, FlowKind::Tcp { .. }) {
-        return fail(path.key("flow"), "only TCP flows have segments to drop");
+    if spec.kind.connection().is_none() {
+        return fail(
+            path.key("flow"),
+            "only TCP and QUIC flows have segments to drop",
+        );
     }
     if !spec.route.iter().any(|h| h.link == link) {
         return fail(

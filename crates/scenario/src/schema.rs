@@ -16,6 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use spikelab_core::{BitRate, ByteSize, Dur};
 use spikelab_engine::{DropWhich, StartTime, Workload};
 use spikelab_net::LinkConfig;
+use spikelab_quic::QuicConfig;
 use spikelab_tcp::TcpConfig;
 use std::fmt;
 
@@ -118,13 +119,15 @@ pub struct Dumbbell {
     pub bottleneck: LinkConfig,
 }
 
-/// The two kinds of traffic.
+/// The kinds of traffic.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlowKindName {
     /// A TCP connection carrying a `workload`. The default.
     #[default]
     Tcp,
+    /// A QUIC connection carrying a `workload`, set by the `quic` table.
+    Quic,
     /// Constant-bit-rate datagrams at `rate`.
     Cbr,
 }
@@ -177,7 +180,7 @@ pub struct FlowEntry {
     /// Number of identical flows this entry stands for, at least 1. Default: 1.
     #[serde(default = "default_count")]
     pub count: u32,
-    /// `"tcp"` or `"cbr"`. Default: `"tcp"`.
+    /// `"tcp"`, `"quic"` or `"cbr"`. Default: `"tcp"`.
     #[serde(default)]
     pub kind: FlowKindName,
     /// TCP only: the base of `tcp`, `"modern"`, `"ns2-2002"` or `"linux"`. Default:
@@ -187,7 +190,10 @@ pub struct FlowEntry {
     /// TCP only: a `TcpConfig` table; keys override the profile's (deep merge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpConfig>,
-    /// TCP only, required: `{ kind = "bulk", bytes = "5MB" }` or
+    /// QUIC only: a `QuicConfig` table (`[flow.quic]`); keys override its defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quic: Option<QuicConfig>,
+    /// TCP and QUIC, required: `{ kind = "bulk", bytes = "5MB" }` or
     /// `{ kind = "ping-pong", packets = 40, bytes = "1KB" }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<Workload>,

@@ -28,7 +28,7 @@ fn queue_packets(q: &QueueConfig) -> u64 {
 fn tcp_of(sim: &SimConfig, flow: usize) -> (&spikelab_tcp::TcpConfig, Workload) {
     match &sim.flows[flow].kind {
         FlowKind::Tcp { tcp, workload } => (tcp, *workload),
-        FlowKind::Cbr { .. } => panic!("flow {flow} is CBR"),
+        other => panic!("flow {flow} is {}", other.name()),
     }
 }
 

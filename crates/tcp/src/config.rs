@@ -4,6 +4,7 @@
 //! [`TcpConfig::ns2_2002`] gives the settings the papers' simulator used (see
 //! `docs/src/ns2-2002-defaults.md`), named and documented field by field.
 
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::linux_profile::LinuxSysctls;
 use crate::recovery::PipeRule;
 pub use crate::recovery::RecoveryKind;
@@ -105,6 +106,22 @@ pub struct Ns2Switch {
     pub doc: &'static str,
     /// Where ns-2.35 takes it from (its export).
     pub ns2: Ns2Source,
+}
+
+/// A switch on is ns-2's own behaviour: its Tcl variables at their 2002 values, or its
+/// C++ code; a Linux host runs its own stack instead (the `linux` profile).
+impl Exports for Ns2Switch {
+    fn ns2(&self) -> Ns2Export {
+        match self.ns2 {
+            Ns2Source::Tcl(vars) => {
+                Ns2Export::Settings(vars.iter().map(|(_, v, x)| (*v, x.to_string())).collect())
+            }
+            Ns2Source::Code(f) => Ns2Export::Native(f),
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("a behaviour of ns-2's 2002 agents; a Linux host runs its own stack")
+    }
 }
 
 /// The declaration of [`Ns2Switches`]: every field with its documentation and its

@@ -7,8 +7,11 @@
 //! conventional sender performs; the RTO value comes from an [`RtoEstimator`] and the
 //! loss-recovery policy from a [`Recovery`] algorithm.
 
+pub use crate::phase::Phase;
+
 use crate::cc::{AckSample, Cc, CongestionControl, CwndView, RttEvent};
 use crate::config::{RecoveryKind, TcpConfig, TimeoutRetransmit};
+use crate::dsack::{sack_right_edge, split_dsack};
 use crate::recovery::{LossRecovery, PartialAck, Recovery, Transmit};
 use crate::response::restore::{restore, Restore, RestoreInputs};
 use crate::response::{RtoAdaptState, Snapshot};
@@ -16,7 +19,8 @@ use crate::rto::{RtoEstimator, RttSample};
 use crate::spurious::{
     AckView, EpisodeVerdict, Ns2FrtoAgent, RecoveryView, Step, TimeoutView, Verdict, Watchers,
 };
-use crate::stacks::{AckArrival, Stack, StackRules};
+use crate::stacks::{AckArrival, Delivery, LossView, Stack, StackRules, TimerKind};
+use crate::tlp::{Probe, ProbeAck, ProbeSchedule};
 use crate::ts_clock::TsClock;
 use crate::window::{SsthreshRule, Window};
 use crate::wire_size::WireSizes;
@@ -24,16 +28,18 @@ use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
 
 mod cc_glue;
 
-/// Where the sender is in its congestion-control cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Slow start or congestion avoidance.
-    Open,
-    /// Fast recovery until `point` (snd_max at its start) is acknowledged.
-    Recovery { point: u64 },
-    /// After a retransmission timeout: slow start with go-back-N until `point`
-    /// (snd_max when the timer fired) is acknowledged.
-    Loss { point: u64 },
+/// The sender's state as a stack's loss detection reads it ([`LossView`]); a macro,
+/// so that the view borrows the window while the stack is borrowed mutably.
+macro_rules! loss_view {
+    ($s:expr, $now:expr) => {
+        LossView {
+            now: $now,
+            w: &$s.w,
+            phase: $s.phase,
+            min_rtt: $s.min_rtt,
+            srtt: $s.rto.srtt(),
+        }
+    };
 }
 
 /// The connection handshake, if the flow uses one.
@@ -154,19 +160,6 @@ pub struct TcpSender<E: RtoEstimator> {
     /// Rate sampling and pacing for a controller that takes over cwnd
     /// ([`crate::cc_driver`]); `None` for the others.
     drv: Option<Box<crate::cc_driver::CcDriver>>,
-    /// The timer is a Tail Loss Probe's, not the RTO ([`crate::tlp`]).
-    probe_armed: bool,
-    /// snd_max after a probe, until settled (`tlp_high_seq`), and whether the probe
-    /// was a retransmission (`tlp_retrans`).
-    tlp_high_seq: Option<(u64, bool)>,
-    /// RACK loss detection (`tcp_recovery` bit 1, [`crate::rack`]).
-    rack: crate::rack::Rack,
-    /// The timer is RACK's reordering timer (`ICSK_TIME_REO_TIMEOUT`), not the RTO.
-    reo_armed: bool,
-    /// [`Self::rack_enabled`] and [`Self::tlp_enabled`], resolved once from the
-    /// configuration, which a sender never changes (both were tested on every ACK).
-    rack_on: bool,
-    tlp_on: bool,
     /// The sizes of the flow's data segments ([`crate::wire_size`]).
     sizes: WireSizes,
     /// The timestamp clock ([`TcpConfig::timestamp_tick`], [`crate::ts_clock`]).
@@ -239,12 +232,6 @@ impl<E: RtoEstimator> TcpSender<E> {
             fast_timeouts: Vec::new(),
             cc,
             drv,
-            probe_armed: false,
-            tlp_high_seq: None,
-            rack: Default::default(),
-            reo_armed: false,
-            rack_on: crate::stacks::linux::rack_configured(cfg),
-            tlp_on: crate::stacks::linux::tlp_configured(cfg),
             stack,
             sizes: WireSizes::new(cfg),
             ts_clock: TsClock::new(cfg.timestamp_tick),
@@ -292,7 +279,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// The armed timer is a Tail Loss Probe's or RACK's reordering timer: its expiry
     /// is no timeout.
     pub fn probe_armed(&self) -> bool {
-        self.probe_armed || self.reo_armed
+        self.stack.timer_kind() != TimerKind::Rto
     }
     /// Timeouts in a row without an acknowledgment of new data (the back-off count).
     pub fn consecutive_timeouts(&self) -> u32 {
@@ -370,7 +357,6 @@ impl<E: RtoEstimator> TcpSender<E> {
         let timeouts = self.consecutive_timeouts;
         let was_recovering = self.phase != Phase::Open;
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
-        let before = self.outstanding();
         let arrival = AckArrival {
             recovering: matches!(self.phase, Phase::Recovery { .. }),
             has_sack: !pkt.sack().is_empty(),
@@ -381,19 +367,19 @@ impl<E: RtoEstimator> TcpSender<E> {
         let oldack = self.stack.on_ack_arrival(&arrival);
         self.watch_fast_timeout(pkt);
         let step = self.consult_detectors(now, pkt);
-        if self.rack_enabled() {
-            self.rack_note_deliveries(now, pkt);
-        }
+        self.stack.on_ack_delivered(&Delivery {
+            now,
+            pkt,
+            w: &self.w,
+            min_rtt: self.min_rtt,
+            ts_clock: self.cfg.timestamps.then_some(&self.ts_clock),
+        });
         let (dsack, newly_sacked) = self.apply_sack(pkt);
         // tcp_fastretrans_alert -> tcp_try_undo_partial: a hole filled by the delayed
         // original is reordering (crate::spurious::linux_undo).
-        if let Some(low) = self
-            .watch
-            .take_delayed_hole()
-            .filter(|_| self.rack_enabled())
-        {
+        if let Some(low) = self.watch.take_delayed_hole() {
             let fack = self.w.segs.highest_sacked_end();
-            self.rack.on_delayed_hole(low, fack, self.w.mss);
+            self.stack.on_delayed_hole(low, fack, self.w.mss);
         }
         if let Phase::Recovery { .. } = self.phase {
             if let Some(right) = sack_right_edge(pkt) {
@@ -423,7 +409,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
         }
         self.fack_exit_on_ack_without_sack();
-        self.process_probe_ack(pkt, &info, newly_sacked);
+        self.settle_probe(pkt, &info, newly_sacked);
         if pkt.ack == self.w.snd_una && oldack {
             let sample = self.fack_oldack(now, pkt);
             if info.newly_acked > 0 && sample.is_some() {
@@ -431,9 +417,10 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
         }
         self.follow_driver(now, step, timeouts, &info, out);
-        self.rack_on_episode_end(was_recovering, undos_before, dsack);
-        let flags = info.duplicate || newly_sacked > 0 || dsack;
-        self.rack_on_ack(now, crate::linux_disorder::ack_is_dubious(flags, before));
+        let undone = self.stats.spurious_responses + self.stats.recovery_undos > undos_before;
+        let ended = was_recovering && self.phase == Phase::Open;
+        self.stack.on_ack_settled(undone, dsack, ended);
+        self.detect_losses(now, info.duplicate || newly_sacked > 0 || dsack);
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
         if let Some(start) = cc_start {
             self.cc_ack_end(now, start, info.rtt_sample);
@@ -441,7 +428,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         if !self.stack.holds_ack() {
             self.try_send(now, out);
         }
-        if self.probe_armed && (self.phase != Phase::Open || self.frto_hold) {
+        let open = self.phase == Phase::Open && !self.frto_hold;
+        if self.stack.rearms_rto_from_head(open) {
             self.rearm_rto_from_head(now);
         }
         info
@@ -546,8 +534,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.w.cwnd = cwnd.max(self.w.mss);
         self.cc.on_undo(&cwnd_view(&self.w));
         if matches!(self.phase, Phase::Loss { .. }) {
-            // tcp_try_undo_loss -> tcp_undo_cwnd_reduction(sk, true) (crate::rack).
-            self.rack.on_loss_undo();
+            self.stack.on_undo_in_loss();
         }
         if r.resume_with_new_data {
             self.w.snd_nxt = self.w.snd_max;
@@ -663,49 +650,43 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
             return TimerOutcome::NotDue;
         }
-        if self.reo_armed {
-            self.on_reo_timeout(now, out);
-            return TimerOutcome::ReorderTimeout;
-        }
-        if self.probe_armed {
-            self.on_probe_timeout(now, out);
-            return TimerOutcome::LossProbe;
-        }
-        self.on_retransmission_timeout(now, out);
-        TimerOutcome::Timeout {
-            number: self.stats.timeouts - 1,
+        match self.stack.timer_kind() {
+            TimerKind::Reorder => {
+                self.on_reorder_timeout(now, out);
+                TimerOutcome::ReorderTimeout
+            }
+            TimerKind::LossProbe => {
+                self.on_probe_timeout(now, out);
+                TimerOutcome::LossProbe
+            }
+            TimerKind::Rto => {
+                self.on_retransmission_timeout(now, out);
+                TimerOutcome::Timeout {
+                    number: self.stats.timeouts - 1,
+                }
+            }
         }
     }
 
-    // ----- tail loss probe (crate::tlp) -------------------------------------------
+    // ----- the stack's own timers and loss detection (crate::stacks) ---------------
 
-    /// `tcp_early_retrans` 3 or 4 on a SACK connection of the `linux` profile
-    /// ([`tlp_configured`]).
-    #[inline]
-    fn tlp_enabled(&self) -> bool {
-        self.tlp_on
-    }
-
-    /// `tcp_schedule_loss_probe`: arms the probe instead of the RTO in the Open state;
-    /// returns whether it did.
+    /// Arms the stack's loss probe instead of the RTO when the stack may
+    /// ([`StackRules::may_probe`]); returns whether it did.
     #[inline]
     fn schedule_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
-        self.tlp_enabled() && self.schedule_enabled_probe(now, advancing_rto)
-    }
-
-    /// [`Self::schedule_probe`] on a flow with tail loss probes.
-    fn schedule_enabled_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
-        // TCP_CA_Open only: SACKed or lost segments outstanding make the kernel's
-        // state TCP_CA_Disorder (`tcp_try_keep_open`), where no probe is scheduled.
-        let disorder = self.w.segs.sacked_bytes() > 0 || self.rack.lost_pending() > 0;
-        let open = self.phase == Phase::Open && !self.frto_hold && !disorder;
-        if !open || self.w.snd_una >= self.w.snd_max {
+        let open = self.phase == Phase::Open && !self.frto_hold;
+        if !self.stack.may_probe(open, &self.w) {
             return false;
         }
+        self.arm_probe(now, advancing_rto)
+    }
+
+    /// [`Self::schedule_probe`] once the stack admitted a probe.
+    fn arm_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
         let Some(head) = self.w.segs.get(0) else {
             return false;
         };
-        let s = crate::tlp::ProbeSchedule {
+        let s = ProbeSchedule {
             now,
             srtt: self.rto.srtt(),
             packets_out: self.w.segs.len() as u64,
@@ -713,243 +694,100 @@ impl<E: RtoEstimator> TcpSender<E> {
             head_sent: head.last_sent,
             advancing_rto,
         };
-        let at = crate::tlp::probe_deadline(&s);
-        self.timer = Some(self.linux_timer(now, at));
-        self.probe_armed = true;
-        self.reo_armed = false;
+        let at = self.stack.probe_deadline(&s);
+        self.arm_stack_timer(now, at, TimerKind::LossProbe);
         true
     }
 
-    /// `tcp_send_loss_probe`: new data if the window admits it (whatever cwnd says),
-    /// else the last segment again; then the RTO from now.
+    /// Sets the timer for the stack's own `kind`, firing at `at` as the stack's timers
+    /// do.
+    fn arm_stack_timer(&mut self, now: Time, at: Time, kind: TimerKind) {
+        self.timer = Some(self.stack_timer(now, at));
+        self.stack.on_timer_set(kind);
+    }
+
+    /// The loss probe fired (`tcp_send_loss_probe`): new data if the window admits it
+    /// (whatever cwnd says), else the last segment again, as the stack chooses; then
+    /// the RTO from now.
     fn on_probe_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
-        self.probe_armed = false;
         let new_fits = self.w.snd_nxt == self.w.snd_max && self.next_segment_end().is_some();
-        match crate::tlp::choose_probe(new_fits, self.tlp_high_seq.is_some()) {
-            crate::tlp::Probe::NewData => {
+        match self.stack.choose_probe(new_fits) {
+            Probe::NewData => {
                 if self.send_next(now, out) {
-                    self.tlp_high_seq = Some((self.w.snd_max, false));
+                    self.stack.on_probe_sent(self.w.snd_max, false);
                 }
             }
-            crate::tlp::Probe::RetransmitLast => {
+            Probe::RetransmitLast => {
                 let last = self.w.segs.len() - 1;
                 self.retransmit(now, last, out);
-                self.tlp_high_seq = Some((self.w.snd_max, true));
+                self.stack.on_probe_sent(self.w.snd_max, true);
             }
-            crate::tlp::Probe::Nothing => {}
+            Probe::Nothing => {}
         }
         self.arm_timer(now);
     }
 
-    /// `tcp_process_tlp_ack` ([`crate::tlp::on_probe_ack`]): settles an outstanding
-    /// probe; a retransmitted probe that repaired a loss reduces cwnd as
-    /// `tcp_init_cwnd_reduction` then `tcp_end_cwnd_reduction` do in the CWR state.
-    fn process_probe_ack(&mut self, pkt: &Packet, info: &AckInfo, newly_sacked: u64) {
-        let Some((high_seq, retransmitted)) = self.tlp_high_seq else {
-            return;
-        };
-        let (dsack, _) = split_dsack(pkt);
-        let view = crate::tlp::ProbeAckView {
-            ack: pkt.ack,
-            high_seq,
-            retransmitted,
-            dsack_of_probe: dsack.is_some_and(|(_, e)| e == high_seq),
-            not_pure_dupack: info.newly_acked > 0 || newly_sacked > 0 || pkt.len > 0,
-        };
-        match crate::tlp::on_probe_ack(&view) {
-            crate::tlp::ProbeAck::Pending => {}
-            crate::tlp::ProbeAck::NoLoss => self.tlp_high_seq = None,
-            crate::tlp::ProbeAck::Loss => {
-                self.tlp_high_seq = None;
-                self.cc.on_congestion_event(&cwnd_view(&self.w));
-                self.w.ssthresh = self.w.halved_ssthresh();
-                self.w.cwnd = self.w.ssthresh;
-            }
+    /// An ACK that settles a retransmitted probe which repaired a loss reduces cwnd
+    /// as `tcp_init_cwnd_reduction` then `tcp_end_cwnd_reduction` do in the CWR state
+    /// (RFC 8985 7.4.2).
+    fn settle_probe(&mut self, pkt: &Packet, info: &AckInfo, newly_sacked: u64) {
+        let outcome = (self.stack).on_probe_ack(pkt, info.newly_acked, newly_sacked);
+        if outcome == ProbeAck::Loss {
+            self.cc.on_congestion_event(&cwnd_view(&self.w));
+            self.w.ssthresh = self.w.halved_ssthresh();
+            self.w.cwnd = self.w.ssthresh;
         }
     }
 
-    // ----- RACK loss detection (crate::rack) ---------------------------------------
-
-    /// `tcp_recovery` bit 1 on a SACK connection of the `linux` profile (`tcp_is_rack`;
-    /// [`rack_configured`]).
+    /// The stack's loss detection on an ACK (`flags`: a duplicate, SACK or D-SACK
+    /// news): it may arm its reordering timer and start fast recovery.
     #[inline]
-    fn rack_enabled(&self) -> bool {
-        self.rack_on
-    }
-
-    /// `tcp_sacktag_one` and `tcp_clean_rtx_queue`: RACK hears of every segment this
-    /// ACK delivers for the first time (RFC 8985 6.2 steps 1-4), before the ACK is
-    /// applied. Cumulatively acknowledged retransmissions whose ACK echoes a timestamp
-    /// older than the retransmission (`tcp_skb_spurious_retrans`) are left out.
-    fn rack_note_deliveries(&mut self, now: Time, pkt: &Packet) {
-        self.rack.begin_ack();
-        let prior_fack = self.w.segs.highest_sacked_end();
-        let echoed = pkt
-            .ts()
-            .filter(|_| self.cfg.timestamps)
-            .and_then(|ts| self.ts_clock.time_of(ts.ecr));
-        let (dsack, blocks) = split_dsack(pkt);
-        if let Some((start, end)) = dsack {
-            // tcp_check_dsack -> tcp_dsack_seen; FLAG_DSACK_TLP: one segment, ending
-            // at tlp_high_seq.
-            let probe = self.tlp_high_seq.is_some_and(|(h, _)| h == end);
-            self.rack.on_dsack(probe && end - start <= self.w.mss);
-        }
-        let cumulative_range = (self.w.snd_una, pkt.ack.min(self.w.snd_max), true);
-        let sacked_ranges = blocks.iter().map(|&(s, e)| (s.max(pkt.ack), e, false));
-        for (start, end, cumulative) in std::iter::once(cumulative_range).chain(sacked_ranges) {
-            let Some(mut i) = self.w.segs.index_of(start) else {
-                continue;
-            };
-            while let Some(seg) = self.w.segs.get(i).copied() {
-                if seg.end > end {
-                    break;
-                }
-                i += 1;
-                let whole = seg.start >= start;
-                let spurious = cumulative
-                    && seg.retx_count > 0
-                    && echoed.is_some_and(|sent| sent < seg.last_sent);
-                if !whole || seg.sacked || spurious {
-                    continue;
-                }
-                self.rack
-                    .on_delivered_below_fack(&seg, prior_fack, self.w.mss);
-                self.rack.on_delivered(&seg, now, self.min_rtt);
-            }
-        }
-        self.rack.on_cumulative_ack(pkt.ack);
-        // tcp_ack: tcp_rack_update_reo_wnd after tcp_clean_rtx_queue.
-        let static_wnd = self.stack.rack_static_reo_wnd();
-        self.rack.update_reo_wnd(now, static_wnd);
-    }
-
-    /// `reo_wnd_persist` at the end of an episode: `tcp_try_undo_recovery` without
-    /// undo uses one up; `tcp_try_undo_dsack` adds one. An undo on an ACK carrying a
-    /// D-SACK is taken for the D-SACK undo (the driver does not say which test fired).
-    fn rack_on_episode_end(&mut self, was_recovering: bool, undos_before: u64, dsack: bool) {
-        let undone = self.stats.spurious_responses + self.stats.recovery_undos > undos_before;
-        if !self.rack_enabled() {
-            return;
-        }
-        if undone && dsack {
-            self.rack.on_dsack_undo();
-        } else if was_recovering && !undone && self.phase == Phase::Open {
-            self.rack.on_recovery_end_without_undo();
-        }
-    }
-
-    /// `tcp_rack_reo_wnd`'s inputs from the sender's state.
-    fn rack_reo_wnd(&self) -> Dur {
-        let no_dupthresh = self.stack.rack_no_dupthresh();
-        self.rack.reo_wnd(&crate::rack::ReoWndInputs {
-            recovering: self.phase != Phase::Open,
-            sacked_out: self.w.segs.sacked_bytes() / self.w.mss,
-            no_dupthresh,
-            min_rtt: self.min_rtt,
-            srtt: self.rto.srtt(),
-        })
-    }
-
-    /// `tcp_fastretrans_alert`'s RACK part: `tcp_identify_packet_loss` on an ACK the
-    /// kernel finds dubious (`tcp_ack_is_dubious`: outside the Open state, or a
-    /// duplicate, or SACK information), then `tcp_time_to_recover` ("the loss is
-    /// proven": lost_out > 0) from the Open state, or from the Loss state when a
-    /// retransmission was lost (`FLAG_LOST_RETRANS`).
-    /// What is outstanding as an ACK arrives ([`crate::linux_disorder`]); nothing
-    /// without RACK, whose loss detection is all that Disorder changes here.
-    fn outstanding(&self) -> crate::linux_disorder::Outstanding {
-        if !self.rack_enabled() {
-            return Default::default();
-        }
-        crate::linux_disorder::Outstanding {
-            sacked: self.w.segs.sacked_bytes() > 0,
-            lost: self.rack.lost_pending() > 0,
-            retransmitted: self.w.segs.any_ever_retransmitted(),
-        }
-    }
-
-    fn rack_on_ack(&mut self, now: Time, dubious: bool) {
-        // In TCP_CA_Loss the kernel runs this after `tcp_process_loss`, F-RTO or not.
-        if !self.rack_enabled() || (self.phase == Phase::Open && !dubious) {
-            return;
-        }
-        let d = self.rack.mark_lost(&self.w.segs, now, self.rack_reo_wnd());
-        if let Some(wait) = d.wait {
-            // tcp_rack_mark_lost: the reordering timer, rounded up by TCP_TIMEOUT_MIN.
+    fn detect_losses(&mut self, now: Time, flags: bool) {
+        let v = loss_view!(self, now);
+        let marks = self.stack.detect_losses(&v, flags);
+        if let Some(at) = marks.reorder_timer {
             self.arm_timer(now);
-            self.timer = Some(self.linux_timer(now, now + wait + crate::tlp::TIMEOUT_MIN));
-            self.reo_armed = true;
+            self.arm_stack_timer(now, at, TimerKind::Reorder);
         }
-        let enter = match self.phase {
-            Phase::Open => self.rack.lost_pending() > 0,
-            Phase::Loss { .. } => d.lost_retransmissions > 0,
-            Phase::Recovery { .. } => false,
-        };
-        if enter {
-            self.enter_rack_recovery(now);
+        if marks.enter_recovery {
+            self.enter_recovery_on_marks(now);
         }
     }
 
-    /// `tcp_enter_recovery` on RACK's word. From the Loss state, the segments the
-    /// timeout's go-back-N has not resent yet keep the kernel's lost marks
-    /// (`tcp_timeout_mark_lost`) and are retransmitted from the lost list.
-    fn enter_rack_recovery(&mut self, now: Time) {
+    /// Fast recovery on the stack's marks (`tcp_enter_recovery`); the marked segments
+    /// go out from try_send (`tcp_xmit_retransmit_queue`). From the Loss state the
+    /// segments go-back-N has not resent yet are marked lost too.
+    fn enter_recovery_on_marks(&mut self, now: Time) {
         if let Phase::Loss { .. } = self.phase {
-            let nxt = self.w.snd_nxt;
-            let unsent: Vec<u64> = (self.w.segs.iter())
-                .filter(|s| s.start >= nxt && !s.sacked)
-                .map(|s| s.start)
-                .collect();
-            for start in unsent {
-                self.rack.mark_segment_lost(start);
-            }
+            self.stack.mark_unsent_lost(&self.w);
             self.w.snd_nxt = self.w.snd_max;
         }
-        // The lost segments go out from try_send (tcp_xmit_retransmit_queue).
         let _ = self.begin_recovery(now);
         // Out of TCP_CA_Loss, `tcp_process_loss` and its F-RTO no longer run.
         self.frto_hold = self.watch.driver_holds_retransmissions();
     }
 
-    /// In-flight segments as the kernel counts them (`tcp_packets_in_flight`) with
-    /// RACK, or RFC 6675's pipe otherwise.
+    /// Segments in flight as the stack counts them (RFC 6675's pipe by default).
+    #[inline]
     fn pipe_segments(&self) -> u64 {
-        let mss = self.w.mss;
-        if !self.rack_enabled() {
-            return self.w.pipe() / mss;
-        }
-        let unsacked = (self.w.flight_size() - self.w.segs.sacked_bytes()).div_ceil(mss);
-        crate::rack::in_flight(unsacked, self.rack.lost_pending())
+        self.stack.pipe_segments(&self.w)
     }
 
-    /// `tcp_xmit_retransmit_queue` then `tcp_write_xmit` in RACK's fast recovery.
-    fn rack_next_in_recovery(&self) -> Option<Transmit> {
-        let lost = (self.rack.first_lost()).and_then(|s| self.w.segs.index_of(s));
-        let new = self.w.snd_nxt == self.w.snd_max && self.next_segment_end().is_some();
-        let cwnd = self.w.cwnd / self.w.mss;
-        match crate::rack::next_transmit(self.pipe_segments(), cwnd, lost.is_some(), new)? {
-            crate::rack::Next::RetransmitLost => lost.map(Transmit::Retransmit),
-            crate::rack::Next::New => Some(Transmit::New),
-        }
-    }
-
-    /// `tcp_rack_reo_timeout`: the reordering window has passed; segments now lost
+    /// The stack's reordering timer fired (`tcp_rack_reo_timeout`): segments now lost
     /// start (or feed) fast recovery, with one segment of PRR credit
-    /// (`tcp_cwnd_reduction(sk, 1, 0)`); then the RTO from now (`tcp_rearm_rto`).
-    fn on_reo_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
-        self.reo_armed = false;
-        let d = self
-            .rack
-            .detect_loss(&self.w.segs, now, self.rack_reo_wnd());
-        if d.newly_lost > 0 {
+    /// (`tcp_cwnd_reduction(sk, 1, 0)`); then the RTO from now (`tcp_rearm_rto`),
+    /// unless sending armed a probe.
+    fn on_reorder_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let v = loss_view!(self, now);
+        let lost = self.stack.on_reorder_timeout(&v);
+        if lost {
             if !matches!(self.phase, Phase::Recovery { .. }) {
-                self.enter_rack_recovery(now);
+                self.enter_recovery_on_marks(now);
                 self.prr_on_ack(self.w.mss, false);
             }
             self.try_send(now, out);
         }
-        if !self.probe_armed {
+        if self.stack.timer_kind() == TimerKind::Rto {
             self.arm_timer(now);
         }
     }
@@ -960,12 +798,13 @@ impl<E: RtoEstimator> TcpSender<E> {
         let head = self.w.segs.get(0).map_or(now, |s| s.last_sent);
         self.arm_timer(now);
         let at = (head + self.armed_rto).max(now + Dur::from_millis(1));
-        self.timer = Some(self.linux_timer(now, at));
+        self.timer = Some(self.stack_timer(now, at));
     }
 
-    /// A `linux` host's timer set at `now` for `at` fires when the kernel's timer
-    /// wheel runs it ([`crate::linux_timer_wheel`]); other senders' timers are exact.
-    fn linux_timer(&self, now: Time, at: Time) -> Time {
+    /// A timer set at `now` for `at` fires when the stack runs it (a `linux` host's
+    /// timer wheel, [`crate::linux_timer_wheel`]); the RFC sender's timers are exact.
+    #[inline]
+    fn stack_timer(&self, now: Time, at: Time) -> Time {
         self.stack.timer_fires_at(now, at)
     }
 
@@ -1148,8 +987,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         // restart it so that it expires after the current RTO.
         if self.w.snd_una >= self.w.snd_max && !self.fack_timer_runs_idle() {
             self.timer = None;
-            self.probe_armed = false;
-            self.reo_armed = false;
+            self.stack.on_timer_set(TimerKind::Rto);
         } else if !self.schedule_probe(now, true) {
             self.arm_timer(now);
         }
@@ -1271,8 +1109,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             Phase::Open | Phase::Loss { .. } => {
                 // ns-2 Sack1TcpAgent::recv(): dupack_action() at ++dupacks_ ==
                 // numdupacks(cwnd_) only (Ns2Switches::sack1_dupack_rules).
-                let enter = if self.rack_enabled() {
-                    false // RFC 8985: RACK, not DupThresh, starts recovery (rack_on_ack)
+                let enter = if !self.stack.duplicate_acks_start_recovery() {
+                    false
                 } else if self.sack1_rules() {
                     self.dupacks == self.w.dupthresh
                 } else {
@@ -1329,8 +1167,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// Fast recovery begins: the algorithm reduces ssthresh and cwnd and names the
     /// segment to fast-retransmit.
     fn begin_recovery(&mut self, now: Time) -> Option<usize> {
-        // tcp_init_cwnd_reduction: tlp_high_seq = 0 (below; PRR's prior_cwnd is the
-        // stack's, at on_enter_recovery).
+        // tcp_init_cwnd_reduction: the stack's part at on_enter_recovery.
         self.recovery_snapshot = Snapshot {
             cwnd: self.w.cwnd,
             ssthresh: self.w.ssthresh,
@@ -1338,7 +1175,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         // tcp_enter_recovery: tcp_init_undo (spurious::linux_undo).
         let retrans_out = (self.w.segs.iter())
-            .filter(|s| s.retx_count > 0 && !s.sacked && !self.rack.is_lost(s.start))
+            .filter(|s| s.retx_count > 0 && !s.sacked && !self.stack.marked_lost(s.start))
             .count() as u64;
         let view = RecoveryView {
             snd_una: self.w.snd_una,
@@ -1347,7 +1184,6 @@ impl<E: RtoEstimator> TcpSender<E> {
             retransmit_tsval: self.cfg.timestamps.then(|| self.ts_clock.read(now)),
         };
         self.watch.on_fast_recovery(&view);
-        self.tlp_high_seq = None;
         self.phase = Phase::Recovery {
             point: self.recovery.recovery_point(&self.w),
         };
@@ -1437,11 +1273,6 @@ impl<E: RtoEstimator> TcpSender<E> {
             },
         };
         self.dupacks = 0;
-        // tcp_enter_loss: tlp_high_seq = 0; the scoreboard is rebuilt (crate::rack).
-        self.tlp_high_seq = None;
-        if self.rack_enabled() {
-            self.rack.on_timeout();
-        }
         // Karn: nothing sent before the timeout may be timed any more.
         self.end_timing_by_karn();
         // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
@@ -1485,13 +1316,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                 break;
             }
             let choice = match self.phase {
-                Phase::Recovery { .. } if self.rack_enabled() => self.rack_next_in_recovery(),
-                Phase::Recovery { .. } if self.stack.recovery_from_snd_nxt() => {
-                    self.window_from_snd_nxt_allows().then_some(Transmit::New)
-                }
-                Phase::Recovery { .. } => self
-                    .recovery
-                    .next_in_recovery(&self.w, self.next_segment_end().is_some()),
+                Phase::Recovery { .. } => self.next_in_recovery(),
                 _ => match self.open_window_end() {
                     // The window admits the segment at snd_nxt, whose end is known.
                     Some(end) => {
@@ -1518,6 +1343,21 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.stack.tracks_cwnd_use() {
             self.validate_cwnd(sent_any);
         }
+    }
+
+    /// In fast recovery: the stack's choice if it makes one, ns-2 Reno's `send_much()`
+    /// from snd_nxt, else the recovery algorithm's (RFC 6675).
+    #[inline]
+    fn next_in_recovery(&self) -> Option<Transmit> {
+        let fits = self.next_segment_end().is_some();
+        let new_fits = fits && self.w.snd_nxt == self.w.snd_max;
+        if let Some(choice) = self.stack.next_in_recovery(&self.w, new_fits) {
+            return choice;
+        }
+        if self.stack.recovery_from_snd_nxt() {
+            return self.window_from_snd_nxt_allows().then_some(Transmit::New);
+        }
+        self.recovery.next_in_recovery(&self.w, fits)
     }
 
     /// `tcp_write_xmit`'s end: `is_cwnd_limited |= tcp_packets_in_flight >= cwnd`, then
@@ -1693,7 +1533,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             s.last_sent = now;
             let (start, end) = (s.start, s.end);
             self.watch.on_retransmit(start, end);
-            self.rack.on_retransmit(start);
+            self.stack.on_retransmit(start);
         }
         // Karn (RFC 6298 section 3): a retransmission ends the current RTT measurement.
         self.end_timing_by_karn();
@@ -1760,13 +1600,12 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     fn arm_timer(&mut self, now: Time) {
-        self.probe_armed = false;
-        self.reo_armed = false;
+        self.stack.on_timer_set(TimerKind::Rto);
         // The estimator's RTO with any kept spurious-timeout adaptation on top.
         self.armed_rto =
             self.adapt
                 .apply(self.rto.rto(), self.rto.backoff_count(), self.rto.max_rto());
-        self.timer = Some(self.linux_timer(now, now + self.armed_rto));
+        self.timer = Some(self.stack_timer(now, now + self.armed_rto));
     }
 
     /// Checks the invariants that must hold between any two events. Run after every
@@ -1812,13 +1651,6 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 }
 
-/// A SACK block `[start, end)`.
-type SackBlock = (u64, u64);
-
-/// Splits an ACK's SACK blocks into the D-SACK block, if any, and the others
-/// (RFC 2883 section 4: the first block reports a duplicate when it lies below the
-/// cumulative ACK or inside the second block).
-/// The highest right edge among an ACK's SACK blocks (D-SACK excluded).
 /// The window as a congestion controller reads it.
 #[inline]
 fn cwnd_view(w: &Window) -> CwndView {
@@ -1826,19 +1658,6 @@ fn cwnd_view(w: &Window) -> CwndView {
         cwnd: w.cwnd,
         ssthresh: w.ssthresh,
         mss: w.mss,
-    }
-}
-
-fn sack_right_edge(pkt: &Packet) -> Option<u64> {
-    split_dsack(pkt).1.iter().map(|b| b.1).max()
-}
-
-fn split_dsack(pkt: &Packet) -> (Option<SackBlock>, &[SackBlock]) {
-    let blocks = pkt.sack();
-    let inside_second = |s: u64, e: u64| blocks.get(1).is_some_and(|&(s2, e2)| s >= s2 && e <= e2);
-    match blocks.first() {
-        Some(&(s, e)) if e <= pkt.ack || inside_second(s, e) => (Some((s, e)), &blocks[1..]),
-        _ => (None, blocks),
     }
 }
 
@@ -2563,8 +2382,16 @@ mod tests {
         let sent: Vec<(u64, bool)> = out.iter().map(|p| (p.seq, p.retx)).collect();
         assert_eq!(sent, vec![(14_000, false), (15_000, false)]);
         assert!(s.frto_hold);
-        assert_eq!(s.rack.lost_pending(), 11); // segments 3..13
+        assert_eq!(linux_rack(&s).lost_pending(), 11); // segments 3..13
         assert!(matches!(s.phase(), Phase::Loss { .. }));
+    }
+
+    /// The RACK state of a `linux` host's sender.
+    fn linux_rack(s: &TcpSender<Rto>) -> &crate::stacks::linux::rack_detection::RackDetection {
+        match &s.stack {
+            Stack::Linux(h) => h.rack(),
+            _ => panic!("not a linux host"),
+        }
     }
 
     /// A linux host with `tcp_recovery` = `bits` after segment 1 arrived reordered
@@ -2584,7 +2411,7 @@ mod tests {
         let mut d = ack(4000);
         d.push_sack(1000, 2000); // D-SACK: segment 1 arrived twice
         s.on_ack(ms(120), &d, &mut out);
-        s.rack.reo_wnd_steps()
+        linux_rack(&s).rack().reo_wnd_steps()
     }
 
     #[test]

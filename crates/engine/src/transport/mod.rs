@@ -5,8 +5,12 @@
 //! endpoint's timer) and learns what they decided from the outcome enums they return:
 //! an [`Arrival`] for every packet, an [`Expiry`] (asked before the sender's timer
 //! fires, while the network still holds what ground truth needs) and a
-//! [`TimerDecision`] after it. Ground truth, metrics, traces and captures are built
-//! from these reports alone, so they work for any transport that makes them.
+//! [`TimerDecision`] after it. A transport whose recovery declares packets lost, or
+//! fires probe timeouts that are no retransmission timeouts (QUIC, RFC 9002 6), hands
+//! those over as [`Declaration`]s after each event at its sender, and states the
+//! network's facts about each ([`Transport::declaration_truth`]). Ground truth,
+//! metrics, traces and captures are built from these reports alone, so they work for
+//! any transport that makes them.
 //!
 //! The registered transports are the variants of [`Transports`] (one line each in
 //! [`transports!`]); dispatch is static ([`spikelab_core::dispatch_enum!`]): with one
@@ -18,7 +22,7 @@
 //! (`docs/src/architecture.md`).
 
 use crate::config::FlowKind;
-use crate::facts::Facts;
+use crate::facts::{Facts, Truth};
 use spikelab_core::{Dur, FlowId, Packet, RngStreams, Time};
 use spikelab_tcp::spurious::EpisodeVerdict;
 
@@ -84,6 +88,20 @@ pub enum TimerDecision {
     NoTimeout { what: &'static str },
 }
 
+/// A recovery decision of the sender that ground truth judges, besides its
+/// retransmission timeouts: made during an event at the sender, handed over right
+/// after it ([`Transport::take_declarations`]) while the network is still as the
+/// sender saw it (its new packets not yet sent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Declaration {
+    /// The sender declared the packet numbered `packet` lost (RFC 9002 6.1); its data
+    /// will go again in new packets.
+    Loss { packet: u64 },
+    /// A probe timeout fired (RFC 9002 6.2): probes go out, nothing is declared lost.
+    /// `backoff`: probe timeouts before it with no acknowledgement in between.
+    Probe { backoff: u32 },
+}
+
 /// The sender's congestion and timer state, traced whenever it changes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderState {
@@ -109,6 +127,11 @@ pub struct TransportStats {
     pub spurious_responses: u64,
     /// Recovery reductions undone by D-SACK.
     pub recovery_dsack_undos: u64,
+    /// Losses declared persistent congestion (RFC 9002 7.6).
+    pub persistent_congestion: u64,
+    /// Congestion responses undone after a spurious loss declaration (QUIC's undo
+    /// rules).
+    pub undos: u64,
 }
 
 /// The sender's judgements on its own timeouts, named by [`TimerDecision::Timeout`]'s
@@ -166,6 +189,12 @@ pub trait Transport {
     fn stats(&self) -> TransportStats;
     /// The sender's judgements on its timeouts.
     fn judgements(&self) -> Judgements<'_>;
+    /// Moves the [`Declaration`]s made since the last call into `into`.
+    fn take_declarations(&mut self, into: &mut Vec<Declaration>);
+    /// What the network held for a declaration just taken: spurious when the packet
+    /// declared lost (or, for a probe timeout, an outstanding packet or an ACK of one)
+    /// was still in the network or had already arrived.
+    fn declaration_truth(&self, d: Declaration, in_network: InNetwork<'_>) -> Truth;
 }
 
 /// The registration list: one line per transport, `module: Variant(Type)`; it declares
@@ -209,6 +238,9 @@ macro_rules! transports {
                 fn check_invariants(&self) -> Result<(), String>;
                 fn stats(&self) -> TransportStats;
                 fn judgements(&self) -> Judgements<'_>;
+                #[inline]
+                fn take_declarations(&mut self, into: &mut Vec<Declaration>);
+                fn declaration_truth(&self, d: Declaration, in_network: InNetwork<'_>) -> Truth;
             }
         }
 
@@ -230,4 +262,5 @@ macro_rules! transports {
 
 transports! {
     tcp: Tcp(TcpTransport),
+    quic: QuicModel(QuicModelTransport),
 }

@@ -4,11 +4,11 @@
 //! `DataOutcome`) into the family's outcome enums and decides nothing itself.
 
 use super::{
-    Arrival, Expiry, FromFlow, InNetwork, Judgements, SenderState, TimedOut, TimerDecision,
-    Transport, TransportStats,
+    Arrival, Declaration, Expiry, FromFlow, InNetwork, Judgements, SenderState, TimedOut,
+    TimerDecision, Transport, TransportStats,
 };
 use crate::config::FlowKind;
-use crate::facts::Facts;
+use crate::facts::{Facts, Truth};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, Time};
 use spikelab_tcp::rto::{Rto, RtoEstimator};
 use spikelab_tcp::{Phase, TcpConfig, TcpReceiver, TcpSender, TimerOutcome};
@@ -208,6 +208,8 @@ impl Transport for TcpTransport {
             fast_retransmits: s.fast_retransmits,
             spurious_responses: s.spurious_responses,
             recovery_dsack_undos: s.recovery_dsack_undos,
+            persistent_congestion: 0,
+            undos: 0,
         }
     }
 
@@ -216,6 +218,15 @@ impl Transport for TcpTransport {
             fast_timeouts: self.sender.fast_timeouts(),
             verdicts: self.sender.verdicts(),
         }
+    }
+
+    /// TCP's recovery reports its retransmission timeouts ([`Expiry`]) and counts its
+    /// fast retransmits, but declares no packet lost one by one: nothing to hand over.
+    #[inline(always)]
+    fn take_declarations(&mut self, _into: &mut Vec<Declaration>) {}
+
+    fn declaration_truth(&self, d: Declaration, _in_network: InNetwork<'_>) -> Truth {
+        unreachable!("TCP makes no declarations, yet {d:?} was judged")
     }
 }
 

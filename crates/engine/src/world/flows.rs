@@ -9,7 +9,7 @@ use crate::config::{FlowKind, FlowSpec, Hop, StartTime, Workload};
 use crate::events::{Event, FlowTimer, TimerSlot};
 use crate::results::{FlowResult, RtoSample};
 use crate::route::PackedRoute;
-use crate::transport::{Arrival, Judgements, Transport, Transports};
+use crate::transport::{Arrival, Declaration, Judgements, Transport, Transports};
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, Time};
@@ -27,6 +27,8 @@ pub(super) struct Flows {
     pub(super) unfinished: usize,
     pub(super) data_packets_delivered: u64,
     pub(super) record_rto: bool,
+    /// The declarations of the sender handling the current event, judged after it.
+    pub(super) declared: Vec<Declaration>,
 }
 
 impl Flows {
@@ -37,6 +39,7 @@ impl Flows {
             unfinished: 0,
             data_packets_delivered: 0,
             record_rto,
+            declared: Vec::new(),
         }
     }
 
@@ -269,6 +272,7 @@ impl<L: Lead> Sim<L> {
             "flow {f}: an event at the {side:?} changed what the other endpoint's follow-up reads"
         );
         if side.sender() {
+            self.judge_declarations(f);
             self.maybe_write_next_message(f);
         }
         let mut out = std::mem::take(&mut self.flows.out);
@@ -294,6 +298,40 @@ impl<L: Lead> Sim<L> {
                 .on_sender_state(self.now, FlowId(f as u32), || t.sender_state());
         }
         self.check_flow(f)
+    }
+
+    /// Judges the declarations the sender of flow `f` made during the event just
+    /// handled, against the network as it is before the sender's new packets enter it,
+    /// and counts them in the flow's result.
+    #[inline]
+    pub(super) fn judge_declarations(&mut self, f: usize) {
+        let mut declared = std::mem::take(&mut self.flows.declared);
+        if let FlowState::Conn(c) = &mut self.flows.list[f].state {
+            c.transport.take_declarations(&mut declared);
+        }
+        for d in declared.drain(..) {
+            let fid = FlowId(f as u32);
+            let in_network = |pred: &dyn Fn(&Packet) -> bool| {
+                self.any_in_network(f, |p| p.flow == fid && pred(p))
+            };
+            let truth = match &self.flows.list[f].state {
+                FlowState::Conn(c) => c.transport.declaration_truth(d, &in_network),
+                FlowState::Cbr(_) => unreachable!("a CBR source declares nothing"),
+            };
+            let n = &mut self.flows.list[f].result.declarations;
+            let spurious = truth.is_spurious() as u64;
+            match d {
+                Declaration::Loss { .. } => {
+                    n.loss_declarations += 1;
+                    n.spurious_loss_declarations += spurious;
+                }
+                Declaration::Probe { .. } => {
+                    n.ptos += 1;
+                    n.spurious_ptos += spurious;
+                }
+            }
+        }
+        self.flows.declared = declared;
     }
 
     /// Would the follow-up of the endpoint that `side` did not change do nothing? Its
@@ -593,6 +631,8 @@ fn finish_flow(f: Flow) -> FlowResult {
         r.fast_retransmits = s.fast_retransmits;
         r.spurious_responses = s.spurious_responses;
         r.recovery_dsack_undos = s.recovery_dsack_undos;
+        r.declarations.persistent_congestion = s.persistent_congestion;
+        r.declarations.undos = s.undos;
     }
     r
 }
@@ -605,7 +645,7 @@ fn cbr_flow(flow: FlowId, kind: &FlowKind) -> CbrFlow {
         stop,
     } = kind
     else {
-        unreachable!("every other flow kind is a registered transport's")
+        panic!("no registered transport takes this flow kind: {kind:?}")
     };
     let mut datagram = Packet::new(0, flow, PacketKind::Datagram, Time::ZERO);
     datagram.len = *payload_bytes;

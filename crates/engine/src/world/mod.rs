@@ -13,6 +13,8 @@ mod flows;
 mod forwarding;
 mod ground_truth;
 mod middleboxes;
+#[cfg(test)]
+mod sizes;
 
 use crate::config::SimConfig;
 use crate::events::{Event, EventQueue, TimerSlot};

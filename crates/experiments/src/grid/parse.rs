@@ -100,6 +100,7 @@ impl ExperimentSpec {
         crate::grid::pooled::check(self)?;
         crate::grid::picks::check(self)?;
         crate::grid::layout::check(self)?;
+        crate::grid::readings_check::check(self)?;
         self.check_charts()
     }
 

@@ -197,6 +197,18 @@ pub struct Planned {
     reps: u32,
 }
 
+impl Planned {
+    /// The configurations its cells run.
+    pub fn sims(&self) -> &[SimConfig] {
+        &self.sims
+    }
+
+    /// Its repetitions per cell.
+    pub fn reps(&self) -> u32 {
+        self.reps
+    }
+}
+
 /// The cells of grid `g` of `spec`.
 pub fn plan_grid(spec: &ExperimentSpec, g: &Grid, ctx: &Context) -> anyhow::Result<Planned> {
     let (cells, sims): (Vec<Cell>, Vec<SimConfig>) = cells(spec, g)?.into_iter().unzip();

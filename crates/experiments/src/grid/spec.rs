@@ -101,6 +101,17 @@ pub struct ExperimentSpec {
     /// `text_table`).
     #[serde(default)]
     pub text_table: Vec<TextTableSpec>,
+    /// The inputs the paper leaves unstated, each with its named readings
+    /// (`spikelab reproduce NAME --readings`; [`crate::grid::readings`]).
+    #[serde(default)]
+    pub reading: Vec<crate::grid::readings::ReadingSpec>,
+    /// How `--readings` combines the readings: one at a time (default) or all.
+    #[serde(default)]
+    pub reading_plan: crate::grid::readings::ReadingPlan,
+    /// The findings the paper states, each a statement over a grid's values, scored
+    /// under every reading.
+    #[serde(default)]
+    pub finding: Vec<crate::grid::readings::FindingSpec>,
     /// Where the scenario files it names are read: `None` for the built-in
     /// `scenarios/`, else this directory (that of an experiment file read from disk).
     #[serde(skip)]

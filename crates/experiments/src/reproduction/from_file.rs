@@ -58,4 +58,7 @@ impl Reproduction for FromFile {
     fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
         run_experiment(&self.spec()?, ctx)
     }
+    fn run_readings(&self, ctx: &Context) -> anyhow::Result<Section> {
+        crate::grid::readings_run::run_readings(&self.spec()?, ctx)
+    }
 }

@@ -13,4 +13,11 @@ pub trait Reproduction: Sync {
     /// Runs every experiment of the paper, writes CSV files and figures into
     /// `ctx.dir`, and returns the report's section.
     fn run(&self, ctx: &Context) -> anyhow::Result<Section>;
+    /// Runs the paper's findings under each of its readings (`reproduce --readings`),
+    /// writes `readings.csv` and `readings.md` into `ctx.dir`, and returns the
+    /// section with the findings × readings matrix.
+    fn run_readings(&self, ctx: &Context) -> anyhow::Result<Section> {
+        let _ = ctx;
+        Err(anyhow::anyhow!("{}: declares no readings", self.name()))
+    }
 }

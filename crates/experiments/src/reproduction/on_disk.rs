@@ -43,6 +43,7 @@ impl OnDisk {
             let (base, name) = base_text(&spec, g.scenario.as_deref().unwrap_or(&spec.scenario))?;
             expand(&base, &name, g).map_err(|e| at(FieldPath::root("grid").index(i), e))?;
         }
+        crate::grid::readings_run::check_scenarios(&spec).map_err(|(path, e)| at(path, e))?;
         // `Reproduction` names are `'static`; one experiment file per command lives
         // as long as the process anyway.
         let name = Box::leak(spec.name.clone().into_boxed_str());
@@ -60,5 +61,8 @@ impl Reproduction for OnDisk {
     }
     fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
         run_experiment(&self.spec, ctx)
+    }
+    fn run_readings(&self, ctx: &Context) -> anyhow::Result<Section> {
+        crate::grid::readings_run::run_readings(&self.spec, ctx)
     }
 }

@@ -57,7 +57,7 @@ pub(crate) fn limit_if_plain(cfg: &LinkDirConfig) -> Option<QueueLimit> {
 /// A packet inside the link, when its transmission ends, and how long before that its
 /// end was scheduled (at its start; nothing kept in spikelab's own order).
 #[derive(Clone, Copy, Debug)]
-struct Sent<P, L> {
+pub(super) struct Sent<P, L> {
     pkt: P,
     end: Time,
     lead: L,

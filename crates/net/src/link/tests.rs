@@ -780,6 +780,56 @@ fn link_direction_hot_state_fits_in_five_cache_lines() {
 }
 
 #[test]
+fn per_packet_entries_and_link_forms_stay_within_their_bounds() {
+    // Memory per packet inside a link and per link direction, as the engine holds
+    // them (8-byte handles; `u32` leads with ns-2's same-instant order). The bounds
+    // are today's sizes in a test build (release drops debug-only fields, never
+    // larger): to grow one on purpose, raise its bound here and its row in
+    // docs/src/performance.md ("Memory per flow and per link") in the same commit.
+    use std::mem::size_of;
+    let rows = [
+        ("queue entry (handle)", size_of::<Handle>(), 8),
+        ("pipe entry InFlight", size_of::<InFlight<Handle, ()>>(), 24),
+        (
+            "pipe entry InFlight, ns-2 order",
+            size_of::<InFlight<Handle, u32>>(),
+            24,
+        ),
+        (
+            "plain FIFO entry Sent",
+            size_of::<super::plain::Sent<Handle, ()>>(),
+            16,
+        ),
+        (
+            "plain FIFO entry Sent, ns-2 order",
+            size_of::<super::plain::Sent<Handle, u32>>(),
+            24,
+        ),
+        (
+            "transmitter Departure",
+            size_of::<Departure<Handle, ()>>(),
+            32,
+        ),
+        ("Queue", size_of::<Queue<Handle>>(), 64),
+        ("staged form Staged", size_of::<Staged<Handle>>(), 272),
+        (
+            "plain form Plain",
+            size_of::<super::plain::Plain<Handle, ()>>(),
+            160,
+        ),
+        ("LinkDir", size_of::<LinkDir<Handle>>(), 272),
+    ];
+    let mut grown = Vec::new();
+    for (name, size, bound) in rows {
+        println!("{name:<36} {size:>5} bytes (bound {bound})");
+        if size > bound {
+            grown.push(format!("{name}: {size} > {bound}"));
+        }
+    }
+    assert!(grown.is_empty(), "grown beyond their bounds: {grown:?}");
+}
+
+#[test]
 fn the_packet_conservation_check_sees_a_packet_gone_missing() {
     let c = cfg(1_000_000, Dur::from_millis(20), 10);
     let mut l = Staged::<Packet>::new(&c, SimRng::seed_from_u64(1));

@@ -26,6 +26,7 @@ def sweep(
     jobs=None,
     chunk=None,
     progress=None,
+    placement=None,
 ):
     """Runs ``scenario`` once per cell of ``grid`` and returns the tables of every
     cell as one DataFrame, with one column per grid axis in front.
@@ -40,7 +41,9 @@ def sweep(
     every core). ``backend="ray"`` submits tasks of ``chunk`` repetitions of one cell
     (default: enough tasks to keep every CPU of the cluster busy) to the cluster
     ``ray.init()`` reaches (or one started on this machine); each task uses one CPU.
-    Both give identical DataFrames.
+    Both give identical DataFrames. Ray spreads the tasks over the cluster's nodes
+    (scheduling strategy ``"SPREAD"``); pass a list as ``placement`` to have one
+    ``(cell, first_rep, end_rep, node_id)`` tuple appended per finished task.
     """
     names = [table] if isinstance(table, str) else list(table)
     for n in names:
@@ -58,7 +61,7 @@ def sweep(
     if backend == "local":
         results = _run_local(cells, reps, seed, jobs, progress)
     elif backend == "ray":
-        results = _run_ray(cells, reps, seed, chunk, progress)
+        results = _run_ray(cells, reps, seed, chunk, progress, placement)
     else:
         raise ValueError(f"backend must be 'local' or 'ray', not {backend!r}")
     frames = {n: _stack(axes, cells, results, n) for n in names}
@@ -116,12 +119,16 @@ def _run_local(cells, reps, seed, jobs, progress):
 
 
 def _chunk_task(text, name, seed, start, end):
-    """One Ray task: repetitions ``start..end`` of the scenario ``text`` on one thread."""
+    """One Ray task: repetitions ``start..end`` of the scenario ``text`` on one thread;
+    returns the id of the node it ran on with their outcomes."""
+    import ray
+
     sc = _native.NativeScenario.parse(text, name)
-    return _native.run_reps(sc, seed, start, end, 1, None)
+    node = ray.get_runtime_context().get_node_id()
+    return node, _native.run_reps(sc, seed, start, end, 1, None)
 
 
-def _run_ray(cells, reps, seed, chunk, progress):
+def _run_ray(cells, reps, seed, chunk, progress, placement=None):
     try:
         import ray
     except ImportError:
@@ -134,23 +141,28 @@ def _run_ray(cells, reps, seed, chunk, progress):
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         per_cell = max(1, math.ceil(2 * cpus / len(cells)))
         chunk = max(1, math.ceil(reps / per_cell))
-    task = ray.remote(num_cpus=1)(_chunk_task)
+    # SPREAD: a sweep's tasks are alike, so spread them over every node rather than
+    # filling the driver's node first (Ray's default packs locally until it is busy).
+    task = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(_chunk_task)
     pending = {}
     for c, (_, sc) in enumerate(cells):
         text, name = sc._native.text, sc._native.name
         for start in range(0, reps, chunk):
             end = min(reps, start + chunk)
-            pending[task.remote(text, name, seed, start, end)] = (c, end - start)
+            pending[task.remote(text, name, seed, start, end)] = (c, start, end)
     parts = [[] for _ in cells]
     bar = progress_bar(len(cells) * reps, "sweep (ray)", progress)
     try:
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:
-                c, n = pending.pop(ref)
-                parts[c].append(ray.get(ref))
+                c, start, end = pending.pop(ref)
+                node, outcomes = ray.get(ref)
+                parts[c].append(outcomes)
+                if placement is not None:
+                    placement.append((c, start, end, node))
                 if bar:
-                    bar.update(n)
+                    bar.update(end - start)
     except BaseException:
         for ref in pending:
             ray.cancel(ref)

@@ -27,10 +27,8 @@
 //! `MAX_TCP_HEADER` taken as 320 bytes (x86-64); `sk_max_pacing_rate` is unlimited
 //! and `snd_cwnd_clamp` never binds.
 
-use super::{
-    AckSample, CaState, CongestionControl, ConnView, Control, CwndView, Declaration, Declared,
-    Ns2Export,
-};
+use super::{AckSample, CaState, CongestionControl, ConnView, Control, CwndView, Declared};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::rate::RateSample;
 use rand::Rng;
 use spikelab_core::{Dur, RngStreams, SimRng, Time};
@@ -229,7 +227,9 @@ pub struct Bbr {
     lt_reset_pending: bool,
     /// The `delivered_mstamp` the last ACK left (the undo's reset reads it).
     last_delivered_mstamp: Time,
-    rng: SimRng,
+    /// Boxed: the generator is larger than the rest of the state, and every flow's
+    /// controller enum is as large as its largest member.
+    rng: Box<SimRng>,
 }
 
 impl Default for Bbr {
@@ -259,7 +259,7 @@ impl Default for Bbr {
             mss: 1460,
             lt_reset_pending: false,
             last_delivered_mstamp: Time::ZERO,
-            rng: RngStreams::new(0).stream("bbr", 0),
+            rng: Box::new(RngStreams::new(0).stream("bbr", 0)),
         }
     }
 }
@@ -828,7 +828,7 @@ impl CongestionControl for Bbr {
             mss: c.mss,
             min_rtt_us: c.min_rtt.map(us),
             min_rtt_stamp: jiffies(c.now),
-            rng: rng.clone(),
+            rng: Box::new(rng.clone()),
             aggr: AckAggregation {
                 epoch_stamp: c.now,
                 ..AckAggregation::default()
@@ -881,13 +881,19 @@ impl CongestionControl for Bbr {
 }
 
 impl Declared for Bbr {
-    const DECLARATION: Declaration = Declaration {
-        linux_module: Some("bbr"),
-        kernel: "bbr",
-        ns2: Ns2Export::Refused(
-            "ns-2.35's 2002 agents have neither delivery-rate sampling nor pacing",
-        ),
-    };
+    const LINUX_MODULE: Option<&'static str> = Some("bbr");
+}
+
+impl Exports for Bbr {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2.35's 2002 agents have neither delivery-rate sampling nor pacing",
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_congestion_control", "bbr")])
+    }
 }
 
 #[cfg(test)]

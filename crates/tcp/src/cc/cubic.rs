@@ -25,7 +25,8 @@
 //! [`super::linux_reno::in_segments`] as for Reno.
 
 use super::linux_reno::LinuxReno;
-use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export, RttEvent};
+use super::{AckSample, CongestionControl, CwndView, Declared, RttEvent};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use spikelab_core::{Dur, Time};
 
 /// `beta` / `BICTCP_BETA_SCALE`: the multiplicative decrease, 717/1024 = 0.7.
@@ -288,13 +289,19 @@ impl Cubic {
 }
 
 impl Declared for Cubic {
-    const DECLARATION: Declaration = Declaration {
-        linux_module: Some("cubic"),
-        kernel: "cubic",
-        ns2: Ns2Export::Refused(
-            "the 2002 agents have no CUBIC (ns-2.35's Agent/TCP/Linux is not exported)",
-        ),
-    };
+    const LINUX_MODULE: Option<&'static str> = Some("cubic");
+}
+
+impl Exports for Cubic {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "the 2002 agents have no CUBIC (ns-2.35's Agent/TCP/Linux is not exported)",
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_congestion_control", "cubic")])
+    }
 }
 
 impl CongestionControl for Cubic {

@@ -11,7 +11,8 @@
 //! Growth happens only while cwnd limits the sender (`tcp_is_cwnd_limited`,
 //! [`crate::linux_cwnd_limited`]): `tcp_reno_cong_avoid` returns at once otherwise.
 
-use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export};
+use super::{AckSample, CongestionControl, CwndView, Declared};
+use crate::exports::{Exports, Kernel, Ns2Export};
 use spikelab_core::Time;
 
 /// `snd_cwnd_cnt`: segments acknowledged towards the next congestion-avoidance step.
@@ -80,11 +81,19 @@ pub fn in_segments(a: &AckSample, grow: impl FnOnce(u64, u64, u64) -> u64) -> u6
 }
 
 impl Declared for LinuxReno {
-    const DECLARATION: Declaration = Declaration {
-        linux_module: Some("reno"),
-        kernel: "reno",
-        ns2: Ns2Export::Refused("the 2002 agents have no Linux stack"),
-    };
+    const LINUX_MODULE: Option<&'static str> = Some("reno");
+}
+
+impl Exports for LinuxReno {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "the 2002 agents have no Linux stack",
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_congestion_control", "reno")])
+    }
 }
 
 impl CongestionControl for LinuxReno {

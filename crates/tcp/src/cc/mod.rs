@@ -18,10 +18,12 @@
 //!   ACK from delivery-rate samples ([`CongestionControl::controls_cwnd`]) and paces.
 //!
 //! A new controller is one file here with its `pub mod` line and one line in the
-//! `controllers!` list below, which generates [`CcKind`] (names, kernel module, ns-2
-//! export) and [`Cc`] (the [`CongestionControl`] dispatch by `match`, see
-//! [`spikelab_core::dispatch_enum!`]). Each file states its kernel module and its ns-2
-//! export or the reason ns-2 cannot run it, in its [`Declared::DECLARATION`].
+//! `controllers!` list below, which generates [`CcKind`] (names, Linux module name,
+//! ns-2 export and kernel settings) and [`Cc`] (the [`CongestionControl`] dispatch by
+//! `match`, see [`spikelab_core::dispatch_enum!`]). Each file states the Linux module
+//! it models ([`Declared::LINUX_MODULE`]) and, as every algorithm of every family does
+//! ([`crate::exports::Exports`]), its ns-2 export or the reason ns-2 cannot run it and
+//! the kernel module `spikelab emulate` runs for it (`tcp_congestion_control`).
 
 pub mod bbr;
 pub mod cubic;
@@ -29,6 +31,7 @@ pub mod linux_reno;
 pub mod ns2_opencwnd;
 pub mod rfc5681;
 
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::linux_cwnd_limited::CwndUsage;
 use crate::rate::RateSample;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -179,30 +182,14 @@ pub trait CongestionControl {
     }
 }
 
-/// What ns-2.35's exported agents do for a controller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ns2Export {
-    /// The agent runs it with these `Agent/TCP` settings (name, value).
-    Settings(&'static [(&'static str, &'static str)]),
-    /// ns-2.35's 2002 agents cannot run it, for this reason.
-    Refused(&'static str),
-}
-
-/// What a controller's file states about it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Declaration {
+/// A registered controller: a fresh state for a new connection, what it states about
+/// the other simulators ([`Exports`]: its ns-2 export or refusal, and the kernel's
+/// `tcp_congestion_control` that `spikelab emulate` runs for it), and the Linux
+/// module it models.
+pub trait Declared: CongestionControl + Default + Exports {
     /// The Linux module (`net.ipv4.tcp_congestion_control`) this controller models,
     /// if it models one: a `linux` host selects it by this name.
-    pub linux_module: Option<&'static str>,
-    /// The module `spikelab emulate`'s kernel runs for a flow using it.
-    pub kernel: &'static str,
-    /// ns-2.35's export, or why there is none.
-    pub ns2: Ns2Export,
-}
-
-/// A registered controller: its declaration and a fresh state for a new connection.
-pub trait Declared: CongestionControl + Default {
-    const DECLARATION: Declaration;
+    const LINUX_MODULE: Option<&'static str>;
 }
 
 /// The registration macro: from one list, one line per controller
@@ -225,9 +212,18 @@ macro_rules! controllers {
                 match self { $( CcKind::$V => $name, )* }
             }
 
-            /// What the controller's file declares.
-            pub fn declaration(self) -> Declaration {
-                match self { $( CcKind::$V => <$T as Declared>::DECLARATION, )* }
+            /// The Linux module the controller models, if any.
+            pub fn linux_module(self) -> Option<&'static str> {
+                match self { $( CcKind::$V => <$T as Declared>::LINUX_MODULE, )* }
+            }
+        }
+
+        impl Exports for CcKind {
+            fn ns2(&self) -> Ns2Export {
+                match self { $( CcKind::$V => <$T>::default().ns2(), )* }
+            }
+            fn kernel(&self) -> Kernel {
+                match self { $( CcKind::$V => <$T>::default().kernel(), )* }
             }
         }
 
@@ -284,14 +280,14 @@ pub struct LinuxModule(CcKind);
 impl LinuxModule {
     /// The module of this name, if a registered controller models it.
     pub fn named(name: &str) -> Option<LinuxModule> {
-        let is = |k: &&CcKind| k.declaration().linux_module == Some(name);
+        let is = |k: &&CcKind| k.linux_module() == Some(name);
         CcKind::ALL.iter().find(is).map(|&k| LinuxModule(k))
     }
 
     /// The module names a scenario may write, in registration order.
     pub fn names() -> Vec<&'static str> {
         (CcKind::ALL.iter())
-            .filter_map(|k| k.declaration().linux_module)
+            .filter_map(|k| k.linux_module())
             .collect()
     }
 
@@ -302,7 +298,7 @@ impl LinuxModule {
 
     /// The kernel's module name.
     pub fn name(self) -> &'static str {
-        self.0.declaration().linux_module.unwrap_or_default()
+        self.0.linux_module().unwrap_or_default()
     }
 }
 
@@ -341,13 +337,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_controller_declares_a_kernel_module_and_an_ns2_answer() {
+    fn every_controller_names_the_kernel_module_emulate_runs() {
         for k in CcKind::ALL {
-            let d = k.declaration();
-            assert!(!d.kernel.is_empty(), "{}", k.name());
-            match d.ns2 {
-                Ns2Export::Settings(s) => assert!(!s.is_empty(), "{}", k.name()),
-                Ns2Export::Refused(why) => assert!(!why.is_empty(), "{}", k.name()),
+            let module = k.kernel().sysctl("tcp_congestion_control");
+            assert!(module.is_some_and(|m| !m.is_empty()), "{}", k.name());
+        }
+    }
+
+    #[test]
+    fn a_controller_modelling_a_linux_module_asks_the_kernel_for_it() {
+        for k in CcKind::ALL {
+            if let Some(m) = k.linux_module() {
+                assert_eq!(k.kernel().sysctl("tcp_congestion_control"), Some(m));
             }
         }
     }

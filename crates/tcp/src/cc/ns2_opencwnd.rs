@@ -4,19 +4,26 @@
 //! `1 / cwnd_` in floating-point packets, which spikelab keeps in bytes rounded to
 //! the nearest byte. Stateless.
 
-use super::{AckSample, CongestionControl, Declaration, Declared, Ns2Export};
+use super::{AckSample, CongestionControl, Declared};
+use crate::exports::{Exports, Kernel, Ns2Export};
 
 /// ns-2's `opencwnd()`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ns2Opencwnd;
 
 impl Declared for Ns2Opencwnd {
-    const DECLARATION: Declaration = Declaration {
-        linux_module: None,
-        // The kernel's Reno is the nearest module the emulator can run.
-        kernel: "reno",
-        ns2: Ns2Export::Settings(&[("windowOption_", "1")]),
-    };
+    const LINUX_MODULE: Option<&'static str> = None;
+}
+
+impl Exports for Ns2Opencwnd {
+    /// `windowOption_` 1: `opencwnd()`'s `cwnd_ += increase_num_ / cwnd_`.
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Settings(vec![("windowOption_", "1".to_string())])
+    }
+    /// The kernel's Reno is the nearest module the emulator can run.
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_congestion_control", "reno")])
+    }
 }
 
 impl CongestionControl for Ns2Opencwnd {

@@ -2,7 +2,8 @@
 //! per ACK of N new bytes) below ssthresh, congestion avoidance (equation 3,
 //! cwnd += SMSS*SMSS/cwnd, at least one byte) at or above it. Stateless.
 
-use super::{AckSample, CongestionControl, CwndView, Declaration, Declared, Ns2Export};
+use super::{AckSample, CongestionControl, CwndView, Declared};
+use crate::exports::{Exports, Kernel, Ns2Export};
 
 /// RFC 5681's Reno growth.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,15 +16,21 @@ pub fn slow_start(w: &CwndView, newly: u64) -> u64 {
 }
 
 impl Declared for Rfc5681Reno {
-    const DECLARATION: Declaration = Declaration {
-        linux_module: None,
-        // The kernel's Reno is the nearest module the emulator can run.
-        kernel: "reno",
-        ns2: Ns2Export::Refused(
-            "ns-2's opencwnd() grows cwnd_ by 1/cwnd_ packets in floating point, not by \
-             SMSS*SMSS/cwnd bytes (use ns2-opencwnd)",
-        ),
-    };
+    const LINUX_MODULE: Option<&'static str> = None;
+}
+
+impl Exports for Rfc5681Reno {
+    fn ns2(&self) -> Ns2Export {
+        Ns2Export::Refused {
+            field: None,
+            why: "ns-2's opencwnd() grows cwnd_ by 1/cwnd_ packets in floating point, not \
+                  by SMSS*SMSS/cwnd bytes (use ns2-opencwnd)",
+        }
+    }
+    /// The kernel's Reno is the nearest module the emulator can run.
+    fn kernel(&self) -> Kernel {
+        Kernel::Sysctls(&[("tcp_congestion_control", "reno")])
+    }
 }
 
 impl CongestionControl for Rfc5681Reno {

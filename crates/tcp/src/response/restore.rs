@@ -17,6 +17,7 @@
 //!
 //! The halvings floor at 2 SMSS (RFC 5681 equation (4)).
 
+use crate::exports::{Exports, Kernel, Ns2Export};
 use serde::{Deserialize, Serialize};
 
 /// Which restoration rule applies.
@@ -39,6 +40,54 @@ pub enum Restore {
     /// prior_ssthresh = `tcp_current_ssthresh` = max(ssthresh, 3/4 cwnd) (in whole
     /// segments, `(cwnd >> 1) + (cwnd >> 2)`).
     LinuxUndo,
+}
+
+impl Restore {
+    /// Every rule, in declaration order.
+    pub const ALL: &'static [Restore] = &[
+        Restore::EifelOriginal,
+        Restore::Option1,
+        Restore::Option2,
+        Restore::Option3,
+        Restore::Option4,
+        Restore::Rfc4015,
+        Restore::None,
+        Restore::LinuxUndo,
+    ];
+}
+
+/// ns-2.35 restores only by `TcpAgent::spurious_timeout()` (tcp/tcp.cc), called by its
+/// F-RTO agents alone: `ssthresh_ = pipe_prev_` and, by `spurious_response_`, `cwnd_ =
+/// t_seqno_ - prev_highest_ack_` (1), `ssthresh_` (2) or 1 (3). Response 1, the 2002
+/// value, is what spikelab's ns-2 F-RTO agents run in place of `restore`
+/// (`Ns2Switches::frto_spurious_response_1`); 2 and 3 halve from the reduced ssthresh
+/// or slow-start from one packet and match none of these rules.
+impl Exports for Restore {
+    fn ns2(&self) -> Ns2Export {
+        match self {
+            Restore::EifelOriginal => Ns2Export::Native(
+                "the default rule: ns-2.35's F-RTO agents restore by spurious_response_ 1 \
+                 in its place, as spikelab's ns-2 agents do (ns2.frto_spurious_response_1)",
+            ),
+            _ => Ns2Export::Refused {
+                field: Some("restore"),
+                why: "ns-2.35 restores only by spurious_response_ (tcp.cc spurious_timeout(): \
+                      ssthresh_ = pipe_prev_, cwnd_ = the packets outstanding, ssthresh_ or 1), \
+                      which ns2.frto_spurious_response_1 models; no rule of its matches this one",
+            },
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        match self {
+            Restore::LinuxUndo => Kernel::Nothing(
+                "the kernel's own undo (tcp_undo_cwnd_reduction): no sysctl selects it",
+            ),
+            _ => Kernel::Nothing(
+                "the kernel restores by its own undo (tcp_undo_cwnd_reduction); no sysctl \
+                 selects another rule",
+            ),
+        }
+    }
 }
 
 /// The congestion state saved when an episode's first timeout fired, before reducing.

@@ -27,6 +27,7 @@
 //! estimator's business ([`crate::rto::RtoEstimator::on_spurious_timeout_reseed`]); the
 //! other two are kept here and applied on top of whatever the estimator returns.
 
+use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::rto::{backed_off, ReseedRule};
 use serde::{Deserialize, Serialize};
 use spikelab_core::Dur;
@@ -46,7 +47,36 @@ pub enum RtoAdapt {
     Rfc4015,
 }
 
+/// ns-2.35's `TcpAgent::spurious_timeout()` (tcp/tcp.cc) touches neither the RTT
+/// estimate nor `t_backoff_` nor `minrto_`; the Linux kernel's undo
+/// (`tcp_try_undo_loss`) likewise leaves `icsk_rto` to the next RTT sample.
+impl Exports for RtoAdapt {
+    fn ns2(&self) -> Ns2Export {
+        match self {
+            RtoAdapt::None => Ns2Export::Native(
+                "ns-2.35's spurious_timeout() leaves the timer's estimate and back-off as they are",
+            ),
+            _ => Ns2Export::Refused {
+                field: Some("rto_adapt"),
+                why: "ns-2.35's spurious_timeout() does not adapt the retransmission timer",
+            },
+        }
+    }
+    fn kernel(&self) -> Kernel {
+        Kernel::Nothing("the kernel adapts no timer after an undo, and no sysctl makes it")
+    }
+}
+
 impl RtoAdapt {
+    /// Every adaptation, in declaration order.
+    pub const ALL: &'static [RtoAdapt] = &[
+        RtoAdapt::None,
+        RtoAdapt::Reseed,
+        RtoAdapt::KeepBackoff,
+        RtoAdapt::MinRtoIncrease,
+        RtoAdapt::Rfc4015,
+    ];
+
     /// The estimator rule for the re-seeding variants.
     pub fn reseed_rule(self) -> Option<ReseedRule> {
         match self {

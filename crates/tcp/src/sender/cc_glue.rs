@@ -11,6 +11,7 @@ use crate::cc::{CaState, CongestionControl};
 use crate::cc_driver::SenderView;
 use crate::rate::{AckFacts, AppLimitCheck};
 use crate::rto::RtoEstimator;
+use crate::stacks::StackRules;
 use spikelab_core::{Dur, Packet, SimRng, Time};
 
 /// What an ACK's start leaves for its end.
@@ -66,7 +67,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             mss: self.w.mss,
             in_flight: self.pipe_segments(),
             cwnd: self.w.cwnd / self.w.mss,
-            lost_pending: self.rack.lost_pending(),
+            lost_pending: self.stack.lost_counts().0,
         };
         if let Some(d) = &mut self.drv {
             d.on_app_write(check);
@@ -110,7 +111,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         let start = AckStart {
             cwnd: self.w.cwnd,
             prior_in_flight: self.pipe_segments(),
-            marked: self.rack.marked(),
+            marked: self.stack.lost_counts().1,
             maybe_delayed: self.ack_maybe_delayed(pkt),
         };
         let (_, blocks) = super::split_dsack(pkt);
@@ -134,7 +135,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// The ACK's end: the rate sample, then the controller sets cwnd (from the cwnd
     /// the ACK found: no other rule changes it, `tcp_cong_control`) and the pacing rate.
     pub(super) fn cc_ack_end(&mut self, now: Time, start: AckStart, rtt: Option<Dur>) {
-        let losses = self.rack.marked() - start.marked;
+        let losses = self.stack.lost_counts().1 - start.marked;
         let view = SenderView {
             cwnd: start.cwnd,
             ..self.sender_view(now)
@@ -164,7 +165,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// sent within the last RACK RTT), then `set_state(TCP_CA_Loss)`.
     pub(super) fn cc_on_enter_loss(&mut self, now: Time) {
         let unsacked = (self.w.flight_size() - self.w.segs.sacked_bytes()).div_ceil(self.w.mss);
-        let newly = unsacked.saturating_sub(self.rack.lost_pending());
+        let newly = unsacked.saturating_sub(self.stack.lost_counts().0);
         let view = self.sender_view(now);
         let Some(d) = &mut self.drv else { return };
         d.on_marked_lost(newly);

@@ -9,7 +9,7 @@
 //! retransmission was needed.
 
 use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
-use crate::exports::{Exports, Kernel, Ns2Export};
+use crate::exports::{Exports, Kernel, KernelRuns, Ns2Export};
 use spikelab_core::{Dur, Time};
 
 /// One retransmitted range and whether a D-SACK reported it.
@@ -109,6 +109,10 @@ impl Exports for DsackDetector {
     /// D-SACK is on.
     fn kernel(&self) -> Kernel {
         Kernel::Nothing("no switch of its own: the kernel's D-SACK undo runs whenever `tcp_dsack` is on (the flow's `dsack`)")
+    }
+    /// D-SACK blocks arrive only on a SACK connection.
+    fn kernel_runs_when(&self) -> Option<KernelRuns> {
+        Some(&[("tcp_dsack", true), ("tcp_sack", true)])
     }
 }
 

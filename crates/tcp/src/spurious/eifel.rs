@@ -12,7 +12,7 @@
 //! echoes the retransmission's and Eifel calls it genuine.
 
 use super::{AckView, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
-use crate::exports::{Exports, Kernel, Ns2Export};
+use crate::exports::{Exports, Kernel, KernelRuns, Ns2Export};
 
 /// Eifel's state for the current episode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,6 +72,9 @@ impl Exports for Eifel {
     /// `tcp_try_undo_loss()`, net/ipv4/tcp_input.c) whenever they are on.
     fn kernel(&self) -> Kernel {
         Kernel::Nothing("no switch of its own: the kernel's timestamp undo runs whenever `tcp_timestamps` is on")
+    }
+    fn kernel_runs_when(&self) -> Option<KernelRuns> {
+        Some(&[("tcp_timestamps", true)])
     }
 }
 

@@ -13,7 +13,7 @@
 //! repeated timeouts), F-RTO restarts at step 2 with the original recover.
 
 use super::{AckView, Ns2FrtoAgent, Requires, SpuriousDetector, Step, TimeoutView, Verdict};
-use crate::exports::{Exports, Kernel, Ns2Export};
+use crate::exports::{Exports, Kernel, KernelRuns, Ns2Export};
 
 /// Where F-RTO is in its steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -198,6 +198,14 @@ impl Exports for Frto {
     /// net/ipv4/tcp_input.c); it runs the SACK-enhanced steps when SACK is negotiated.
     fn kernel(&self) -> Kernel {
         Kernel::Sysctls(&[("tcp_frto", "2")])
+    }
+    /// `tcp_frto` non-zero; the SACK-enhanced steps with SACK, the basic ones without.
+    fn kernel_runs_when(&self) -> Option<KernelRuns> {
+        if self.sack {
+            Some(&[("tcp_frto", true), ("tcp_sack", true)])
+        } else {
+            Some(&[("tcp_frto", true), ("tcp_sack", false)])
+        }
     }
 }
 

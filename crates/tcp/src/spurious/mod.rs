@@ -23,7 +23,7 @@ pub use frto::Frto;
 pub use linux_undo::LinuxUndo;
 pub use watch::{EpisodeVerdict, Watchers};
 
-use crate::exports::{Exports, Kernel, Ns2Export};
+use crate::exports::{Exports, Kernel, KernelRuns, Ns2Export};
 use crate::segments::SegmentTable;
 use serde::{Deserialize, Serialize};
 use spikelab_core::{Dur, Time};
@@ -51,6 +51,10 @@ macro_rules! detectors {
         impl DetectorKind {
             /// Every detector's name, in registration order.
             pub const NAMES: &'static [&'static str] = &[$($name,)* $($nname,)*];
+
+            /// Every detector, in registration order.
+            pub const ALL: &'static [DetectorKind] =
+                &[$(DetectorKind::$V,)* $(DetectorKind::$N,)*];
 
             /// A short label for outputs (the name in scenario files).
             pub fn label(self) -> &'static str {
@@ -109,6 +113,12 @@ macro_rules! detectors {
                 match self {
                     $( DetectorKind::$V => ($new).kernel(), )*
                     $( DetectorKind::$N => $NT.kernel(), )*
+                }
+            }
+            fn kernel_runs_when(&self) -> Option<KernelRuns> {
+                match self {
+                    $( DetectorKind::$V => ($new).kernel_runs_when(), )*
+                    $( DetectorKind::$N => $NT.kernel_runs_when(), )*
                 }
             }
         }

@@ -19,10 +19,14 @@ pub mod ns2_2002;
 use crate::cc::CcKind;
 use crate::config::TcpConfig;
 use crate::linux_cwnd_limited::CwndUsage;
+use crate::phase::Phase;
 use crate::recovery::ns2_fack::Ns2FackRules;
-use crate::recovery::{PipeRule, RecoveryParams};
+use crate::recovery::{PipeRule, RecoveryParams, Transmit};
 use crate::segments::SegmentTable;
-use spikelab_core::{Dur, Time};
+use crate::tlp::{Probe, ProbeAck, ProbeSchedule};
+use crate::ts_clock::TsClock;
+use crate::window::Window;
+use spikelab_core::{Dur, Packet, Time};
 
 /// What ns-2 FACK's `oldack()` does on an ACK it handles (see
 /// [`StackRules::oldack`]).
@@ -45,6 +49,50 @@ pub struct AckArrival {
     pub has_sack: bool,
     pub ack: u64,
     pub snd_una: u64,
+}
+
+/// What the sender's one timer is armed for: the retransmission timeout (RFC 6298), or
+/// a timer of the stack's own whose expiry is no timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimerKind {
+    /// The RTO (or nothing armed).
+    #[default]
+    Rto,
+    /// A Tail Loss Probe (RFC 8985 7.2, `ICSK_TIME_LOSS_PROBE`).
+    LossProbe,
+    /// RACK's reordering timer (RFC 8985 6.3, `ICSK_TIME_REO_TIMEOUT`).
+    Reorder,
+}
+
+/// The sender's state as a stack's loss detection reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct LossView<'a> {
+    pub now: Time,
+    pub w: &'a Window,
+    pub phase: Phase,
+    pub min_rtt: Option<Dur>,
+    pub srtt: Option<Dur>,
+}
+
+/// An ACK about to be applied, as a stack's loss detection hears what it delivers.
+#[derive(Clone, Copy, Debug)]
+pub struct Delivery<'a> {
+    pub now: Time,
+    pub pkt: &'a Packet,
+    /// The window before the ACK is applied.
+    pub w: &'a Window,
+    pub min_rtt: Option<Dur>,
+    /// The timestamp clock, when the flow uses timestamps.
+    pub ts_clock: Option<&'a TsClock>,
+}
+
+/// What a stack's loss detection decided on an ACK ([`StackRules::detect_losses`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LossMarks {
+    /// Arm the stack's reordering timer ([`TimerKind::Reorder`]) for this instant.
+    pub reorder_timer: Option<Time>,
+    /// Segments are marked lost: fast recovery begins now.
+    pub enter_recovery: bool,
 }
 
 /// The extension points of the RFC sender. Each default is the RFC's behaviour; the
@@ -244,14 +292,99 @@ pub trait StackRules {
     fn prr_in_recovery(&self) -> bool {
         false
     }
-    /// RACK's reordering window is static (no D-SACK adaptation).
-    fn rack_static_reo_wnd(&self) -> bool {
+    /// The sender's timer was set (or stopped: [`TimerKind::Rto`]) for `kind`.
+    fn on_timer_set(&mut self, _kind: TimerKind) {}
+    /// What the armed timer is for (RFC: always the RTO).
+    #[inline]
+    fn timer_kind(&self) -> TimerKind {
+        TimerKind::Rto
+    }
+    /// After every ACK: with a loss probe pending, `open` telling whether the sender is
+    /// in the Open state, the RTO is rearmed from the oldest segment's last
+    /// transmission (`tcp_rearm_rto`; RFC: no probe).
+    fn rearms_rto_from_head(&self, _open: bool) -> bool {
         false
     }
-    /// RACK's reordering window has no DupThresh rule.
-    fn rack_no_dupthresh(&self) -> bool {
+    /// Instead of the RTO, whether a loss probe may be armed (RFC 8985 7.2's
+    /// conditions; `open`: Open state and no F-RTO probing). RFC 5681/6298: never.
+    #[inline]
+    fn may_probe(&self, _open: bool, _w: &Window) -> bool {
         false
     }
+    /// When the loss probe [`Self::may_probe`] admitted fires (RFC 8985 7.2's PTO).
+    fn probe_deadline(&self, s: &ProbeSchedule) -> Time {
+        crate::tlp::probe_deadline(s)
+    }
+    /// The probe timer fired: what to send (`new_data_fits`: the window admits a new
+    /// segment).
+    fn choose_probe(&mut self, _new_data_fits: bool) -> Probe {
+        Probe::Nothing
+    }
+    /// A probe went out, ending at `snd_max`; `retransmitted` if it resent data.
+    fn on_probe_sent(&mut self, _snd_max: u64, _retransmitted: bool) {}
+    /// On every ACK, after it was applied: whether it settles an outstanding probe,
+    /// and how (RFC: no probe, nothing to settle).
+    #[inline]
+    fn on_probe_ack(&mut self, _pkt: &Packet, _newly_acked: u64, _newly_sacked: u64) -> ProbeAck {
+        ProbeAck::Pending
+    }
+    /// On every ACK, before its SACK blocks are applied: the segments it delivers
+    /// (RFC 8985 6.2 steps 1-4; RFC 5681/6675: none kept).
+    #[inline]
+    fn on_ack_delivered(&mut self, _d: &Delivery) {}
+    /// A reordering hole below `low` was filled by a delayed original (the detectors'
+    /// undo test), with `fack` the highest SACKed byte.
+    fn on_delayed_hole(&mut self, _low: u64, _fack: Option<u64>, _mss: u64) {}
+    /// On every ACK, after the detectors' step: `undone` whether it undid a reduction,
+    /// `dsack` whether it carried a D-SACK, `episode_ended` whether recovery ended.
+    #[inline]
+    fn on_ack_settled(&mut self, _undone: bool, _dsack: bool, _episode_ended: bool) {}
+    /// On every ACK, after the detectors' step: the stack's own loss detection, `flags`
+    /// telling whether the ACK was a duplicate, SACKed new data or carried a D-SACK
+    /// (RFC 5681/6675: DupThresh alone, in [`Self::duplicate_acks_start_recovery`]).
+    #[inline]
+    fn detect_losses(&mut self, _v: &LossView, _flags: bool) -> LossMarks {
+        LossMarks::default()
+    }
+    /// The stack's reordering timer fired: whether segments are now marked lost.
+    fn on_reorder_timeout(&mut self, _v: &LossView) -> bool {
+        false
+    }
+    /// Whether the stack marked the segment starting at `start` lost (RFC: none).
+    fn marked_lost(&self, _start: u64) -> bool {
+        false
+    }
+    /// Segments marked lost and not retransmitted since (`lost_out - retrans_out`),
+    /// and segments ever marked lost (`tp->lost`), for a controller's rate samples
+    /// ([`crate::cc_driver`]). RFC: none marked.
+    fn lost_counts(&self) -> (u64, u64) {
+        (0, 0)
+    }
+    /// Fast recovery begins on the stack's word from the Loss state: the segments
+    /// from snd_nxt not yet resent are marked lost.
+    fn mark_unsent_lost(&mut self, _w: &Window) {}
+    /// Segments in flight (RFC 6675's pipe).
+    #[inline]
+    fn pipe_segments(&self, w: &Window) -> u64 {
+        w.pipe() / w.mss
+    }
+    /// In fast recovery: what to send next, when the stack chooses (`new_fits`: new
+    /// data at snd_nxt fits the receiver window). `None`: the recovery algorithm
+    /// chooses (RFC 6675).
+    #[inline]
+    fn next_in_recovery(&self, _w: &Window, _new_fits: bool) -> Option<Option<Transmit>> {
+        None
+    }
+    /// DupThresh duplicate ACKs may start fast recovery (RFC 5681 / 6675: yes).
+    #[inline]
+    fn duplicate_acks_start_recovery(&self) -> bool {
+        true
+    }
+    /// The segment starting at `start` was retransmitted.
+    #[inline]
+    fn on_retransmit(&mut self, _start: u64) {}
+    /// A spurious timeout's response restored the window in the Loss state.
+    fn on_undo_in_loss(&mut self) {}
 }
 
 /// The RFC sender with no departures.
@@ -322,8 +455,37 @@ spikelab_core::dispatch_enum! {
         fn cwnd_usage(&self) -> CwndUsage;
         #[inline]
         fn prr_in_recovery(&self) -> bool;
-        fn rack_static_reo_wnd(&self) -> bool;
-        fn rack_no_dupthresh(&self) -> bool;
+        fn on_timer_set(&mut self, kind: TimerKind);
+        #[inline]
+        fn timer_kind(&self) -> TimerKind;
+        fn rearms_rto_from_head(&self, open: bool) -> bool;
+        #[inline]
+        fn may_probe(&self, open: bool, w: &Window) -> bool;
+        fn probe_deadline(&self, s: &ProbeSchedule) -> Time;
+        fn choose_probe(&mut self, new_data_fits: bool) -> Probe;
+        fn on_probe_sent(&mut self, snd_max: u64, retransmitted: bool);
+        #[inline]
+        fn on_probe_ack(&mut self, pkt: &Packet, newly_acked: u64, newly_sacked: u64) -> ProbeAck;
+        #[inline]
+        fn on_ack_delivered(&mut self, d: &Delivery);
+        fn on_delayed_hole(&mut self, low: u64, fack: Option<u64>, mss: u64);
+        #[inline]
+        fn on_ack_settled(&mut self, undone: bool, dsack: bool, episode_ended: bool);
+        #[inline]
+        fn detect_losses(&mut self, v: &LossView, flags: bool) -> LossMarks;
+        fn on_reorder_timeout(&mut self, v: &LossView) -> bool;
+        fn marked_lost(&self, start: u64) -> bool;
+        fn lost_counts(&self) -> (u64, u64);
+        fn mark_unsent_lost(&mut self, w: &Window);
+        #[inline]
+        fn pipe_segments(&self, w: &Window) -> u64;
+        #[inline]
+        fn next_in_recovery(&self, w: &Window, new_fits: bool) -> Option<Option<Transmit>>;
+        #[inline]
+        fn duplicate_acks_start_recovery(&self) -> bool;
+        #[inline]
+        fn on_retransmit(&mut self, start: u64);
+        fn on_undo_in_loss(&mut self);
     }
 }
 

@@ -186,7 +186,7 @@ mod tests {
         assert_eq!(fwd.delay_sampling, spikelab_net::DelaySampling::PerPacket);
         let tcp_of = |c: &SimConfig| match &c.flows[0].kind {
             spikelab_engine::FlowKind::Tcp { tcp, .. } => tcp.clone(),
-            spikelab_engine::FlowKind::Cbr { .. } => panic!("the transfer is TCP"),
+            _ => panic!("the transfer is TCP"),
         };
         let tcp = tcp_of(&b);
         assert!(!tcp.karn);

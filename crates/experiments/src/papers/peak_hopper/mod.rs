@@ -71,6 +71,10 @@ impl Reproduction for PeakHopperRto {
     fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
         run_experiment(&self.experiment()?, ctx)
     }
+
+    fn run_readings(&self, ctx: &Context) -> anyhow::Result<Section> {
+        crate::grid::readings_run::run_readings(&self.experiment()?, ctx)
+    }
 }
 
 impl PeakHopperRto {

@@ -2,25 +2,34 @@
 //! sender's extension points ([`StackRules`]): RTT samples from the retransmission
 //! queue, timers on the kernel's wheel, cwnd growth only while cwnd-limited, PRR in
 //! fast recovery, the SACK rule for counting duplicate ACKs, and a timeout inside
-//! fast recovery keeping the recovery's reduction. RACK's and TLP's state are the
-//! sender's still (see the report of issue 38 for what remains to move).
+//! fast recovery keeping the recovery's reduction, RACK's loss detection
+//! ([`rack_detection`]) and Tail Loss Probes ([`tail_probe`]) with their timers.
 
 pub mod profile;
+pub mod rack_detection;
+pub mod tail_probe;
 
-use super::StackRules;
+use super::{Delivery, LossMarks, LossView, StackRules, TimerKind};
 use crate::config::TcpConfig;
 use crate::linux_cwnd_limited::CwndUsage;
 use crate::prr::Prr;
+use crate::recovery::Transmit;
 use crate::segments::SegmentTable;
-use spikelab_core::{Dur, Time};
+use crate::tlp::{Probe, ProbeAck};
+use crate::window::Window;
+use rack_detection::RackDetection;
+use spikelab_core::{Dur, Packet, Time};
+use tail_probe::TailProbe;
 
 /// A Linux 6.x host.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LinuxHost {
-    /// `tcp_recovery` bit 2: RACK's static reordering window.
-    static_reo_wnd: bool,
-    /// `tcp_recovery` bit 4: no DupThresh rule in the reordering window.
-    no_dupthresh: bool,
+    /// What the sender's timer is armed for (`icsk_pending`).
+    timer: TimerKind,
+    /// RACK ([`rack_detection`]).
+    rack: RackDetection,
+    /// Tail Loss Probes ([`tail_probe`]).
+    tlp: TailProbe,
     /// Whether cwnd limited the last window (`tcp_is_cwnd_limited`,
     /// [`crate::linux_cwnd_limited`]), for the controller's growth.
     cwnd_usage: CwndUsage,
@@ -30,26 +39,17 @@ pub struct LinuxHost {
 
 impl LinuxHost {
     pub fn new(cfg: &TcpConfig) -> LinuxHost {
-        let bits = cfg.linux.as_ref().map_or(0, |l| l.tcp_recovery);
         LinuxHost {
-            static_reo_wnd: bits & 2 != 0,
-            no_dupthresh: bits & 4 != 0,
-            cwnd_usage: CwndUsage::default(),
-            prr: Prr::default(),
+            rack: RackDetection::new(cfg),
+            tlp: TailProbe::new(cfg),
+            ..LinuxHost::default()
         }
     }
-}
 
-/// `tcp_recovery` bit 1 on a SACK connection of the `linux` profile (`tcp_is_rack`).
-pub fn rack_configured(cfg: &TcpConfig) -> bool {
-    let on = |l: &crate::LinuxSysctls| l.tcp_recovery & 1 != 0;
-    cfg.linux.as_ref().is_some_and(on) && cfg.sack_enabled()
-}
-
-/// `tcp_early_retrans` 3 or 4 on a SACK connection of the `linux` profile.
-pub fn tlp_configured(cfg: &TcpConfig) -> bool {
-    let on = |l: &crate::LinuxSysctls| matches!(l.tcp_early_retrans, 3 | 4);
-    cfg.linux.as_ref().is_some_and(on) && cfg.sack_enabled()
+    /// RACK's part ([`rack_detection`]).
+    pub fn rack(&self) -> &RackDetection {
+        &self.rack
+    }
 }
 
 impl StackRules for LinuxHost {
@@ -109,7 +109,7 @@ impl StackRules for LinuxHost {
         true
     }
 
-    /// `tcp_init_cwnd_reduction`: PRR starts from prior_cwnd.
+    /// `tcp_init_cwnd_reduction`: PRR starts from prior_cwnd; `tlp_high_seq = 0`.
     fn on_enter_recovery(
         &mut self,
         cwnd: u64,
@@ -117,6 +117,7 @@ impl StackRules for LinuxHost {
         mss: u64,
         _dupthresh: u64,
     ) -> Option<u64> {
+        self.tlp.forget();
         self.prr = Prr::start(cwnd / mss);
         None
     }
@@ -137,14 +138,120 @@ impl StackRules for LinuxHost {
         self.prr.on_ack(ssthresh, pipe, newly, una_advanced)
     }
 
-    /// `tcp_recovery` bit 2 (`tcp_rack_update_reo_wnd`).
-    fn rack_static_reo_wnd(&self) -> bool {
-        self.static_reo_wnd
+    /// `tcp_enter_loss`: `tlp_high_seq = 0`; RACK's scoreboard is rebuilt.
+    fn on_timeout(&mut self, _cwnd: u64, _rwnd: u64, _ssthresh: u64, _mss: u64) {
+        self.tlp.forget();
+        self.rack.on_timeout();
     }
 
-    /// `tcp_recovery` bit 4 (`tcp_rack_reo_wnd`).
-    fn rack_no_dupthresh(&self) -> bool {
-        self.no_dupthresh
+    /// `icsk_pending`.
+    #[inline]
+    fn on_timer_set(&mut self, kind: TimerKind) {
+        self.timer = kind;
+    }
+
+    #[inline]
+    fn timer_kind(&self) -> TimerKind {
+        self.timer
+    }
+
+    /// `tcp_rearm_rto` with a probe pending outside the Open state.
+    fn rearms_rto_from_head(&self, open: bool) -> bool {
+        self.timer == TimerKind::LossProbe && !open
+    }
+
+    /// `tcp_schedule_loss_probe`'s conditions: probes on, TCP_CA_Open and data
+    /// outstanding. SACKed or lost segments outstanding make the kernel's state
+    /// TCP_CA_Disorder (`tcp_try_keep_open`), where no probe is scheduled.
+    #[inline]
+    fn may_probe(&self, open: bool, w: &Window) -> bool {
+        let disorder = || w.segs.sacked_bytes() > 0 || self.rack.lost_pending() > 0;
+        self.tlp.on() && open && w.snd_una < w.snd_max && !disorder()
+    }
+
+    /// `tcp_send_loss_probe`.
+    fn choose_probe(&mut self, new_data_fits: bool) -> Probe {
+        self.timer = TimerKind::Rto;
+        self.tlp.choose(new_data_fits)
+    }
+
+    fn on_probe_sent(&mut self, snd_max: u64, retransmitted: bool) {
+        self.tlp.on_sent(snd_max, retransmitted);
+    }
+
+    /// `tcp_process_tlp_ack`.
+    #[inline]
+    fn on_probe_ack(&mut self, pkt: &Packet, newly_acked: u64, newly_sacked: u64) -> ProbeAck {
+        self.tlp.on_ack(pkt, newly_acked, newly_sacked)
+    }
+
+    #[inline]
+    fn on_ack_delivered(&mut self, d: &Delivery) {
+        self.rack.on_ack_delivered(d, self.tlp.high_seq());
+    }
+
+    fn on_delayed_hole(&mut self, low: u64, fack: Option<u64>, mss: u64) {
+        self.rack.on_delayed_hole(low, fack, mss);
+    }
+
+    #[inline]
+    fn on_ack_settled(&mut self, undone: bool, dsack: bool, episode_ended: bool) {
+        self.rack.on_ack_settled(undone, dsack, episode_ended);
+    }
+
+    /// RACK, not DupThresh, marks segments lost (RFC 8985 6.2).
+    #[inline]
+    fn detect_losses(&mut self, v: &LossView, flags: bool) -> LossMarks {
+        self.rack.detect_losses(v, flags)
+    }
+
+    /// `tcp_rack_reo_timeout`.
+    fn on_reorder_timeout(&mut self, v: &LossView) -> bool {
+        self.timer = TimerKind::Rto;
+        self.rack.on_reorder_timeout(v)
+    }
+
+    /// `TCPCB_LOST` (`tcp_enter_recovery`'s `tcp_init_undo` counts the
+    /// retransmissions not marked lost).
+    fn marked_lost(&self, start: u64) -> bool {
+        self.rack.is_lost(start)
+    }
+
+    /// RACK's marks: pending, and ever made (`tp->lost`).
+    fn lost_counts(&self) -> (u64, u64) {
+        (self.rack.lost_pending(), self.rack.rack().marked())
+    }
+
+    fn mark_unsent_lost(&mut self, w: &Window) {
+        self.rack.mark_unsent_lost(w);
+    }
+
+    /// `tcp_packets_in_flight` with RACK.
+    #[inline]
+    fn pipe_segments(&self, w: &Window) -> u64 {
+        (self.rack.pipe_segments(w)).unwrap_or_else(|| w.pipe() / w.mss)
+    }
+
+    #[inline]
+    fn next_in_recovery(&self, w: &Window, new_fits: bool) -> Option<Option<Transmit>> {
+        self.rack.next_in_recovery(w, new_fits)
+    }
+
+    /// RFC 8985: with RACK, RACK and not DupThresh starts recovery
+    /// ([`Self::detect_losses`]).
+    #[inline]
+    fn duplicate_acks_start_recovery(&self) -> bool {
+        !self.rack.on()
+    }
+
+    #[inline]
+    fn on_retransmit(&mut self, start: u64) {
+        self.rack.on_retransmit(start);
+    }
+
+    /// `tcp_try_undo_loss -> tcp_undo_cwnd_reduction(sk, true)`.
+    fn on_undo_in_loss(&mut self) {
+        self.rack.on_loss_undo();
     }
 }
 

@@ -1,0 +1,480 @@
+//! The QUIC sender: RFC 9002's loss detection and congestion control around one stream
+//! (pseudocode A.5-A.10, B.5-B.8), the mechanisms in their own modules ([`crate::rtt`],
+//! [`crate::loss`], [`crate::pto`], [`crate::persistent`], [`crate::cc`],
+//! [`crate::undo`]). The handshake is abstracted to its round trip: the client
+//! Initial goes out (and again on each PTO, 6.2.4) until the server's answer arrives,
+//! which gives the first RTT sample (ack_delay 0, as in the Initial space) and
+//! confirms the handshake (the model sends 1-RTT data at once; the client's Handshake
+//! packet, which would ride with it, is not modelled). Not modelled: pacing (7.7; the
+//! window is sent at once), the application-limited check (7.8), ECN, MTU discovery.
+
+use crate::ack::AckFrame;
+use crate::cc::{minimum_window, Controllers, QuicController};
+use crate::config::QuicConfig;
+use crate::loss;
+use crate::persistent;
+use crate::pto;
+use crate::rtt::RttEstimator;
+use crate::sent::{SentPacket, SentPackets};
+use crate::stream::{Chunk, StreamSend};
+use crate::undo::LostMemory;
+use crate::wire::{data_packet_bytes, ip_bytes, stream_bytes_per_packet, CLIENT_INITIAL};
+use spikelab_core::packet::{IP_HEADER, UDP_HEADER};
+use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
+
+/// A decision for ground truth to judge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decided {
+    /// Packet `pn` declared lost (6.1).
+    Lost { pn: u64 },
+    /// A probe timeout (6.2), after `backoff` others without an acknowledgement.
+    Probe { backoff: u32 },
+}
+
+/// What the sender's timer did (A.9 `OnLossDetectionTimeout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerOutcome {
+    NotDue,
+    /// The time threshold ran out for packets below the largest acknowledged.
+    LossTime,
+    /// A probe timeout: probes sent, nothing declared lost.
+    Probe,
+}
+
+/// What an acknowledgement did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckOutcome {
+    /// It acknowledged nothing new.
+    pub duplicate: bool,
+    pub rtt_sample: Option<Dur>,
+}
+
+/// The sender's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// 1-RTT packets sent (data, probes, PINGs).
+    pub packets_sent: u64,
+    /// Packets carrying stream bytes sent before.
+    pub retransmissions: u64,
+    pub ptos: u64,
+    pub loss_declarations: u64,
+    pub persistent_congestion: u64,
+    /// Spurious congestion events the undo rule detected.
+    pub spurious_events: u64,
+    /// Of those, the ones that restored the window.
+    pub undos: u64,
+}
+
+#[derive(Clone, Debug)]
+enum Phase {
+    /// Client Initials sent, by their packet number in the Initial space.
+    Handshake {
+        initials: Vec<Time>,
+    },
+    Established,
+}
+
+/// One connection's sender.
+#[derive(Clone, Debug)]
+pub struct QuicSender {
+    flow: FlowId,
+    cfg: QuicConfig,
+    phase: Phase,
+    /// The next 1-RTT packet number (never reused, RFC 9000 12.3).
+    next_pn: u64,
+    sent: SentPackets,
+    last_eliciting: Option<Time>,
+    largest_acked: Option<u64>,
+    rtt: RttEstimator,
+    first_sample: Option<Time>,
+    pto_count: u32,
+    loss_time: Option<Time>,
+    cc: Controllers,
+    stream: StreamSend,
+    memory: LostMemory,
+    declared: Vec<Decided>,
+    stats: SenderStats,
+}
+
+impl QuicSender {
+    pub fn new(flow: FlowId, cfg: &QuicConfig) -> QuicSender {
+        QuicSender {
+            flow,
+            cfg: cfg.clone(),
+            phase: Phase::Handshake {
+                initials: Vec::new(),
+            },
+            next_pn: 0,
+            sent: SentPackets::new(),
+            last_eliciting: None,
+            largest_acked: None,
+            rtt: RttEstimator::new(cfg.initial_rtt),
+            first_sample: None,
+            pto_count: 0,
+            loss_time: None,
+            cc: Controllers::new(cfg),
+            stream: StreamSend::default(),
+            memory: LostMemory::new(cfg.undo),
+            declared: Vec::new(),
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// The connection opens: the client Initial goes out.
+    pub fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.send_initial(now, out);
+    }
+
+    /// The application writes `bytes` more.
+    pub fn on_app_write(&mut self, now: Time, bytes: u64, out: &mut Vec<Packet>) {
+        self.stream.write(bytes);
+        self.fill(now, out);
+    }
+
+    fn send_initial(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let Phase::Handshake { initials } = &mut self.phase else {
+            return;
+        };
+        let mut p = Packet::new(0, self.flow, PacketKind::Syn, now);
+        p.seq = initials.len() as u64;
+        p.seal_as(ip_bytes(CLIENT_INITIAL));
+        initials.push(now);
+        self.last_eliciting = Some(now);
+        out.push(p);
+    }
+
+    /// The server's Initial and Handshake answer the client Initial `p.ack`.
+    pub fn on_handshake_answer(
+        &mut self,
+        now: Time,
+        p: &Packet,
+        out: &mut Vec<Packet>,
+    ) -> AckOutcome {
+        let Phase::Handshake { initials } = &self.phase else {
+            return AckOutcome {
+                duplicate: true,
+                rtt_sample: None,
+            };
+        };
+        let sample = now.saturating_since(initials[p.ack as usize]);
+        // The Initial space: ack_delay is not subtracted (5.3 "ignore ... for Initial").
+        self.rtt.update(sample, Dur::ZERO);
+        self.first_sample = Some(now);
+        self.phase = Phase::Established;
+        self.pto_count = 0;
+        self.last_eliciting = None;
+        self.fill(now, out);
+        AckOutcome {
+            duplicate: false,
+            rtt_sample: Some(sample),
+        }
+    }
+
+    pub fn established(&self) -> bool {
+        matches!(self.phase, Phase::Established)
+    }
+
+    /// Sends what the window allows (7: bytes_in_flight never above the window, a
+    /// full datagram at a time).
+    fn fill(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if !self.established() {
+            return;
+        }
+        let mds = u64::from(self.cfg.max_datagram_size);
+        while self.sent.bytes_in_flight() + mds <= self.cc.window() {
+            let Some(c) = self.stream.next_chunk(stream_bytes_per_packet(&self.cfg)) else {
+                break;
+            };
+            self.send(now, c, out);
+        }
+    }
+
+    fn send(&mut self, now: Time, c: Chunk, out: &mut Vec<Packet>) {
+        let pn = self.next_pn;
+        self.next_pn += 1;
+        let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
+        p.seq = c.offset;
+        p.len = c.len as u32;
+        p.ack = pn;
+        p.retx = c.retx;
+        let ip = data_packet_bytes(c.len as u32);
+        p.seal_as(ip);
+        let record = SentPacket {
+            time_sent: now,
+            bytes: u64::from(ip - IP_HEADER - UDP_HEADER),
+            ack_eliciting: true,
+            in_flight: true,
+            offset: c.offset,
+            len: c.len,
+        };
+        self.sent.on_sent(pn, record);
+        self.last_eliciting = Some(now);
+        self.stats.packets_sent += 1;
+        self.stats.retransmissions += c.retx as u64;
+        out.push(p);
+    }
+
+    /// An ACK frame arrived (A.7 `OnAckReceived`).
+    pub fn on_ack(&mut self, now: Time, frame: &AckFrame, out: &mut Vec<Packet>) -> AckOutcome {
+        let largest = frame.largest();
+        let new_largest = self.largest_acked.is_none_or(|l| largest > l);
+        if new_largest {
+            self.largest_acked = Some(largest);
+        }
+        // quinn runs its spurious-loss test on every ACK frame first.
+        if self.memory.on_ack_frame(frame) {
+            self.stats.spurious_events += 1;
+            if self.memory.restores(self.cfg.cc) && self.cc.undo() {
+                self.stats.undos += 1;
+            }
+        }
+        let mut newly: Vec<(u64, SentPacket)> = Vec::new();
+        for (lo, hi) in frame.ranges.iter() {
+            newly.extend(self.sent.range(lo, hi).map(|(pn, p)| (pn, *p)));
+        }
+        if newly.is_empty() {
+            return AckOutcome {
+                duplicate: true,
+                rtt_sample: None,
+            };
+        }
+        let sample = self.rtt_sample(now, largest, frame.ack_delay, &newly);
+        for &(pn, p) in &newly {
+            self.sent.remove(pn);
+            self.stream.on_acked(p.offset, p.len);
+        }
+        self.detect_and_handle_loss(now, new_largest);
+        for (_, p) in newly.iter().filter(|(_, p)| p.in_flight) {
+            self.cc.on_acked(now, p.time_sent, p.bytes);
+        }
+        // A.7: "Reset pto_count unless the client is unsure if the server has
+        // validated the client's address" (the handshake is done).
+        self.pto_count = 0;
+        self.fill(now, out);
+        AckOutcome {
+            duplicate: false,
+            rtt_sample: sample,
+        }
+    }
+
+    /// 5.1: a sample when the largest acknowledged is newly acknowledged and an
+    /// ack-eliciting packet is among the newly acknowledged.
+    fn rtt_sample(
+        &mut self,
+        now: Time,
+        largest: u64,
+        ack_delay: Dur,
+        newly: &[(u64, SentPacket)],
+    ) -> Option<Dur> {
+        let (_, p) = newly.iter().find(|(pn, _)| *pn == largest)?;
+        if !newly.iter().any(|(_, p)| p.ack_eliciting) {
+            return None;
+        }
+        let latest = now.saturating_since(p.time_sent);
+        // 5.3: ack_delay limited to max_ack_delay once the handshake is confirmed.
+        self.rtt
+            .update(latest, ack_delay.min(self.cfg.max_ack_delay));
+        self.first_sample.get_or_insert(now);
+        Some(latest)
+    }
+
+    /// A.10 and B.8: declares lost what the thresholds say, responds once.
+    fn detect_and_handle_loss(&mut self, now: Time, new_largest: bool) {
+        let Some(la) = self.largest_acked else {
+            return;
+        };
+        let scan = loss::detect(
+            &self.sent,
+            la,
+            now,
+            self.rtt.loss_delay(),
+            self.cfg.packet_threshold,
+        );
+        self.loss_time = scan.loss_time;
+        let mad = self.cfg.max_ack_delay;
+        self.memory
+            .on_detection(now, new_largest, la, &self.rtt, mad);
+        let mut lost = Vec::with_capacity(scan.lost.len());
+        for pn in scan.lost {
+            let p = self
+                .sent
+                .remove(pn)
+                .expect("detected among the outstanding");
+            self.stream.on_lost(p.offset, p.len);
+            self.memory.on_lost(pn, p.time_sent);
+            self.declared.push(Decided::Lost { pn });
+            self.stats.loss_declarations += 1;
+            lost.push((pn, p));
+        }
+        let Some(&(_, newest)) = lost.last() else {
+            return;
+        };
+        if !lost.iter().any(|(_, p)| p.in_flight && p.ack_eliciting) {
+            return;
+        }
+        self.cc.on_congestion_event(now, newest.time_sent);
+        let period = persistent::duration(&self.rtt, mad, self.cfg.persistent_congestion_threshold);
+        let times: Vec<(u64, Time)> = lost.iter().map(|(pn, p)| (*pn, p.time_sent)).collect();
+        if persistent::established(&times, self.first_sample, period) {
+            self.cc.on_persistent_congestion(now);
+            self.stats.persistent_congestion += 1;
+        }
+    }
+
+    /// The PTO period now (no max_ack_delay during the handshake, 6.2.1).
+    pub fn pto_period(&self) -> Dur {
+        let mad = if self.established() {
+            self.cfg.max_ack_delay
+        } else {
+            Dur::ZERO
+        };
+        pto::duration(&self.rtt, mad, self.pto_count, self.cfg.pto_max)
+    }
+
+    /// When the timer fires (A.8 `SetLossDetectionTimer`).
+    pub fn deadline(&self) -> Option<Time> {
+        if let Some(t) = self.loss_time {
+            return Some(t);
+        }
+        if self.established() && self.sent.eliciting_in_flight() == 0 {
+            return None;
+        }
+        Some(self.last_eliciting? + self.pto_period())
+    }
+
+    /// The timer fires (A.9 `OnLossDetectionTimeout`).
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) -> TimerOutcome {
+        if self.deadline().is_none_or(|d| d > now) {
+            return TimerOutcome::NotDue;
+        }
+        if self.loss_time.is_some() {
+            self.detect_and_handle_loss(now, true);
+            self.fill(now, out);
+            return TimerOutcome::LossTime;
+        }
+        self.declared.push(Decided::Probe {
+            backoff: self.pto_count,
+        });
+        self.stats.ptos += 1;
+        if self.established() {
+            self.send_probes(now, out);
+        } else {
+            self.send_initial(now, out);
+        }
+        self.pto_count += 1;
+        TimerOutcome::Probe
+    }
+
+    /// 6.2.4: `probe_packets` ack-eliciting packets, outside the window: new or lost
+    /// data if there is some, else the oldest outstanding data again, else a PING.
+    fn send_probes(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let max = stream_bytes_per_packet(&self.cfg);
+        let mut again = self
+            .sent
+            .iter()
+            .filter(|(_, p)| p.len > 0)
+            .map(|(_, p)| Chunk {
+                offset: p.offset,
+                len: p.len,
+                retx: true,
+            })
+            .collect::<Vec<_>>()
+            .into_iter();
+        for _ in 0..self.cfg.probe_packets {
+            let c = self
+                .stream
+                .next_chunk(max)
+                .or_else(|| again.next())
+                .unwrap_or(Chunk {
+                    offset: self.stream.first_unacked(),
+                    len: 0,
+                    retx: false,
+                });
+            self.send(now, c, out);
+        }
+    }
+
+    /// Moves the decisions since the last call into `into`.
+    pub fn take_declared(&mut self, into: &mut Vec<Decided>) {
+        into.append(&mut self.declared);
+    }
+
+    /// Packet `pn` is outstanding: sent, not acknowledged, not declared lost.
+    pub fn outstanding(&self, pn: u64) -> bool {
+        self.sent.get(pn).is_some()
+    }
+
+    /// The outstanding packet numbers, ascending.
+    pub fn outstanding_pns(&self) -> impl Iterator<Item = u64> + '_ {
+        self.sent.iter().map(|(pn, _)| pn)
+    }
+
+    /// Stream bytes a full packet carries.
+    pub fn max_stream_bytes(&self) -> u64 {
+        stream_bytes_per_packet(&self.cfg)
+    }
+
+    pub fn all_acked(&self) -> bool {
+        self.established() && self.stream.all_acked()
+    }
+    pub fn app_end(&self) -> u64 {
+        self.stream.app_end()
+    }
+    pub fn window(&self) -> u64 {
+        self.cc.window()
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh()
+    }
+    pub fn pto_count(&self) -> u32 {
+        self.pto_count
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn first_unacked(&self) -> u64 {
+        self.stream.first_unacked()
+    }
+    pub fn sent_end(&self) -> u64 {
+        self.stream.sent_end()
+    }
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.sent.bytes_in_flight()
+    }
+    pub fn stats(&self) -> SenderStats {
+        self.stats
+    }
+
+    /// The sender's invariants: flight counters agree with the records, nothing
+    /// acknowledged or lost beyond what was sent, packet numbers below the next, the
+    /// window at least kMinimumWindow.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.sent.check()?;
+        self.stream.check()?;
+        if let Some((pn, _)) = self
+            .sent
+            .iter()
+            .last()
+            .filter(|(pn, _)| *pn >= self.next_pn)
+        {
+            return Err(format!(
+                "packet {pn} recorded, next number {}",
+                self.next_pn
+            ));
+        }
+        if self.largest_acked.is_some_and(|l| l >= self.next_pn) {
+            return Err(format!(
+                "largest acknowledged {:?} was never sent",
+                self.largest_acked
+            ));
+        }
+        let min = minimum_window(u64::from(self.cfg.max_datagram_size));
+        if self.cc.window() < min {
+            return Err(format!(
+                "window {} below kMinimumWindow {min}",
+                self.cc.window()
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,241 @@
+//! RACK loss detection (RFC 8985 section 6, [`crate::rack`]) as a Linux host runs it
+//! at the sender's extension points: `tcp_recovery` bit 1 on a SACK connection
+//! (`tcp_is_rack`). The sender hears only what RACK decides ([`LossMarks`], the lost
+//! segments, the in-flight count); the state is here.
+
+use crate::config::TcpConfig;
+use crate::dsack::split_dsack;
+use crate::linux_disorder::{ack_is_dubious, Outstanding};
+use crate::phase::Phase;
+use crate::rack::{next_transmit, Next, Rack, ReoWndInputs};
+use crate::recovery::Transmit;
+use crate::stacks::{Delivery, LossMarks, LossView};
+use crate::window::Window;
+use spikelab_core::Dur;
+
+/// A Linux host's RACK.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RackDetection {
+    /// `tcp_is_rack`, resolved once from the configuration.
+    on: bool,
+    /// `tcp_recovery` bit 2: a static reordering window (`tcp_rack_update_reo_wnd`).
+    static_reo_wnd: bool,
+    /// `tcp_recovery` bit 4: no DupThresh rule in the reordering window
+    /// (`tcp_rack_reo_wnd`).
+    no_dupthresh: bool,
+    rack: Rack,
+    /// What was outstanding as the ACK being handled arrived (`tcp_ack_is_dubious`).
+    before: Outstanding,
+}
+
+/// `tcp_recovery` bit 1 on a SACK connection of the `linux` profile (`tcp_is_rack`).
+pub fn rack_configured(cfg: &TcpConfig) -> bool {
+    let on = |l: &crate::LinuxSysctls| l.tcp_recovery & 1 != 0;
+    cfg.linux.as_ref().is_some_and(on) && cfg.sack_enabled()
+}
+
+impl RackDetection {
+    pub fn new(cfg: &TcpConfig) -> RackDetection {
+        let bits = cfg.linux.as_ref().map_or(0, |l| l.tcp_recovery);
+        RackDetection {
+            on: rack_configured(cfg),
+            static_reo_wnd: bits & 2 != 0,
+            no_dupthresh: bits & 4 != 0,
+            ..RackDetection::default()
+        }
+    }
+
+    /// RACK's state, for tests and traces.
+    pub fn rack(&self) -> &Rack {
+        &self.rack
+    }
+
+    /// Whether RACK runs.
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    /// `tcp_sacktag_one` and `tcp_clean_rtx_queue`: RACK hears of every segment the
+    /// ACK delivers for the first time (RFC 8985 6.2 steps 1-4), before the ACK is
+    /// applied. Cumulatively acknowledged retransmissions whose ACK echoes a timestamp
+    /// older than the retransmission (`tcp_skb_spurious_retrans`) are left out.
+    /// `probe_high_seq`: the outstanding Tail Loss Probe's `tlp_high_seq`.
+    pub fn on_ack_delivered(&mut self, d: &Delivery, probe_high_seq: Option<u64>) {
+        if !self.on {
+            return;
+        }
+        self.before = outstanding(d.w, &self.rack);
+        let (w, pkt, now) = (d.w, d.pkt, d.now);
+        self.rack.begin_ack();
+        let prior_fack = w.segs.highest_sacked_end();
+        let echoed = (pkt.ts())
+            .zip(d.ts_clock)
+            .and_then(|(ts, clock)| clock.time_of(ts.ecr));
+        let (dsack, blocks) = split_dsack(pkt);
+        if let Some((start, end)) = dsack {
+            // tcp_check_dsack -> tcp_dsack_seen; FLAG_DSACK_TLP: one segment, ending
+            // at tlp_high_seq.
+            let probe = probe_high_seq == Some(end);
+            self.rack.on_dsack(probe && end - start <= w.mss);
+        }
+        let cumulative_range = (w.snd_una, pkt.ack.min(w.snd_max), true);
+        let sacked_ranges = blocks.iter().map(|&(s, e)| (s.max(pkt.ack), e, false));
+        for (start, end, cumulative) in std::iter::once(cumulative_range).chain(sacked_ranges) {
+            let Some(mut i) = w.segs.index_of(start) else {
+                continue;
+            };
+            while let Some(seg) = w.segs.get(i).copied() {
+                if seg.end > end {
+                    break;
+                }
+                i += 1;
+                let whole = seg.start >= start;
+                let spurious = cumulative
+                    && seg.retx_count > 0
+                    && echoed.is_some_and(|sent| sent < seg.last_sent);
+                if !whole || seg.sacked || spurious {
+                    continue;
+                }
+                self.rack.on_delivered_below_fack(&seg, prior_fack, w.mss);
+                self.rack.on_delivered(&seg, now, d.min_rtt);
+            }
+        }
+        self.rack.on_cumulative_ack(pkt.ack);
+        // tcp_ack: tcp_rack_update_reo_wnd after tcp_clean_rtx_queue.
+        self.rack.update_reo_wnd(now, self.static_reo_wnd);
+    }
+
+    /// `tcp_try_undo_partial`: a hole filled by the delayed original is reordering
+    /// ([`crate::spurious::linux_undo`]).
+    pub fn on_delayed_hole(&mut self, low: u64, fack: Option<u64>, mss: u64) {
+        if self.on {
+            self.rack.on_delayed_hole(low, fack, mss);
+        }
+    }
+
+    /// `reo_wnd_persist` at the end of an episode: `tcp_try_undo_recovery` without
+    /// undo uses one up; `tcp_try_undo_dsack` adds one. An undo on an ACK carrying a
+    /// D-SACK is taken for the D-SACK undo (the driver does not say which test fired).
+    pub fn on_ack_settled(&mut self, undone: bool, dsack: bool, episode_ended: bool) {
+        if !self.on {
+            return;
+        }
+        if undone && dsack {
+            self.rack.on_dsack_undo();
+        } else if episode_ended && !undone {
+            self.rack.on_recovery_end_without_undo();
+        }
+    }
+
+    /// `tcp_rack_reo_wnd`'s inputs from the sender's state.
+    fn reo_wnd(&self, v: &LossView) -> Dur {
+        self.rack.reo_wnd(&ReoWndInputs {
+            recovering: v.phase != Phase::Open,
+            sacked_out: v.w.segs.sacked_bytes() / v.w.mss,
+            no_dupthresh: self.no_dupthresh,
+            min_rtt: v.min_rtt,
+            srtt: v.srtt,
+        })
+    }
+
+    /// `tcp_fastretrans_alert`'s RACK part: `tcp_identify_packet_loss` on an ACK the
+    /// kernel finds dubious (`tcp_ack_is_dubious`: outside the Open state, or a
+    /// duplicate, or SACK information; `flags`), then `tcp_time_to_recover` ("the
+    /// loss is proven": lost_out > 0) from the Open state, or from the Loss state when
+    /// a retransmission was lost (`FLAG_LOST_RETRANS`). In TCP_CA_Loss the kernel runs
+    /// this after `tcp_process_loss`, F-RTO or not.
+    pub fn detect_losses(&mut self, v: &LossView, flags: bool) -> LossMarks {
+        let dubious = ack_is_dubious(flags, self.before);
+        if !self.on || (v.phase == Phase::Open && !dubious) {
+            return LossMarks::default();
+        }
+        let d = self.rack.mark_lost(&v.w.segs, v.now, self.reo_wnd(v));
+        // tcp_rack_mark_lost: the reordering timer, rounded up by TCP_TIMEOUT_MIN.
+        let reorder_timer = d.wait.map(|wait| v.now + wait + crate::tlp::TIMEOUT_MIN);
+        let enter_recovery = match v.phase {
+            Phase::Open => self.rack.lost_pending() > 0,
+            Phase::Loss { .. } => d.lost_retransmissions > 0,
+            Phase::Recovery { .. } => false,
+        };
+        LossMarks {
+            reorder_timer,
+            enter_recovery,
+        }
+    }
+
+    /// `tcp_rack_reo_timeout`: the reordering window has passed; whether segments are
+    /// now lost.
+    pub fn on_reorder_timeout(&mut self, v: &LossView) -> bool {
+        let d = self.rack.detect_loss(&v.w.segs, v.now, self.reo_wnd(v));
+        d.newly_lost > 0
+    }
+
+    /// `tcp_enter_recovery` on RACK's word from the Loss state: the segments the
+    /// timeout's go-back-N has not resent yet keep the kernel's lost marks
+    /// (`tcp_timeout_mark_lost`) and are retransmitted from the lost list.
+    pub fn mark_unsent_lost(&mut self, w: &Window) {
+        let nxt = w.snd_nxt;
+        for s in w.segs.iter().filter(|s| s.start >= nxt && !s.sacked) {
+            self.rack.mark_segment_lost(s.start);
+        }
+    }
+
+    /// In-flight segments as the kernel counts them (`tcp_packets_in_flight`) with
+    /// RACK; `None` without.
+    pub fn pipe_segments(&self, w: &Window) -> Option<u64> {
+        if !self.on {
+            return None;
+        }
+        let unsacked = (w.flight_size() - w.segs.sacked_bytes()).div_ceil(w.mss);
+        Some(crate::rack::in_flight(unsacked, self.rack.lost_pending()))
+    }
+
+    /// `tcp_xmit_retransmit_queue` then `tcp_write_xmit` in RACK's fast recovery;
+    /// `None` without RACK.
+    pub fn next_in_recovery(&self, w: &Window, new_fits: bool) -> Option<Option<Transmit>> {
+        let pipe = self.pipe_segments(w)?;
+        let lost = (self.rack.first_lost()).and_then(|s| w.segs.index_of(s));
+        let cwnd = w.cwnd / w.mss;
+        Some(match next_transmit(pipe, cwnd, lost.is_some(), new_fits) {
+            Some(Next::RetransmitLost) => lost.map(Transmit::Retransmit),
+            Some(Next::New) => Some(Transmit::New),
+            None => None,
+        })
+    }
+
+    /// `tcp_enter_loss`: the scoreboard is rebuilt.
+    pub fn on_timeout(&mut self) {
+        if self.on {
+            self.rack.on_timeout();
+        }
+    }
+
+    /// `tcp_try_undo_loss -> tcp_undo_cwnd_reduction(sk, true)`.
+    pub fn on_loss_undo(&mut self) {
+        self.rack.on_loss_undo();
+    }
+
+    /// A retransmission clears the segment's lost mark.
+    pub fn on_retransmit(&mut self, start: u64) {
+        self.rack.on_retransmit(start);
+    }
+
+    /// The segment starting at `start` is marked lost.
+    pub fn is_lost(&self, start: u64) -> bool {
+        self.rack.is_lost(start)
+    }
+
+    /// Segments marked lost and not yet retransmitted.
+    pub fn lost_pending(&self) -> u64 {
+        self.rack.lost_pending()
+    }
+}
+
+/// What is outstanding as an ACK arrives ([`crate::linux_disorder`]).
+fn outstanding(w: &Window, rack: &Rack) -> Outstanding {
+    Outstanding {
+        sacked: w.segs.sacked_bytes() > 0,
+        lost: rack.lost_pending() > 0,
+        retransmitted: w.segs.any_ever_retransmitted(),
+    }
+}
