@@ -12,6 +12,7 @@
 #     HTSIM:  a checkout of csg-htsim (holding sim/), or its git directory (then commit
 #             841d9e7 is extracted; HTSIM_COMMIT overrides)
 #     OUTDIR: scratch folder for the build
+#   environment: HTSIM_PGO=0 builds the plain htsim only (no PGO build, no training)
 set -euo pipefail
 SRC=${1:?usage: build-htsim.sh HTSIM OUTDIR}
 OUT=${2:?usage: build-htsim.sh HTSIM OUTDIR}
@@ -31,6 +32,7 @@ make -C "$OUT/sim" -j"$(nproc)" libhtsim.a >"$OUT/libhtsim.log" 2>&1 || {
 }
 g++ -std=c++11 -O3 -I"$OUT/sim" "$HERE/htsim_dumbbell.cpp" "$OUT/sim/libhtsim.a" -o "$OUT/htsim_dumbbell"
 echo "built $OUT/htsim_dumbbell"
+[ "${HTSIM_PGO:-1}" = 0 ] && exit 0
 
 # build_lib DIR CFLAGS: the library in DIR/sim with CFLAGS, and the dumbbell as DIR/bin.
 build_lib() {

@@ -10,15 +10,22 @@
 # and "spikelab-plain", `cargo build --release`; htsim likewise in two: "htsim", built
 # with its own Makefile's flags (the htsim the goals name), and "htsim-pgo", with
 # link-time and profile-guided optimisation (build-htsim.sh). Every ratio is printed
-# against each spikelab build.
+# against each spikelab build. With PGO=0 only the plain builds run (no PGO build of
+# either tool: quicker to build, half the runs).
+# Besides times and memory it prints each tool's cost per delivered data packet (CPU time
+# over the packets its run reports delivered: spikelab's meta.json, htsim's own line),
+# the figure the scale table compares across flow counts.
 # CI does not run this.
 #
 #   usage: run.sh HTSIM [ROUNDS] [CASES]
 #     HTSIM:  a checkout of github Broadcom/csg-htsim, or its git directory (commit 841d9e7)
 #     ROUNDS: rounds per case (default 3)
-#     CASES:  "100", "1000" or "100 1000" (default): 100 flows over 100 Mbit/s with a
-#             500-packet queue for 60 s; 1000 flows over 1 Gbit/s with 5000 packets for 10 s
-#   environment: SPIKELAB (default: the binary scripts/build-pgo.sh builds or finds),
+#     CASES:  any of "10 100 1000 10000" (default "100 1000"): N flows over N Mbit/s
+#             with a 5N-packet queue (50 at 10 flows), for 60 s at 10 and 100 flows,
+#             10 s at 1000 and 1 s at 10 000 (as scale.sh; the 10 000-flow case's
+#             bottleneck is 10 Gbit/s)
+#   environment: PGO (default 1; 0: plain builds only, SPIKELAB unused),
+#                SPIKELAB (default: the binary scripts/build-pgo.sh builds or finds),
 #                SPIKELAB_PLAIN (default target/release/spikelab, built when missing),
 #                NS3VENV (a venv holding ns3==3.44.post0: adds ns-3 to the 100-flow case),
 #                NS3_ROUNDS (ns-3 runs only in the first NS3_ROUNDS rounds: it takes ~40 s),
@@ -34,7 +41,13 @@ ROUNDS=${2:-3}
 CASES=${3:-"100 1000"}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-SPIKELAB=${SPIKELAB:-$("$ROOT/scripts/build-pgo.sh")}
+PGO=${PGO:-1}
+if [ "$PGO" = 1 ]; then
+    SPIKELAB=${SPIKELAB:-$("$ROOT/scripts/build-pgo.sh")}
+    BUILDS="spikelab spikelab-plain"
+else
+    BUILDS="spikelab-plain"
+fi
 SPIKELAB_PLAIN=${SPIKELAB_PLAIN:-$ROOT/target/release/spikelab}
 if [ ! -x "$SPIKELAB_PLAIN" ]; then
     (cd "$ROOT" && cargo build --release --locked -q -p spikelab-cli)
@@ -42,14 +55,15 @@ fi
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
 
-"$HERE/build-htsim.sh" "$HTSIM" "$WORK/htsim" >/dev/null
+HTSIM_PGO=$PGO "$HERE/build-htsim.sh" "$HTSIM" "$WORK/htsim" >/dev/null
 NS3=""
 if [ -n "${NS3VENV:-}" ]; then
     NS3VENV=$NS3VENV "$HERE/build-ns3.sh" "$WORK/ns3" >/dev/null
     NS3=$WORK/ns3/ns3_dumbbell
 fi
 
-# measure NAME CMD...: one run; appends "name wall cpu rss_kb" to $WORK/times and
+# measure NAME CMD...: one run; appends "name wall cpu rss_kb delivered" to $WORK/times
+# (delivered: the data packets the run reports delivered, "-" when it does not say) and
 # prints the tool's own output line.
 measure() {
     local name=$1
@@ -60,7 +74,9 @@ measure() {
         exit 1
     }
     read -r wall user sys rss <"$t"
-    echo "$name $wall $(echo "$user + $sys" | bc) $rss" >>"$WORK/times"
+    local delivered
+    delivered=$(grep -o 'delivered_packets=[0-9]*' "$WORK/out.txt" | tail -1 | cut -d= -f2 || true)
+    echo "$name $wall $(echo "$user + $sys" | bc) $rss ${delivered:--}" >>"$WORK/times"
     printf '%-10s wall %7.3f s  cpu %7.3f s  rss %7d KiB  %s\n' "$name" "$wall" \
         "$(echo "$user + $sys" | bc)" "$rss" "$(tail -1 "$WORK/out.txt")"
 }
@@ -76,6 +92,11 @@ spikelab() {
         --set "run.stop=${secs}s" --out "$WORK/spikelab-out"
     grep -E '"(events|data_packets_delivered)"' "$WORK/spikelab-out/meta.json" | tr -d ' \n'
     echo
+    # The run's delivered packets, from its meta.json, into the line measure wrote.
+    local delivered
+    delivered=$(grep -o '"data_packets_delivered": [0-9]*' "$WORK/spikelab-out/meta.json" |
+        grep -o '[0-9]*$')
+    sed -i '$ s/ -$/ '"$delivered"'/' "$WORK/times"
 }
 
 # median NAME COLUMN: the median of one column of $WORK/times over NAME's runs.
@@ -88,16 +109,18 @@ median() {
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for c in $CASES; do
     case $c in
+    10) args=(10 10 50 60) ;;
     100) args=(100 100 500 60) ;;
     1000) args=(1000 1000 5000 10) ;;
+    10000) args=(10000 10000 50000 1) ;;
     *) echo "unknown case $c" >&2 && exit 2 ;;
     esac
     for r in $(seq "$ROUNDS"); do
         echo "case $c round $r"
-        spikelab spikelab "$SPIKELAB" "${args[@]}"
+        [ "$PGO" = 1 ] && spikelab spikelab "$SPIKELAB" "${args[@]}"
         spikelab spikelab-plain "$SPIKELAB_PLAIN" "${args[@]}"
         measure "htsim-$c" "$WORK/htsim/htsim_dumbbell" "${args[@]}"
-        measure "htsim-pgo-$c" "$WORK/htsim/htsim_dumbbell_pgo" "${args[@]}"
+        [ "$PGO" = 1 ] && measure "htsim-pgo-$c" "$WORK/htsim/htsim_dumbbell_pgo" "${args[@]}"
         if [ -n "$NS3" ] && [ "$c" = 100 ] && [ "$r" -le "${NS3_ROUNDS:-$ROUNDS}" ]; then
             measure "ns3-$c" "$NS3" "${args[@]}"
         fi
@@ -113,7 +136,7 @@ done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
-for base in spikelab spikelab-plain; do
+for base in $BUILDS; do
     echo "medians of $ROUNDS rounds (wall s, cpu s, max RSS KiB) and ratios other/$base"
     for c in $CASES; do
         for tool in spikelab spikelab-plain htsim htsim-pgo ns3; do
@@ -131,6 +154,32 @@ for base in spikelab spikelab-plain; do
     done
     echo
 done
+
+# The scale table: per tool and flow count, the median CPU time per delivered data
+# packet (each run's own count) and the median maximum RSS.
+echo "scale: median CPU us per delivered packet and max RSS MiB, $ROUNDS rounds"
+printf '| tool |'
+for c in $CASES; do printf ' %s flows: us/packet | MiB |' "$c"; done
+echo
+printf '|---|'
+for c in $CASES; do printf -- '---|---|'; done
+echo
+for tool in $BUILDS htsim htsim-pgo; do
+    grep -q "^$tool-[0-9]* " "$WORK/times" || continue
+    printf '| %s |' "$tool"
+    for c in $CASES; do
+        n="$tool-$c"
+        if grep -q "^$n " "$WORK/times"; then
+            per=$(awk -v n="$n" '$1 == n && $5 != "-" { print $3 * 1e6 / $5 }' "$WORK/times" |
+                sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+            printf ' %.3f | %.1f |' "$per" "$(echo "$(median "$n" 4) / 1024" | bc -l)"
+        else
+            printf ' | |'
+        fi
+    done
+    echo
+done
+echo
 if grep -q "^reproduce " "$WORK/times"; then
     printf 'reproduce (five papers x 100, plain build, 2 threads): median wall %.1f s, cpu %.1f s;\n' \
         "$(median reproduce 2)" "$(median reproduce 3)"

@@ -83,6 +83,14 @@ fn write_pcap(
     at: Vantage,
 ) -> anyhow::Result<()> {
     let mut w = create_pcap(path)?;
+    if let FlowKind::Quic { .. } = &spec.kind {
+        // UDP datagrams of the packets' sizes; QUIC closes with no segments to add.
+        for s in seen.iter().filter(|s| s.at == at) {
+            w.write_record(s.time, &pcap::Record::Quic(s.packet))?;
+        }
+        w.into_inner()?;
+        return Ok(());
+    }
     if let FlowKind::Tcp { tcp, .. } = &spec.kind {
         w = w
             .with_mss(u16::try_from(tcp.mss).unwrap_or(u16::MAX))

@@ -152,3 +152,77 @@ fn a_missing_scenario_is_located_at_the_field_that_names_it() {
     );
     assert!(!tmp.path().join("o").exists(), "no output folder");
 }
+
+#[test]
+fn a_default_reading_that_changes_the_grid_is_located_at_its_set() {
+    let tmp = study(|t| {
+        let bad = t.replacen(
+            "set = { \"link.1.spikes.0.dirs\" = \"both\" }",
+            "set = { \"link.1.spikes.0.dirs\" = \"forward\" }",
+            1,
+        );
+        assert_ne!(
+            bad, t,
+            "the experiment declares the spike-direction reading"
+        );
+        bad
+    });
+    let run = spikelab(
+        tmp.path(),
+        &[
+            "reproduce",
+            "--experiment",
+            "study.toml",
+            "--readings",
+            "--out",
+            "o",
+        ],
+    );
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(err.contains("study.toml:"), "{err}");
+    assert!(err.contains(": field `reading[1].option[0].set`"), "{err}");
+    assert!(
+        err.contains("the default must be what the grids already run"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("o").exists(), "no output folder");
+}
+
+#[test]
+fn readings_score_every_finding_under_every_reading_in_csv_and_report() {
+    let tmp = study(str::to_owned);
+    let run = spikelab(
+        tmp.path(),
+        &[
+            "reproduce",
+            "--experiment",
+            "study.toml",
+            "--readings",
+            "--reps",
+            "1",
+            "--out",
+            "o",
+        ],
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv = std::fs::read_to_string(tmp.path().join("o/std-proxy/readings.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("finding,reading,mean,ci95,n,holds,firm"));
+    // Five findings under the default and three other readings, one at a time.
+    assert_eq!(lines.count(), 5 * 4, "{csv}");
+    assert!(
+        csv.contains("frto-gains-20,F-RTO room rule: room-for-one,"),
+        "{csv}"
+    );
+    let report = std::fs::read_to_string(tmp.path().join("o/report.md")).unwrap();
+    assert!(report.contains("Findings × readings"), "{report}");
+    assert!(
+        !tmp.path().join("o/std-proxy/results.csv").exists(),
+        "--readings runs the findings, not the tables"
+    );
+}

@@ -76,7 +76,8 @@ pub struct EmulateArgs {
     #[arg(long = "sysctl", value_name = "NAME=VALUE")]
     pub sysctl: Vec<String>,
     /// Congestion control module of every sender, overriding the flows'
-    /// `kernel.congestion` (default: the scenario's, else reno).
+    /// `kernel.congestion` (default: that, else the module the flow's congestion
+    /// controller declares: reno, or a `linux` host's `tcp_congestion_control`).
     #[arg(long)]
     pub cc: Option<String>,
     /// Repetitions run at once (each in its own namespaces). Check the lateness in

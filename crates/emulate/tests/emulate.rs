@@ -559,6 +559,39 @@ fn a_delay_trace_delays_real_datagrams_as_the_link_model_does() {
 }
 
 #[test]
+fn a_leo_replayer_delay_file_and_a_delivery_trace_on_one_link_act_on_real_datagrams() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    // LeoReplayer's format: 20 ms per 10 ms line, 200 ms for [1 s, 2 s).
+    let owd: String = (0..300)
+        .map(|i| {
+            if (100..200).contains(&i) {
+                "200\n"
+            } else {
+                "20\n"
+            }
+        })
+        .collect();
+    let delay = dir.path().join("delay_1.txt");
+    std::fs::write(&delay, owd).unwrap();
+    let down = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/traces/reference.down");
+    let link = format!(
+        "[[link]]\nname = \"path\"\nrate = \"3Mbit/s\"\nlatency = \"20ms\"\nservice = {{ kind = \"mahimahi\", trace = \"{}\", opportunity_bytes = 1500 }}\nqueue = {{ kind = \"drop-tail\", limit = {{ packets = 1000 }} }}\ndelay_trace = {{ file = \"{}\", format = \"leo-replayer\" }}\n",
+        down.display(),
+        delay.display()
+    );
+    let Some((emu, sim, longest)) = cbr_through("a_leo_replayer_delay", &link, "1Mbit/s") else {
+        return;
+    };
+    assert!(emu.abs_diff(sim) <= 2, "{emu} vs {sim}");
+    assert!(
+        longest >= 0.220,
+        "the step's 200 ms were added: {longest} s"
+    );
+}
+
+#[test]
 fn a_mahimahi_trace_serves_real_datagrams_as_the_link_model_does() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -183,6 +183,72 @@ fn a_ten_second_spike_holding_packets_makes_every_pto_spurious() {
     assert!((10.0..10.1).contains(&done), "completed at {done}");
 }
 
+/// A 5 s outage losing every packet in the middle of a transfer: the probe that gets
+/// through after it is acknowledged, every packet sent before it is declared lost
+/// (genuinely), and their send times span more than the persistent congestion
+/// duration (7.6): the window collapses.
+#[test]
+fn an_outage_losing_a_window_is_declared_persistent_congestion() {
+    let l = suspend(
+        link("l", 2_000_000, 50, 1000),
+        Dur::from_secs(1),
+        Dur::from_secs(5),
+        true,
+    );
+    let cfg = sim(vec![l], vec![quic_flow(QuicConfig::default(), 3_000_000)]);
+    let r = spikelab_engine::run(&cfg, 1).unwrap();
+    let f = &r.flows[0];
+    assert!(f.completed.is_some());
+    let d = f.declarations;
+    assert!(d.persistent_congestion >= 1, "{d:?}");
+    assert!(
+        d.loss_declarations > 0 && d.spurious_loss_declarations == 0,
+        "{d:?}"
+    );
+    assert!(d.ptos >= 3 && d.spurious_ptos == 0, "{d:?}");
+}
+
+/// Reordering: a box delays every tenth data packet by 200 ms (100 ms RTT) while the
+/// later ones pass it. Three packets acknowledged above a held one declare it lost
+/// (6.1.1), spuriously (it is still in the network); when its ACK comes, quinn's rule
+/// finds the congestion event spurious and its CUBIC restores the window, RFC 9002's
+/// undoes nothing.
+#[test]
+fn reordered_packets_are_spurious_loss_declarations_that_quinn_undoes() {
+    use spikelab_net::middlebox::delay_injection::DelayInjectionConfig;
+    use spikelab_net::middlebox::Selection;
+    let run = |undo| {
+        let q = QuicConfig {
+            cc: QuicCc::Cubic,
+            undo,
+            ..QuicConfig::default()
+        };
+        let mut cfg = sim(
+            vec![link("l", 10_000_000, 50, 1000)],
+            vec![quic_flow(q, 300_000)],
+        );
+        cfg.middleboxes.push(MiddleboxSpec {
+            link: 0,
+            config: spikelab_net::MiddleboxConfig::DelayInjection(DelayInjectionConfig {
+                d0: Dur::from_millis(200),
+                n: 10,
+                select: Selection::EveryNth,
+                ..DelayInjectionConfig::default()
+            }),
+        });
+        spikelab_engine::run(&cfg, 1).unwrap().flows[0].clone()
+    };
+    let quinn = run(UndoRule::Quinn);
+    let d = quinn.declarations;
+    assert!(d.loss_declarations > 0, "{d:?}");
+    assert_eq!(d.spurious_loss_declarations, d.loss_declarations, "{d:?}");
+    assert!(d.undos > 0, "{d:?}");
+    assert!(quinn.unnecessary_retransmissions > 0);
+    let rfc = run(UndoRule::None);
+    assert_eq!(rfc.declarations.undos, 0);
+    assert!(rfc.declarations.spurious_loss_declarations > 0);
+}
+
 fn cc() -> impl Strategy<Value = QuicCc> {
     prop_oneof![Just(QuicCc::NewReno), Just(QuicCc::Cubic)]
 }
@@ -210,6 +276,8 @@ proptest! {
         queue in 5u64..200,
         losses in proptest::collection::vec(0u64..150, 0..10),
         spikes in proptest::collection::vec((0.2f64..8.0, 0.0f64..5.0, any::<bool>()), 0..3),
+        ack_loss in proptest::option::of((0.0f64..6.0, 0.0f64..2.0)),
+        ping_pong in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let q = QuicConfig {
@@ -225,11 +293,27 @@ proptest! {
             l = suspend(l, Dur::from_secs_f64(at), Dur::from_secs_f64(len), drop);
             at += len + 0.01;
         }
-        let mut cfg = sim(vec![l], vec![quic_flow(q, 150_000)]);
+        let mut flow = quic_flow(q, 150_000);
+        if ping_pong {
+            if let FlowKind::Quic { workload, .. } = &mut flow.kind {
+                *workload = Workload::PingPong { packets: 20, bytes: ByteSize(3000) };
+            }
+        }
+        let mut cfg = sim(vec![l], vec![flow]);
         drop_segments(&mut cfg, &losses);
+        if let Some((from, len)) = ack_loss {
+            cfg.drops.push(DropRule {
+                link: 0,
+                flow: 0,
+                target: DropTarget::Acks,
+                after: Dur::from_secs_f64(from),
+                until: Some(Dur::from_secs_f64(from + len)),
+            });
+        }
         let r = spikelab_engine::run(&cfg, seed).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let f = &r.flows[0];
         prop_assert!(f.completed.is_some(), "unfinished: {:?}", f);
+        prop_assert_eq!(f.bytes, if ping_pong { 60_000 } else { 150_000 });
         let d = f.declarations;
         prop_assert!(d.spurious_ptos <= d.ptos && d.spurious_loss_declarations <= d.loss_declarations);
         prop_assert!(d.undos <= d.loss_declarations);

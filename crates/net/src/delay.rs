@@ -13,6 +13,18 @@
 //! is a duration with an optional unit ("1.5s", "200ms"); a bare number is seconds.
 //! Times must not decrease. Blank lines and lines starting with `#` are skipped.
 //!
+//! ## LeoReplayer's format (one value per 10 ms)
+//! [`DelayTrace::parse_per_10ms`] reads the one-way-delay files of LeoReplayer
+//! (github SpaceNetLab/LeoCC, `traces/README.md`, "delay_{trace_no}.txt"; read by its
+//! `leoreplayer/replayer/src/frontend/delay_queue.cc`): line i (from 1) holds the one-way
+//! delay in whole milliseconds for the i-th 10 ms of the trace, [10(i-1), 10i) ms; no
+//! comments, no blank lines. A scenario names such a file with `delay_trace = { file =
+//! "…", format = "leo-replayer" }`. Two differences from LeoReplayer's replay, both
+//! stated in the book (scenario reference, "Time-varying delay"): a packet here never
+//! leaves before the one ahead of it, where LeoReplayer's priority queue lets a packet
+//! that met a smaller delay overtake; and past its last line the last delay holds,
+//! where LeoReplayer starts the file again.
+//!
 //! ## Sampling
 //! [`DelaySampling::Time`] (the default) replays the trace in time as above.
 //! [`DelaySampling::PerPacket`] ignores the times: each packet draws one of the trace's
@@ -77,6 +89,43 @@ impl DelayTrace {
             ));
         }
         Ok(DelayTrace { points })
+    }
+
+    /// Parses LeoReplayer's one-way-delay format (see the module docs): one whole
+    /// number of milliseconds per line, line i for [10(i-1), 10i) ms. Runs of equal
+    /// values become one point.
+    pub fn parse_per_10ms(text: &str) -> Result<DelayTrace, TraceError> {
+        const STEP: Dur = Dur::from_millis(10);
+        let mut points: Vec<(Time, Dur)> = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            let ms: u64 = line.parse().map_err(|_| {
+                let found = if line.is_empty() { "an empty line".to_string() } else { format!("`{line}`") };
+                TraceError::at(
+                    i + 1,
+                    format!("expected the one-way delay of this 10 ms in whole milliseconds (LeoReplayer's format), found {found}"),
+                )
+            })?;
+            let d = Dur::from_millis(ms);
+            if points.last().is_none_or(|&(_, prev)| prev != d) {
+                points.push((Time::ZERO + STEP * i as u64, d));
+            }
+        }
+        if points.is_empty() {
+            return Err(TraceError::whole("empty delay trace: no 10 ms intervals"));
+        }
+        Ok(DelayTrace { points })
+    }
+
+    /// The trace as the text of a `time,delay` file (seconds, to the nanosecond) under
+    /// a `#` comment line: [`DelayTrace::parse`] reads it back as it was.
+    pub fn to_text(&self, comment: &str) -> String {
+        let secs = |ns: u64| format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000);
+        let mut out = format!("# {comment}\n");
+        for &(t, d) in &self.points {
+            out.push_str(&format!("{},{}\n", secs(t.0), secs(d.0)));
+        }
+        out
     }
 
     /// The time of the last point: from then on the last delay holds.
@@ -149,6 +198,41 @@ mod tests {
         assert!(seen.iter().all(|&n| (850..=1150).contains(&n)), "{seen:?}");
         let time = tr.delay_for(DelaySampling::Time, s(1), &mut rng);
         assert_eq!(time, Dur::from_millis(20));
+    }
+
+    #[test]
+    fn a_leo_replayer_file_holds_each_line_for_its_10_ms() {
+        let tr = DelayTrace::parse_per_10ms("24\n18\n18\n30\n").unwrap();
+        let at = |ms| tr.delay_at(Time::ZERO + Dur::from_millis(ms));
+        assert_eq!(at(0), Dur::from_millis(24));
+        assert_eq!(at(9), Dur::from_millis(24));
+        assert_eq!(at(10), Dur::from_millis(18));
+        assert_eq!(at(29), Dur::from_millis(18));
+        assert_eq!(at(30), Dur::from_millis(30));
+        assert_eq!(at(10_000), Dur::from_millis(30), "the last delay holds");
+        assert_eq!(tr.points.len(), 3, "equal neighbours make one point");
+    }
+
+    #[test]
+    fn a_trace_written_as_text_reads_back_as_it_was() {
+        let tr = DelayTrace::parse_per_10ms("24\n18\n18\n30\n").unwrap();
+        let text = tr.to_text("three levels");
+        assert!(
+            text.starts_with("# three levels\n0.000000000,0.024000000\n"),
+            "{text}"
+        );
+        assert_eq!(DelayTrace::parse(&text).unwrap(), tr);
+    }
+
+    #[test]
+    fn a_leo_replayer_file_with_a_bad_line_names_it() {
+        let e = DelayTrace::parse_per_10ms("24\n\n18\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.reason.contains("empty line"), "{e}");
+        let e = DelayTrace::parse_per_10ms("24\n1.5\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.reason.contains("`1.5`"), "{e}");
+        assert_eq!(DelayTrace::parse_per_10ms("").unwrap_err().line, None);
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Where a link direction's extra one-way delay comes from: a `(time, delay)` trace
-//! file (`delay_trace = "owd.csv"`, see [`crate::delay`]), or a trace generated from
+//! file (`delay_trace = "owd.csv"`, see [`crate::delay`]), a file of one delay per 10 ms
+//! as LeoReplayer writes them (`delay_trace = { file = "delay_1.txt", format =
+//! "leo-replayer" }`, [`DelayTrace::parse_per_10ms`]), or a trace generated from
 //! parameters written in the scenario (`delay_trace = { generator = "ping-trace", seed
 //! = 2003, ... }`), materialised by [`crate::load_link_traces`] once the
 //! parameters are checked, and the same for the same parameters on every machine.
@@ -9,13 +11,17 @@
 //! * `ping-trace`: [`crate::ping_trace::PingTrace`], a seeded synthetic ping trace (a
 //!   uniform base RTT plus rare uniform spikes) laid out in time as a sequential
 //!   pinger measured it ([Klein et al. 2004] IV's GPRS trace, which is not public).
+//! * `leo-reconfiguration`: [`crate::leo_trace::LeoReconfiguration`], a LEO path's
+//!   one-way delay that steps at every periodic reconfiguration (Starlink's 15 s).
 
 use crate::delay::DelayTrace;
+use crate::leo_trace::LeoReconfiguration;
 use crate::ping_trace::PingTrace;
 use crate::trace_ref::TraceRef;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// A delay-trace generator and its parameters, tagged by `generator`.
@@ -24,6 +30,8 @@ use std::sync::{Arc, Mutex};
 pub enum DelayGenerator {
     /// [`PingTrace`].
     PingTrace(PingTrace),
+    /// [`LeoReconfiguration`].
+    LeoReconfiguration(LeoReconfiguration),
 }
 
 impl DelayGenerator {
@@ -31,6 +39,7 @@ impl DelayGenerator {
     pub fn check(&self) -> Result<(), String> {
         match self {
             DelayGenerator::PingTrace(p) => p.check(),
+            DelayGenerator::LeoReconfiguration(l) => l.check(),
         }
     }
 
@@ -38,16 +47,20 @@ impl DelayGenerator {
     pub fn generate(&self) -> DelayTrace {
         match self {
             DelayGenerator::PingTrace(p) => p.delay_trace(),
+            DelayGenerator::LeoReconfiguration(l) => l.delay_trace(),
         }
     }
 }
 
-/// A direction's delay trace: a file, or generated. Written as a path string or as a
-/// table with a `generator` key.
+/// A direction's delay trace: a file, or generated. Written as a path string, as a
+/// table with a `file` key (and a `format`), or as a table with a `generator` key.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DelaySource {
     /// A trace file, loaded by [`crate::load_link_traces`].
     File(TraceRef<DelayTrace>),
+    /// A file in LeoReplayer's one-delay-per-10-ms format, loaded by
+    /// [`crate::load_link_traces`] with [`DelayTrace::parse_per_10ms`].
+    Per10ms(TraceRef<DelayTrace>),
     /// A generated trace (materialised by [`crate::load_link_traces`] or
     /// [`DelaySource::generated`]).
     Generated(Generated),
@@ -125,13 +138,43 @@ impl DelaySource {
     /// The trace; panics if a file was not loaded or a trace not generated.
     pub fn loaded(&self) -> &Arc<DelayTrace> {
         match self {
-            DelaySource::File(t) => t.loaded(),
+            DelaySource::File(t) | DelaySource::Per10ms(t) => t.loaded(),
             DelaySource::Generated(g) => g.trace.as_ref().unwrap_or_else(|| {
                 panic!(
                     "delay trace {:?} was not generated: call spikelab_net::trace::load_link_traces first",
                     g.generator
                 )
             }),
+        }
+    }
+}
+
+/// A trace file's format, the `format` of `delay_trace = { file = "…", format = "…" }`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileFormat {
+    /// `time,delay` points ([`DelayTrace::parse`]), as a bare path string.
+    #[default]
+    TimeDelay,
+    /// One whole number of milliseconds per 10 ms ([`DelayTrace::parse_per_10ms`]).
+    LeoReplayer,
+}
+
+/// `{ file = "…", format = "…" }`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileTable {
+    file: PathBuf,
+    #[serde(default)]
+    format: FileFormat,
+}
+
+impl FileTable {
+    fn into_source(self) -> DelaySource {
+        let t = TraceRef::new(self.file);
+        match self.format {
+            FileFormat::TimeDelay => DelaySource::File(t),
+            FileFormat::LeoReplayer => DelaySource::Per10ms(t),
         }
     }
 }
@@ -146,6 +189,11 @@ impl Serialize for DelaySource {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             DelaySource::File(t) => t.serialize(s),
+            DelaySource::Per10ms(t) => FileTable {
+                file: t.path.clone(),
+                format: FileFormat::LeoReplayer,
+            }
+            .serialize(s),
             DelaySource::Generated(g) => g.generator.serialize(s),
         }
     }
@@ -157,16 +205,21 @@ impl<'de> Deserialize<'de> for DelaySource {
         impl<'de> Visitor<'de> for V {
             type Value = DelaySource;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a trace file's path, or a table with a `generator` key")
+                f.write_str("a trace file's path, or a table with a `file` or a `generator` key")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<DelaySource, E> {
                 Ok(DelaySource::File(TraceRef::new(v)))
             }
-            /// The parameters only: the scenario's range checks come first, then
-            /// [`crate::load_link_traces`] generates the trace.
+            /// A file table, or a generator's parameters only: the scenario's range
+            /// checks come first, then [`crate::load_link_traces`] generates the trace.
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<DelaySource, A::Error> {
-                let generator =
-                    DelayGenerator::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                let table = toml::Table::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                let value = toml::Value::Table(table);
+                if value.get("file").is_some() {
+                    let file: FileTable = value.try_into().map_err(de::Error::custom)?;
+                    return Ok(file.into_source());
+                }
+                let generator: DelayGenerator = value.try_into().map_err(de::Error::custom)?;
                 Ok(DelaySource::Generated(Generated {
                     generator,
                     trace: None,
@@ -242,6 +295,23 @@ mod tests {
         let again = made(77);
         assert!(!Arc::ptr_eq(&a, &again));
         assert_eq!(a.as_ref(), again.as_ref());
+    }
+
+    #[test]
+    fn a_file_table_names_its_format_and_writes_back_as_it_was_read() {
+        let h: Holder =
+            toml::from_str("delay_trace = { file = \"delay_1.txt\", format = \"leo-replayer\" }")
+                .unwrap();
+        assert!(
+            matches!(&h.delay_trace, DelaySource::Per10ms(t) if t.path.to_str() == Some("delay_1.txt"))
+        );
+        let again: Holder = toml::from_str(&toml::to_string(&h).unwrap()).unwrap();
+        assert_eq!(again.delay_trace, h.delay_trace);
+        let h: Holder = toml::from_str("delay_trace = { file = \"owd.csv\" }").unwrap();
+        assert_eq!(h.delay_trace, DelaySource::File(TraceRef::new("owd.csv")));
+        let e = toml::from_str::<Holder>("delay_trace = { file = \"d.txt\", format = \"pcap\" }")
+            .unwrap_err();
+        assert!(e.to_string().contains("pcap"), "{e}");
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod delay;
 pub mod delay_source;
 pub mod distribution;
 pub mod freeze;
+pub mod leo_trace;
 pub mod link;
 pub mod middlebox;
 pub mod ping_trace;

@@ -152,23 +152,12 @@ pub fn ping_layout(rtts: &[f64]) -> DelayTrace {
 /// [`ping_layout`] as the text of a delay-trace file (`time,delay` per line, seconds),
 /// under a `#` comment line `comment`.
 pub fn ping_layout_text(rtts: &[f64], comment: &str) -> String {
-    let mut t = 0u64;
-    let mut out = format!("# {comment}\n");
-    for &ms in rtts {
-        let d = ms_to_dur(ms).0;
-        out.push_str(&format!("{},{}\n", secs(t), secs(d)));
-        t += d;
-    }
-    out
+    ping_layout(rtts).to_text(comment)
 }
 
 /// A sample in ms as a whole number of nanoseconds.
 fn ms_to_dur(ms: f64) -> Dur {
     Dur::from_nanos((ms * 1e6).round() as u64)
-}
-
-fn secs(ns: u64) -> String {
-    format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ fn load_service(s: &mut ServiceConfig, base: &Path) -> Result<(), TraceLoadError
 fn load_delay(d: &mut Option<DelaySource>, base: &Path) -> Result<(), TraceLoadError> {
     match d {
         Some(DelaySource::File(t)) => t.load(base, DelayTrace::parse),
+        Some(DelaySource::Per10ms(t)) => t.load(base, DelayTrace::parse_per_10ms),
         Some(DelaySource::Generated(g)) => {
             g.materialise();
             Ok(())

@@ -106,6 +106,8 @@ pub const DEFAULT_WINDOW: u64 = 65_535;
 pub const SERVER_PORT: u16 = 80;
 /// Destination port of datagrams (discard).
 pub const DATAGRAM_PORT: u16 = 9;
+/// The QUIC receiver's UDP port (HTTP/3's).
+pub const QUIC_PORT: u16 = 443;
 /// Snapshot length written in the file header.
 const SNAPLEN: u32 = 65_535;
 /// IPv4 header + the largest TCP header.
@@ -267,6 +269,11 @@ pub enum Record {
     Packet(Packet),
     /// A segment of the synthesised close.
     Close(CloseSegment),
+    /// A QUIC packet (spikelab-quic's model) as the UDP datagram it is: IPv4 + UDP
+    /// between the flow's two hosts, port [`QUIC_PORT`] at the receiver, of the
+    /// packet's size on the wire, its QUIC bytes zeros (the model has no header
+    /// bytes, only sizes).
+    Quic(Packet),
 }
 
 /// The close of a transfer that `completed` when its sender received the final ACK,
@@ -380,7 +387,29 @@ pub fn encode(record: &Record, hosts: &Hosts) -> Result<Headers> {
         Record::Packet(p) if p.kind == PacketKind::Datagram => encode_udp(p),
         Record::Packet(p) => encode_tcp(&tcp_of_packet(p, hosts)),
         Record::Close(c) => encode_tcp(&tcp_of_close(c, hosts)),
+        Record::Quic(p) => encode_quic(p),
     }
+}
+
+/// A QUIC packet as its UDP datagram ([`Record::Quic`]).
+fn encode_quic(p: &Packet) -> Result<Headers> {
+    let payload = zeros(p.wire_bytes().saturating_sub(20 + 8))?;
+    let from_sender = p.kind.is_forward();
+    let ip = ipv4(
+        p.flow,
+        from_sender,
+        IpNumber::UDP,
+        p.uid as u16,
+        8 + payload.len(),
+    )?;
+    let (src, dst) = if from_sender {
+        (flow_port(p.flow), QUIC_PORT)
+    } else {
+        (QUIC_PORT, flow_port(p.flow))
+    };
+    let udp = UdpHeader::with_ipv4_checksum(src, dst, &ip, payload)
+        .map_err(|e| OutputError::Pcap(e.to_string()))?;
+    Ok(Headers::new(&ip.to_bytes(), &udp.to_bytes(), ip.total_len))
 }
 
 /// The zero payload of `len` bytes (see the module docs), if IPv4 can carry it.
@@ -974,6 +1003,27 @@ mod tests {
         assert_eq!(h.bytes()[40..42], [8, 10]);
         assert_eq!(h.bytes()[50..52], [5, 26]);
         assert_eq!(be16(h.bytes(), 2) as u32, h.orig_len());
+    }
+
+    #[test]
+    fn a_quic_packet_is_a_udp_datagram_of_its_sealed_size_each_way() {
+        let mut data = pkt(PacketKind::Data, 1);
+        data.len = 1159;
+        data.seal_as(1228);
+        let h = encode(&Record::Quic(data), &Hosts::default()).unwrap();
+        let b = h.bytes();
+        assert_eq!((b.len(), h.orig_len(), b[9]), (28, 1_228, 17));
+        assert_eq!(
+            (be16(b, 20), be16(b, 22), be16(b, 24)),
+            (10_001, 443, 1_208)
+        );
+        let mut ack = pkt(PacketKind::Ack, 1);
+        ack.seal_as(63);
+        let h = encode(&Record::Quic(ack), &Hosts::default()).unwrap();
+        assert_eq!(
+            (h.orig_len(), be16(h.bytes(), 20), be16(h.bytes(), 22)),
+            (63, 443, 10_001)
+        );
     }
 
     #[test]

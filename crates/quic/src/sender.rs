@@ -478,3 +478,164 @@ impl QuicSender {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{QuicCc, UndoRule};
+    use crate::ranges::RangeSet;
+
+    fn t(ms: u64) -> Time {
+        Time::ZERO + Dur::from_millis(ms)
+    }
+
+    fn frame(ranges: &[(u64, u64)]) -> AckFrame {
+        let mut r = RangeSet::new();
+        for &(lo, hi) in ranges {
+            r.insert(lo, hi);
+        }
+        AckFrame {
+            ranges: r,
+            ack_delay: Dur::ZERO,
+        }
+    }
+
+    /// A sender past the handshake (RTT 100 ms) with 10 packets of data out.
+    fn sending(cc: QuicCc, undo: UndoRule) -> QuicSender {
+        let cfg = QuicConfig {
+            cc,
+            undo,
+            ..QuicConfig::default()
+        };
+        let mut s = QuicSender::new(FlowId(0), &cfg);
+        let mut out = Vec::new();
+        s.on_start(t(0), &mut out);
+        s.on_app_write(t(0), 100_000, &mut out);
+        let mut answer = Packet::new(0, FlowId(0), PacketKind::SynAck, t(100));
+        answer.ack = out[0].seq;
+        out.clear();
+        s.on_handshake_answer(t(100), &answer, &mut out);
+        assert_eq!(out.len(), 10, "the initial window");
+        s
+    }
+
+    #[test]
+    fn packet_numbers_grow_and_a_loss_goes_again_in_a_new_packet() {
+        let mut s = sending(QuicCc::NewReno, UndoRule::None);
+        let mut out = Vec::new();
+        // 0 and 4..=6 acknowledged: 1, 2, 3 are 3 below the largest, lost (6.1.1).
+        s.on_ack(t(200), &frame(&[(0, 0), (4, 6)]), &mut out);
+        let mut declared = Vec::new();
+        s.take_declared(&mut declared);
+        let lost: Vec<_> = declared
+            .iter()
+            .map(|d| match d {
+                Decided::Lost { pn } => *pn,
+                _ => 99,
+            })
+            .collect();
+        assert_eq!(lost, [1, 2, 3]);
+        assert_eq!(s.window(), 6_000, "one halving for the three");
+        let again: Vec<_> = out.iter().filter(|p| p.retx).collect();
+        assert!(!again.is_empty());
+        assert!(
+            again.iter().all(|p| p.ack >= 10),
+            "retransmissions carry new numbers"
+        );
+        assert_eq!(again[0].seq, 1159, "packet 1's stream bytes first");
+        assert!(s.check_invariants().is_ok());
+    }
+
+    fn spurious_ack(s: &mut QuicSender, at_ms: u64) {
+        let mut out = Vec::new();
+        s.on_ack(t(200), &frame(&[(0, 0), (4, 6)]), &mut out);
+        s.on_ack(t(at_ms), &frame(&[(0, 6)]), &mut out);
+    }
+
+    #[test]
+    fn quinn_undoes_cubics_reduction_when_every_lost_packet_is_acknowledged() {
+        let mut s = sending(QuicCc::Cubic, UndoRule::Quinn);
+        spurious_ack(&mut s, 210);
+        assert_eq!((s.stats().spurious_events, s.stats().undos), (1, 1));
+        assert!(
+            s.window() >= 12_000,
+            "the window before the reduction: {}",
+            s.window()
+        );
+    }
+
+    #[test]
+    fn quinns_newreno_detects_the_spurious_event_but_keeps_its_reduction() {
+        let mut s = sending(QuicCc::NewReno, UndoRule::Quinn);
+        spurious_ack(&mut s, 210);
+        assert_eq!((s.stats().spurious_events, s.stats().undos), (1, 0));
+    }
+
+    #[test]
+    fn rfc_9002_undoes_nothing_and_msquic_undoes_newreno_too() {
+        let mut none = sending(QuicCc::NewReno, UndoRule::None);
+        spurious_ack(&mut none, 210);
+        assert_eq!(none.stats().spurious_events, 0);
+        let mut ms = sending(QuicCc::NewReno, UndoRule::Msquic);
+        spurious_ack(&mut ms, 210);
+        assert_eq!(ms.stats().undos, 1);
+    }
+
+    #[test]
+    fn a_late_ack_after_quinns_two_ptos_finds_nothing_to_undo() {
+        // After two 100 ms samples pto_base is 100 + 4 x 37.5 = 250 ms; packets 1-3,
+        // sent at 100 ms, are forgotten by a detection pass after 600 ms: here one
+        // at 701 ms run by an ACK of 7 and 8 that gives no RTT sample (its largest, 9,
+        // was acknowledged before).
+        let mut s = sending(QuicCc::Cubic, UndoRule::Quinn);
+        let mut out = Vec::new();
+        s.on_ack(t(200), &frame(&[(0, 0), (4, 6), (9, 9)]), &mut out);
+        s.on_ack(t(701), &frame(&[(0, 0), (4, 9)]), &mut out);
+        s.on_ack(t(710), &frame(&[(0, 9)]), &mut out);
+        assert_eq!(s.stats().spurious_events, 0);
+        let mut kept = sending(QuicCc::Cubic, UndoRule::Quinn);
+        kept.on_ack(t(200), &frame(&[(0, 0), (4, 6), (9, 9)]), &mut out);
+        kept.on_ack(t(600), &frame(&[(0, 0), (4, 9)]), &mut out);
+        kept.on_ack(t(610), &frame(&[(0, 9)]), &mut out);
+        assert_eq!(
+            kept.stats().spurious_events,
+            1,
+            "still remembered at 600 ms"
+        );
+    }
+
+    #[test]
+    fn a_pto_sends_two_probes_outside_the_window_and_declares_nothing_lost() {
+        let mut s = sending(QuicCc::NewReno, UndoRule::None);
+        let due = s.deadline().unwrap();
+        // The last packet went at 100 ms; PTO = 100 + 4 * 50 + 25 = 325 ms.
+        assert_eq!(due, t(425));
+        let mut out = Vec::new();
+        assert_eq!(s.on_timer(due, &mut out), TimerOutcome::Probe);
+        assert_eq!(out.len(), 2);
+        let mut declared = Vec::new();
+        s.take_declared(&mut declared);
+        assert_eq!(declared, [Decided::Probe { backoff: 0 }]);
+        assert_eq!(s.window(), 12_000, "no reduction on a PTO (7.3)");
+        assert_eq!(
+            s.deadline(),
+            Some(due + Dur::from_millis(650)),
+            "doubled, from the probes"
+        );
+    }
+
+    #[test]
+    fn the_time_threshold_declares_a_packet_lost_when_the_loss_timer_fires() {
+        let mut s = sending(QuicCc::NewReno, UndoRule::None);
+        let mut out = Vec::new();
+        // 1 and 2 acknowledged, 0 not: only 2 above it, so the loss timer is armed at
+        // 100 ms + 9/8 x max(srtt, latest).
+        s.on_ack(t(200), &frame(&[(1, 2)]), &mut out);
+        let due = s.deadline().unwrap();
+        assert_eq!(due, t(100) + Dur::from_micros(112_500));
+        assert_eq!(s.on_timer(due, &mut out), TimerOutcome::LossTime);
+        let mut declared = Vec::new();
+        s.take_declared(&mut declared);
+        assert_eq!(declared, [Decided::Lost { pn: 0 }]);
+    }
+}

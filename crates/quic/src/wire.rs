@@ -20,7 +20,7 @@
 //! `retx` marks a packet carrying stream bytes sent before (a retransmission is new
 //! data in a new packet, RFC 9002 2). The ACK frame's ranges and ack_delay do not fit
 //! a [`Packet`]; the transport keeps them beside the connection, keyed by the ACK
-//! packet's number ([`crate::ack::AckFrame`]).
+//! packet's number (the ack module's `AckFrame`).
 
 use crate::config::QuicConfig;
 use spikelab_core::packet::{IP_HEADER, UDP_HEADER};

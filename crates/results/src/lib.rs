@@ -6,7 +6,7 @@
 //!
 //! | table | one row per | columns |
 //! |-------|-------------|---------|
-//! | `runs` | repetition and flow | `rep, seed, flow, kind, start_s,` then every [`METRICS`] column |
+//! | `runs` | repetition and flow | `rep, seed, flow, kind, start_s,` then every [`METRICS`] column, and every [`QUIC_METRICS`] column when a flow is QUIC |
 //! | `summary` | flow name and metric | `flow, metric, n, mean, std, ci95, min, p5, median, p95, max` |
 //! | `timeouts` | retransmission timeout (expiry) | `rep, flow, episode, time_s, seq, rto_s, last_rtt_s, backoff, truth, spurious, in_fast_recovery, fast, verdicts` |
 //! | `detectors` | spurious-timeout detector | `detector, decided, true_positives, false_positives, true_negatives, false_negatives, undecided, ack_lost_called_spurious, precision, recall, mean_delay_s` |
@@ -31,6 +31,6 @@ pub use meta::meta_json;
 pub use outcome::{PcapSides, RepOutcome, RunInfo};
 pub use sink::{Column, Columns, RowSink};
 pub use tables::{
-    base_name, builder, write_detectors, write_links, write_runs, write_summary, write_timeouts,
-    Metric, Value, METRICS, TABLES,
+    base_name, builder, metrics_of, write_detectors, write_links, write_runs, write_summary,
+    write_timeouts, Metric, Value, METRICS, QUIC_METRICS, TABLES,
 };

@@ -104,6 +104,47 @@ pub const METRICS: &[Metric] = &[
     },
 ];
 
+/// The metrics of a QUIC sender's loss declarations and probe timeouts (RFC 9002 6),
+/// judged by ground truth. They are columns of `runs` and rows of `summary` only when
+/// the scenario has a QUIC flow, so that TCP-only outputs keep their columns.
+pub const QUIC_METRICS: &[Metric] = &[
+    Metric {
+        name: "ptos",
+        value: |f| Value::Int(f.declarations.ptos),
+    },
+    Metric {
+        name: "spurious_ptos",
+        value: |f| Value::Int(f.declarations.spurious_ptos),
+    },
+    Metric {
+        name: "loss_declarations",
+        value: |f| Value::Int(f.declarations.loss_declarations),
+    },
+    Metric {
+        name: "spurious_loss_declarations",
+        value: |f| Value::Int(f.declarations.spurious_loss_declarations),
+    },
+    Metric {
+        name: "persistent_congestion",
+        value: |f| Value::Int(f.declarations.persistent_congestion),
+    },
+    Metric {
+        name: "undos",
+        value: |f| Value::Int(f.declarations.undos),
+    },
+];
+
+/// The per-flow metrics of a run of `sim`: [`METRICS`], then [`QUIC_METRICS`] when a
+/// flow is QUIC.
+pub fn metrics_of(sim: &SimConfig) -> impl Iterator<Item = &'static Metric> {
+    let quic = sim
+        .flows
+        .iter()
+        .any(|f| matches!(f.kind, FlowKind::Quic { .. }));
+    let extra: &'static [Metric] = if quic { QUIC_METRICS } else { &[] };
+    METRICS.iter().chain(extra)
+}
+
 /// A table's builder: writes the header and every row of one table into a sink.
 pub type Builder<S> = fn(&mut S, &SimConfig, &[RepOutcome]) -> io::Result<()>;
 
@@ -114,7 +155,7 @@ pub const TABLES: &[&str] = &["runs", "summary", "timeouts", "links", "detectors
 pub fn builder<S: RowSink>(name: &str) -> Option<Builder<S>> {
     Some(match name {
         "runs" => write_runs,
-        "summary" => |w, _, o| write_summary(w, o),
+        "summary" => write_summary,
         "timeouts" => write_timeouts,
         "links" => |w, _, o| write_links(w, o),
         "detectors" => |w, _, o| write_detectors(w, o),
@@ -129,7 +170,7 @@ pub fn write_runs(
     outcomes: &[RepOutcome],
 ) -> io::Result<()> {
     let mut header = vec!["rep", "seed", "flow", "kind", "start_s"];
-    header.extend(METRICS.iter().map(|m| m.name));
+    header.extend(metrics_of(sim).map(|m| m.name));
     w.header(&header)?;
     for o in outcomes {
         for (f, flow) in o.flows.iter().enumerate() {
@@ -138,7 +179,7 @@ pub fn write_runs(
             w.str(&flow.name)?;
             w.str(kind_name(&sim.flows[f].kind))?;
             w.dur(flow.start.saturating_since(spikelab_core::Time::ZERO))?;
-            for m in METRICS {
+            for m in metrics_of(sim) {
                 match (m.value)(flow) {
                     Value::Int(v) => w.u64(v)?,
                     Value::Real(v) => w.f64(v.unwrap_or(f64::NAN))?,
@@ -173,12 +214,16 @@ pub fn group_by_base(outcomes: &[RepOutcome]) -> Vec<(&str, Vec<&FlowResult>)> {
 }
 
 /// `summary`: one row per flow name and metric, over every repetition.
-pub fn write_summary(w: &mut impl RowSink, outcomes: &[RepOutcome]) -> io::Result<()> {
+pub fn write_summary(
+    w: &mut impl RowSink,
+    sim: &SimConfig,
+    outcomes: &[RepOutcome],
+) -> io::Result<()> {
     w.header(&[
         "flow", "metric", "n", "mean", "std", "ci95", "min", "p5", "median", "p95", "max",
     ])?;
     for (name, flows) in group_by_base(outcomes) {
-        for m in METRICS {
+        for m in metrics_of(sim) {
             let xs: Vec<f64> = flows
                 .iter()
                 .map(|f| (m.value)(f).as_f64())
@@ -356,10 +401,47 @@ mod tests {
 
     #[test]
     fn metric_names_are_unique() {
-        let mut names: Vec<_> = METRICS.iter().map(|m| m.name).collect();
+        let mut names: Vec<_> = METRICS.iter().chain(QUIC_METRICS).map(|m| m.name).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), METRICS.len());
+        assert_eq!(names.len(), METRICS.len() + QUIC_METRICS.len());
+    }
+
+    fn sim_of(kind: FlowKind) -> SimConfig {
+        SimConfig {
+            links: Vec::new(),
+            flows: vec![spikelab_engine::FlowSpec {
+                name: "f".into(),
+                route: Vec::new(),
+                start: Default::default(),
+                kind,
+            }],
+            drops: Vec::new(),
+            middleboxes: Vec::new(),
+            stop_at: spikelab_core::Dur::from_secs(1),
+            trace: spikelab_engine::TraceKinds::NONE,
+            pcap: false,
+            record_rto: false,
+        }
+    }
+
+    #[test]
+    fn quic_columns_appear_only_when_a_flow_is_quic() {
+        let workload = spikelab_engine::Workload::Bulk {
+            bytes: spikelab_core::ByteSize(1),
+        };
+        let tcp = sim_of(FlowKind::Tcp {
+            tcp: Box::default(),
+            workload,
+        });
+        let quic = sim_of(FlowKind::Quic {
+            quic: Box::default(),
+            workload,
+        });
+        assert_eq!(metrics_of(&tcp).count(), METRICS.len());
+        let names: Vec<_> = metrics_of(&quic).map(|m| m.name).collect();
+        assert_eq!(names.len(), METRICS.len() + QUIC_METRICS.len());
+        assert!(names.contains(&"spurious_ptos") && names.contains(&"undos"));
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub use spikelab_core::bounds::{
 };
 use spikelab_core::Dur;
 use spikelab_engine::{StartTime, Workload};
+use spikelab_net::leo_trace::{LeoReconfiguration, MAX_SLOTS};
 use spikelab_net::ping_trace::{PingTrace, Uniform};
 use spikelab_net::spike::{
     BandwidthOscillationConfig, HiccupConfig, IntervalFrom, OutageConfig, SpikeAt,
@@ -122,9 +123,24 @@ fn delay_trace(d: Option<&DelaySource>, p: &FieldPath) -> Check {
     match d {
         Some(DelaySource::Generated(g)) => match &g.generator {
             DelayGenerator::PingTrace(t) => ping_trace(t, p),
+            DelayGenerator::LeoReconfiguration(l) => leo_reconfiguration(l, p),
         },
-        Some(DelaySource::File(_)) | None => Ok(()),
+        Some(DelaySource::File(_) | DelaySource::Per10ms(_)) | None => Ok(()),
     }
+}
+
+fn leo_reconfiguration(l: &LeoReconfiguration, p: &FieldPath) -> Check {
+    dur_in(&p.key("interval"), l.interval, Dur::from_millis(1), MAX_DUR)?;
+    dur_in(&p.key("offset"), l.offset, Dur::ZERO, l.interval)?;
+    uniform(&l.delay, &p.key("delay"))?;
+    dur(&p.key("duration"), l.duration)?;
+    int(
+        &p.key("duration"),
+        l.slots(),
+        1,
+        MAX_SLOTS,
+        " slots of `interval`",
+    )
 }
 
 fn ping_trace(t: &PingTrace, p: &FieldPath) -> Check {

@@ -1,9 +1,10 @@
 //! The real-path library (`scenarios/paths/`): every file loads, names its trace files,
-//! which exist and are described in the library's README, and a short download over
-//! each path completes at a start point drawn per repetition.
+//! which exist and are described in the library's README (or, for a path no public
+//! recording could be shipped for, generates its delay and says so), and a short
+//! download over each path completes at a start point drawn per repetition.
 
 use spikelab_engine::StartTime;
-use spikelab_net::{Dir, ServiceConfig};
+use spikelab_net::{DelaySource, Dir, ServiceConfig};
 use spikelab_scenario::{load, parse};
 use std::path::{Path, PathBuf};
 
@@ -38,7 +39,28 @@ fn every_path_loads_is_named_after_its_file_and_replays_a_shipped_trace_named_in
         let stem = path.file_stem().unwrap().to_str().unwrap();
         assert_eq!(s.run().name, stem);
         assert!(readme.contains(&format!("`{stem}.toml`")), "{stem}");
-        let cell = s.sim().links.iter().find(|l| l.name == "cell").unwrap();
+        let sim = s.sim();
+        let Some(cell) = sim.links.iter().find(|l| l.name == "cell") else {
+            // A generated path: its varying link generates its delay, and the README
+            // says it is a generator.
+            let sat = sim
+                .links
+                .iter()
+                .find(|l| l.name == "sat")
+                .expect("a cell or sat link");
+            assert!(
+                matches!(
+                    sat.dir(Dir::Forward).delay_trace,
+                    Some(DelaySource::Generated(_))
+                ),
+                "{stem}: a path without a recorded trace generates its delay"
+            );
+            assert!(
+                readme.contains(&format!("`{stem}.toml` (generator")),
+                "{stem}"
+            );
+            continue;
+        };
         let down = trace_of(&cell.dir(Dir::Forward).service).expect("a downlink trace");
         assert!(Path::new(&down).is_file(), "{down}");
         let name = Path::new(&down).file_name().unwrap().to_str().unwrap();

@@ -357,51 +357,18 @@ impl<E: RtoEstimator> TcpSender<E> {
         let timeouts = self.consecutive_timeouts;
         let was_recovering = self.phase != Phase::Open;
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
-        let arrival = AckArrival {
-            recovering: matches!(self.phase, Phase::Recovery { .. }),
-            has_sack: !pkt.sack().is_empty(),
-            ack: pkt.ack,
-            snd_una: self.w.snd_una,
-        };
-        // ns-2 FACK: whether `oldack()` handles it (see `stacks::ns2_2002`).
-        let oldack = self.stack.on_ack_arrival(&arrival);
-        self.watch_fast_timeout(pkt);
-        let step = self.consult_detectors(now, pkt);
-        self.stack.on_ack_delivered(&Delivery {
-            now,
-            pkt,
-            w: &self.w,
-            min_rtt: self.min_rtt,
-            ts_clock: self.cfg.timestamps.then_some(&self.ts_clock),
-        });
-        let (dsack, newly_sacked) = self.apply_sack(pkt);
-        // tcp_fastretrans_alert -> tcp_try_undo_partial: a hole filled by the delayed
-        // original is reordering (crate::spurious::linux_undo).
-        if let Some(low) = self.watch.take_delayed_hole() {
-            let fack = self.w.segs.highest_sacked_end();
-            self.stack.on_delayed_hole(low, fack, self.w.mss);
-        }
-        if let Phase::Recovery { .. } = self.phase {
-            if let Some(right) = sack_right_edge(pkt) {
-                self.recovery.on_sack_ack(&self.w, pkt.ack, right);
-            }
-        }
+        // Before the ACK is applied: the stack, the fast-timeout watch, the detectors
+        // and the stack's loss detection see it as it arrives.
+        let (oldack, step) = self.hear_ack(now, pkt);
+        // RFC 2018 / RFC 6675 section 5: the SACK scoreboard.
+        let (dsack, newly_sacked) = self.update_scoreboard(pkt);
+        // RFC 5681 section 3.2 / RFC 6675 section 5: a new ACK or a duplicate.
         let mut info = AckInfo {
             dsack,
             ..AckInfo::default()
         };
         if pkt.ack > self.w.snd_una {
-            let (sample, timed) = self.take_rtt_sample(now, pkt);
-            // ns-2's oldack() samples from the echo alone (fack_oldack below).
-            info.rtt_sample = sample.filter(|_| !(oldack && self.stack.oldack().samples_rtt));
-            if timed {
-                self.rto.on_timed_segment_acked();
-            }
-            info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, newly_sacked, out);
-            if self.stack.holds_ack() && self.recovery.should_enter(&self.w, 0) {
-                // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
-                self.enter_recovery(now, out);
-            }
+            self.on_ack_of_new_data(now, pkt, oldack, newly_sacked, &mut info, out);
         } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
             if self.sack1_counts_dupack(pkt) {
@@ -416,15 +383,19 @@ impl<E: RtoEstimator> TcpSender<E> {
                 info.rtt_sample = sample; // this ACK's sample, for the responses and traces
             }
         }
+        // RFC 5682 / RFC 4015: the driving detector's step.
         self.follow_driver(now, step, timeouts, &info, out);
         let undone = self.stats.spurious_responses + self.stats.recovery_undos > undos_before;
         let ended = was_recovering && self.phase == Phase::Open;
         self.stack.on_ack_settled(undone, dsack, ended);
+        // The stack's own loss detection and recovery window (a Linux host: RACK, RFC
+        // 8985; PRR, RFC 6937).
         self.detect_losses(now, info.duplicate || newly_sacked > 0 || dsack);
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
         if let Some(start) = cc_start {
             self.cc_ack_end(now, start, info.rtt_sample);
         }
+        // RFC 5681: send what the window admits.
         if !self.stack.holds_ack() {
             self.try_send(now, out);
         }
@@ -433,6 +404,74 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.rearm_rto_from_head(now);
         }
         info
+    }
+
+    /// An arriving ACK, before it is applied: the stack notes it (and says whether
+    /// ns-2 FACK's `oldack()` handles it), the fast-timeout watch counts it, the
+    /// detectors decide their step, the stack's loss detection hears what it delivers.
+    #[inline]
+    fn hear_ack(&mut self, now: Time, pkt: &Packet) -> (bool, Step) {
+        let arrival = AckArrival {
+            recovering: matches!(self.phase, Phase::Recovery { .. }),
+            has_sack: !pkt.sack().is_empty(),
+            ack: pkt.ack,
+            snd_una: self.w.snd_una,
+        };
+        let oldack = self.stack.on_ack_arrival(&arrival);
+        self.watch_fast_timeout(pkt);
+        let step = self.consult_detectors(now, pkt);
+        self.stack.on_ack_delivered(&Delivery {
+            now,
+            pkt,
+            w: &self.w,
+            min_rtt: self.min_rtt,
+            ts_clock: self.cfg.timestamps.then_some(&self.ts_clock),
+        });
+        (oldack, step)
+    }
+
+    /// The ACK's SACK blocks marked (RFC 2018, RFC 6675 section 5); returns whether it
+    /// carried a D-SACK block, and the bytes it SACKed for the first time.
+    #[inline]
+    fn update_scoreboard(&mut self, pkt: &Packet) -> (bool, u64) {
+        let (dsack, newly_sacked) = self.apply_sack(pkt);
+        // tcp_fastretrans_alert -> tcp_try_undo_partial: a hole filled by the delayed
+        // original is reordering (crate::spurious::linux_undo).
+        if let Some(low) = self.watch.take_delayed_hole() {
+            let fack = self.w.segs.highest_sacked_end();
+            self.stack.on_delayed_hole(low, fack, self.w.mss);
+        }
+        if let Phase::Recovery { .. } = self.phase {
+            if let Some(right) = sack_right_edge(pkt) {
+                self.recovery.on_sack_ack(&self.w, pkt.ack, right);
+            }
+        }
+        (dsack, newly_sacked)
+    }
+
+    /// An ACK of new data: its RTT sample (RFC 6298 / RFC 7323), snd_una advances,
+    /// the phase moves on and cwnd grows ([`Self::on_new_ack`]).
+    #[inline]
+    fn on_ack_of_new_data(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        oldack: bool,
+        newly_sacked: u64,
+        info: &mut AckInfo,
+        out: &mut Vec<Packet>,
+    ) {
+        let (sample, timed) = self.take_rtt_sample(now, pkt);
+        // ns-2's oldack() samples from the echo alone (fack_oldack).
+        info.rtt_sample = sample.filter(|_| !(oldack && self.stack.oldack().samples_rtt));
+        if timed {
+            self.rto.on_timed_segment_acked();
+        }
+        info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, newly_sacked, out);
+        if self.stack.holds_ack() && self.recovery.should_enter(&self.w, 0) {
+            // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
+            self.enter_recovery(now, out);
+        }
     }
 
     /// Counts the duplicate ACKs after a timeout (see [`FastTimeoutWatch`]).
@@ -1345,17 +1384,17 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
     }
 
-    /// In fast recovery: the stack's choice if it makes one, ns-2 Reno's `send_much()`
-    /// from snd_nxt, else the recovery algorithm's (RFC 6675).
+    /// In fast recovery: ns-2 Reno's `send_much()` from snd_nxt, or the stack's choice
+    /// if it makes one (a Linux host's RACK), else the recovery algorithm's (RFC 6675).
     #[inline]
     fn next_in_recovery(&self) -> Option<Transmit> {
+        if self.stack.recovery_from_snd_nxt() {
+            return self.window_from_snd_nxt_allows().then_some(Transmit::New);
+        }
         let fits = self.next_segment_end().is_some();
         let new_fits = fits && self.w.snd_nxt == self.w.snd_max;
         if let Some(choice) = self.stack.next_in_recovery(&self.w, new_fits) {
             return choice;
-        }
-        if self.stack.recovery_from_snd_nxt() {
-            return self.window_from_snd_nxt_allows().then_some(Transmit::New);
         }
         self.recovery.next_in_recovery(&self.w, fits)
     }

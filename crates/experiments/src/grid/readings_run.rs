@@ -120,10 +120,11 @@ pub fn check_scenarios(spec: &ExperimentSpec) -> Result<(), (FieldPath, anyhow::
                     .key("option")
                     .index(j)
                     .key("set");
-                let mut choice: Vec<usize> =
-                    spec.reading.iter().map(|r| r.default_index()).collect();
-                choice[i] = j;
-                let under = grid_under(spec, g, &choice);
+                // This option alone, so that a problem is located at its own `set`.
+                let mut under = g.clone();
+                under
+                    .set
+                    .extend(o.set.iter().map(|(k, v)| (k.clone(), v.clone())));
                 let cells = expand(&base, &name, &under).map_err(|e| (at.clone(), e))?;
                 if j != r.default_index() {
                     continue;

@@ -29,6 +29,7 @@ pub fn text(spec: &ExperimentSpec, t: &TraceFileSpec) -> anyhow::Result<String> 
     match &link.forward.delay_trace {
         Some(DelaySource::Generated(g)) => match g.generator {
             DelayGenerator::PingTrace(p) => Ok(ping_layout_text(&p.samples_ms(), &t.comment)),
+            DelayGenerator::LeoReconfiguration(l) => Ok(l.delay_trace().to_text(&t.comment)),
         },
         _ => Err(anyhow!(
             "trace_file `{}`: link `{}` of {name} generates no delay trace",
@@ -79,7 +80,9 @@ mod tests {
         let Some(DelaySource::Generated(g)) = &sim.links[0].forward.delay_trace else {
             panic!("the scenario generates its trace");
         };
-        let DelayGenerator::PingTrace(p) = g.generator;
+        let DelayGenerator::PingTrace(p) = g.generator else {
+            panic!("the scenario's generator is a ping trace");
+        };
         assert_eq!(
             parsed,
             spikelab_net::ping_trace::ping_layout(&p.samples_ms())

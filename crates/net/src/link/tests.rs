@@ -507,6 +507,67 @@ fn a_delay_trace_adds_its_delay_but_never_lets_a_packet_overtake_the_one_before(
 }
 
 #[test]
+fn a_delay_step_from_30_to_80_ms_delays_later_packets_by_80_ms_and_never_reorders() {
+    // LeoReplayer's format: 30 ms for [0, 1 s), 80 ms for [1 s, 2 s), 30 ms after. One
+    // 1000-byte packet every 5 ms at 10 Mbit/s (0.832 ms on the wire, so no queue),
+    // 5 ms latency.
+    let per_10ms: String = (0..300)
+        .map(|i| {
+            if (100..200).contains(&i) {
+                "80\n"
+            } else {
+                "30\n"
+            }
+        })
+        .collect();
+    let trace = crate::delay::DelayTrace::parse_per_10ms(&per_10ms).unwrap();
+    let c = LinkDirConfig {
+        delay_trace: Some(crate::DelaySource::with_data("d", trace)),
+        ..cfg(10_000_000, Dur::from_millis(5), 100)
+    };
+    let sent = |uid: u64| Time::ZERO + Dur::from_millis(5 * uid);
+    let inputs: Vec<(Time, Input)> = (0..600)
+        .map(|uid| (sent(uid), Input::Send(data(uid, 1000))))
+        .collect();
+    let out = drive(&mut link(&c), &inputs);
+    assert_eq!(out.delivered.len(), 600);
+    assert!(
+        out.delivered
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1),
+        "a packet left before the one ahead of it"
+    );
+    let tx = Dur::from_micros(832);
+    let latency = Dur::from_millis(5);
+    for &(uid, at) in &out.delivered {
+        let end = sent(uid) + tx;
+        let own = |ms| end + latency + Dur::from_millis(ms);
+        match end.0 / 1_000_000 {
+            // Before the step: 30 ms; from the step: 80 ms, exactly (no packet ahead
+            // is later, since the delay only grew).
+            0..1000 => assert_eq!(at, own(30), "packet {uid}"),
+            1000..2000 => assert_eq!(at, own(80), "packet {uid}"),
+            // Back down to 30 ms: the first packets wait behind the last 80 ms one
+            // (FIFO), then the backlog is gone and each takes its own 30 ms.
+            _ => {
+                let last_slow = out.delivered[usize::try_from(uid).unwrap() - 1].1;
+                assert_eq!(at, own(30).max(last_slow), "packet {uid}");
+            }
+        }
+    }
+    // The step down held some packets behind the last slow one: about 50 ms of them.
+    let waited = out
+        .delivered
+        .iter()
+        .filter(|&&(uid, at)| {
+            let end = sent(uid) + tx;
+            end >= Time::ZERO + Dur::from_secs(2) && at > end + latency + Dur::from_millis(30)
+        })
+        .count();
+    assert!((9..=11).contains(&waited), "{waited} packets waited");
+}
+
+#[test]
 fn a_per_packet_delay_trace_draws_each_packets_delay_from_its_points_in_fifo_order() {
     // Two points, 0 and 300 ms, both long before the packets: replayed in time every
     // packet gets 300 ms; drawn per packet some get 0 ms, some 300 ms, never another value,

@@ -10,8 +10,11 @@
 //!
 //! "The first option was used only after a single spurious timeout. The second option
 //! was used after two subsequent timeouts, and the third option was used after three or
-//! more timeouts" (III.B; [Gurtov & Ludwig 2002] 3 describes the same rule): that count-based rule
-//! is [`Restore::EifelOriginal`]. RFC 4015 section 3.1 step (4) restores
+//! more timeouts" (III.B): that count-based rule is [`Restore::EifelOriginal`].
+//! [Gurtov & Ludwig 2002] 3 describes the two-timeout case otherwise ("the slow start
+//! threshold is set to the previous value of congestion window, which itself is left
+//! halved": ssthresh = cwnd_old, cwnd = cwnd_old / 2); this rule follows the 2003 paper's
+//! formulas (docs/src/reproduction-gprs-eifel.md). RFC 4015 section 3.1 step (4) restores
 //! cwnd = FlightSize + min(bytes_acked, IW) and ssthresh = pipe_prev, with
 //! pipe_prev = max(FlightSize, ssthresh) saved before the timeout reduced them.
 //!

@@ -56,10 +56,12 @@ impl Mode {
     /// radio link names.
     pub fn trace_config(self) -> anyhow::Result<PingTrace> {
         let cfg = base_of(self)?;
-        match &cfg.links[radio_index(&cfg)].forward.delay_trace {
-            Some(DelaySource::Generated(g)) => match g.generator {
-                DelayGenerator::PingTrace(p) => Ok(p),
-            },
+        let generator = match &cfg.links[radio_index(&cfg)].forward.delay_trace {
+            Some(DelaySource::Generated(g)) => Some(g.generator),
+            _ => None,
+        };
+        match generator {
+            Some(DelayGenerator::PingTrace(p)) => Ok(p),
             _ => Err(anyhow::anyhow!(
                 "{}: the radio link's forward delay_trace is not a ping-trace generator",
                 self.scenario().1
