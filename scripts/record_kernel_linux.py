@@ -13,7 +13,7 @@ usage: sudo scripts/record_kernel_linux.py [--path table1] [--seeds 10] [--jobs 
                                           [--work DIR] [--bin PATH] [--configs abc]
                                           [--cc reno] [--pcap] [--tcp-info] [--out CSV]
 
-`--cc cubic` runs the kernel's CUBIC (`spikelab emulate --cc`) instead of reno.
+`--cc cubic` (or `bbr`) runs the kernel's CUBIC (or BBR) (`spikelab emulate --cc`) instead of reno.
 
 `--path outages` records scenarios/linux-outages.toml (100 Mbit/s, multi-second outages in
 both directions) instead: seed s draws its outage schedule with `outages(s)` and the
@@ -138,7 +138,7 @@ def main():
     ap.add_argument("--work", default="out/kernel-linux")
     ap.add_argument("--bin", default="target/release/spikelab")
     ap.add_argument("--configs", default="abc")
-    ap.add_argument("--cc", default="reno", choices=["reno", "cubic"])
+    ap.add_argument("--cc", default="reno", choices=["reno", "cubic", "bbr"])
     ap.add_argument("--path", default="table1", choices=["table1", "outages", "trace"])
     ap.add_argument("--pcap", action="store_true")
     ap.add_argument("--tcp-info", action="store_true")

@@ -15,7 +15,9 @@
 //! `tcp_timestamps` (`timestamps`), `tcp_sack` (a SACK `recovery`), `tcp_dsack`
 //! (`dsack`), `tcp_frto` (2 when the spurious-timeout `driver` is F-RTO or SACK-F-RTO,
 //! else 0), and `tcp_recovery` / `tcp_early_retrans`, which have no model counterpart
-//! and keep the kernel's defaults unless `--sysctl` sets them. Everything else
+//! and keep the kernel's defaults unless `--sysctl` sets them; a `linux` host also
+//! passes `tcp_rto_min_us` / `tcp_rto_max_ms` when it sets them (Linux 6.15+) and
+//! runs its `tcp_congestion_control` module (`reno`, `cubic` or `bbr`). Everything else
 //! (the RTO estimator, delayed ACKs, initial window, ...) is the kernel's own; meta.json
 //! lists those keys as not applied.
 
@@ -34,6 +36,8 @@ pub const SYSCTLS: &[&str] = &[
     "tcp_frto",
     "tcp_recovery",
     "tcp_early_retrans",
+    "tcp_rto_min_us",
+    "tcp_rto_max_ms",
 ];
 
 /// Sysctls read back into meta.json besides [`SYSCTLS`].
@@ -179,6 +183,16 @@ impl KernelSettings {
                 ("tcp_early_retrans", l.tcp_early_retrans),
             ] {
                 sysctls.insert(k.to_owned(), v.to_string());
+            }
+            // Linux 6.15+'s timer bounds, only when the scenario sets them.
+            let rto = [
+                ("tcp_rto_min_us", l.tcp_rto_min_us),
+                ("tcp_rto_max_ms", l.tcp_rto_max_ms),
+            ];
+            for (k, v) in rto {
+                if let Some(v) = v {
+                    sysctls.insert(k.to_owned(), v.to_string());
+                }
             }
         }
         for (k, v) in overrides {
@@ -445,6 +459,21 @@ mod tests {
         let plain = KernelSettings::for_flow(&tcp, None, &BTreeMap::new(), None);
         assert_eq!((plain.congestion.as_str(), plain.maxseg), ("reno", 1000));
         assert!(!plain.sysctls.contains_key("tcp_recovery"));
+    }
+
+    #[test]
+    fn a_linux_host_runs_its_module_and_passes_its_rto_bounds() {
+        let mut tcp = TcpConfig::linux();
+        let l = tcp.linux.as_mut().expect("the linux profile");
+        l.tcp_congestion_control = spikelab_tcp::LinuxModule::named("bbr").expect("bbr");
+        l.tcp_rto_max_ms = Some(5000);
+        let k = KernelSettings::for_flow(&tcp, None, &BTreeMap::new(), None);
+        assert_eq!(k.congestion, "bbr");
+        assert_eq!(k.sysctls["tcp_rto_max_ms"], "5000");
+        assert!(
+            !k.sysctls.contains_key("tcp_rto_min_us"),
+            "not set: the kernel's own"
+        );
     }
 
     #[test]

@@ -71,8 +71,8 @@ pub struct EmulateArgs {
     #[arg(long)]
     pub tcp_info: bool,
     /// A kernel setting for both namespaces of every flow, NAME=VALUE with NAME one of
-    /// tcp_timestamps, tcp_sack, tcp_dsack, tcp_frto, tcp_recovery, tcp_early_retrans
-    /// (repeatable; overrides what the scenario implies).
+    /// tcp_timestamps, tcp_sack, tcp_dsack, tcp_frto, tcp_recovery, tcp_early_retrans,
+    /// tcp_rto_min_us, tcp_rto_max_ms (repeatable; overrides what the scenario implies).
     #[arg(long = "sysctl", value_name = "NAME=VALUE")]
     pub sysctl: Vec<String>,
     /// Congestion control module of every sender, overriding the flows'

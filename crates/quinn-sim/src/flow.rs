@@ -89,11 +89,10 @@ pub struct QuinnFlow {
 }
 
 impl QuinnFlow {
-    /// The flow's pair, seeded by the flow's index (the engine builds a transport from
-    /// its flow alone, without the run's seed: every repetition draws the same
-    /// connection ids and greasing values).
-    pub fn new(flow: FlowId, cfg: &QuinnConfig) -> QuinnFlow {
-        let seeds = PairSeeds::new(RngStreams::new(0), flow.index() as u64);
+    /// The flow's pair, seeded from the run's streams and the flow's index, so each
+    /// repetition (each run seed) draws its own connection ids and greasing values.
+    pub fn new(flow: FlowId, cfg: &QuinnConfig, streams: &RngStreams) -> QuinnFlow {
+        let seeds = PairSeeds::new(*streams, flow.index() as u64);
         QuinnFlow {
             flow,
             pair: QuinnPair::new(cfg, seeds),
@@ -292,7 +291,7 @@ mod tests {
 
     #[test]
     fn a_datagram_rides_as_setup_then_data_and_comes_back_by_its_id() {
-        let mut f = QuinnFlow::new(FlowId(3), &QuinnConfig::default());
+        let mut f = QuinnFlow::new(FlowId(3), &QuinnConfig::default(), &RngStreams::new(0));
         let mut out = Vec::new();
         f.start(Time::ZERO, &mut out);
         assert_eq!(out[0].kind, PacketKind::Syn);

@@ -435,7 +435,8 @@ fn tcp_config(t: &TcpConfig, p: &FieldPath) -> Check {
 /// The values each sysctl takes in the kernel (Documentation/networking/ip-sysctl.rst):
 /// booleans 0/1, `tcp_timestamps` and `tcp_frto` 0 to 2, `tcp_recovery` a mask of
 /// bits 1, 2, 4, `tcp_early_retrans` 0 to 4, `tcp_rmem` min <= default <= max;
-/// `so_rcvbuf` (a socket option) 1 to 2^30.
+/// `so_rcvbuf` (a socket option) 1 to 2^30; `tcp_rto_max_ms` 1000 to 120000 and
+/// `tcp_rto_min_us` at least 1 (Linux 6.15+).
 fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
     let flags = [
         ("tcp_timestamps", l.tcp_timestamps, 2),
@@ -461,6 +462,23 @@ fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
     )?;
     if let Some(v) = l.so_rcvbuf {
         int(&p.key("so_rcvbuf"), v, 1, MAX_WINDOW, " bytes (1 to 2^30)")?;
+    }
+    // net/ipv4/sysctl_net_ipv4.c: tcp_rto_max_ms from SYSCTL_ONE_THOUSAND to
+    // tcp_rto_max_max (TCP_RTO_MAX_SEC * MSEC_PER_SEC), tcp_rto_min_us from SYSCTL_ONE
+    // (an int).
+    if let Some(v) = l.tcp_rto_max_ms {
+        let p = p.key("tcp_rto_max_ms");
+        int(&p, u64::from(v), 1000, 120_000, " ms (1000 to 120000)")?;
+    }
+    if let Some(v) = l.tcp_rto_min_us {
+        let hi = i32::MAX as u64;
+        int(
+            &p.key("tcp_rto_min_us"),
+            u64::from(v),
+            1,
+            hi,
+            " us (1 to 2^31 - 1)",
+        )?;
     }
     Ok(())
 }

@@ -302,9 +302,25 @@ fn a_linux_sysctl_outside_the_kernels_range_is_refused_at_its_field() {
 fn an_unknown_congestion_control_is_refused() {
     let m = replaced(
         "tcp = { recovery = \"reno-sack\" }",
-        "profile = \"linux\"\ntcp = { linux = { tcp_congestion_control = \"bbr\" } }",
+        "profile = \"linux\"\ntcp = { linux = { tcp_congestion_control = \"vegas\" } }",
     );
-    assert_has(&m, &["tcp_congestion_control"]);
+    assert_has(&m, &["tcp_congestion_control", "bbr"]);
+}
+
+#[test]
+fn tcp_rto_max_ms_takes_the_sysctls_range_only() {
+    for bad in ["999", "120001"] {
+        let m = replaced(
+            "tcp = { recovery = \"reno-sack\" }",
+            &format!("profile = \"linux\"\ntcp = {{ linux = {{ tcp_rto_max_ms = {bad} }} }}"),
+        );
+        assert_has(&m, &["tcp.linux.tcp_rto_max_ms", "1000 to 120000"]);
+    }
+    let m = replaced(
+        "tcp = { recovery = \"reno-sack\" }",
+        "profile = \"linux\"\ntcp = { linux = { tcp_rto_min_us = 0 } }",
+    );
+    assert_has(&m, &["tcp.linux.tcp_rto_min_us"]);
 }
 
 #[test]

@@ -14,6 +14,7 @@
 //! * [`response`]: what a sender does about a spurious timeout.
 
 pub mod cc;
+pub mod cc_driver;
 pub mod config;
 pub mod dsack;
 pub mod exports;
@@ -25,9 +26,11 @@ pub mod linux_receiver;
 pub mod linux_rtt;
 pub mod linux_timer_wheel;
 pub mod ns2_sack_sink;
+pub mod pacing;
 pub mod phase;
 pub mod prr;
 pub mod rack;
+pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod response;

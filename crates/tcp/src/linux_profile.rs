@@ -31,7 +31,8 @@ pub struct LinuxSysctls {
     pub tcp_recovery: u8,
     /// 0 to 4; 3 and 4 enable Tail Loss Probes (RFC 8985, [`crate::tlp`]). Default 3.
     pub tcp_early_retrans: u8,
-    /// A module a registered controller models ([`crate::cc`]: `reno` or `cubic`).
+    /// A module a registered controller models ([`crate::cc`]: `reno`, `cubic` or
+    /// `bbr`, the last paced by the sender).
     /// Default `reno` (the kernel's is cubic; the emulator runs reno by default too).
     /// Drives `ssthresh_rule`.
     pub tcp_congestion_control: LinuxModule,
@@ -46,6 +47,18 @@ pub struct LinuxSysctls {
     /// kernel's receiver, or 4 x `receiver_window` without it.)
     #[serde(skip_serializing_if = "Option::is_none")]
     pub so_rcvbuf: Option<u64>,
+    /// The ceiling of the retransmission timer, backed off or not, in ms (Linux 6.15+:
+    /// `icsk_rto_max` from the sysctl, read by `tcp_rto_max()`), 1000 to 120000 as the
+    /// sysctl table allows. Not set: the kernel's default, 120000 (`TCP_RTO_MAX`).
+    /// Sets the `linux` estimator's `rto_max`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp_rto_max_ms: Option<u32>,
+    /// The RTO's floor above SRTT (the floor of rttvar) in us (Linux 6.15+:
+    /// `icsk_rto_min` = `usecs_to_jiffies` of the sysctl, read by `tcp_rto_min()`), at
+    /// least 1 as the sysctl table allows. Not set: the kernel's default, 200000
+    /// (`TCP_RTO_MIN`). Sets the `linux` estimator's `rto_min`, in whole jiffies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp_rto_min_us: Option<u32>,
 }
 
 impl Default for LinuxSysctls {
@@ -60,6 +73,8 @@ impl Default for LinuxSysctls {
             tcp_congestion_control: LinuxModule::default(),
             tcp_rmem: [4096, 131_072, 6_291_456],
             so_rcvbuf: None,
+            tcp_rto_max_ms: None,
+            tcp_rto_min_us: None,
         }
     }
 }

@@ -70,6 +70,8 @@ pub struct Rack {
     /// The latest send time among the segments this ACK delivered
     /// (`rs->prior_delivered`, as a time); None if it delivered none.
     ack_latest_sent: Option<Time>,
+    /// Segments ever marked lost (each `tcp_mark_skb_lost`).
+    marked: u64,
 }
 
 impl Default for Rack {
@@ -87,6 +89,7 @@ impl Default for Rack {
             dsack_seen: false,
             last_widened: None,
             ack_latest_sent: None,
+            marked: 0,
         }
     }
 }
@@ -282,6 +285,7 @@ impl Rack {
             if waited >= deadline_span {
                 // remaining <= 0: tcp_mark_skb_lost.
                 self.lost.insert(s.start);
+                self.marked += 1;
                 d.newly_lost += 1;
                 d.lost_retransmissions += s.rexmit_in_episode as u64;
             } else {
@@ -295,7 +299,12 @@ impl Rack {
     /// Marks a segment lost outright (`tcp_timeout_mark_lost` for the segments a
     /// timeout's go-back-N has not resent yet, when recovery takes over from it).
     pub fn mark_segment_lost(&mut self, start: u64) {
-        self.lost.insert(start);
+        self.marked += self.lost.insert(start) as u64;
+    }
+
+    /// Segments ever marked lost, lost retransmissions again (`tp->lost`).
+    pub fn marked(&self) -> u64 {
+        self.marked
     }
 
     /// A segment was retransmitted (`TCPCB_SACKED_RETRANS` set): it waits again.

@@ -27,6 +27,8 @@ use crate::window::{SsthreshRule, Window};
 use crate::wire_size::WireSizes;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
 
+mod cc_glue;
+
 /// The sender's state as a stack's loss detection reads it ([`LossView`]); a macro,
 /// so that the view borrows the window while the stack is borrowed mutably.
 macro_rules! loss_view {
@@ -64,6 +66,9 @@ pub enum TimerOutcome {
     SynTimeout,
     /// A Tail Loss Probe went out (the `linux` profile); no retransmission timeout.
     LossProbe,
+    /// The pacing timer released held segments (a pacing controller, BBR); no
+    /// retransmission timeout.
+    Pacing,
     /// RACK's reordering timer fired (the `linux` profile, `tcp_rack_reo_timeout`): it
     /// marks segments lost and may start recovery; no retransmission timeout.
     ReorderTimeout,
@@ -152,6 +157,9 @@ pub struct TcpSender<E: RtoEstimator> {
     fast_timeouts: Vec<u64>,
     /// The congestion controller ([`crate::cc`]).
     cc: Cc,
+    /// Rate sampling and pacing for a controller that takes over cwnd
+    /// ([`crate::cc_driver`]); `None` for the others.
+    drv: Option<Box<crate::cc_driver::CcDriver>>,
     /// The sizes of the flow's data segments ([`crate::wire_size`]).
     sizes: WireSizes,
     /// The timestamp clock ([`TcpConfig::timestamp_tick`], [`crate::ts_clock`]).
@@ -185,6 +193,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         );
         w.ssthresh_rule = cfg.ssthresh_rule;
         w.rwnd = cfg.receiver_window;
+        let cc = Cc::new(crate::stacks::congestion_controller(cfg));
+        let drv =
+            (cc.controls_cwnd()).then(|| Box::new(crate::cc_driver::CcDriver::for_flow(flow.0)));
         TcpSender {
             flow,
             cfg: cfg.clone(),
@@ -219,7 +230,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
-            cc: Cc::new(crate::stacks::congestion_controller(cfg)),
+            cc,
+            drv,
             stack,
             sizes: WireSizes::new(cfg),
             ts_clock: TsClock::new(cfg.timestamp_tick),
@@ -304,12 +316,14 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.cfg.handshake {
             self.send_syn(now, false, out);
         } else {
+            self.cc_init(now);
             self.try_send(now, out);
         }
     }
 
     /// The application writes `bytes` more.
     pub fn on_app_data(&mut self, now: Time, bytes: u64, out: &mut Vec<Packet>) {
+        self.cc_on_app_write();
         self.app_end += bytes;
         self.try_send(now, out);
     }
@@ -339,6 +353,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if pkt.ack > self.w.snd_max {
             return AckInfo::default();
         }
+        let cc_start = self.cc_ack_begin(pkt);
         let timeouts = self.consecutive_timeouts;
         let was_recovering = self.phase != Phase::Open;
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
@@ -377,6 +392,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         // 8985; PRR, RFC 6937).
         self.detect_losses(now, info.duplicate || newly_sacked > 0 || dsack);
         self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
+        if let Some(start) = cc_start {
+            self.cc_ack_end(now, start, info.rtt_sample);
+        }
         // RFC 5681: send what the window admits.
         if !self.stack.holds_ack() {
             self.try_send(now, out);
@@ -654,6 +672,9 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// The retransmission timer fired; says what the expiry was.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) -> TimerOutcome {
         if self.timer.is_none_or(|t| t > now) {
+            if self.cc_on_pacing_timer(now, out) {
+                return TimerOutcome::Pacing;
+            }
             return TimerOutcome::NotDue;
         }
         self.timer = None;
@@ -856,6 +877,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.handshake = Handshake::Established;
         self.timer = None;
+        self.cc_init(now);
         self.try_send(now, out);
     }
 
@@ -1272,6 +1294,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         // RFC 5681 3.1: cwnd = loss window = 1 SMSS.
         self.w.cwnd = self.w.mss;
         self.cc.on_timeout(now, self.w.snd_max);
+        self.cc_on_enter_loss(now);
         self.consecutive_timeouts += 1;
         self.stats.timeouts += 1;
         self.fast_watch = Some(FastTimeoutWatch {
@@ -1333,6 +1356,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         let mut sent_any = false;
         loop {
+            if !self.cc_may_send(now) {
+                break;
+            }
             let choice = match self.phase {
                 Phase::Recovery { .. } => self.next_in_recovery(),
                 _ => match self.open_window_end() {
@@ -1569,6 +1595,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// of new data runs once per segment).
     #[inline(always)]
     fn emit(&mut self, now: Time, start: u64, end: u64, retx: bool, out: &mut Vec<Packet>) {
+        self.cc_on_sent(now, start, end, retx);
         let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
         p.wire_model = self.wire_model();
         p.seq = start;

@@ -26,6 +26,9 @@ pub enum SsthreshRule {
     /// of cwnd, at least 2, in whole segments ([`crate::cc::cubic::ssthresh`]); a repeated
     /// timeout holds it as with `LinuxReno`.
     LinuxCubic,
+    /// A controller whose `ssthresh()` keeps ssthresh (the kernel's `bbr_ssthresh`
+    /// returns `tp->snd_ssthresh`): a loss does not lower it.
+    Kept,
 }
 
 /// Sequence space, congestion window and the outstanding-segment table.
@@ -93,6 +96,7 @@ impl Window {
             SsthreshRule::LinuxCubic => {
                 return crate::cc::cubic::ssthresh(self.cwnd / self.mss) * self.mss;
             }
+            SsthreshRule::Kept => return self.ssthresh,
         };
         (base / 2).max(2 * self.mss)
     }

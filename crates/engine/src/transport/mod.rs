@@ -23,7 +23,7 @@
 
 use crate::config::FlowKind;
 use crate::facts::{Facts, Truth};
-use spikelab_core::{Dur, FlowId, Packet, Time};
+use spikelab_core::{Dur, FlowId, Packet, RngStreams, Time};
 use spikelab_tcp::spurious::{EpisodeVerdict, UndoCounters};
 
 /// What a packet reaching the end of its route did at the endpoint that took it.
@@ -148,9 +148,10 @@ pub struct Judgements<'a> {
 /// truth with the transport's own test of the packet.
 pub type InNetwork<'a> = &'a dyn Fn(&dyn Fn(&Packet) -> bool) -> bool;
 
-/// How a transport is built for a flow: `None` when the flow's kind is not its own.
+/// How a transport is built for a flow: `None` when the flow's kind is not its own;
+/// `streams` are the run's seeded random streams.
 pub trait FromFlow: Sized {
-    fn from_flow(flow: FlowId, kind: &FlowKind) -> Option<Self>;
+    fn from_flow(flow: FlowId, kind: &FlowKind, streams: &RngStreams) -> Option<Self>;
 }
 
 /// One connection: its sender and receiver, driven by the world through these hooks.
@@ -248,9 +249,9 @@ macro_rules! transports {
             /// The transport of a flow of `kind`: the first registered one that takes
             /// it, or `None` for a flow that is no connection (a CBR source, which the
             /// world runs itself).
-            pub fn new(flow: FlowId, kind: &FlowKind) -> Option<Transports> {
+            pub fn new(flow: FlowId, kind: &FlowKind, streams: &RngStreams) -> Option<Transports> {
                 $(
-                    if let Some(t) = <$m::$T as FromFlow>::from_flow(flow, kind) {
+                    if let Some(t) = <$m::$T as FromFlow>::from_flow(flow, kind, streams) {
                         return Some(Transports::$V(t));
                     }
                 )*

@@ -14,7 +14,7 @@ use super::{
 };
 use crate::config::FlowKind;
 use crate::facts::{classify, Facts, Truth};
-use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
+use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, Time};
 use spikelab_quic::sender::{Decided, TimerOutcome};
 use spikelab_quic::{Arrived, Implementation, QuicConnection, QuicConfig};
 use spikelab_tcp::spurious::UndoCounters;
@@ -73,7 +73,7 @@ impl QuicModelTransport {
 }
 
 impl FromFlow for QuicModelTransport {
-    fn from_flow(flow: FlowId, kind: &FlowKind) -> Option<QuicModelTransport> {
+    fn from_flow(flow: FlowId, kind: &FlowKind, _: &RngStreams) -> Option<QuicModelTransport> {
         match kind {
             FlowKind::Quic { quic, .. } if quic.implementation == Implementation::Model => {
                 Some(QuicModelTransport::new(flow, quic))

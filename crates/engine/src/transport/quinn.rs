@@ -15,7 +15,7 @@ use super::{
 };
 use crate::config::FlowKind;
 use crate::facts::{Facts, Truth};
-use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
+use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, Time};
 use spikelab_quic::{Implementation, QuicCc, QuicConfig};
 use spikelab_quinn::flow::{datagram_id, Declared, QuinnFlow, Reached, Whereabouts};
 use spikelab_quinn::{Controller, QuinnConfig};
@@ -50,11 +50,11 @@ fn quinn_config(q: &QuicConfig) -> QuinnConfig {
 }
 
 impl FromFlow for QuinnTransport {
-    fn from_flow(flow: FlowId, kind: &FlowKind) -> Option<QuinnTransport> {
+    fn from_flow(flow: FlowId, kind: &FlowKind, streams: &RngStreams) -> Option<QuinnTransport> {
         match kind {
             FlowKind::Quic { quic, .. } if quic.implementation == Implementation::Quinn => {
                 Some(QuinnTransport {
-                    flow: Box::new(QuinnFlow::new(flow, &quinn_config(quic))),
+                    flow: Box::new(QuinnFlow::new(flow, &quinn_config(quic), streams)),
                     mss: spikelab_quic::wire::stream_bytes_per_packet(quic),
                     declared: Vec::new(),
                 })

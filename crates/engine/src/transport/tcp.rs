@@ -9,7 +9,7 @@ use super::{
 };
 use crate::config::FlowKind;
 use crate::facts::{Facts, Truth};
-use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
+use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, Time};
 use spikelab_tcp::rto::{Rto, RtoEstimator};
 use spikelab_tcp::{Phase, TcpConfig, TcpReceiver, TcpSender, TimerOutcome};
 
@@ -35,9 +35,14 @@ impl TcpTransport {
 }
 
 impl FromFlow for TcpTransport {
-    fn from_flow(flow: FlowId, kind: &FlowKind) -> Option<TcpTransport> {
+    fn from_flow(flow: FlowId, kind: &FlowKind, streams: &RngStreams) -> Option<TcpTransport> {
         match kind {
-            FlowKind::Tcp { tcp, .. } => Some(TcpTransport::new(flow, tcp)),
+            FlowKind::Tcp { tcp, .. } => {
+                let mut t = TcpTransport::new(flow, tcp);
+                // The controller's random draws (BBR's gain-cycle phase).
+                (t.sender).set_cc_rng(streams.stream("tcp-cc", flow.0 as u64));
+                Some(t)
+            }
             _ => None,
         }
     }
@@ -80,7 +85,11 @@ impl Transport for TcpTransport {
 
     #[inline]
     fn sender_deadline(&self) -> Option<Time> {
-        self.sender.next_deadline()
+        // The pacing timer (a pacing controller, BBR) shares the sender's slot.
+        match self.sender.pacing_deadline() {
+            None => self.sender.next_deadline(),
+            Some(p) => Some(self.sender.next_deadline().map_or(p, |d| d.min(p))),
+        }
     }
 
     #[inline]
@@ -92,7 +101,9 @@ impl Transport for TcpTransport {
         let s = &self.sender;
         let runs = self.outstanding() || s.timer_runs_idle();
         if !runs || s.next_deadline().is_none_or(|d| d > now) {
-            return None;
+            // Only the pacing timer is due: no timeout.
+            let paced = s.pacing_deadline().is_some_and(|p| p <= now);
+            return paced.then_some(Expiry::NoTimeout);
         }
         // A Tail Loss Probe's or RACK's reordering timer (the `linux` profile) is no
         // retransmission timeout; nor is a timer running with nothing outstanding
@@ -138,6 +149,7 @@ impl Transport for TcpTransport {
                 what: "ReorderTimeout",
             },
             TimerOutcome::IdleTimer => TimerDecision::NoTimeout { what: "IdleTimer" },
+            TimerOutcome::Pacing => TimerDecision::NoTimeout { what: "Pacing" },
         }
     }
 

@@ -107,7 +107,7 @@ impl<L: Lead> Sim<L> {
             }
         };
         let flow = FlowId(i as u32);
-        let (state, bytes, min_segments) = match Transports::new(flow, &spec.kind) {
+        let (state, bytes, min_segments) = match Transports::new(flow, &spec.kind, streams) {
             Some(transport) => {
                 self.flows.unfinished += 1;
                 let (workload, mss) = spec.kind.connection().expect("a transport's flow");

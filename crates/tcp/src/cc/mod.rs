@@ -5,7 +5,7 @@
 //! decides *by how much* cwnd grows, and keeps whatever state that needs (Linux's
 //! `snd_cwnd_cnt`, CUBIC's epoch and W_max, HyStart's rounds). How ssthresh is
 //! halved on a loss stays the window's `SsthreshRule`, which a
-//! `linux` host derives from its controller ([`LinuxModule::ssthresh_is_cubic`]).
+//! `linux` host derives from its controller (`LinuxSysctls::apply` in the linux stack's profile).
 //!
 //! The controllers, one per file:
 //!
@@ -14,6 +14,8 @@
 //!   (`windowOption_` 1: cwnd_ += 1/cwnd_ in packets).
 //! * [`linux_reno`]: the kernel's `tcp_reno_cong_avoid` (net/ipv4/tcp_cong.c).
 //! * [`cubic`]: the kernel's CUBIC (net/ipv4/tcp_cubic.c, RFC 9438).
+//! * [`bbr`]: the kernel's BBR v1 (net/ipv4/tcp_bbr.c), which takes over cwnd on every
+//!   ACK from delivery-rate samples ([`CongestionControl::controls_cwnd`]) and paces.
 //!
 //! A new controller is one file here with its `pub mod` line and one line in the
 //! `controllers!` list below, which generates [`CcKind`] (names, Linux module name,
@@ -23,6 +25,7 @@
 //! ([`crate::exports::Exports`]), its ns-2 export or the reason ns-2 cannot run it and
 //! the kernel module `spikelab emulate` runs for it (`tcp_congestion_control`).
 
+pub mod bbr;
 pub mod cubic;
 pub mod linux_reno;
 pub mod ns2_opencwnd;
@@ -30,8 +33,9 @@ pub mod rfc5681;
 
 use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::linux_cwnd_limited::CwndUsage;
+use crate::rate::RateSample;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use spikelab_core::{Dur, Time};
+use spikelab_core::{Dur, SimRng, Time};
 
 /// The window a controller reads, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +76,51 @@ pub struct RttEvent {
     pub snd_max: u64,
 }
 
+/// The kernel's congestion state (`icsk_ca_state`) as a controller that takes over
+/// cwnd reads it: Open (also Disorder and CWR), Recovery (fast recovery) or Loss
+/// (after a retransmission timeout), in the kernel's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    Open,
+    Recovery,
+    Loss,
+}
+
+/// The connection as a controller that takes over cwnd sees it (`struct tcp_sock`),
+/// counts in segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnView {
+    pub now: Time,
+    /// `mss_cache` in bytes.
+    pub mss: u64,
+    /// `snd_cwnd`.
+    pub cwnd: u64,
+    /// `tcp_packets_in_flight`.
+    pub in_flight: u64,
+    /// `tp->delivered` and `tp->delivered_mstamp` ([`crate::rate`]).
+    pub delivered: u64,
+    pub delivered_mstamp: Time,
+    /// `tp->lost`: segments ever marked lost.
+    pub lost: u64,
+    pub ca_state: CaState,
+    /// The smoothed RTT and `tcp_min_rtt`, once sampled.
+    pub srtt: Option<Dur>,
+    pub min_rtt: Option<Dur>,
+    /// `tcp_wstamp_ns`: when pacing lets the next segment leave ([`crate::pacing`]).
+    pub wstamp: Time,
+}
+
+/// What a controller that takes over cwnd sets on an ACK (`cong_control`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Control {
+    /// `snd_cwnd` in segments.
+    pub cwnd: u64,
+    /// A new `snd_ssthresh` in segments, if set.
+    pub ssthresh: Option<u64>,
+    /// Mark the connection application-limited (`tp->app_limited = ...`).
+    pub mark_app_limited: bool,
+}
+
 /// The controller interface. Every hook is named by the event that fires it; the
 /// per-ACK hooks run on every ACK of the hot path.
 pub trait CongestionControl {
@@ -99,6 +148,38 @@ pub trait CongestionControl {
     /// `w` is the restored window (the kernel's `undo_cwnd`, whose value the sender's
     /// restore rule already computed). Default: nothing to restore.
     fn on_undo(&mut self, _w: &CwndView) {}
+    /// Whether the controller sets cwnd itself on every ACK from delivery-rate samples
+    /// (the kernel's `cong_control` op: `tcp_cong_control` then skips slow start,
+    /// congestion avoidance and PRR, and `tcp_end_cwnd_reduction` leaves cwnd alone).
+    /// Default: no; the hooks below then never run.
+    fn controls_cwnd(&self) -> bool {
+        false
+    }
+    /// The connection is set up (`init`); `rng` is the flow's seeded stream for the
+    /// controller's random draws. Default: nothing to set up.
+    fn on_init(&mut self, _c: &ConnView, _rng: &SimRng) {}
+    /// Every ACK, after loss detection and undo (`cong_control` with the ACK's
+    /// `struct rate_sample`). Default: cwnd as it is.
+    fn on_cong_control(&mut self, _rs: &RateSample, c: &ConnView) -> Control {
+        Control {
+            cwnd: c.cwnd,
+            ssthresh: None,
+            mark_app_limited: false,
+        }
+    }
+    /// Sending starts with nothing in flight (`CA_EVENT_TX_START`); `app_limited`:
+    /// the connection is application-limited. Returns cwnd in segments. Default: as it is.
+    fn on_tx_start(&mut self, c: &ConnView, _app_limited: bool) -> u64 {
+        c.cwnd
+    }
+    /// A retransmission timeout entered the Loss state (`set_state(TCP_CA_Loss)`),
+    /// its losses marked. Default: nothing to note.
+    fn on_enter_loss(&mut self, _c: &ConnView) {}
+    /// The pacing rate in bytes per second (`sk_pacing_rate`), if the controller
+    /// paces. Default: none (the sender does not pace).
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A registered controller: a fresh state for a new connection, what it states about
@@ -158,6 +239,14 @@ macro_rules! controllers {
                 fn on_congestion_event(&mut self, w: &CwndView);
                 fn on_timeout(&mut self, now: Time, snd_max: u64);
                 fn on_undo(&mut self, w: &CwndView);
+                #[inline]
+                fn controls_cwnd(&self) -> bool;
+                fn on_init(&mut self, c: &ConnView, rng: &SimRng);
+                fn on_cong_control(&mut self, rs: &RateSample, c: &ConnView) -> Control;
+                fn on_tx_start(&mut self, c: &ConnView, app_limited: bool) -> u64;
+                fn on_enter_loss(&mut self, c: &ConnView);
+                #[inline]
+                fn pacing_rate(&self) -> Option<u64>;
             }
         }
 
@@ -179,6 +268,8 @@ controllers! {
     "linux-reno" => LinuxReno(linux_reno::LinuxReno),
     /// The kernel's CUBIC (`tcp_cubic.c`).
     "cubic" => Cubic(cubic::Cubic),
+    /// The kernel's BBR v1 (`tcp_bbr.c`).
+    "bbr" => Bbr(bbr::Bbr),
 }
 
 /// `net.ipv4.tcp_congestion_control`: a controller with a Linux module name, written
@@ -208,12 +299,6 @@ impl LinuxModule {
     /// The kernel's module name.
     pub fn name(self) -> &'static str {
         self.0.linux_module().unwrap_or_default()
-    }
-
-    /// Whether the module's `ssthresh()` is `cubictcp_recalc_ssthresh` (the others
-    /// modelled use `tcp_reno_ssthresh`).
-    pub fn ssthresh_is_cubic(self) -> bool {
-        self.0 == CcKind::Cubic
     }
 }
 
@@ -269,13 +354,17 @@ mod tests {
     }
 
     #[test]
-    fn a_linux_host_names_reno_and_cubic_by_their_module_names() {
-        assert_eq!(LinuxModule::names(), ["reno", "cubic"]);
+    fn a_linux_host_names_reno_cubic_and_bbr_by_their_module_names() {
+        assert_eq!(LinuxModule::names(), ["reno", "cubic", "bbr"]);
         assert_eq!(
             LinuxModule::named("cubic").map(LinuxModule::kind),
             Some(CcKind::Cubic)
         );
-        assert_eq!(LinuxModule::named("bbr"), None);
+        assert_eq!(
+            LinuxModule::named("bbr").map(LinuxModule::kind),
+            Some(CcKind::Bbr)
+        );
+        assert_eq!(LinuxModule::named("vegas"), None);
         assert_eq!(LinuxModule::default().name(), "reno");
     }
 

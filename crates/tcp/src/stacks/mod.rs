@@ -354,6 +354,12 @@ pub trait StackRules {
     fn marked_lost(&self, _start: u64) -> bool {
         false
     }
+    /// Segments marked lost and not retransmitted since (`lost_out - retrans_out`),
+    /// and segments ever marked lost (`tp->lost`), for a controller's rate samples
+    /// ([`crate::cc_driver`]). RFC: none marked.
+    fn lost_counts(&self) -> (u64, u64) {
+        (0, 0)
+    }
     /// Fast recovery begins on the stack's word from the Loss state: the segments
     /// from snd_nxt not yet resent are marked lost.
     fn mark_unsent_lost(&mut self, _w: &Window) {}
@@ -469,6 +475,7 @@ spikelab_core::dispatch_enum! {
         fn detect_losses(&mut self, v: &LossView, flags: bool) -> LossMarks;
         fn on_reorder_timeout(&mut self, v: &LossView) -> bool;
         fn marked_lost(&self, start: u64) -> bool;
+        fn lost_counts(&self) -> (u64, u64);
         fn mark_unsent_lost(&mut self, w: &Window);
         #[inline]
         fn pipe_segments(&self, w: &Window) -> u64;

@@ -217,6 +217,11 @@ impl StackRules for LinuxHost {
         self.rack.is_lost(start)
     }
 
+    /// RACK's marks: pending, and ever made (`tp->lost`).
+    fn lost_counts(&self) -> (u64, u64) {
+        (self.rack.lost_pending(), self.rack.rack().marked())
+    }
+
     fn mark_unsent_lost(&mut self, w: &Window) {
         self.rack.mark_unsent_lost(w);
     }
