@@ -32,8 +32,10 @@ pub struct LinkDirConfig {
     /// none.
     #[serde(default)]
     pub delay_trace: Option<DelaySource>,
-    /// How `delay_trace` is read: replayed in time ("time") or one independent draw per
-    /// packet ("per-packet"; see [`crate::delay`]). Default: time.
+    /// How `delay_trace` is read: replayed in time ("time"), one independent draw per
+    /// packet in FIFO order ("per-packet"), or one independent draw per packet that may
+    /// overtake the packets before it ("per-packet-reordering"; see [`crate::delay`]).
+    /// Default: time.
     #[serde(default)]
     pub delay_sampling: DelaySampling,
 }
@@ -95,8 +97,8 @@ pub struct LinkConfig {
     /// Delay trace file applied to both directions (see [`crate::delay`]). Default: none.
     #[serde(default)]
     pub delay_trace: Option<DelaySource>,
-    /// How both directions read their delay trace: "time" or "per-packet" (see
-    /// [`crate::delay`]). Default: time.
+    /// How both directions read their delay trace: "time", "per-packet" or
+    /// "per-packet-reordering" (see [`crate::delay`]). Default: time.
     #[serde(default)]
     pub delay_sampling: DelaySampling,
     /// Overrides for the forward direction. Default: none.

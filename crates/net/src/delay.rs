@@ -34,6 +34,16 @@
 //! essentially uncorrelated"; a 512-segment transfer meets 24 timeouts, far more spikes
 //! than the trace holds in the seconds the transfer lasts). Packets still never overtake
 //! one another.
+//!
+//! [`DelaySampling::PerPacketReordering`] draws as `PerPacket` does, but a packet does not
+//! wait for the ones before it: it reaches the far end at its transmission's end plus
+//! the latency plus its own draw, and overtakes every packet that drew a longer delay
+//! (the link's pipe is kept in arrival order, ties in the order the packets left the
+//! transmitter). The path then reorders, and stated as such: each packet's delay is
+//! independent of the others' as the paper's pings are ("essentially uncorrelated"),
+//! and a packet's timeout depends on its own delay alone ("the RTT associated with the
+//! packet exceeds the RTO"), where under FIFO order a spike delays every packet behind
+//! it too.
 
 use crate::trace_ref::TraceError;
 use rand::Rng;
@@ -49,8 +59,26 @@ pub enum DelaySampling {
     #[default]
     Time,
     /// An independent draw per packet from the trace's delays, every point equally
-    /// likely.
+    /// likely; packets stay in FIFO order.
     PerPacket,
+    /// An independent draw per packet as [`DelaySampling::PerPacket`], and a packet may
+    /// overtake the ones before it: the path reorders.
+    PerPacketReordering,
+}
+
+impl DelaySampling {
+    /// Does each packet draw its own delay (rather than read the trace in time)?
+    pub fn draws_per_packet(self) -> bool {
+        matches!(
+            self,
+            DelaySampling::PerPacket | DelaySampling::PerPacketReordering
+        )
+    }
+
+    /// May a packet overtake the ones before it on the link?
+    pub fn reorders(self) -> bool {
+        self == DelaySampling::PerPacketReordering
+    }
 }
 
 /// A parsed delay trace.
@@ -149,7 +177,7 @@ impl DelayTrace {
     pub fn delay_for(&self, sampling: DelaySampling, t: Time, rng: &mut SimRng) -> Dur {
         match sampling {
             DelaySampling::Time => self.delay_at(t),
-            DelaySampling::PerPacket => self.draw(rng),
+            DelaySampling::PerPacket | DelaySampling::PerPacketReordering => self.draw(rng),
         }
     }
 }

@@ -8,7 +8,11 @@
 //!
 //! * Packets reach the far end in the order they left the transmitter: the propagation
 //!   pipe is a FIFO whose arrival times never decrease (a packet whose own delay would
-//!   let it overtake the one before waits for it), as on a real wire.
+//!   let it overtake the one before waits for it), as on a real wire. The one
+//!   exception is a delay trace drawn with [`DelaySampling::PerPacketReordering`]: the
+//!   pipe is then kept in arrival order (ties in the order the packets left the
+//!   transmitter), so a packet that drew a short delay overtakes those that drew long
+//!   ones.
 //! * [`LinkDir::suspend`] models the hiccup of [Gurtov & Ludwig 2002] 4 and the outages of
 //!   [Ekström & Ludwig 2004] Scenario C. By default ([`FreezeMode::default`]) everything
 //!   *after* the queue stops where it is (the transmission in progress and the packets
@@ -131,6 +135,9 @@ pub(crate) struct Staged<P = Packet, L = ()> {
     /// Draws of a per-packet delay trace: a stream of its own, split off `rng` only in
     /// that mode, so the queue's and service's draws are those of every other mode.
     delay_rng: Option<Box<SimRng>>,
+    /// Is the pipe kept in arrival order rather than FIFO
+    /// ([`DelaySampling::PerPacketReordering`])?
+    reorders: bool,
     /// The random streams are boxed: a generator is 320 bytes and most links never
     /// draw (drop-tail queue, plain rate); held inline, the two made up half of the
     /// link and spread its hot fields (queue, transmitter, pipe, counters) over twice
@@ -183,7 +190,9 @@ struct Parts<P, L> {
 impl<P: Wire, L: Lead> Staged<P, L> {
     /// An idle link direction in the staged form ([`LinkDir::new`]).
     pub fn new(cfg: &LinkDirConfig, mut rng: SimRng) -> Staged<P, L> {
-        let delay_rng = (cfg.delay_sampling == DelaySampling::PerPacket)
+        let delay_rng = cfg
+            .delay_sampling
+            .draws_per_packet()
             .then(|| Box::new(SimRng::seed_from_u64(rng.random())));
         Staged {
             queue: Queue::new(&cfg.queue, cfg.rate),
@@ -191,6 +200,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
             latency: cfg.latency,
             delay_trace: cfg.delay_trace.as_ref().map(|t| Arc::clone(t.loaded())),
             delay_rng,
+            reorders: cfg.delay_sampling.reorders(),
             rng: Box::new(rng),
             pipe: VecDeque::new(),
             suspension: None,
@@ -227,6 +237,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
             latency,
             delay_trace: None,
             delay_rng: None,
+            reorders: false,
             rng,
             pipe,
             suspension: None,
@@ -410,15 +421,18 @@ impl<P: Wire, L: Lead> Staged<P, L> {
     /// Transmission ends are computed exactly in advance and folded in lazily by
     /// `advance`, so while packets propagate the link only needs waking for the head's
     /// arrival: every packet still being sent arrives after it (FIFO). When nothing
-    /// propagates, see [`LinkDir::transmitter_wakeup`]. No time changes: `advance` is
-    /// exact whenever it runs.
+    /// propagates, see [`LinkDir::transmitter_wakeup`]. A reordering pipe
+    /// ([`DelaySampling::PerPacketReordering`]) wakes at the earlier of the head's
+    /// arrival and the transmitter's next end, since the packet being sent may draw a
+    /// delay that brings it in before the head. No time changes: `advance` is exact
+    /// whenever it runs.
     #[inline(always)]
     pub fn next_wakeup(&self) -> Option<Time> {
         // The common cases inline (a running link with packets propagating: the head's
         // arrival; a running plain link with none and no delay trace: the arrival of
         // the packet being sent, or none when idle, as `transmitter_wakeup` answers
         // there), the others in a call.
-        if self.suspension.is_none() {
+        if self.suspension.is_none() && !self.reorders {
             if let Some(f) = self.pipe.front() {
                 return Some(f.at);
             }
@@ -440,6 +454,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
         match self.suspension.as_deref() {
             Some(s) if s.mode.holds_wire() => arrival.filter(|&at| at <= s.since),
             Some(s) if s.mode.stops_transmitter() => arrival,
+            _ if self.reorders => earliest(arrival, self.transmitter_wakeup()),
             _ => arrival.or_else(|| self.transmitter_wakeup()),
         }
     }
@@ -507,7 +522,8 @@ impl<P: Wire, L: Lead> Staged<P, L> {
     /// (for [`LinkDir::enqueue_scheduled`] at its next link), and a transmission ending
     /// exactly `now` is left to end later (its time is kept exactly), so that an
     /// arrival scheduled before it still finds it in service. When that end is the
-    /// wakeup itself (nothing reached the far end and nothing propagates) it ends now.
+    /// wakeup itself (nothing reached the far end and nothing propagates, or with a
+    /// reordering pipe nothing reached the far end) it ends now.
     pub fn poll_scheduled(
         &mut self,
         now: Time,
@@ -538,7 +554,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
         }
         let out = delivered.len() + dropped.len();
         self.poll_noting(now, delivered, dropped, |t| scheduled.push(t));
-        if self.pipe.is_empty()
+        if (self.pipe.is_empty() || self.reorders)
             && delivered.len() + dropped.len() == out
             && (!skip || self.run_may_act(now))
         {
@@ -686,9 +702,10 @@ impl<P: Wire, L: Lead> Staged<P, L> {
     }
 
     /// Does the next wakeup depend only on the packets propagating (the pipe's head)?
-    /// Then an arrival, which never changes that head, leaves it as it is.
+    /// Then an arrival, which never changes that head, leaves it as it is. Not with a
+    /// reordering pipe, which wakes for the transmitter too ([`Staged::next_wakeup`]).
     pub fn wakeup_set_by_pipe(&self) -> bool {
-        !self.pipe.is_empty()
+        !self.pipe.is_empty() && !self.reorders
     }
 
     /// Packets waiting in the queue (not counting the one being transmitted).
@@ -795,6 +812,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
             latency: self.latency,
             trace: self.delay_trace.as_deref(),
             delay_rng: &mut self.delay_rng,
+            reorders: self.reorders,
         };
         // The common pair, plain serialisation from a drop-tail queue, in a loop of its
         // own: the same steps as the general call below, whose loop dispatches over
@@ -831,6 +849,7 @@ impl<P: Wire, L: Lead> Staged<P, L> {
             latency: self.latency,
             trace: self.delay_trace.as_deref(),
             delay_rng: &mut self.delay_rng,
+            reorders: self.reorders,
         };
         if let (Service::Rate(t), Queue::DropTail(q)) = (&mut self.service, &mut self.queue) {
             serve_drop_tail_at_rate(t, q, now, &mut self.rng, &mut wire);
@@ -1108,6 +1127,8 @@ struct Propagation<'a, P, L> {
     latency: Dur,
     trace: Option<&'a DelayTrace>,
     delay_rng: &'a mut Option<Box<SimRng>>,
+    /// Kept in arrival order rather than FIFO ([`DelaySampling::PerPacketReordering`]).
+    reorders: bool,
 }
 
 impl<P: Wire, L: Lead> Propagation<'_, P, L> {
@@ -1121,18 +1142,45 @@ impl<P: Wire, L: Lead> Propagation<'_, P, L> {
             Some(t) => traced_delay(t, d.at, self.delay_rng),
             None => Dur::ZERO,
         };
-        // FIFO: never reach the far end before the packet ahead.
         let own = own_arrival(d.at, self.latency, d.extra, traced);
+        if self.reorders {
+            return overtake(self.pipe, d, own);
+        }
+        // FIFO: never reach the far end before the packet ahead.
         let at = self.pipe.back().map_or(own, |b| own.max(b.at));
-        // `LinkDelay::recv()` schedules the arrival when it schedules the
-        // transmission's end.
-        let start = d.lead.scheduled(d.at);
-        self.pipe.push_back(InFlight {
-            pkt: d.pkt,
-            at,
-            lost: d.lost,
-            lead: L::of(at, start),
-        });
+        self.pipe.push_back(in_flight(d, at));
+    }
+}
+
+/// A packet leaving the transmitter at `d.at` that reaches the far end at `at`.
+#[inline(always)]
+fn in_flight<P, L: Lead>(d: Departure<P, L>, at: Time) -> InFlight<P, L> {
+    // `LinkDelay::recv()` schedules the arrival when it schedules the transmission's
+    // end.
+    let start = d.lead.scheduled(d.at);
+    InFlight {
+        pkt: d.pkt,
+        at,
+        lost: d.lost,
+        lead: L::of(at, start),
+    }
+}
+
+/// A reordering pipe ([`DelaySampling::PerPacketReordering`]) takes a packet arriving at
+/// `at` behind every packet due at or before `at` and ahead of the later ones: kept in
+/// arrival order, ties in the order the packets left the transmitter (out of line: few
+/// links reorder).
+#[inline(never)]
+fn overtake<P, L: Lead>(pipe: &mut VecDeque<InFlight<P, L>>, d: Departure<P, L>, at: Time) {
+    let i = pipe.partition_point(|f| f.at <= at);
+    pipe.insert(i, in_flight(d, at));
+}
+
+/// The earlier of two optional times (either when the other is `None`).
+fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

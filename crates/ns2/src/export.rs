@@ -337,6 +337,12 @@ fn check_links(sim: &SimConfig) -> Result<(), Refused> {
                     )
                 }
             }
+            if d.delay_sampling.reorders() {
+                return refuse(
+                    key("delay_sampling = per-packet-reordering"),
+                    "ns-2.35 links deliver in FIFO order: a packet never overtakes the one before it",
+                );
+            }
             if d.delay_trace.is_some() {
                 return refuse(key("delay_trace"), "ns-2.35 links have a fixed delay");
             }
@@ -957,6 +963,28 @@ mod tests {
         assert_eq!(e.key, "flow[0].tcp.recovery = new-reno-sack");
         let e = export(&scenario("", "ssthresh_rule = \"rfc5681\""), 1).unwrap_err();
         assert_eq!(e.key, "flow[0].tcp.ssthresh_rule = rfc5681");
+    }
+
+    #[test]
+    fn a_reordering_path_is_refused_at_its_direction_before_its_delay_trace() {
+        let e = export(
+            &scenario("delay_sampling = \"per-packet-reordering\"", ""),
+            1,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.key,
+            "link[0] (l).forward.delay_sampling = per-packet-reordering"
+        );
+        assert!(e.why.contains("FIFO"), "{e}");
+        let reverse_only = "reverse = { delay_sampling = \"per-packet-reordering\" }";
+        let e = export(&scenario(reverse_only, ""), 1).unwrap_err();
+        assert_eq!(
+            e.key,
+            "link[0] (l).reverse.delay_sampling = per-packet-reordering"
+        );
+        // FIFO per-packet draws without a trace draw nothing: exported as a fixed delay.
+        assert!(export(&scenario("delay_sampling = \"per-packet\"", ""), 1).is_ok());
     }
 
     #[test]

@@ -633,15 +633,18 @@ pub(crate) fn check_ops<L: same_instant::Lead>(
     l: &mut LinkDir<Packet, L>,
     ops: &[(u64, Op)],
 ) -> Result<Exits, TestCaseError> {
-    check_ops_woken(l, ops, false)
+    check_ops_woken(l, ops, false, true)
 }
 
 /// [`check_ops`], also polling at every transmission end the link does not wake for
-/// (`every_end`): the reference a link woken at arrivals only must agree with.
+/// (`every_end`): the reference a link woken at arrivals only must agree with. With
+/// `fifo` the packets must leave in the order they entered; without it (a reordering
+/// path) only in time order.
 fn check_ops_woken<L: same_instant::Lead>(
     l: &mut LinkDir<Packet, L>,
     ops: &[(u64, Op)],
     every_end: bool,
+    fifo: bool,
 ) -> Result<Exits, TestCaseError> {
     let mut exits = Exits::new();
     let (mut got, mut lost) = (Vec::new(), Vec::new());
@@ -662,7 +665,7 @@ fn check_ops_woken<L: same_instant::Lead>(
             l.poll(now, &mut got, &mut lost);
             prop_assert!(l.next_wakeup().is_none_or(|n| n > now));
             // Each list is in pipe order; together they continue after the last uid.
-            for list in [&got, &lost] {
+            for list in [&got, &lost].into_iter().filter(|_| fifo) {
                 prop_assert!(list.windows(2).all(|w| w[0].uid < w[1].uid), "FIFO broken");
                 prop_assert!(list.iter().all(|p| last_uid.is_none_or(|u| p.uid > u)));
             }
@@ -806,8 +809,32 @@ proptest! {
         let seeded = || SimRng::seed_from_u64(seed);
         let kept = check_ops(&mut LinkDir::<Packet, u32>::new(&c, seeded()), &ops)?;
         prop_assert_eq!(&plain, &kept);
-        let every_end = check_ops_woken(&mut LinkDir::<Packet, u32>::new(&c, seeded()), &ops, true)?;
+        let every_end = check_ops_woken(&mut LinkDir::<Packet, u32>::new(&c, seeded()), &ops, true, true)?;
         prop_assert_eq!(plain, every_end);
+    }
+}
+
+proptest! {
+    #[test]
+    fn random_operations_on_a_reordering_path_keep_counts_wakeups_and_every_packets_own_arrival(
+        ops in prop::collection::vec(op(), 1..150),
+        queue in any_queue(),
+        service in any_service(),
+        delays in prop::collection::vec(0u64..200, 1..6),
+        seed in any::<u64>(),
+    ) {
+        let points = delays.iter().map(|&d| (Time::ZERO, Dur::from_millis(d))).collect();
+        let c = LinkDirConfig {
+            queue,
+            service,
+            delay_trace: Some(crate::DelaySource::with_data("prop", crate::delay::DelayTrace::from_points(points))),
+            delay_sampling: DelaySampling::PerPacketReordering,
+            ..LinkDirConfig::new(BitRate(1_000_000), Dur::from_millis(20))
+        };
+        let seeded = || SimRng::seed_from_u64(seed);
+        let plain = check_ops_woken(&mut LinkDir::<Packet>::new(&c, seeded()), &ops, false, false)?;
+        let kept = check_ops_woken(&mut LinkDir::<Packet, u32>::new(&c, seeded()), &ops, false, false)?;
+        prop_assert_eq!(plain, kept);
     }
 }
 
@@ -904,4 +931,66 @@ fn the_packet_conservation_check_sees_a_packet_gone_missing() {
     assert!(l.packets_conserved());
     l.pipe.pop_front();
     assert!(!l.packets_conserved());
+}
+
+/// Packets 0 and 1 of 40 bytes (320 us at 1 Mbit/s), sent at 0 and 1 ms over 100 ms of
+/// latency and a trace of 500 ms and 10 ms read as `sampling`: with the link's seed
+/// packet 0 draws 500 ms and packet 1 10 ms. Returns (uid, arrival) in delivery order.
+fn two_packets_drawing_500_then_10_ms(sampling: DelaySampling) -> Vec<(u64, Time)> {
+    let trace = crate::delay::DelayTrace::parse("0,500ms\n0.001,10ms\n").unwrap();
+    let c = LinkDirConfig {
+        delay_trace: Some(crate::DelaySource::with_data("d", trace)),
+        delay_sampling: sampling,
+        ..cfg(1_000_000, Dur::from_millis(100), 10)
+    };
+    let inputs = [
+        (Time::ZERO, Input::Send(data(0, 0))),
+        (ms(1), Input::Send(data(1, 0))),
+    ];
+    drive(&mut link(&c), &inputs).delivered
+}
+
+#[test]
+fn a_reordering_path_lets_a_short_draw_overtake_a_long_one() {
+    // Each packet's own arrival: 0.32 + 100 + 500 ms, and 1.32 + 100 + 10 ms. The link
+    // wakes for packet 1 while packet 0 propagates, so it arrives on time, first.
+    let us = |x| Time::ZERO + Dur::from_micros(x);
+    let got = two_packets_drawing_500_then_10_ms(DelaySampling::PerPacketReordering);
+    assert_eq!(got, vec![(1, us(111_320)), (0, us(600_320))]);
+}
+
+#[test]
+fn a_per_packet_path_keeps_the_short_draw_behind_the_long_one() {
+    let us = |x| Time::ZERO + Dur::from_micros(x);
+    let got = two_packets_drawing_500_then_10_ms(DelaySampling::PerPacket);
+    assert_eq!(got, vec![(0, us(600_320)), (1, us(600_320))]);
+}
+
+#[test]
+fn a_reordering_path_delivers_every_packet_at_its_own_draw_in_arrival_order() {
+    // 40 packets back to back, each drawing 0 or 300 ms: every one arrives exactly at
+    // its transmission's end + latency + its draw (none waits for another), the
+    // deliveries come in time order, and some packets overtake.
+    let trace = crate::delay::DelayTrace::parse("0,0\n0.001,300ms\n").unwrap();
+    let c = LinkDirConfig {
+        delay_trace: Some(crate::DelaySource::with_data("d", trace)),
+        delay_sampling: DelaySampling::PerPacketReordering,
+        ..cfg(1_000_000, Dur::from_millis(100), 100)
+    };
+    let start = Time::ZERO + Dur::from_secs(1);
+    let out = drive(&mut link(&c), &burst(40, start));
+    assert_eq!(out.delivered.len(), 40);
+    let tx = Dur::from_micros(8_320);
+    for &(uid, at) in &out.delivered {
+        let own = at - (start + tx * (uid + 1) + Dur::from_millis(100));
+        assert!(
+            own == Dur::ZERO || own == Dur::from_millis(300),
+            "{uid}: {own}"
+        );
+    }
+    assert!(out.delivered.windows(2).all(|w| w[0].1 <= w[1].1));
+    assert!(
+        out.delivered.windows(2).any(|w| w[0].0 > w[1].0),
+        "no overtaking"
+    );
 }
