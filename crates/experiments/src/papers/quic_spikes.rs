@@ -3,7 +3,7 @@
 //! cellular trace path with stalls of 1-15 s. All of it `experiments/quic-spikes.toml`
 //! over `scenarios/gprs-eifel.toml`, `scenarios/eifel-response.toml` and
 //! `scenarios/paths/tmobile-lte-drive.toml`; docs/src/study-quic-spikes.md. It is not
-//! in the default set of `spikelab reproduce` (`crate::reproduction::studies`).
+//! in the default set of `spikelab reproduce` (the registry lists it among the studies).
 
 use crate::reproduction::from_file::FromFile;
 
