@@ -50,6 +50,14 @@ pub enum UndoRule {
     /// msquic (src/core/loss_detection.c `QuicLossDetectionProcessAckBlocks`,
     /// `QuicLossDetectionDetectAndHandleLostPackets`).
     Msquic,
+    /// quiche (quiche/src/recovery/congestion/recovery.rs
+    /// `detect_and_remove_acked_packets`, `drain_acked_and_lost_packets`;
+    /// congestion/cubic.rs `rollback`).
+    Quiche,
+    /// picoquic (picoquic/frames.c `picoquic_dequeue_old_retransmitted_packets`,
+    /// `PICOQUIC_SPURIOUS_RETRANSMIT_DELAY_MAX`; picoquic/cubic.c
+    /// `cubic_enter_recovery`, `cubic_correct_spurious`; picoquic/newreno.c).
+    Picoquic,
 }
 
 /// `[flow.quic]`: one QUIC connection's settings. The sender plays the client: it

@@ -17,7 +17,7 @@ use crate::pto;
 use crate::rtt::RttEstimator;
 use crate::sent::{SentPacket, SentPackets};
 use crate::stream::{Chunk, StreamSend};
-use crate::undo::LostMemory;
+use crate::undo::{LostMemory, Pass};
 use crate::wire::{data_packet_bytes, ip_bytes, stream_bytes_per_packet, CLIENT_INITIAL};
 use spikelab_core::packet::{IP_HEADER, UDP_HEADER};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
@@ -85,6 +85,8 @@ pub struct QuicSender {
     sent: SentPackets,
     last_eliciting: Option<Time>,
     largest_acked: Option<u64>,
+    /// When the largest acknowledged packet was sent.
+    largest_acked_sent: Option<Time>,
     rtt: RttEstimator,
     first_sample: Option<Time>,
     pto_count: u32,
@@ -108,6 +110,7 @@ impl QuicSender {
             sent: SentPackets::new(),
             last_eliciting: None,
             largest_acked: None,
+            largest_acked_sent: None,
             rtt: RttEstimator::new(cfg.initial_rtt),
             first_sample: None,
             pto_count: 0,
@@ -224,7 +227,8 @@ impl QuicSender {
         // quinn runs its spurious-loss test on every ACK frame first.
         if self.memory.on_ack_frame(frame) {
             self.stats.spurious_events += 1;
-            if self.memory.restores(self.cfg.cc) && self.cc.undo() {
+            let (prior, srtt) = (self.cc.prior(), self.rtt.smoothed());
+            if self.memory.restores(self.cfg.cc, prior, now, srtt) && self.cc.undo() {
                 self.stats.undos += 1;
             }
         }
@@ -239,6 +243,9 @@ impl QuicSender {
             };
         }
         let sample = self.rtt_sample(now, largest, frame.ack_delay, &newly);
+        if let Some((_, p)) = newly.iter().find(|(pn, _)| *pn == largest) {
+            self.largest_acked_sent = Some(p.time_sent);
+        }
         for &(pn, p) in &newly {
             self.sent.remove(pn);
             self.stream.on_acked(p.offset, p.len);
@@ -292,8 +299,19 @@ impl QuicSender {
         );
         self.loss_time = scan.loss_time;
         let mad = self.cfg.max_ack_delay;
-        self.memory
-            .on_detection(now, new_largest, la, &self.rtt, mad);
+        self.memory.on_detection(&Pass {
+            now,
+            new_largest,
+            largest_acked: la,
+            largest_acked_sent: self.largest_acked_sent,
+            oldest_outstanding: self
+                .sent
+                .iter()
+                .find(|(pn, _)| !scan.lost.contains(pn))
+                .map(|(pn, _)| pn),
+            rtt: &self.rtt,
+            max_ack_delay: mad,
+        });
         let mut lost = Vec::with_capacity(scan.lost.len());
         for pn in scan.lost {
             let p = self
@@ -301,7 +319,7 @@ impl QuicSender {
                 .remove(pn)
                 .expect("detected among the outstanding");
             self.stream.on_lost(p.offset, p.len);
-            self.memory.on_lost(pn, p.time_sent);
+            self.memory.on_lost(pn, p.time_sent, now);
             self.declared.push(Decided::Lost { pn });
             self.stats.loss_declarations += 1;
             lost.push((pn, p));
@@ -357,12 +375,25 @@ impl QuicSender {
         });
         self.stats.ptos += 1;
         if self.established() {
+            self.timer_response(now);
             self.send_probes(now, out);
         } else {
             self.send_initial(now, out);
         }
         self.pto_count += 1;
         TimerOutcome::Probe
+    }
+
+    /// What the undo rule does on a probe timeout beyond RFC 9002's probes: picoquic
+    /// remembers the outstanding packets as retransmitted and drops the window
+    /// ([`crate::undo`]).
+    fn timer_response(&mut self, now: Time) {
+        let outstanding = self.sent.iter().map(|(pn, p)| (pn, p.time_sent));
+        self.memory.on_probe_timeout(now, outstanding);
+        let newest = self.sent.iter().last().map(|(_, p)| p.time_sent);
+        if let Some(sent) = newest.filter(|_| self.memory.timer_is_congestion()) {
+            self.cc.on_timer_loss(now, sent);
+        }
     }
 
     /// 6.2.4: `probe_packets` ack-eliciting packets, outside the window: new or lost
