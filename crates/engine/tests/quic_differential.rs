@@ -8,17 +8,26 @@
 //!
 //! | path | model: done, PTOs, losses | quinn: done, PTOs, losses |
 //! |---|---|---|
-//! | clean | 2.493 s, 0, 0 | 2.474 s, 0, 0 (-0.7 %) |
-//! | segment 40 dropped | 3.715 s, 0, 1 | 3.671 s, 0, 1 (-1.2 %) |
-//! | 5 s freeze at 1 s | 7.493 s, 3, 0 | 8.050 s, 3, 0 (+7.4 %) |
-//! | 40 s freeze at 1 s | 42.483 s, 6, 0 | never: idle timeout, 6, 0 |
+//! | clean | 2.519 s, 0, 0 | 2.499 s, 0, 0 (-0.8 %) |
+//! | segment 40 dropped | 3.741 s, 0, 1 | 3.671 s, 0, 1 (-1.9 %) |
+//! | 5 s freeze at 1 s | 8.099 s, 3, 0 | 8.075 s, 3, 0 (-0.3 %) |
+//! | 40 s freeze at 1 s | closed by the idle timeout, 6, 0 | closed by the idle timeout, 6, 0 |
 //!
-//! The first diverging decision on every path is the size of a packet's stream data:
-//! quinn's STREAM frames carry 1168 to 1170 bytes in a 1200-byte datagram, the model's
-//! 1159 (`spikelab_quic::wire` counts the frame header at its largest, an 8-byte offset
-//! and a length; quinn encodes the offset as a varint and leaves out the last frame's
-//! length), so quinn needs 258 packets for what the model sends in 259. The second is
-//! quinn's pacer (quinn-proto connection/pacing.rs), which the model does not have.
+//! With quinn's packing (`framing = "quinn"`: 1170 then 1168 stream bytes a packet,
+//! 910 in the first), its send gate and pacer (`pacing = "quinn"`) and its idle
+//! timeout (`idle_timeout = "30s"`) the model sends as many packets as quinn (258 on
+//! the clean path), fires the same probe timeouts, declares the same losses, and
+//! completes within 1 % on three paths; on the fourth both close at the idle timeout.
+//! The drop path stays 1.9 % apart. The first diverging decision, on every path, is
+//! the size of the first flight: quinn sends 10 packets, the model 9, because quinn's
+//! NewReno grows its window by the client Initial's 1200 bytes when the server's
+//! Initial acknowledges it (RFC 9002 B.5 applies to every packet number space), and
+//! the model's handshake, abstracted to a round trip, counts no Initial in the window.
+//! Counting it gives 10 packets but moves the clean path to +1.6 % and the 5 s freeze
+//! to +1.4 %: quinn has other small differences that it offsets (its client also
+//! acknowledges the server's ack-eliciting packets, 5 to 33 bytes of ACK frames in
+//! some data packets, which the model does not send), so the model keeps the
+//! abstraction and the test names the decision.
 //!
 //! "Set up as quinn is": kInitialRtt 333 ms, max_ack_delay 25 ms, an ACK every second
 //! ack-eliciting packet, kPacketThreshold 3, kTimeThreshold 9/8, 1200-byte datagrams,
@@ -33,23 +42,33 @@ use spikelab_engine::*;
 use spikelab_net::freeze::{FreezePoint, FrozenArrivals};
 use spikelab_net::spike::{HiccupConfig, SpikeAt};
 use spikelab_net::SpikeConfig;
-use spikelab_quic::{Implementation, QuicCc, QuicConfig};
+use spikelab_quic::{Framing, Implementation, Pacing, QuicCc, QuicConfig};
 
 const BYTES: u64 = 300_000;
 
-fn flow(implementation: Implementation) -> FlowSpec {
+fn flow(quic: QuicConfig) -> FlowSpec {
     let mut f = bulk("q", Default::default(), BYTES);
     f.kind = FlowKind::Quic {
-        quic: Box::new(QuicConfig {
-            implementation,
-            cc: QuicCc::NewReno,
-            ..QuicConfig::default()
-        }),
+        quic: Box::new(quic),
         workload: Workload::Bulk {
             bytes: ByteSize(BYTES),
         },
     };
     f
+}
+
+/// The model set up as quinn is: quinn's packing, send gate and pacer, and idle
+/// timeout (30 s); NewReno on both sides.
+fn as_quinn(implementation: Implementation) -> QuicConfig {
+    let model = implementation == Implementation::Model;
+    QuicConfig {
+        implementation,
+        cc: QuicCc::NewReno,
+        framing: Framing::Quinn,
+        pacing: Pacing::Quinn,
+        idle_timeout: model.then_some(Dur::from_secs(30)),
+        ..QuicConfig::default()
+    }
 }
 
 /// How a path is disturbed.
@@ -65,6 +84,10 @@ enum Path {
 /// The papers' 2 Mbit/s path, 150 ms each way; the queue holds a whole slow start (the
 /// model does not pace, quinn does).
 fn run(path: Path, implementation: Implementation) -> RunResult {
+    run_cfg(path, as_quinn(implementation))
+}
+
+fn run_cfg(path: Path, quic: QuicConfig) -> RunResult {
     let mut l = link("l", 2_000_000, 150, 1000);
     if let Path::Freeze(secs) = path {
         l.spikes.push(SpikeConfig::Hiccup(HiccupConfig {
@@ -77,7 +100,7 @@ fn run(path: Path, implementation: Implementation) -> RunResult {
             ..HiccupConfig::default()
         }));
     }
-    let mut cfg = sim(vec![l], vec![flow(implementation)]);
+    let mut cfg = sim(vec![l], vec![flow(quic)]);
     cfg.stop_at = Dur::from_secs(120);
     if let Path::Drop = path {
         drop_segments(&mut cfg, &[40]);
@@ -96,6 +119,13 @@ fn send_times(r: &RunResult) -> Vec<f64> {
         _ => None,
     };
     r.trace.iter().filter_map(send).collect()
+}
+
+/// The model on `path`, set up as quinn is but for `change`.
+fn run_with(path: Path, change: impl Fn(&mut QuicConfig)) -> RunResult {
+    let mut c = as_quinn(Implementation::Model);
+    change(&mut c);
+    run_cfg(path, c)
 }
 
 /// Both implementations on `path`.
@@ -127,9 +157,13 @@ fn on_a_clean_path_quinn_and_the_model_agree_within_1_percent() {
     assert_eq!(counts(&m), (0, 0));
     assert_eq!(counts(&q), (0, 0));
     assert!(off(&m, &q).abs() <= 0.01, "{:+.2} %", 100.0 * off(&m, &q));
-    // The first diverging decision: quinn fits more stream bytes in a packet.
-    assert_eq!(m.flows[0].data_segments_sent, 259);
+    assert_eq!(m.flows[0].data_segments_sent, 258, "quinn's packing");
     assert_eq!(q.flows[0].data_segments_sent, 258);
+}
+
+/// Data packets sent before the first acknowledgement can arrive (0.5 s).
+fn first_flight(r: &RunResult) -> usize {
+    send_times(r).into_iter().filter(|&t| t < 0.5).count()
 }
 
 #[test]
@@ -137,41 +171,37 @@ fn a_dropped_packet_is_one_loss_declaration_in_both_and_no_probe() {
     let [m, q] = both(Path::Drop);
     assert_eq!(counts(&m), (0, 1));
     assert_eq!(counts(&q), (0, 1));
-    // 1.2 %, not 1 %: the two differences of the module's comment (quinn's larger
-    // packets, its pacer) add up over the longer recovery. Checked to stay within 2 %.
+    // 1.9 %, not 1 %: the first diverging decision is the first flight's size
+    // (the module's comment): quinn counts its acknowledged Initial in the window.
+    assert_eq!((first_flight(&m), first_flight(&q)), (9, 10));
     assert!(off(&m, &q).abs() <= 0.02, "{:+.2} %", 100.0 * off(&m, &q));
 }
 
 #[test]
-fn a_5s_freeze_fires_the_same_probes_but_quinns_pacer_resumes_slowly() {
+fn a_5s_freeze_fires_the_same_probes_and_both_pace_back_within_1_percent() {
     let [m, q] = both(Path::Freeze(5));
     assert_eq!(counts(&m), (3, 0));
     assert_eq!(counts(&q), (3, 0));
-    // quinn completes 7.4 % later. The first diverging decision after the freeze:
-    // both send again at 6.24 s, when the held ACKs arrive, but quinn's pacer then
-    // spreads its window over a smoothed RTT that the freeze's samples inflated, while
-    // the model sends at once: its next 14 packets take the model 0.02 s and quinn
-    // over 0.3 s.
-    assert!(off(&m, &q) > 0.05, "{:+.2} %", 100.0 * off(&m, &q));
-    let span = |r: &RunResult| {
-        let after: Vec<f64> = send_times(r)
-            .into_iter()
-            .filter(|&t| t > 6.2)
-            .take(14)
-            .collect();
-        after[after.len() - 1] - after[0]
-    };
-    assert!(span(&m) < 0.05, "model {}", span(&m));
-    assert!(span(&q) > 0.3, "quinn {}", span(&q));
+    assert!(off(&m, &q).abs() <= 0.01, "{:+.2} %", 100.0 * off(&m, &q));
+    // Without quinn's pacer the model resumes at once and is 7 % faster.
+    let unpaced = run_with(Path::Freeze(5), |c| c.pacing = Pacing::None);
+    assert_eq!(counts(&unpaced), (3, 0));
+    assert!(
+        off(&unpaced, &q) > 0.05,
+        "{:+.2} %",
+        100.0 * off(&unpaced, &q)
+    );
 }
 
 #[test]
-fn a_freeze_longer_than_quinns_idle_timeout_ends_quinn_but_not_the_model() {
+fn a_freeze_longer_than_the_idle_timeout_closes_both() {
     let [m, q] = both(Path::Freeze(40));
-    // The same number of probe timeouts until quinn's idle timeout (30 s, RFC 9000 10.1) closes its connection; the model has no idle
-    // timer, so it completes once the freeze ends: the first diverging decision.
+    // The same probe timeouts until the idle timeout (30 s, at least 3 PTOs, RFC 9000
+    // 10.1) closes each connection; neither completes.
     assert_eq!(counts(&m), (6, 0));
     assert_eq!(counts(&q), (6, 0));
-    assert!(done(&m).is_some_and(|t| t > 41.0));
-    assert_eq!(done(&q), None);
+    assert_eq!((done(&m), done(&q)), (None, None));
+    // Without an idle timeout (RFC 9000's default) the model completes after the freeze.
+    let open = run_with(Path::Freeze(40), |c| c.idle_timeout = None);
+    assert!(done(&open).is_some_and(|t| t > 41.0));
 }

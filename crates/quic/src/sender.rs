@@ -5,20 +5,26 @@
 //! Initial goes out (and again on each PTO, 6.2.4) until the server's answer arrives,
 //! which gives the first RTT sample (ack_delay 0, as in the Initial space) and
 //! confirms the handshake (the model sends 1-RTT data at once; the client's Handshake
-//! packet, which would ride with it, is not modelled). Not modelled: pacing (7.7; the
-//! window is sent at once), the application-limited check (7.8), ECN, MTU discovery.
+//! packet, which would ride with it, is not modelled). Options beyond RFC 9002:
+//! quinn's send gate and pacer (`pacing`, [`crate::pacing`]), quinn's packing of
+//! datagrams (`framing`, [`crate::wire`]), the idle timeout (`idle_timeout`, RFC 9000
+//! 10.1, the client's side). Not modelled: the application-limited check (7.8), ECN,
+//! MTU discovery.
 
 use crate::ack::AckFrame;
 use crate::cc::{minimum_window, Controllers, QuicController};
-use crate::config::QuicConfig;
+use crate::config::{Pacing, QuicConfig};
 use crate::loss;
+use crate::pacing::Pacer;
 use crate::persistent;
 use crate::pto;
 use crate::rtt::RttEstimator;
 use crate::sent::{SentPacket, SentPackets};
 use crate::stream::{Chunk, StreamSend};
 use crate::undo::{LostMemory, Pass};
-use crate::wire::{data_packet_bytes, ip_bytes, stream_bytes_per_packet, CLIENT_INITIAL};
+use crate::wire::{
+    data_packet_bytes, ip_bytes, stream_bytes_per_packet, stream_packet_overhead, CLIENT_INITIAL,
+};
 use spikelab_core::packet::{IP_HEADER, UDP_HEADER};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
 
@@ -39,6 +45,10 @@ pub enum TimerOutcome {
     LossTime,
     /// A probe timeout: probes sent, nothing declared lost.
     Probe,
+    /// The pacer let the next packets go.
+    Paced,
+    /// The idle timeout closed the connection (RFC 9000 10.1).
+    IdleClosed,
 }
 
 /// What an acknowledgement did.
@@ -72,6 +82,8 @@ enum Phase {
         initials: Vec<Time>,
     },
     Established,
+    /// Closed by the idle timeout: nothing more is sent or taken.
+    Closed,
 }
 
 /// One connection's sender.
@@ -96,6 +108,14 @@ pub struct QuicSender {
     memory: LostMemory,
     declared: Vec<Decided>,
     stats: SenderStats,
+    /// `pacing = "quinn"`: the token bucket, and when it lets the next packet go.
+    pacer: Option<Pacer>,
+    pace_at: Option<Time>,
+    /// The idle timer (RFC 9000 10.1): when the connection closes unless a packet
+    /// arrives first; whether an ack-eliciting packet sent may restart it (once after
+    /// each packet received, as quinn's `permit_idle_reset`).
+    idle_at: Option<Time>,
+    permit_idle_reset: bool,
 }
 
 impl QuicSender {
@@ -120,11 +140,20 @@ impl QuicSender {
             memory: LostMemory::new(cfg.undo),
             declared: Vec::new(),
             stats: SenderStats::default(),
+            pacer: None,
+            pace_at: None,
+            idle_at: None,
+            permit_idle_reset: true,
         }
     }
 
     /// The connection opens: the client Initial goes out.
     pub fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.cfg.pacing == Pacing::Quinn {
+            let mds = u64::from(self.cfg.max_datagram_size);
+            let (srtt, w) = (self.rtt.smoothed(), self.cc.window());
+            self.pacer = Some(Pacer::new(srtt, w, mds, now));
+        }
         self.send_initial(now, out);
     }
 
@@ -144,6 +173,43 @@ impl QuicSender {
         initials.push(now);
         self.last_eliciting = Some(now);
         out.push(p);
+        self.on_sent_eliciting(now, u64::from(CLIENT_INITIAL));
+    }
+
+    /// An ack-eliciting packet of `bytes` (UDP payload) went out in flight.
+    fn on_sent_eliciting(&mut self, now: Time, bytes: u64) {
+        if let Some(pacer) = &mut self.pacer {
+            pacer.on_transmit(bytes);
+        }
+        if self.permit_idle_reset {
+            self.restart_idle_timer(now);
+        }
+        self.permit_idle_reset = false;
+    }
+
+    /// A packet from the peer arrived.
+    fn on_peer_packet(&mut self, now: Time) {
+        self.restart_idle_timer(now);
+        self.permit_idle_reset = true;
+    }
+
+    /// RFC 9000 10.1: the idle timeout, at least three times the current PTO (without
+    /// back-off, as quinn's `reset_idle_timeout`).
+    fn restart_idle_timer(&mut self, now: Time) {
+        let Some(timeout) = self.cfg.idle_timeout else {
+            return;
+        };
+        let mad = self.pto_max_ack_delay();
+        let pto = pto::duration(&self.rtt, mad, 0, None);
+        self.idle_at = Some(now + timeout.max(pto * 3));
+    }
+
+    fn pto_max_ack_delay(&self) -> Dur {
+        if self.established() {
+            self.cfg.max_ack_delay
+        } else {
+            Dur::ZERO
+        }
     }
 
     /// The server's Initial and Handshake answer the client Initial `p.ack`.
@@ -160,6 +226,7 @@ impl QuicSender {
             };
         };
         let sample = now.saturating_since(initials[p.ack as usize]);
+        self.on_peer_packet(now);
         // The Initial space: ack_delay is not subtracted (5.3 "ignore ... for Initial").
         self.rtt.update(sample, Dur::ZERO);
         self.first_sample = Some(now);
@@ -178,29 +245,60 @@ impl QuicSender {
     }
 
     /// Sends what the window allows (7: bytes_in_flight never above the window, a
-    /// full datagram at a time).
+    /// full datagram at a time) and the pacer, if any, lets go.
     fn fill(&mut self, now: Time, out: &mut Vec<Packet>) {
         if !self.established() {
             return;
         }
-        let mds = u64::from(self.cfg.max_datagram_size);
-        while self.sent.bytes_in_flight() + mds <= self.cc.window() {
-            let Some(c) = self.stream.next_chunk(stream_bytes_per_packet(&self.cfg)) else {
+        self.pace_at = None;
+        while self.window_open() && self.stream.has_data() {
+            if let Some(at) = self.paced_until(now) {
+                self.pace_at = Some(at);
+                break;
+            }
+            let Some(c) = self.next_chunk() else {
                 break;
             };
             self.send(now, c, out);
         }
     }
 
+    /// Whether a full datagram fits the window: RFC 9002 7 lets bytes in flight reach
+    /// it; quinn's `poll_transmit` stops once they would.
+    fn window_open(&self) -> bool {
+        let next = self.sent.bytes_in_flight() + u64::from(self.cfg.max_datagram_size);
+        match self.cfg.pacing {
+            Pacing::None => next <= self.cc.window(),
+            Pacing::Quinn => next < self.cc.window(),
+        }
+    }
+
+    /// When the pacer holds the next full datagram back to, if it does.
+    fn paced_until(&mut self, now: Time) -> Option<Time> {
+        let mds = u64::from(self.cfg.max_datagram_size);
+        let (srtt, window) = (self.rtt.smoothed(), self.cc.window());
+        self.pacer.as_mut()?.delay(srtt, mds, mds, window, now)
+    }
+
+    /// The next chunk of stream bytes, as many as the next packet holds.
+    fn next_chunk(&mut self) -> Option<Chunk> {
+        let (pn, la, first) = (self.next_pn, self.largest_acked, self.next_pn == 0);
+        let (cfg, mds) = (&self.cfg, u64::from(self.cfg.max_datagram_size));
+        let room = |off| mds - u64::from(stream_packet_overhead(cfg, off, pn, la, first));
+        self.stream.next_chunk_at(room)
+    }
+
     fn send(&mut self, now: Time, c: Chunk, out: &mut Vec<Packet>) {
         let pn = self.next_pn;
+        let first = pn == 0;
+        let overhead = stream_packet_overhead(&self.cfg, c.offset, pn, self.largest_acked, first);
         self.next_pn += 1;
         let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
         p.seq = c.offset;
         p.len = c.len as u32;
         p.ack = pn;
         p.retx = c.retx;
-        let ip = data_packet_bytes(c.len as u32);
+        let ip = data_packet_bytes(c.len as u32, overhead);
         p.seal_as(ip);
         let record = SentPacket {
             time_sent: now,
@@ -215,10 +313,18 @@ impl QuicSender {
         self.stats.packets_sent += 1;
         self.stats.retransmissions += c.retx as u64;
         out.push(p);
+        self.on_sent_eliciting(now, record.bytes);
     }
 
     /// An ACK frame arrived (A.7 `OnAckReceived`).
     pub fn on_ack(&mut self, now: Time, frame: &AckFrame, out: &mut Vec<Packet>) -> AckOutcome {
+        if matches!(self.phase, Phase::Closed) {
+            return AckOutcome {
+                duplicate: true,
+                rtt_sample: None,
+            };
+        }
+        self.on_peer_packet(now);
         let largest = frame.largest();
         let new_largest = self.largest_acked.is_none_or(|l| largest > l);
         if new_largest {
@@ -341,16 +447,24 @@ impl QuicSender {
 
     /// The PTO period now (no max_ack_delay during the handshake, 6.2.1).
     pub fn pto_period(&self) -> Dur {
-        let mad = if self.established() {
-            self.cfg.max_ack_delay
-        } else {
-            Dur::ZERO
-        };
+        let mad = self.pto_max_ack_delay();
         pto::duration(&self.rtt, mad, self.pto_count, self.cfg.pto_max)
     }
 
-    /// When the timer fires (A.8 `SetLossDetectionTimer`).
+    /// When the sender's next timer fires: loss detection, the pacer or the idle
+    /// timeout.
     pub fn deadline(&self) -> Option<Time> {
+        if matches!(self.phase, Phase::Closed) {
+            return None;
+        }
+        [self.recovery_deadline(), self.pace_at, self.idle_at]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// When the loss-detection timer fires (A.8 `SetLossDetectionTimer`).
+    fn recovery_deadline(&self) -> Option<Time> {
         if let Some(t) = self.loss_time {
             return Some(t);
         }
@@ -360,11 +474,29 @@ impl QuicSender {
         Some(self.last_eliciting? + self.pto_period())
     }
 
-    /// The timer fires (A.9 `OnLossDetectionTimeout`).
+    /// A timer fires: the idle timeout first, then loss detection (A.9
+    /// `OnLossDetectionTimeout`), then the pacer.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) -> TimerOutcome {
-        if self.deadline().is_none_or(|d| d > now) {
+        let due = |t: Option<Time>| t.is_some_and(|t| t <= now);
+        if matches!(self.phase, Phase::Closed) {
             return TimerOutcome::NotDue;
         }
+        if due(self.idle_at) {
+            self.phase = Phase::Closed;
+            (self.pace_at, self.idle_at, self.loss_time) = (None, None, None);
+            return TimerOutcome::IdleClosed;
+        }
+        if due(self.recovery_deadline()) {
+            return self.on_loss_detection_timeout(now, out);
+        }
+        if due(self.pace_at) {
+            self.fill(now, out);
+            return TimerOutcome::Paced;
+        }
+        TimerOutcome::NotDue
+    }
+
+    fn on_loss_detection_timeout(&mut self, now: Time, out: &mut Vec<Packet>) -> TimerOutcome {
         if self.loss_time.is_some() {
             self.detect_and_handle_loss(now, true);
             self.fill(now, out);
@@ -399,7 +531,6 @@ impl QuicSender {
     /// 6.2.4: `probe_packets` ack-eliciting packets, outside the window: new or lost
     /// data if there is some, else the oldest outstanding data again, else a PING.
     fn send_probes(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let max = stream_bytes_per_packet(&self.cfg);
         let mut again = self
             .sent
             .iter()
@@ -412,15 +543,11 @@ impl QuicSender {
             .collect::<Vec<_>>()
             .into_iter();
         for _ in 0..self.cfg.probe_packets {
-            let c = self
-                .stream
-                .next_chunk(max)
-                .or_else(|| again.next())
-                .unwrap_or(Chunk {
-                    offset: self.stream.first_unacked(),
-                    len: 0,
-                    retx: false,
-                });
+            let c = self.next_chunk().or_else(|| again.next()).unwrap_or(Chunk {
+                offset: self.stream.first_unacked(),
+                len: 0,
+                retx: false,
+            });
             self.send(now, c, out);
         }
     }
