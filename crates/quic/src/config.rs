@@ -70,6 +70,22 @@ pub enum Pacing {
     Quinn,
 }
 
+/// In which order an ACK's effects reach the congestion controller.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AckOrder {
+    /// RFC 9002 A.7 `OnAckReceived`: losses the ACK reveals are declared (a
+    /// congestion event) before the newly acknowledged packets grow the window, so
+    /// those sent before the event do not. The default.
+    #[default]
+    LossFirst,
+    /// quinn-proto 0.11.19 (connection/mod.rs `on_ack_received`): `on_packet_acked`
+    /// grows the window for every newly acknowledged packet, then
+    /// `detect_lost_packets` declares the losses: the reduction starts from the grown
+    /// window.
+    AckedFirst,
+}
+
 /// What a sender does when an ACK shows that packets it declared lost had arrived
 /// (a spurious loss declaration). RFC 9002 itself undoes nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +156,9 @@ pub struct QuicConfig {
     /// from the peer). Default: none (the parameter's default, 0: disabled). quinn's
     /// default is 30 s.
     pub idle_timeout: Option<Dur>,
+    /// The order of an ACK's loss declarations and window growth. Default:
+    /// `"loss-first"`.
+    pub ack_order: AckOrder,
 }
 
 impl Default for QuicConfig {
@@ -160,13 +179,14 @@ impl Default for QuicConfig {
             framing: Framing::Largest,
             pacing: Pacing::None,
             idle_timeout: None,
+            ack_order: AckOrder::LossFirst,
         }
     }
 }
 
 impl QuicConfig {
     /// Every key of `[flow.quic]`, as written in a scenario file.
-    pub const KEYS: [&'static str; 15] = [
+    pub const KEYS: [&'static str; 16] = [
         "implementation",
         "max_datagram_size",
         "initial_rtt",
@@ -182,6 +202,7 @@ impl QuicConfig {
         "framing",
         "pacing",
         "idle_timeout",
+        "ack_order",
     ];
 }
 
@@ -245,8 +266,9 @@ impl QuicConfig {
     /// an ACK after every second ack-eliciting packet (`AckFrequencyConfig`'s
     /// threshold 1 means "more than one"), two probes per PTO
     /// (`on_loss_detection_timeout`), no PTO ceiling, and no undo (0.11.19 has no
-    /// spurious-loss detection). quinn frames and paces as itself (`framing`, `pacing`
-    /// describe the model) and keeps its idle timeout, 30 s.
+    /// spurious-loss detection). quinn frames, paces and orders an ACK's effects as
+    /// itself (`framing`, `pacing`, `ack_order` describe the model) and keeps its
+    /// idle timeout, 30 s.
     pub fn quinn_fixes(&self, p: &FieldPath) -> Check {
         let fixed = |key: &str, ok: bool, quinns: &str| match ok {
             true => Ok(()),

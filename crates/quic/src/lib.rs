@@ -36,5 +36,5 @@ pub mod stream;
 pub mod undo;
 pub mod wire;
 
-pub use config::{Framing, Implementation, Pacing, QuicCc, QuicConfig, UndoRule};
+pub use config::{AckOrder, Framing, Implementation, Pacing, QuicCc, QuicConfig, UndoRule};
 pub use connection::{Arrived, QuicConnection};

@@ -13,7 +13,7 @@
 
 use crate::ack::AckFrame;
 use crate::cc::{minimum_window, Controllers, QuicController};
-use crate::config::{Pacing, QuicConfig};
+use crate::config::{AckOrder, Pacing, QuicConfig};
 use crate::loss;
 use crate::pacing::Pacer;
 use crate::persistent;
@@ -23,7 +23,8 @@ use crate::sent::{SentPacket, SentPackets};
 use crate::stream::{Chunk, StreamSend};
 use crate::undo::{LostMemory, Pass};
 use crate::wire::{
-    data_packet_bytes, ip_bytes, stream_bytes_per_packet, stream_packet_overhead, CLIENT_INITIAL,
+    coalesced_bytes, data_packet_bytes, ip_bytes, stream_bytes_per_packet, stream_packet_overhead,
+    CLIENT_INITIAL,
 };
 use spikelab_core::packet::{IP_HEADER, UDP_HEADER};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
@@ -302,7 +303,7 @@ impl QuicSender {
         p.seal_as(ip);
         let record = SentPacket {
             time_sent: now,
-            bytes: u64::from(ip - IP_HEADER - UDP_HEADER),
+            bytes: u64::from(ip - IP_HEADER - UDP_HEADER - coalesced_bytes(&self.cfg, first)),
             ack_eliciting: true,
             in_flight: true,
             offset: c.offset,
@@ -356,9 +357,15 @@ impl QuicSender {
             self.sent.remove(pn);
             self.stream.on_acked(p.offset, p.len);
         }
-        self.detect_and_handle_loss(now, new_largest);
-        for (_, p) in newly.iter().filter(|(_, p)| p.in_flight) {
-            self.cc.on_acked(now, p.time_sent, p.bytes);
+        match self.cfg.ack_order {
+            AckOrder::LossFirst => {
+                self.detect_and_handle_loss(now, new_largest);
+                self.grow(now, &newly);
+            }
+            AckOrder::AckedFirst => {
+                self.grow(now, &newly);
+                self.detect_and_handle_loss(now, new_largest);
+            }
         }
         // A.7: "Reset pto_count unless the client is unsure if the server has
         // validated the client's address" (the handshake is done).
@@ -367,6 +374,13 @@ impl QuicSender {
         AckOutcome {
             duplicate: false,
             rtt_sample: sample,
+        }
+    }
+
+    /// B.5 `OnPacketsAcked` for the in-flight packets among `newly`.
+    fn grow(&mut self, now: Time, newly: &[(u64, SentPacket)]) {
+        for (_, p) in newly.iter().filter(|(_, p)| p.in_flight) {
+            self.cc.on_acked(now, p.time_sent, p.bytes);
         }
     }
 
@@ -665,7 +679,14 @@ mod tests {
             undo,
             ..QuicConfig::default()
         };
-        let mut s = QuicSender::new(FlowId(0), &cfg);
+        let (s, out) = established(&cfg);
+        assert_eq!(out.len(), 10, "the initial window");
+        s
+    }
+
+    /// A sender with `cfg` past the handshake at 100 ms, and what it sent then.
+    fn established(cfg: &QuicConfig) -> (QuicSender, Vec<Packet>) {
+        let mut s = QuicSender::new(FlowId(0), cfg);
         let mut out = Vec::new();
         s.on_start(t(0), &mut out);
         s.on_app_write(t(0), 100_000, &mut out);
@@ -673,8 +694,65 @@ mod tests {
         answer.ack = out[0].seq;
         out.clear();
         s.on_handshake_answer(t(100), &answer, &mut out);
-        assert_eq!(out.len(), 10, "the initial window");
-        s
+        (s, out)
+    }
+
+    #[test]
+    fn quinns_order_grows_the_window_for_the_acks_packets_before_halving_it() {
+        let cfg = QuicConfig {
+            ack_order: AckOrder::AckedFirst,
+            ..QuicConfig::default()
+        };
+        let (mut s, _) = established(&cfg);
+        let mut out = Vec::new();
+        // 0 and 4..=6 acknowledged in slow start: 12000 + 4 x 1200, then halved.
+        s.on_ack(t(200), &frame(&[(0, 0), (4, 6)]), &mut out);
+        assert_eq!(s.window(), 8_400);
+    }
+
+    #[test]
+    fn quinns_send_gate_stops_a_datagram_short_of_the_window_and_the_pacer_releases_later() {
+        let cfg = QuicConfig {
+            pacing: Pacing::Quinn,
+            ..QuicConfig::default()
+        };
+        let (mut s, out) = established(&cfg);
+        assert_eq!(
+            out.len(),
+            9,
+            "in flight + a datagram must stay below the window"
+        );
+        let mut out = Vec::new();
+        // Eight acknowledged at 110 ms: the window is 21600, the bucket nearly empty.
+        s.on_ack(t(110), &frame(&[(0, 7)]), &mut out);
+        let pace = s.deadline().expect("a timer");
+        assert!(pace < t(110) + s.pto_period(), "the pacer's, not the PTO's");
+        let before = out.len();
+        assert_eq!(s.on_timer(pace, &mut out), TimerOutcome::Paced);
+        assert!(out.len() > before);
+    }
+
+    #[test]
+    fn the_idle_timeout_closes_a_connection_that_hears_nothing() {
+        let cfg = QuicConfig {
+            idle_timeout: Some(Dur::from_secs(30)),
+            ..QuicConfig::default()
+        };
+        let (mut s, _) = established(&cfg);
+        let mut out = Vec::new();
+        let mut outcomes = Vec::new();
+        while let Some(d) = s.deadline() {
+            outcomes.push((d, s.on_timer(d, &mut out)));
+        }
+        let (closed_at, last) = *outcomes.last().unwrap();
+        assert_eq!(last, TimerOutcome::IdleClosed);
+        // 30 s after the server's answer, the last packet received.
+        assert_eq!(closed_at, t(100) + Dur::from_secs(30));
+        assert!(outcomes[..outcomes.len() - 1]
+            .iter()
+            .all(|&(_, o)| o == TimerOutcome::Probe));
+        let late = s.on_ack(t(40_000), &frame(&[(0, 9)]), &mut out);
+        assert!(late.duplicate && !s.all_acked(), "closed: nothing taken");
     }
 
     #[test]

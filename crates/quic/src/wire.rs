@@ -34,13 +34,26 @@ pub const STREAM_FRAME_HEADER: u32 = 1 + 1 + 8 + 2;
 /// The client's Initial datagram is padded to at least 1200 bytes (RFC 9000 14.1).
 pub const CLIENT_INITIAL: u32 = 1200;
 
-/// Bytes the client's first 1-RTT packet shares its datagram with under
-/// `framing = "quinn"`: quinn's client coalesces it with its last Handshake packet
-/// (long header, CRYPTO frame with the TLS Finished, ACK, AEAD tag) and puts its
-/// NEW_CONNECTION_ID frames in it. Measured, not derived: quinn-sim's first client
-/// 1-RTT packet carries 910 stream bytes where a later one below offset 16384 carries
-/// 1170 (crates/engine/tests/quic_differential.rs).
-pub const QUINN_FIRST_FLIGHT: u32 = 262;
+/// Under `framing = "quinn"` the client's first 1-RTT packet shares its datagram with
+/// the client's last Handshake packet (long header, CRYPTO frame with the TLS
+/// Finished, ACK, AEAD tag): bytes in the datagram, not in the 1-RTT packet, so
+/// neither counted in flight with it nor acknowledged with it.
+pub const QUINN_CLIENT_HANDSHAKE: u32 = 150;
+/// ... and the first 1-RTT packet carries quinn's NEW_CONNECTION_ID frames besides its
+/// STREAM frame. Both measured from quinn-sim, not derived: its first client 1-RTT
+/// packet carries 910 stream bytes where a later one below offset 16384 carries 1170
+/// (262 bytes more of other things), and its acknowledgement grows quinn's NewReno
+/// window by 1050 bytes where a full packet's grows it by 1200 (150 bytes of the
+/// datagram were not the 1-RTT packet's).
+pub const QUINN_FIRST_PACKET_FRAMES: u32 = 112;
+
+/// Bytes of the datagram carrying packet `first` that belong to another packet.
+pub fn coalesced_bytes(c: &QuicConfig, first: bool) -> u32 {
+    match (c.framing, first) {
+        (Framing::Quinn, true) => QUINN_CLIENT_HANDSHAKE,
+        _ => 0,
+    }
+}
 
 /// Stream bytes a full-sized packet carries, every header at its largest.
 pub fn stream_bytes_per_packet(c: &QuicConfig) -> u64 {
@@ -76,7 +89,11 @@ pub fn stream_packet_overhead(
             // when not 0, no length on the packet's last frame.
             let offset_len = if offset == 0 { 0 } else { varint_len(offset) };
             let header = 1 + 8 + packet_number_len(pn, largest_acked);
-            let shared = if first { QUINN_FIRST_FLIGHT } else { 0 };
+            let shared = if first {
+                QUINN_CLIENT_HANDSHAKE + QUINN_FIRST_PACKET_FRAMES
+            } else {
+                0
+            };
             header + 1 + 1 + offset_len + AEAD_TAG + shared
         }
     }
