@@ -38,7 +38,7 @@ pub enum QuicCc {
 
 /// How a 1-RTT packet carrying stream data is laid out (RFC 9000 12.3, 17.1, 19.8;
 /// RFC 9001 5.3), which sets the stream bytes a full datagram holds
-/// ([`crate::wire`]).
+/// (`wire.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Framing {

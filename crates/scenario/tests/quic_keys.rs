@@ -46,7 +46,11 @@ fn a_bad_value_names_the_file_line_and_field() {
         let e = parse(&scenario(line), "q.toml").expect_err(line);
         let key = line.split(' ').next().unwrap();
         assert_eq!((e.file.as_str(), e.line), ("q.toml", 12), "{line}: {e}");
-        assert_eq!(e.field.as_deref(), Some(&*format!("flow[0].quic.{key}")), "{e}");
+        assert_eq!(
+            e.field.as_deref(),
+            Some(&*format!("flow[0].quic.{key}")),
+            "{e}"
+        );
         assert!(e.to_string().contains(why), "{line}: {e}");
     }
 }

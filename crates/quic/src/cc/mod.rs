@@ -4,7 +4,7 @@
 //! no new one), neither reduces its window on a PTO (7.3 "a sender ... MUST NOT reduce
 //! its congestion window on a probe timeout"; only persistent congestion, 7.6.2, does),
 //! and both keep the state a congestion event replaced, for an undo rule to restore
-//! ([`crate::undo`]).
+//! (`undo.rs`).
 
 pub mod cubic;
 pub mod new_reno;
@@ -52,7 +52,7 @@ pub trait QuicController {
     fn undo(&mut self) -> bool;
 }
 
-/// What an undo rule may ask of the state a reduction replaced ([`crate::undo`]).
+/// What an undo rule may ask of the state a reduction replaced (`undo.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Prior {
     /// That state was in slow start (window below the slow-start threshold).
