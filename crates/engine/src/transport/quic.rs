@@ -126,6 +126,8 @@ impl Transport for QuicModelTransport {
             TimerOutcome::NotDue => TimerDecision::NotDue,
             TimerOutcome::LossTime => TimerDecision::NoTimeout { what: "LossTime" },
             TimerOutcome::Probe => TimerDecision::NoTimeout { what: "PTO" },
+            TimerOutcome::Paced => TimerDecision::NoTimeout { what: "Pacing" },
+            TimerOutcome::IdleClosed => TimerDecision::NoTimeout { what: "IdleTimeout" },
         }
     }
 

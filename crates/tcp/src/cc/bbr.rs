@@ -919,6 +919,7 @@ mod tests {
             srtt: Some(Dur::from_millis(100)),
             min_rtt: Some(Dur::from_millis(100)),
             wstamp: now,
+            is_cwnd_limited: false,
         }
     }
 

@@ -49,6 +49,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             },
             srtt: self.rto.srtt(),
             min_rtt: self.min_rtt.or(self.last_rtt),
+            is_cwnd_limited: self.stack.cwnd_usage().is_cwnd_limited(),
         }
     }
 
@@ -98,7 +99,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         let rate = self.cc.pacing_rate();
         if let Some(d) = &mut self.drv {
-            d.on_sent(now, start, end, idle, rate);
+            d.on_sent(now, (start, end), idle, in_flight + 1, rate);
         }
     }
 
