@@ -162,6 +162,7 @@ impl Transport for QuicModelTransport {
             snd_una: s.first_unacked(),
             snd_nxt: s.sent_end(),
             snd_max: s.sent_end(),
+            bbr: None,
         }
     }
 

@@ -1241,6 +1241,14 @@ impl CongestionControl for Bbr3 {
     fn pacing_rate(&self) -> Option<u64> {
         self.pacing_rate
     }
+
+    fn estimates(&self) -> Option<super::ModelEstimates> {
+        Some(super::ModelEstimates {
+            bw: self.bandwidth(),
+            min_rtt: self.min_rtt(),
+            pacing_rate: self.pacing_rate.unwrap_or(0),
+        })
+    }
 }
 
 impl Declared for Bbr3 {

@@ -127,6 +127,15 @@ pub struct Control {
     pub mark_app_limited: bool,
 }
 
+/// What a model-based controller estimates, for traces (BBR's `bbr_get_info`): the
+/// bandwidth estimate and pacing rate in bytes per second, min_rtt once sampled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelEstimates {
+    pub bw: u64,
+    pub min_rtt: Option<Dur>,
+    pub pacing_rate: u64,
+}
+
 /// The controller interface. Every hook is named by the event that fires it; the
 /// per-ACK hooks run on every ACK of the hot path.
 pub trait CongestionControl {
@@ -184,6 +193,11 @@ pub trait CongestionControl {
     /// The pacing rate in bytes per second (`sk_pacing_rate`), if the controller
     /// paces. Default: none (the sender does not pace).
     fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+    /// The model's estimates, if the controller keeps a model (for traces).
+    /// Default: none.
+    fn estimates(&self) -> Option<ModelEstimates> {
         None
     }
 }
@@ -253,6 +267,7 @@ macro_rules! controllers {
                 fn on_enter_loss(&mut self, c: &ConnView);
                 #[inline]
                 fn pacing_rate(&self) -> Option<u64>;
+                fn estimates(&self) -> Option<ModelEstimates>;
             }
         }
 

@@ -31,6 +31,11 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
     }
 
+    /// The controller's model estimates, if it keeps a model (BBR), for traces.
+    pub fn cc_estimates(&self) -> Option<crate::cc::ModelEstimates> {
+        self.cc.estimates()
+    }
+
     /// When the pacing timer fires, if armed.
     pub fn pacing_deadline(&self) -> Option<Time> {
         self.drv.as_ref().and_then(|d| d.pacing_deadline())
