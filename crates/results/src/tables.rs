@@ -200,8 +200,10 @@ pub fn write_runs(
     sim: &SimConfig,
     outcomes: &[RepOutcome],
 ) -> io::Result<()> {
+    // Collected once: `metrics_of` looks at every flow, and a run has a row per flow.
+    let metrics: Vec<&Metric> = metrics_of(sim).collect();
     let mut header = vec!["rep", "seed", "flow", "kind", "start_s"];
-    header.extend(metrics_of(sim).map(|m| m.name));
+    header.extend(metrics.iter().map(|m| m.name));
     w.header(&header)?;
     for o in outcomes {
         for (f, flow) in o.flows.iter().enumerate() {
@@ -210,7 +212,7 @@ pub fn write_runs(
             w.str(&flow.name)?;
             w.str(kind_name(&sim.flows[f].kind))?;
             w.dur(flow.start.saturating_since(spikelab_core::Time::ZERO))?;
-            for m in metrics_of(sim) {
+            for m in &metrics {
                 match (m.value)(flow) {
                     Value::Int(v) => w.u64(v)?,
                     Value::Real(v) => w.f64(v.unwrap_or(f64::NAN))?,
