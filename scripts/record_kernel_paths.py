@@ -17,14 +17,19 @@ absolute. Offset k of N (k = 0..N-1) of a scenario whose start is drawn in
 from the row.
 
 usage: sudo scripts/record_kernel_paths.py [--traces att-lte-drive,...] [--offsets 10]
-            [--first K] [--cc reno,cubic] [--frto 2,0] [--bin PATH] [--work DIR]
-            [--out CSV] [--append]
+            [--first K] [--at 96,...] [--repeat R] [--cc reno,cubic] [--frto 2,0]
+            [--pcap] [--bin PATH] [--work DIR] [--out CSV] [--append]
 
 The defaults record everything (3 traces x 10 offsets x reno/cubic x frto 2/0: 120
 runs): run it on a quiet machine. Each run waits its offset in real time before the
 download starts (the emulator replays the trace from the run's start), so the whole
 set takes about 11 hours, mostly waiting. `--first K` records only the first K
-offsets of each trace.
+offsets of each trace; `--at` records the listed offsets (seconds) instead. The kernel
+is not deterministic on a shared machine (the forwarder's timing against the sender's
+bursts decides which packet a full queue drops): `--repeat R` records each run R
+times more, numbered by the `recording` column after the highest already in `--out`
+for the same configuration, and `--pcap` keeps each run's capture (`emulate --pcap`)
+in its work folder for the diff against `spikelab run --trace`.
 """
 
 import argparse
@@ -43,7 +48,7 @@ UNDO = [
     "TcpExtTCPPartialUndo", "TcpExtTCPSackRecoveryFail", "TcpExtTCPRenoRecoveryFail",
 ]
 FIELDS = [
-    "trace", "cc", "tcp_frto", "offset_s", "kernel", "completion_s", "data_segments_sent",
+    "trace", "cc", "tcp_frto", "offset_s", "recording", "kernel", "completion_s", "data_segments_sent",
     "retransmissions", "timeouts", *UNDO, "lateness_p99_ms", "loadavg",
 ]
 
@@ -75,22 +80,22 @@ def scenario_text(text, offset, cc, frto):
     return out
 
 
-def one(bin_, work, trace, cc, frto, offset):
+def one(bin_, work, trace, cc, frto, offset, recording=1, pcap=False):
     text = open(os.path.join(PATHS, f"{trace}.toml")).read()
-    name = f"{trace}-{cc}-frto{frto}-{offset}"
+    name = f"{trace}-{cc}-frto{frto}-{offset}-r{recording}"
     scen = os.path.join(work, f"{name}.toml")
     os.makedirs(work, exist_ok=True)
     with open(scen, "w") as f:
         f.write(scenario_text(text, offset, cc, frto))
     out = os.path.join(work, name)
-    subprocess.run([bin_, "emulate", scen, "--reps", "1", "--out", out], check=True,
-                   stdout=subprocess.DEVNULL)
+    cmd = [bin_, "emulate", scen, "--reps", "1", "--out", out] + (["--pcap"] if pcap else [])
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     row = next(csv.DictReader(open(os.path.join(out, "runs.csv"))))
     meta = open(os.path.join(out, "meta.json")).read()
     p99 = max(float(x) for x in re.findall(r'"p99_ms": ([0-9.]+)', meta))
     rec = {
         "trace": trace, "cc": cc, "tcp_frto": frto, "offset_s": offset,
-        "kernel": platform.release(),
+        "recording": recording, "kernel": platform.release(),
         "completion_s": row["download_time_s"],
         "data_segments_sent": row["data_segments_sent"],
         "retransmissions": row["retransmissions"],
@@ -107,6 +112,9 @@ def main():
     ap.add_argument("--traces", default=",".join(TRACES))
     ap.add_argument("--offsets", type=int, default=10)
     ap.add_argument("--first", type=int, default=None)
+    ap.add_argument("--at", default=None, help="offsets in seconds, comma-separated")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--pcap", action="store_true")
     ap.add_argument("--cc", default="reno,cubic")
     ap.add_argument("--frto", default="2,0")
     ap.add_argument("--bin", default="target/release/spikelab")
@@ -115,6 +123,10 @@ def main():
     ap.add_argument("--append", action="store_true")
     a = ap.parse_args()
     exists = a.out != "-" and os.path.exists(a.out)
+    done = {}
+    for r in csv.DictReader(open(a.out)) if exists and a.append else []:
+        key = (r["trace"], r["cc"], r["tcp_frto"], r["offset_s"])
+        done[key] = max(done.get(key, 0), int(r["recording"]))
     f = sys.stdout if a.out == "-" else open(a.out, "a" if a.append else "w", newline="")
     w = csv.DictWriter(f, FIELDS)
     if not (a.append and exists):
@@ -123,12 +135,15 @@ def main():
         text = open(os.path.join(PATHS, f"{trace}.toml")).read()
         for cc in a.cc.split(","):
             for frto in a.frto.split(","):
-                for offset in offsets(text, a.offsets)[: a.first]:
-                    rec = one(a.bin, a.work, trace, cc, int(frto), offset)
-                    w.writerow(rec)
-                    f.flush()
-                    print(trace, cc, frto, offset, rec["completion_s"], rec["retransmissions"],
-                          file=sys.stderr)
+                at = [int(x) for x in a.at.split(",")] if a.at else None
+                for offset in at or offsets(text, a.offsets)[: a.first]:
+                    first = done.get((trace, cc, frto, str(offset)), 0) + 1
+                    for n in range(first, first + a.repeat):
+                        rec = one(a.bin, a.work, trace, cc, int(frto), offset, n, a.pcap)
+                        w.writerow(rec)
+                        f.flush()
+                        print(trace, cc, frto, offset, n, rec["completion_s"],
+                              rec["retransmissions"], file=sys.stderr)
 
 
 if __name__ == "__main__":

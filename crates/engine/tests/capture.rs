@@ -38,11 +38,20 @@ fn each_endpoint_sees_what_it_sends_at_once_and_what_it_receives_after_the_path(
     let r = run(&lossy_spiky(true), 7).unwrap();
     let (f, c) = (&r.flows[0], &r.captures[0]);
     assert!(f.spurious_timeouts >= 1 && f.unnecessary_retransmissions >= 1);
+    // Data segments carry payload; the one zero-length segment is the handshake's
+    // third, the sender's pure ACK of the SYN-ACK, seen at both ends.
     let count = |at, kind| {
         c.iter()
             .filter(|x| x.at == at && x.packet.kind == kind)
+            .filter(|x| kind != PacketKind::Data || x.packet.len > 0)
             .count() as u64
     };
+    let third = |at| {
+        c.iter()
+            .filter(|x| x.at == at && x.packet.kind == PacketKind::Data && x.packet.len == 0)
+            .count()
+    };
+    assert_eq!((third(Endpoint::Sender), third(Endpoint::Receiver)), (1, 1));
     assert_eq!(
         count(Endpoint::Sender, PacketKind::Data),
         f.data_segments_sent

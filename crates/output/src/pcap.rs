@@ -505,6 +505,7 @@ fn seq_ack_flags(p: &Packet) -> (u32, u32, u8) {
     match p.kind {
         PacketKind::Syn => (isn_sender(f), 0, SYN),
         PacketKind::SynAck => (r, wire_seq(f, p.ack), SYN | ACK),
+        PacketKind::Data if p.len == 0 => (wire_seq(f, p.seq), r.wrapping_add(1), ACK),
         PacketKind::Data => (wire_seq(f, p.seq), r.wrapping_add(1), ACK | PSH),
         PacketKind::Ack | PacketKind::Datagram => (r.wrapping_add(1), wire_seq(f, p.ack), ACK),
     }

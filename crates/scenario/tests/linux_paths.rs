@@ -139,17 +139,24 @@ fn the_path_recordings_cover_the_three_cellular_traces() {
     }
 }
 
-/// Runs meeting each goal (completion, retransmissions, RTOs, undos), measured when the
-/// data was recorded (reno; tcp_frto 2 at three offsets per trace, 0 at two: 12, 10, 11
-/// and 10 of 15): floors that a change must not lower (raise them as the profile
-/// improves). The simulated runs with tcp_frto 0 and 2 are identical here (no F-RTO
-/// undo happened), while the kernel's differ as much as the misses: T-Mobile LTE at
-/// 19 s took 7.20 s / 85 retransmissions with tcp_frto 2 and 6.62 s / 124 with 0, at
-/// 58 s 9.69 s / 90 and 7.93 s / 170 (the profile: 7.32 s / 77, 7.92 s / 173). The
-/// largest miss: T-Mobile LTE at 96 s, where the kernel timed out in SACK recovery
-/// without undo (TCPSackRecoveryFail) and retransmitted 289, the profile undid its
-/// timeout (72).
-const FLOOR: [usize; 4] = [12, 10, 11, 10];
+/// Runs meeting each goal (completion, retransmissions, RTOs, undos): floors that a
+/// change must not lower (raise them as the profile improves). Recorded: reno, tcp_frto 2
+/// at three offsets per trace and 0 at two, and T-Mobile LTE at 96 s four more times
+/// (`recording` 2-5). Measured when recorded: 12, 10, 11 and 10 of the first 15. Then
+/// (issue 41) three fixes found by diffing `emulate --pcap` against `run --trace`: the
+/// handshake's third segment, a pure ACK that takes a delivery opportunity of a
+/// Mahimahi link (UMTS at 125 s: the kernel's first data arrived one opportunity
+/// later); the probe timer finding its flight's probe unanswered rearms the RTO from
+/// the oldest segment (`tcp_rearm_rto` with `ICSK_TIME_LOSS_PROBE` pending: the
+/// kernel's RTO and undo at 125 s); a SYN-ACK after a retransmitted SYN timed by its
+/// timestamp echo (UMTS at 42 s: no spurious RTO at 3.3 s). Now 16, 14, 19 and 18 of
+/// 19. The remaining misses: T-Mobile LTE at 96 s, recording 1 (289 retransmissions,
+/// TCPSackRecoveryFail, load 25) is the kernel's odd run: re-recorded four times it gave
+/// 79-86 and a TCPLossUndo, as the profile does (72); at 58 s with tcp_frto 2 and 19 s
+/// with 0 the kernel itself differs between the two settings as much as the profile
+/// from either (9.69 s / 90 against 7.93 s / 170; 7.20 s / 85 against 6.62 s / 124),
+/// the profile identical in both (no F-RTO undo there); AT&T at 172 s: 56 against 92.
+const FLOOR: [usize; 4] = [16, 14, 19, 18];
 
 #[test]
 fn the_linux_profile_keeps_its_measured_agreement_on_the_real_paths() {

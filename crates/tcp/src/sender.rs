@@ -341,7 +341,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                     retransmitted,
                 },
             ) => {
-                self.on_syn_ack(now, sent_at, retransmitted, out);
+                self.on_syn_ack(now, pkt, sent_at, retransmitted, out);
                 return AckInfo::default();
             }
             (PacketKind::Ack, Handshake::Established) => {}
@@ -747,24 +747,34 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// The loss probe fired (`tcp_send_loss_probe`): new data if the window admits it
-    /// (whatever cwnd says), else the last segment again, as the stack chooses; then
-    /// the RTO from now.
+    /// (whatever cwnd says), else the last segment again, as the stack chooses. A probe
+    /// sent restarts the RTO from now (`icsk_pending = 0; tcp_rearm_rto`); none sent
+    /// (a probe of this flight still outstanding: `goto rearm_timer` with the probe
+    /// timer still pending) anchors it at the oldest segment's last transmission
+    /// (`tcp_rearm_rto` -> `tcp_rto_delta_us`), which may fire it at once.
     fn on_probe_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
         let new_fits = self.w.snd_nxt == self.w.snd_max && self.next_segment_end().is_some();
-        match self.stack.choose_probe(new_fits) {
+        let sent = match self.stack.choose_probe(new_fits) {
             Probe::NewData => {
-                if self.send_next(now, out) {
+                let sent = self.send_next(now, out);
+                if sent {
                     self.stack.on_probe_sent(self.w.snd_max, false);
                 }
+                sent
             }
             Probe::RetransmitLast => {
                 let last = self.w.segs.len() - 1;
                 self.retransmit(now, last, out);
                 self.stack.on_probe_sent(self.w.snd_max, true);
+                true
             }
-            Probe::Nothing => {}
+            Probe::Nothing => false,
+        };
+        if sent {
+            self.arm_timer(now);
+        } else {
+            self.rearm_rto_from_head(now);
         }
-        self.arm_timer(now);
     }
 
     /// An ACK that settles a retransmitted probe which repaired a loss reduces cwnd
@@ -868,17 +878,54 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.arm_timer(now);
     }
 
-    fn on_syn_ack(&mut self, now: Time, sent_at: Time, retransmitted: bool, out: &mut Vec<Packet>) {
-        // Karn: a SYN-ACK after a retransmitted SYN gives no sample.
-        if !retransmitted {
-            let rtt = now - sent_at;
+    fn on_syn_ack(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        sent_at: Time,
+        retransmitted: bool,
+        out: &mut Vec<Packet>,
+    ) {
+        // Karn: a SYN-ACK after a retransmitted SYN gives no sample from the SYN's
+        // timing; with timestamps its echo names the SYN it answers and gives one
+        // (RFC 7323 4.1, as for data; Linux: `tcp_ack_update_rtt`'s TS-ECR fallback).
+        let sample = if retransmitted {
+            (self.stack.completes_handshake_with_ack())
+                .then(|| self.ts_sample(now, pkt))
+                .flatten()
+        } else {
+            Some(now - sent_at)
+        };
+        if let Some(rtt) = sample {
             self.rto.on_syn_sample(rtt);
             self.last_rtt = Some(rtt);
         }
         self.handshake = Handshake::Established;
         self.timer = None;
         self.cc_init(now);
+        if self.stack.completes_handshake_with_ack() {
+            self.send_handshake_ack(now, out);
+        }
         self.try_send(now, out);
+    }
+
+    /// The three-way handshake's third segment (RFC 9293 3.5): the SYN-ACK is
+    /// acknowledged by a header-only segment of its own, ahead of the first data (Linux:
+    /// `tcp_rcv_synsent_state_process` -> `tcp_send_ack`, no write pending at connect).
+    /// It is a zero-length data segment, as `spikelab emulate` reads the kernel's: it
+    /// takes no sequence space, is never retransmitted or counted as data, and on a link
+    /// serving whole packets per delivery opportunity (a Mahimahi trace) it takes one.
+    fn send_handshake_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
+        p.wire_model = self.wire_model();
+        if self.cfg.timestamps {
+            p.set_ts(Some(Timestamps {
+                val: self.ts_clock.read(now),
+                ecr: self.ts_recent,
+            }));
+        }
+        self.sizes.seal_data(&mut p);
+        out.push(p);
     }
 
     // ----- acknowledgments -------------------------------------------------------
@@ -2527,5 +2574,65 @@ mod tests {
         s.on_ack(ms(101), &ack(0), &mut out);
         let new: Vec<u64> = out.iter().map(|p| p.seq).collect();
         assert_eq!(new, vec![4000, 5000]);
+    }
+
+    /// A `linux` host with the handshake and timestamps (MSS 1000): its SYN went out at
+    /// t = 0 and 40 kB wait.
+    fn linux_host_connecting() -> (TcpSender<Rto>, Vec<Packet>) {
+        let cfg = TcpConfig {
+            mss: 1000,
+            timestamps: true,
+            ..TcpConfig::linux()
+        };
+        started(&cfg, 40_000)
+    }
+
+    fn syn_ack(echo: u64) -> Packet {
+        let mut p = Packet::new(0, FlowId(0), PacketKind::SynAck, Time::ZERO);
+        p.rwnd = 65_535;
+        p.set_ts(Some(Timestamps { val: 1, ecr: echo }));
+        p
+    }
+
+    #[test]
+    fn the_syn_ack_is_answered_by_a_pure_ack_ahead_of_the_first_data() {
+        let (mut s, mut out) = linux_host_connecting();
+        out.clear();
+        s.on_ack(ms(100), &syn_ack(1), &mut out);
+        let third = &out[0];
+        assert_eq!((third.kind, third.seq, third.len), (PacketKind::Data, 0, 0));
+        assert!(out[1..].iter().all(|p| p.len == 1000), "then the data");
+        assert_eq!(s.stats().data_segments_sent, out.len() as u64 - 1);
+    }
+
+    #[test]
+    fn a_syn_ack_after_a_retransmitted_syn_is_timed_by_its_timestamp_echo() {
+        let (mut s, mut out) = linux_host_connecting();
+        let first = out[0].ts().unwrap().val;
+        s.on_timer(ms(1000), &mut out); // the SYN again
+        s.on_ack(ms(1900), &syn_ack(first), &mut out);
+        // The echo names the first SYN: 1.9 s, where Karn's rule alone gives none.
+        assert_eq!(s.estimator().srtt(), Some(Dur::from_millis(1900)));
+    }
+
+    #[test]
+    fn a_probe_timer_finding_its_flights_probe_unanswered_anchors_the_rto_at_the_head() {
+        let (mut s, mut out) = linux_host_with_data();
+        s.on_ack(ms(500), &ack(1000), &mut out); // a sample; new data; a probe armed
+        let pto = s.next_deadline().unwrap();
+        s.on_timer(pto, &mut out); // the probe: new data
+        s.on_ack(pto + Dur::from_millis(100), &ack(2000), &mut out); // short of it
+        let again = s.next_deadline().unwrap();
+        let sent = out.len();
+        s.on_timer(again, &mut out); // the probe timer again: this flight has its probe
+        assert_eq!(out.len(), sent, "no second probe");
+        // `tcp_rearm_rto` with the probe timer pending: the RTO from the oldest
+        // segment's transmission (t = 0), not a full RTO from now.
+        let rto = s.estimator().rto();
+        assert!(
+            s.next_deadline().unwrap() < again + rto,
+            "{:?}",
+            s.next_deadline()
+        );
     }
 }

@@ -182,6 +182,12 @@ pub trait StackRules {
     fn timeout_keeps_recovery_reduction(&self) -> bool {
         false
     }
+    /// The SYN-ACK is answered by a header-only segment of its own before any data, and
+    /// one after a retransmitted SYN is timed by its timestamp echo (RFC 9293 3.5, RFC
+    /// 7323 4.1).
+    fn completes_handshake_with_ack(&self) -> bool {
+        true
+    }
     /// When sending: Limited Transmit also releases go-back-N retransmissions (RFC
     /// 3042: new data only).
     fn limited_transmit_in_go_back_n(&self) -> bool {
@@ -426,6 +432,7 @@ spikelab_core::dispatch_enum! {
         fn timeout_drops_inflation(&self, recovering: bool) -> bool;
         fn bars_frto(&self, recovering: bool) -> bool;
         fn timeout_keeps_recovery_reduction(&self) -> bool;
+        fn completes_handshake_with_ack(&self) -> bool;
         #[inline]
         fn limited_transmit_in_go_back_n(&self) -> bool;
         #[inline]

@@ -267,6 +267,12 @@ impl StackRules for Ns2Agents {
     fn frto_fallback_dupack_uncounted(&self) -> bool {
         self.sw.frto_fallback_dupack_uncounted
     }
+
+    /// ns-2's one-way agents with `syn_`: the SYN's ACK starts the data, no third
+    /// segment; a SYN-ACK after a retransmitted SYN gives no sample (Karn).
+    fn completes_handshake_with_ack(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]
