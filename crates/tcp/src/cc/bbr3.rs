@@ -265,9 +265,27 @@ struct AckAggregation {
     win_idx: usize,
 }
 
+/// BBRv3 for one connection: its state, boxed (the state is larger than every other
+/// controller's, and every flow's controller enum is as large as its largest member).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bbr3(Box<State>);
+
+impl std::ops::Deref for Bbr3 {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Bbr3 {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.0
+    }
+}
+
 /// BBRv3's state for one connection (`struct bbr`) and the pacing rate it sets.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bbr3 {
+pub struct State {
     mode: Mode,
     /// `cycle_mstamp`: the phase's start (wall clock).
     cycle_stamp: Time,
@@ -307,9 +325,9 @@ pub struct Bbr3 {
     rng: Box<SimRng>,
 }
 
-impl Default for Bbr3 {
+impl Default for State {
     fn default() -> Self {
-        Bbr3 {
+        State {
             mode: Mode::Startup,
             cycle_stamp: Time::ZERO,
             min_rtt_us: None,
@@ -355,7 +373,7 @@ struct Ctx<'a> {
     app_limited: bool,
 }
 
-impl Bbr3 {
+impl State {
     /// The mode (for tests and traces).
     pub fn mode(&self) -> Mode {
         self.mode
@@ -533,7 +551,7 @@ impl Bbr3 {
 }
 
 /// The model update, one source function each.
-impl Bbr3 {
+impl State {
     /// `bbr_update_round_start`.
     fn update_round_start(&mut self, x: &Ctx) {
         self.round_start = false;
@@ -728,7 +746,7 @@ impl Bbr3 {
 }
 
 /// The PROBE_BW state machine.
-impl Bbr3 {
+impl State {
     /// `bbr_pick_probe_wait`: 0-1 rounds and 2-3 s, drawn from the flow's stream.
     fn pick_probe_wait(&mut self) {
         self.probe.rounds_since = self.rng.random_range(0..BW_PROBE_RAND_ROUNDS) as u64;
@@ -918,7 +936,7 @@ impl Bbr3 {
 }
 
 /// PROBE_RTT, gains, cwnd.
-impl Bbr3 {
+impl State {
     /// `bbr_exit_probe_rtt`: back to CRUISE (via DOWN's reset) or STARTUP.
     fn exit_probe_rtt(&mut self, c: &ConnView) {
         self.reset_lower_bounds();
@@ -1168,7 +1186,8 @@ impl CongestionControl for Bbr3 {
     fn on_undo(&mut self, _w: &CwndView) {
         self.reset_full_bw();
         self.loss.in_round = false;
-        let (b, u) = (&mut self.bounds, self.undo);
+        let u = self.undo;
+        let b = &mut self.bounds;
         b.bw_lo = b.bw_lo.max(u.bw_lo);
         b.inflight_lo = b.inflight_lo.max(u.inflight_lo);
         b.inflight_hi = b.inflight_hi.max(u.inflight_hi);
@@ -1183,7 +1202,7 @@ impl CongestionControl for Bbr3 {
     /// `bbr_init`.
     fn on_init(&mut self, c: &ConnView, rng: &SimRng) {
         let now_j = jiffies(c.now);
-        *self = Bbr3 {
+        *self.0 = State {
             initialized: true,
             init_cwnd: c.cwnd.min(0x7F),
             mss: c.mss,
@@ -1202,7 +1221,7 @@ impl CongestionControl for Bbr3 {
                 ..LossRound::default()
             },
             rng: Box::new(rng.clone()),
-            ..Bbr3::default()
+            ..State::default()
         };
         self.init_pacing_rate_from_rtt(c);
     }
@@ -1221,7 +1240,10 @@ impl CongestionControl for Bbr3 {
         self.aggr.epoch_stamp = c.now;
         self.aggr.epoch_acked = 0;
         match self.mode {
-            Mode::ProbeBw(_) => self.set_pacing_rate(self.bw(), BBR_UNIT, c),
+            Mode::ProbeBw(_) => {
+                let bw = self.bw();
+                self.set_pacing_rate(bw, BBR_UNIT, c)
+            }
             Mode::ProbeRtt { .. } => self.check_probe_rtt_done(c, &mut cwnd),
             _ => {}
         }
@@ -1456,7 +1478,7 @@ mod tests {
         assert_eq!(f.b.mode(), Mode::ProbeBw(Phase::Down));
         assert!(f.b.probe.prev_too_high);
         // 2 % or less is no signal: 0 of 20 (20 x 5 / 256 = 0).
-        assert!(!Bbr3::is_inflight_too_high(&RateSample {
+        assert!(!State::is_inflight_too_high(&RateSample {
             lost: 0,
             tx_in_flight: 20,
             ..RateSample::default()
