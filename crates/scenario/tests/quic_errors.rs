@@ -65,6 +65,10 @@ const BAD: &[(&str, &str, &str)] = &[
     ("pto_max", "\"0s\"", "pto_max"),
     ("cc", "\"bbr\"", "unknown variant `bbr`"),
     ("undo", "\"picoquicc\"", "unknown variant `picoquicc`"),
+    ("framing", "\"smallest\"", "unknown variant `smallest`"),
+    ("pacing", "\"bbr\"", "unknown variant `bbr`"),
+    ("idle_timeout", "\"0s\"", "idle_timeout"),
+    ("ack_order", "\"rfc\"", "unknown variant `rfc`"),
 ];
 
 #[test]
@@ -106,6 +110,7 @@ fn quinn_refuses_each_key_it_fixes_at_that_key() {
         ("probe_packets", "1"),
         ("pto_max", "\"2s\""),
         ("undo", "\"msquic\""),
+        ("idle_timeout", "\"5s\""),
     ] {
         let msg = with_quic_line(&format!("implementation = \"quinn\"\n{key} = {value}"))
             .expect_err(&format!("quinn took {key} = {value}"));

@@ -133,7 +133,8 @@ pub const STACKS: &[(&str, &str, Option<&str>)] = &[
 /// QUIC in place of TCP: the flow becomes a QUIC connection with the same route, start
 /// and workload, and this `[flow.quic]` table (TOML). The RFC 9002 model with CUBIC
 /// (quinn's default controller, and the one quinn's and msquic's undo restore) under
-/// each spurious-loss undo rule (none: RFC 9002 itself; quinn-proto's; msquic's), each
+/// each spurious-loss undo rule (none: RFC 9002 itself; quinn-proto's, msquic's,
+/// quiche's, picoquic's: crates/quic/src/undo.rs cites each), each
 /// also with a 2 s ceiling on the backed-off PTO (picoquic's
 /// `PICOQUIC_LARGE_RETRANSMIT_TIMER`); and real quinn-proto 0.11.19
 /// (docs/src/quinn.md), which has no undo and no cap.
@@ -141,6 +142,8 @@ pub const QUIC: &[(&str, &str)] = &[
     ("quic-none", r#"{ cc = "cubic", undo = "none" }"#),
     ("quic-quinn", r#"{ cc = "cubic", undo = "quinn" }"#),
     ("quic-msquic", r#"{ cc = "cubic", undo = "msquic" }"#),
+    ("quic-quiche", r#"{ cc = "cubic", undo = "quiche" }"#),
+    ("quic-picoquic", r#"{ cc = "cubic", undo = "picoquic" }"#),
     (
         "quic-none-cap2s",
         r#"{ cc = "cubic", undo = "none", pto_max = "2s" }"#,
@@ -152,6 +155,14 @@ pub const QUIC: &[(&str, &str)] = &[
     (
         "quic-msquic-cap2s",
         r#"{ cc = "cubic", undo = "msquic", pto_max = "2s" }"#,
+    ),
+    (
+        "quic-quiche-cap2s",
+        r#"{ cc = "cubic", undo = "quiche", pto_max = "2s" }"#,
+    ),
+    (
+        "quic-picoquic-cap2s",
+        r#"{ cc = "cubic", undo = "picoquic", pto_max = "2s" }"#,
     ),
     ("quinn", r#"{ implementation = "quinn", cc = "cubic" }"#),
 ];
@@ -433,7 +444,7 @@ mod tests {
             .filter(|f| f.group == Group::Transport)
             .collect();
         assert_eq!(quic.len(), QUIC.len());
-        for undo in ["none", "quinn", "msquic"] {
+        for undo in ["none", "quinn", "msquic", "quiche", "picoquic"] {
             for label in [format!("quic-{undo}"), format!("quic-{undo}-cap2s")] {
                 let f = quic.iter().find(|f| f.label == label).expect("a row");
                 let [Change::Quic(t)] = &f.changes[..] else {
