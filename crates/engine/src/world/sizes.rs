@@ -25,12 +25,12 @@ use std::mem::size_of;
 /// `(struct, what it is kept per, its size, its bound)`, in the order of the docs' table.
 fn sizes() -> Vec<(&'static str, &'static str, usize, usize)> {
     vec![
-        ("Flow", "flow", size_of::<Flow>(), 640),
-        ("FlowState", "flow", size_of::<FlowState>(), 192),
+        ("Flow", "flow", size_of::<Flow<Transports>>(), 640),
+        ("FlowState", "flow", size_of::<FlowState<Transports>>(), 192),
         (
             "Connection (boxed)",
             "connection",
-            size_of::<Connection>(),
+            size_of::<Connection<Transports>>(),
             2784,
         ),
         ("Transports", "connection", size_of::<Transports>(), 2688),
