@@ -200,8 +200,10 @@ pub fn write_runs(
     sim: &SimConfig,
     outcomes: &[RepOutcome],
 ) -> io::Result<()> {
+    // Once per table: asking for each flow reads every flow's kind (quadratic).
+    let metrics: Vec<&Metric> = metrics_of(sim).collect();
     let mut header = vec!["rep", "seed", "flow", "kind", "start_s"];
-    header.extend(metrics_of(sim).map(|m| m.name));
+    header.extend(metrics.iter().map(|m| m.name));
     w.header(&header)?;
     for o in outcomes {
         for (f, flow) in o.flows.iter().enumerate() {
@@ -210,7 +212,7 @@ pub fn write_runs(
             w.str(&flow.name)?;
             w.str(kind_name(&sim.flows[f].kind))?;
             w.dur(flow.start.saturating_since(spikelab_core::Time::ZERO))?;
-            for m in metrics_of(sim) {
+            for m in &metrics {
                 match (m.value)(flow) {
                     Value::Int(v) => w.u64(v)?,
                     Value::Real(v) => w.f64(v.unwrap_or(f64::NAN))?,
@@ -253,8 +255,9 @@ pub fn write_summary(
     w.header(&[
         "flow", "metric", "n", "mean", "std", "ci95", "min", "p5", "median", "p95", "max",
     ])?;
+    let metrics: Vec<&Metric> = metrics_of(sim).collect();
     for (name, flows) in group_by_base(outcomes) {
-        for m in metrics_of(sim) {
+        for m in &metrics {
             let xs: Vec<f64> = flows
                 .iter()
                 .map(|f| (m.value)(f).as_f64())
