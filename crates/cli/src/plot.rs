@@ -11,7 +11,9 @@ use anyhow::{anyhow, Context};
 use spikelab_core::trace::TraceRecord;
 use spikelab_core::FlowId;
 use spikelab_output::csv::read_trace_csv;
-use spikelab_output::plot::{flow_records, time_sequence_plot, window_timer_plot};
+use spikelab_output::plot::{
+    bbr_plot, flow_records, has_model_estimates, time_sequence_plot, window_timer_plot,
+};
 use std::path::Path;
 
 /// Runs `spikelab plot`.
@@ -88,5 +90,9 @@ fn plot_flow(
         .with_context(|| format!("plotting {name}"))?;
     window_timer_plot(&mine, &title, &plots.join(format!("{stem}-cwnd")))
         .with_context(|| format!("plotting {name}"))?;
+    if has_model_estimates(&mine) {
+        bbr_plot(&mine, &title, &plots.join(format!("{stem}-bbr")))
+            .with_context(|| format!("plotting {name}"))?;
+    }
     Ok(())
 }

@@ -17,7 +17,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use spikelab_experiments::report::{render_html, render_markdown, Section};
 use spikelab_experiments::reproduction::on_disk::OnDisk;
-use spikelab_experiments::reproduction::{registry, Context, Reproduction};
+use spikelab_experiments::reproduction::{every, registry, Context, Reproduction};
 use spikelab_experiments::runner::{default_jobs, on_pool, Progress};
 use std::io::IsTerminal;
 use std::path::Path;
@@ -71,13 +71,13 @@ fn select(a: &ReproduceArgs) -> Result<Vec<&'static dyn Reproduction>, Failure> 
     Ok(chosen)
 }
 
-/// The built-in reproductions named (all when none is), or a usage error listing the
-/// known names.
+/// The built-in reproductions named (the default set, the papers, when none is), or a
+/// usage error listing the known names (studies too).
 fn select_built_in(names: &[String]) -> Result<Vec<&'static dyn Reproduction>, Failure> {
-    let all = registry();
     if names.is_empty() {
-        return Ok(all);
+        return Ok(registry());
     }
+    let all = every();
     let known: Vec<&str> = all.iter().map(|r| r.name()).collect();
     names
         .iter()

@@ -53,6 +53,13 @@ pub enum TraceEvent {
     Timeout { seq: u64, spurious: bool },
     /// A delay spike began (`start`) or ended on link `link`.
     Spike { start: bool, link: u32 },
+    /// A model-based controller's estimates after a change (BBR: the bandwidth
+    /// estimate and the pacing rate in bytes per second, min_rtt once sampled).
+    Bbr {
+        bw: u64,
+        min_rtt: Option<Dur>,
+        pacing_rate: u64,
+    },
 }
 
 /// Which kinds of [`TraceEvent`] a run records: a set with one bit per variant.
@@ -75,8 +82,9 @@ impl TraceKinds {
     pub const SND_STATE: TraceKinds = TraceKinds(1 << 8);
     pub const TIMEOUT: TraceKinds = TraceKinds(1 << 9);
     pub const SPIKE: TraceKinds = TraceKinds(1 << 10);
+    pub const BBR: TraceKinds = TraceKinds(1 << 11);
     /// Every kind.
-    pub const ALL: TraceKinds = TraceKinds((1 << 11) - 1);
+    pub const ALL: TraceKinds = TraceKinds((1 << 12) - 1);
 
     /// The kind of `event`.
     #[inline(always)]
@@ -93,6 +101,7 @@ impl TraceKinds {
             TraceEvent::SndState { .. } => TraceKinds::SND_STATE,
             TraceEvent::Timeout { .. } => TraceKinds::TIMEOUT,
             TraceEvent::Spike { .. } => TraceKinds::SPIKE,
+            TraceEvent::Bbr { .. } => TraceKinds::BBR,
         }
     }
 
@@ -163,6 +172,11 @@ mod tests {
             TraceEvent::Spike {
                 start: true,
                 link: 0,
+            },
+            TraceEvent::Bbr {
+                bw: 1,
+                min_rtt: None,
+                pacing_rate: 1,
             },
         ];
         let mut seen = TraceKinds::NONE;

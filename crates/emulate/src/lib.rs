@@ -41,6 +41,7 @@ use spikelab_net::MiddleboxConfig;
 use spikelab_scenario::error::{FieldPath, Invalid, Locator};
 use spikelab_scenario::schema::FlowKindName;
 use spikelab_scenario::{Scenario, ScenarioError};
+use spikelab_tcp::exports::{Exports, Kernel};
 use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -281,11 +282,34 @@ fn unsupported(s: &Scenario) -> Option<(FieldPath, String)> {
             "the emulator runs kernel TCP sockets; a QUIC flow runs in `spikelab run`".into(),
         ));
     }
+    if let Some(at) = controller_without_kernel(s) {
+        return Some(at);
+    }
     if s.sim().flows.len() > 250 * 250 {
         return Some((
             FieldPath::root("flow"),
             "more flows than the emulator has addresses for".into(),
         ));
+    }
+    None
+}
+
+/// The first TCP flow whose congestion controller no kernel here runs (its
+/// `Exports::kernel` is `Nothing`, e.g. BBRv3), located at its
+/// `tcp.linux.tcp_congestion_control`.
+fn controller_without_kernel(s: &Scenario) -> Option<(FieldPath, String)> {
+    let entries = s.file().flow.iter().enumerate();
+    let owner = entries.flat_map(|(i, e)| std::iter::repeat_n(i, e.count as usize));
+    for (f, i) in s.sim().flows.iter().zip(owner) {
+        let FlowKind::Tcp { tcp, .. } = &f.kind else {
+            continue;
+        };
+        let cc = spikelab_tcp::stacks::congestion_controller(tcp);
+        if let Kernel::Nothing(why) = cc.kernel() {
+            let at = FieldPath::root("flow").index(i).key("tcp").key("linux");
+            let at = at.key("tcp_congestion_control");
+            return Some((at, format!("`{}`: {why}", cc.name())));
+        }
     }
     None
 }

@@ -647,6 +647,29 @@ workload = { kind = "bulk", bytes = "2KB" }
     assert!(e.contains(":8:"), "located at the line: {e}");
 }
 
+#[test]
+fn bbr3_is_refused_because_no_kernel_here_runs_it() {
+    let toml = r#"
+[[link]]
+name = "radio"
+rate = "10Mbit/s"
+latency = "20ms"
+[[flow]]
+name = "ftp"
+route = ["radio"]
+profile = "linux"
+tcp.linux = { tcp_congestion_control = "bbr3" }
+workload = { kind = "bulk", bytes = "2KB" }
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, toml).unwrap();
+    let s = spikelab_scenario::load(&path).unwrap();
+    let e = plan(&s, &BTreeMap::new(), None).unwrap_err().to_string();
+    assert!(e.contains("no kernel here runs BBRv3"), "{e}");
+    assert!(e.contains("tcp_congestion_control"), "{e}");
+}
+
 const CHILD: &str = "SPIKELAB_EMULATE_SIGINT_CHILD";
 
 /// Run by `cleanup_after_sigint_leaves_no_namespace` in a child process: a long

@@ -10,7 +10,8 @@ use spikelab_core::{Dur, FlowId, Time};
 const SENDER_STATE: TraceKinds = TraceKinds::CWND
     .union(TraceKinds::RTO)
     .union(TraceKinds::SRTT)
-    .union(TraceKinds::SND_STATE);
+    .union(TraceKinds::SND_STATE)
+    .union(TraceKinds::BBR);
 
 /// The kinds of record an ACK at the sender writes ([`Tracer::on_ack`]).
 const AT_ACK: TraceKinds = TraceKinds::ACK_RECV.union(TraceKinds::RTT_SAMPLE);
@@ -113,6 +114,13 @@ impl Tracer {
                 snd_una: cur.snd_una,
                 snd_nxt: cur.snd_nxt,
                 snd_max: cur.snd_max,
+            });
+        }
+        if let Some((bw, min_rtt, pacing_rate)) = cur.bbr.filter(|_| prev.bbr != cur.bbr) {
+            push(TraceEvent::Bbr {
+                bw,
+                min_rtt,
+                pacing_rate,
             });
         }
     }

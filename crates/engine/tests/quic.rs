@@ -257,7 +257,9 @@ fn undo() -> impl Strategy<Value = UndoRule> {
     prop_oneof![
         Just(UndoRule::None),
         Just(UndoRule::Quinn),
-        Just(UndoRule::Msquic)
+        Just(UndoRule::Msquic),
+        Just(UndoRule::Quiche),
+        Just(UndoRule::Picoquic)
     ]
 }
 

@@ -19,7 +19,14 @@ const SCENARIOS: &[(&str, &str)] = files!("scenarios":
     "peak-hopper-c.toml",
     "delay-injection.toml",
     "delay-injection-paper.toml",
+    "paths/tmobile-lte-drive.toml",
 );
+
+/// Built-in scenarios that read files beside them (a link's delivery traces): each is
+/// shown, and its files looked for, at its place in the source tree the binary was
+/// built from, so that the traces are found from any directory (the traces themselves,
+/// megabytes each, are not built in).
+const BESIDE_THEIR_FILES: &[&str] = &["paths/tmobile-lte-drive.toml"];
 
 /// `experiments/*.toml`.
 const EXPERIMENTS: &[(&str, &str)] = files!("experiments":
@@ -28,11 +35,21 @@ const EXPERIMENTS: &[(&str, &str)] = files!("experiments":
     "std-proxy.toml",
     "peak-hopper.toml",
     "delay-injection.toml",
+    "quic-spikes.toml",
 );
 
 /// The text of `scenarios/<name>`.
 pub fn scenario(name: &str) -> Option<&'static str> {
     SCENARIOS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// The name built-in scenario `name` is shown by and its relative paths start from:
+/// its path in the source tree for [`BESIDE_THEIR_FILES`], else `name` itself.
+pub fn scenario_shown_as(name: &str) -> String {
+    match BESIDE_THEIR_FILES.contains(&name) {
+        true => format!("{}/../../scenarios/{name}", env!("CARGO_MANIFEST_DIR")),
+        false => name.to_string(),
+    }
 }
 
 /// The text of `experiments/<name>`.

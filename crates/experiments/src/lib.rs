@@ -6,6 +6,8 @@
 //! * [`context`], [`report`], [`runner`], [`shared_runs`], [`embedded`], [`artifacts`]:
 //!   what a run is given, the report's blocks, many simulations in parallel
 //!   deterministically, the built-in files, CSV files and figures.
+//! * [`compare`]: paired comparisons on common seeds (mean difference, interval, effect
+//!   size, p-value) and Holm's correction over many of them, for grid values and advise.
 //! * [`metrics`]: the metric family the experiment files name: its interface
 //!   ([`metrics::view`]), its registry, and the timer metrics of [Ekström & Ludwig 2004]
 //!   IV.C ([`metrics::timer`]), over flow groups, outages and distributions.
@@ -20,6 +22,7 @@
 
 pub mod advise;
 pub mod artifacts;
+pub mod compare;
 pub mod context;
 pub mod embedded;
 

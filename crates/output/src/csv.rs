@@ -26,6 +26,7 @@
 //! | `snd`      | `SndState`                  | snd_una   | snd_nxt  | snd_max   |
 //! | `timeout`  | `Timeout`                   | seq       | spurious 0/1 |       |
 //! | `spike`    | `Spike`                     | start 0/1 | link     |           |
+//! | `bbr`      | `Bbr`                       | bw (B/s)  | min_rtt (s) | pacing rate (B/s) |
 //!
 //! `time_s` and durations are seconds with exactly nine decimals, printed from the
 //! integer nanoseconds (no floating point), so reading a trace back is exact. `flow` is
@@ -188,6 +189,14 @@ fn encode(ev: &TraceEvent) -> (&'static str, [Cell; 3]) {
         } => ("snd", [Int(snd_una), Int(snd_nxt), Int(snd_max)]),
         TraceEvent::Timeout { seq, spurious } => ("timeout", [Int(seq), b(spurious), Empty]),
         TraceEvent::Spike { start, link } => ("spike", [b(start), Int(link.into()), Empty]),
+        TraceEvent::Bbr {
+            bw,
+            min_rtt,
+            pacing_rate,
+        } => {
+            let rtt = min_rtt.map_or(Empty, Secs);
+            ("bbr", [Int(bw), rtt, Int(pacing_rate)])
+        }
     }
 }
 
@@ -301,6 +310,11 @@ fn decode(name: &str, [a, b, c]: [&str; 3]) -> std::result::Result<TraceEvent, S
         "spike" => TraceEvent::Spike {
             start: parse_bool(a, "start")?,
             link: parse_int(b, "link")?,
+        },
+        "bbr" => TraceEvent::Bbr {
+            bw: int(a, "bw")?,
+            min_rtt: if b.is_empty() { None } else { Some(dur(b)?) },
+            pacing_rate: int(c, "pacing_rate")?,
         },
         other => return Err(format!("unknown event `{other}`")),
     })
@@ -485,6 +499,24 @@ mod tests {
                 Timeout {
                     seq: 4344,
                     spurious: true,
+                },
+            ),
+            rec(
+                12,
+                0,
+                Bbr {
+                    bw: 1_250_000,
+                    min_rtt: Some(ms(80)),
+                    pacing_rate: 1_237_500,
+                },
+            ),
+            rec(
+                13,
+                0,
+                Bbr {
+                    bw: 0,
+                    min_rtt: None,
+                    pacing_rate: 28_000,
                 },
             ),
             rec(

@@ -11,6 +11,8 @@
 //!   ACKs, drops and timer expiries with their own markers; delay spikes shaded.
 //! * [`window_timer_plot`]: two panels: cwnd and ssthresh (KB), and RTO, SRTT and RTT
 //!   samples (ms), against time, spikes shaded in both.
+//! * [`bbr_plot`]: a model-based controller's estimates (BBR): bandwidth estimate and
+//!   pacing rate (Mbit/s), and min_rtt (ms), against time, from the trace's `Bbr` records.
 //! * [`line_chart`], [`scatter_chart`], [`bar_chart`]: labelled series with optional
 //!   confidence whiskers.
 //!
@@ -620,6 +622,64 @@ impl SeriesChart<'_> {
             .legend(move |(x, y)| Circle::new((x + 7, y), 4, color.filled()));
         Ok(())
     }
+}
+
+/// Whether `records` hold a model-based controller's estimates ([`TraceEvent::Bbr`]).
+pub fn has_model_estimates(records: &[TraceRecord]) -> bool {
+    records
+        .iter()
+        .any(|r| matches!(r.event, TraceEvent::Bbr { .. }))
+}
+
+/// A model-based controller's estimates against time: `<base>-rate` (bandwidth
+/// estimate and pacing rate, Mbit/s) and `<base>-minrtt` (min_rtt, ms), each as PNG and
+/// SVG through [`line_chart`]. Returns the files written.
+pub fn bbr_plot(records: &[TraceRecord], title: &str, base: &Path) -> Result<Vec<PlotFiles>> {
+    let mut bw = Vec::new();
+    let mut pacing = Vec::new();
+    let mut min_rtt = Vec::new();
+    for r in records {
+        if let TraceEvent::Bbr {
+            bw: b,
+            min_rtt: m,
+            pacing_rate,
+        } = r.event
+        {
+            let t = r.time.as_secs_f64();
+            // One point per 10 ms at most: the estimates change on every ACK.
+            if pacing.last().is_some_and(|&(last, _)| t - last < 0.01) {
+                continue;
+            }
+            bw.push((t, b as f64 * 8e-6));
+            pacing.push((t, pacing_rate as f64 * 8e-6));
+            if let Some(m) = m {
+                min_rtt.push((t, m.as_secs_f64() * 1e3));
+            }
+        }
+    }
+    let series = |label: &str, points: Vec<(f64, f64)>| Series {
+        label: label.into(),
+        points,
+        ci: Vec::new(),
+    };
+    let chart = |y: &str| Chart {
+        title: title.into(),
+        x_label: "time (s)".into(),
+        y_label: y.into(),
+    };
+    let with_suffix = |suffix: &str| {
+        let mut name = base.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    let rates = [
+        series("bandwidth estimate", bw),
+        series("pacing rate", pacing),
+    ];
+    let rate = line_chart(&chart("Mbit/s"), &rates, &with_suffix("-rate"))?;
+    let rtt = [series("min_rtt", min_rtt)];
+    let minrtt = line_chart(&chart("ms"), &rtt, &with_suffix("-minrtt"))?;
+    Ok(vec![rate, minrtt])
 }
 
 /// Draws `series` as lines with point markers and CI whiskers into `<base>.png` / `.svg`.

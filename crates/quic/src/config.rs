@@ -36,6 +36,56 @@ pub enum QuicCc {
     Cubic,
 }
 
+/// How a 1-RTT packet carrying stream data is laid out (RFC 9000 12.3, 17.1, 19.8;
+/// RFC 9001 5.3), which sets the stream bytes a full datagram holds
+/// (`wire.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Framing {
+    /// Every header field at its largest: a 4-byte packet number, a STREAM frame with
+    /// an 8-byte offset and a 2-byte length (1159 stream bytes in 1200). The default:
+    /// valid for every packet RFC 9000 allows, and what the model always did.
+    #[default]
+    Largest,
+    /// As quinn-proto 0.11.19 packs them: the packet number in the fewest bytes that
+    /// cover twice the distance to the largest acknowledged (RFC 9000 17.1, A.2;
+    /// packet.rs `PacketNumber::new`), the offset as a varint left out at 0, no length
+    /// on the packet's last frame (frame.rs `Stream::encoder`), and the client's first
+    /// 1-RTT packet sharing its datagram with the handshake's last flight (1170 stream
+    /// bytes below offset 16384, 1168 above, 910 in the first).
+    Quinn,
+}
+
+/// Whether and how the sender paces (RFC 9002 7.7: "This document does not specify
+/// a pacer").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pacing {
+    /// No pacer: the window goes out at once (RFC 9002 specifies none). The default.
+    #[default]
+    None,
+    /// quinn-proto 0.11.19's send gate (connection/mod.rs `poll_transmit`: blocked
+    /// when bytes in flight plus a full datagram reach the window) and its token
+    /// bucket (connection/pacing.rs `Pacer::delay`, `optimal_capacity`).
+    Quinn,
+}
+
+/// In which order an ACK's effects reach the congestion controller.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AckOrder {
+    /// RFC 9002 A.7 `OnAckReceived`: losses the ACK reveals are declared (a
+    /// congestion event) before the newly acknowledged packets grow the window, so
+    /// those sent before the event do not. The default.
+    #[default]
+    LossFirst,
+    /// quinn-proto 0.11.19 (connection/mod.rs `on_ack_received`): `on_packet_acked`
+    /// grows the window for every newly acknowledged packet, then
+    /// `detect_lost_packets` declares the losses: the reduction starts from the grown
+    /// window.
+    AckedFirst,
+}
+
 /// What a sender does when an ACK shows that packets it declared lost had arrived
 /// (a spurious loss declaration). RFC 9002 itself undoes nothing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,6 +100,14 @@ pub enum UndoRule {
     /// msquic (src/core/loss_detection.c `QuicLossDetectionProcessAckBlocks`,
     /// `QuicLossDetectionDetectAndHandleLostPackets`).
     Msquic,
+    /// quiche (quiche/src/recovery/congestion/recovery.rs
+    /// `detect_and_remove_acked_packets`, `drain_acked_and_lost_packets`;
+    /// congestion/cubic.rs `rollback`).
+    Quiche,
+    /// picoquic (picoquic/frames.c `picoquic_dequeue_old_retransmitted_packets`,
+    /// `PICOQUIC_SPURIOUS_RETRANSMIT_DELAY_MAX`; picoquic/cubic.c
+    /// `cubic_enter_recovery`, `cubic_correct_spurious`; picoquic/newreno.c).
+    Picoquic,
 }
 
 /// `[flow.quic]`: one QUIC connection's settings. The sender plays the client: it
@@ -89,6 +147,18 @@ pub struct QuicConfig {
     pub cc: QuicCc,
     /// The spurious-loss undo rule. Default: `"none"`.
     pub undo: UndoRule,
+    /// How stream data is packed into datagrams. Default: `"largest"`.
+    pub framing: Framing,
+    /// The pacer. Default: `"none"`.
+    pub pacing: Pacing,
+    /// The idle timeout (RFC 9000 10.1: the max_idle_timeout transport parameter; the
+    /// connection closes silently after this long, at least 3 x PTO, without a packet
+    /// from the peer). Default: none (the parameter's default, 0: disabled). quinn's
+    /// default is 30 s.
+    pub idle_timeout: Option<Dur>,
+    /// The order of an ACK's loss declarations and window growth. Default:
+    /// `"loss-first"`.
+    pub ack_order: AckOrder,
 }
 
 impl Default for QuicConfig {
@@ -106,13 +176,17 @@ impl Default for QuicConfig {
             pto_max: None,
             cc: QuicCc::NewReno,
             undo: UndoRule::None,
+            framing: Framing::Largest,
+            pacing: Pacing::None,
+            idle_timeout: None,
+            ack_order: AckOrder::LossFirst,
         }
     }
 }
 
 impl QuicConfig {
     /// Every key of `[flow.quic]`, as written in a scenario file.
-    pub const KEYS: [&'static str; 12] = [
+    pub const KEYS: [&'static str; 16] = [
         "implementation",
         "max_datagram_size",
         "initial_rtt",
@@ -125,6 +199,10 @@ impl QuicConfig {
         "pto_max",
         "cc",
         "undo",
+        "framing",
+        "pacing",
+        "idle_timeout",
+        "ack_order",
     ];
 }
 
@@ -171,6 +249,10 @@ impl Bounded for QuicConfig {
         if let Some(d) = self.pto_max {
             dur_in(&p.key("pto_max"), d, Dur(1), MAX_DUR)?;
         }
+        if let Some(d) = self.idle_timeout {
+            // RFC 9000 18.2: max_idle_timeout is in milliseconds, 0 meaning none.
+            dur_in(&p.key("idle_timeout"), d, Dur::from_millis(1), MAX_DUR)?;
+        }
         if self.implementation == Implementation::Quinn {
             self.quinn_fixes(p)?;
         }
@@ -184,7 +266,9 @@ impl QuicConfig {
     /// an ACK after every second ack-eliciting packet (`AckFrequencyConfig`'s
     /// threshold 1 means "more than one"), two probes per PTO
     /// (`on_loss_detection_timeout`), no PTO ceiling, and no undo (0.11.19 has no
-    /// spurious-loss detection).
+    /// spurious-loss detection). quinn frames, paces and orders an ACK's effects as
+    /// itself (`framing`, `pacing`, `ack_order` describe the model) and keeps its
+    /// idle timeout, 30 s.
     pub fn quinn_fixes(&self, p: &FieldPath) -> Check {
         let fixed = |key: &str, ok: bool, quinns: &str| match ok {
             true => Ok(()),
@@ -202,7 +286,13 @@ impl QuicConfig {
         )?;
         fixed("probe_packets", self.probe_packets == 2, "2")?;
         fixed("pto_max", self.pto_max.is_none(), "none")?;
-        fixed("undo", self.undo == UndoRule::None, "\"none\"")
+        fixed("undo", self.undo == UndoRule::None, "\"none\"")?;
+        let idle = self.idle_timeout;
+        fixed(
+            "idle_timeout",
+            idle.is_none_or(|d| d == Dur::from_secs(30)),
+            "30 s",
+        )
     }
 }
 
@@ -224,8 +314,11 @@ mod tests {
 
     #[test]
     fn a_table_overrides_defaults_and_unknown_keys_are_refused() {
-        let c: QuicConfig =
-            toml::from_str("cc = \"cubic\"\nundo = \"quinn\"\npto_max = \"2s\"").unwrap();
+        let c: QuicConfig = toml::from_str(
+            "cc = \"cubic\"\nundo = \"quinn\"\npto_max = \"2s\"\nframing = \"quinn\"\npacing = \"quinn\"",
+        )
+        .unwrap();
+        assert_eq!((c.framing, c.pacing), (Framing::Quinn, Pacing::Quinn));
         assert_eq!((c.cc, c.undo), (QuicCc::Cubic, UndoRule::Quinn));
         assert_eq!(c.pto_max, Some(Dur::from_secs(2)));
         assert!(toml::from_str::<QuicConfig>("pto_cap = \"2s\"").is_err());
@@ -244,6 +337,7 @@ mod tests {
             "max_ack_delay = \"40ms\"",
             "probe_packets = 1",
             "undo = \"quinn\"",
+            "idle_timeout = \"10s\"",
         ] {
             assert!(quinn(refused).is_err(), "{refused}");
         }
@@ -255,6 +349,7 @@ mod tests {
     fn keys_name_every_field() {
         let text = toml::to_string(&QuicConfig {
             pto_max: Some(Dur::from_secs(1)),
+            idle_timeout: Some(Dur::from_secs(30)),
             ..QuicConfig::default()
         })
         .unwrap();

@@ -13,7 +13,8 @@
 //! | probe timeout and its back-off, `pto_max` (6.2) | [`pto`] |
 //! | persistent congestion (7.6) | [`persistent`] |
 //! | NewReno (7.3, B) and CUBIC | [`cc`] |
-//! | spurious-loss undo rules (quinn, msquic) | [`undo`] |
+//! | spurious-loss undo rules (quinn, msquic, quiche, picoquic) | [`undo`] |
+//! | quinn's pacer (`pacing = "quinn"`) | [`pacing`] |
 //! | ACK frames, ranges, ack_delay, the ACK policy (RFC 9000 13.2, 19.3) | [`ack`], [`ranges`] |
 //! | the stream: bytes to send, resend, acknowledged | [`stream`] |
 //! | the sender, the receiver, the connection | [`sender`], [`receiver`], [`connection`] |
@@ -23,6 +24,7 @@ pub mod cc;
 pub mod config;
 pub mod connection;
 pub mod loss;
+pub mod pacing;
 pub mod persistent;
 pub mod pto;
 pub mod ranges;
@@ -34,5 +36,5 @@ pub mod stream;
 pub mod undo;
 pub mod wire;
 
-pub use config::{Implementation, QuicCc, QuicConfig, UndoRule};
+pub use config::{AckOrder, Framing, Implementation, Pacing, QuicCc, QuicConfig, UndoRule};
 pub use connection::{Arrived, QuicConnection};

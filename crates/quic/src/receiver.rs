@@ -58,7 +58,11 @@ impl QuicReceiver {
         let due = self
             .ack
             .on_packet(now, p.ack, true, self.threshold, self.max_ack_delay);
-        let frame = (due == AckDue::Now).then(|| self.send_ack(now, out));
+        // The client's first 1-RTT packet rides with its Handshake packet, whose
+        // Finished completes the handshake at the server: the server's
+        // HANDSHAKE_DONE goes at once (RFC 9001 4.1.2) and carries an ACK frame.
+        let first = p.ack == 0;
+        let frame = (due == AckDue::Now || first).then(|| self.send_ack(now, out));
         (held, frame)
     }
 
@@ -92,5 +96,30 @@ impl QuicReceiver {
     /// An ACK is owed for ack-eliciting packets received.
     pub fn ack_pending(&self) -> bool {
         self.ack.pending()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(pn: u64) -> Packet {
+        let mut p = Packet::new(0, FlowId(0), PacketKind::Data, Time::ZERO);
+        p.ack = pn;
+        p.seq = pn * 1000;
+        p.len = 1000;
+        p
+    }
+
+    #[test]
+    fn the_first_1rtt_packet_is_acknowledged_at_once_then_every_second() {
+        let mut r = QuicReceiver::new(FlowId(0), &QuicConfig::default());
+        let mut out = Vec::new();
+        let acks = |r: &mut QuicReceiver, pn, out: &mut Vec<Packet>| {
+            r.on_data(Time::ZERO, &data(pn), out).1.is_some()
+        };
+        assert!(acks(&mut r, 0, &mut out), "HANDSHAKE_DONE carries an ACK");
+        assert!(!acks(&mut r, 1, &mut out));
+        assert!(acks(&mut r, 2, &mut out));
     }
 }

@@ -5,20 +5,27 @@
 //! Initial goes out (and again on each PTO, 6.2.4) until the server's answer arrives,
 //! which gives the first RTT sample (ack_delay 0, as in the Initial space) and
 //! confirms the handshake (the model sends 1-RTT data at once; the client's Handshake
-//! packet, which would ride with it, is not modelled). Not modelled: pacing (7.7; the
-//! window is sent at once), the application-limited check (7.8), ECN, MTU discovery.
+//! packet, which would ride with it, is not modelled). Options beyond RFC 9002:
+//! quinn's send gate and pacer (`pacing`, [`crate::pacing`]), quinn's packing of
+//! datagrams (`framing`, [`crate::wire`]), the idle timeout (`idle_timeout`, RFC 9000
+//! 10.1, the client's side). Not modelled: the application-limited check (7.8), ECN,
+//! MTU discovery.
 
 use crate::ack::AckFrame;
 use crate::cc::{minimum_window, Controllers, QuicController};
-use crate::config::QuicConfig;
+use crate::config::{AckOrder, Pacing, QuicConfig};
 use crate::loss;
+use crate::pacing::Pacer;
 use crate::persistent;
 use crate::pto;
 use crate::rtt::RttEstimator;
 use crate::sent::{SentPacket, SentPackets};
 use crate::stream::{Chunk, StreamSend};
-use crate::undo::LostMemory;
-use crate::wire::{data_packet_bytes, ip_bytes, stream_bytes_per_packet, CLIENT_INITIAL};
+use crate::undo::{LostMemory, Pass};
+use crate::wire::{
+    coalesced_bytes, data_packet_bytes, ip_bytes, stream_bytes_per_packet, stream_packet_overhead,
+    CLIENT_INITIAL,
+};
 use spikelab_core::packet::{IP_HEADER, UDP_HEADER};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time};
 
@@ -39,6 +46,10 @@ pub enum TimerOutcome {
     LossTime,
     /// A probe timeout: probes sent, nothing declared lost.
     Probe,
+    /// The pacer let the next packets go.
+    Paced,
+    /// The idle timeout closed the connection (RFC 9000 10.1).
+    IdleClosed,
 }
 
 /// What an acknowledgement did.
@@ -72,6 +83,8 @@ enum Phase {
         initials: Vec<Time>,
     },
     Established,
+    /// Closed by the idle timeout: nothing more is sent or taken.
+    Closed,
 }
 
 /// One connection's sender.
@@ -85,6 +98,8 @@ pub struct QuicSender {
     sent: SentPackets,
     last_eliciting: Option<Time>,
     largest_acked: Option<u64>,
+    /// When the largest acknowledged packet was sent.
+    largest_acked_sent: Option<Time>,
     rtt: RttEstimator,
     first_sample: Option<Time>,
     pto_count: u32,
@@ -94,6 +109,14 @@ pub struct QuicSender {
     memory: LostMemory,
     declared: Vec<Decided>,
     stats: SenderStats,
+    /// `pacing = "quinn"`: the token bucket, and when it lets the next packet go.
+    pacer: Option<Pacer>,
+    pace_at: Option<Time>,
+    /// The idle timer (RFC 9000 10.1): when the connection closes unless a packet
+    /// arrives first; whether an ack-eliciting packet sent may restart it (once after
+    /// each packet received, as quinn's `permit_idle_reset`).
+    idle_at: Option<Time>,
+    permit_idle_reset: bool,
 }
 
 impl QuicSender {
@@ -108,6 +131,7 @@ impl QuicSender {
             sent: SentPackets::new(),
             last_eliciting: None,
             largest_acked: None,
+            largest_acked_sent: None,
             rtt: RttEstimator::new(cfg.initial_rtt),
             first_sample: None,
             pto_count: 0,
@@ -117,11 +141,20 @@ impl QuicSender {
             memory: LostMemory::new(cfg.undo),
             declared: Vec::new(),
             stats: SenderStats::default(),
+            pacer: None,
+            pace_at: None,
+            idle_at: None,
+            permit_idle_reset: true,
         }
     }
 
     /// The connection opens: the client Initial goes out.
     pub fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.cfg.pacing == Pacing::Quinn {
+            let mds = u64::from(self.cfg.max_datagram_size);
+            let (srtt, w) = (self.rtt.smoothed(), self.cc.window());
+            self.pacer = Some(Pacer::new(srtt, w, mds, now));
+        }
         self.send_initial(now, out);
     }
 
@@ -141,6 +174,43 @@ impl QuicSender {
         initials.push(now);
         self.last_eliciting = Some(now);
         out.push(p);
+        self.on_sent_eliciting(now, u64::from(CLIENT_INITIAL));
+    }
+
+    /// An ack-eliciting packet of `bytes` (UDP payload) went out in flight.
+    fn on_sent_eliciting(&mut self, now: Time, bytes: u64) {
+        if let Some(pacer) = &mut self.pacer {
+            pacer.on_transmit(bytes);
+        }
+        if self.permit_idle_reset {
+            self.restart_idle_timer(now);
+        }
+        self.permit_idle_reset = false;
+    }
+
+    /// A packet from the peer arrived.
+    fn on_peer_packet(&mut self, now: Time) {
+        self.restart_idle_timer(now);
+        self.permit_idle_reset = true;
+    }
+
+    /// RFC 9000 10.1: the idle timeout, at least three times the current PTO (without
+    /// back-off, as quinn's `reset_idle_timeout`).
+    fn restart_idle_timer(&mut self, now: Time) {
+        let Some(timeout) = self.cfg.idle_timeout else {
+            return;
+        };
+        let mad = self.pto_max_ack_delay();
+        let pto = pto::duration(&self.rtt, mad, 0, None);
+        self.idle_at = Some(now + timeout.max(pto * 3));
+    }
+
+    fn pto_max_ack_delay(&self) -> Dur {
+        if self.established() {
+            self.cfg.max_ack_delay
+        } else {
+            Dur::ZERO
+        }
     }
 
     /// The server's Initial and Handshake answer the client Initial `p.ack`.
@@ -157,6 +227,7 @@ impl QuicSender {
             };
         };
         let sample = now.saturating_since(initials[p.ack as usize]);
+        self.on_peer_packet(now);
         // The Initial space: ack_delay is not subtracted (5.3 "ignore ... for Initial").
         self.rtt.update(sample, Dur::ZERO);
         self.first_sample = Some(now);
@@ -175,33 +246,64 @@ impl QuicSender {
     }
 
     /// Sends what the window allows (7: bytes_in_flight never above the window, a
-    /// full datagram at a time).
+    /// full datagram at a time) and the pacer, if any, lets go.
     fn fill(&mut self, now: Time, out: &mut Vec<Packet>) {
         if !self.established() {
             return;
         }
-        let mds = u64::from(self.cfg.max_datagram_size);
-        while self.sent.bytes_in_flight() + mds <= self.cc.window() {
-            let Some(c) = self.stream.next_chunk(stream_bytes_per_packet(&self.cfg)) else {
+        self.pace_at = None;
+        while self.window_open() && self.stream.has_data() {
+            if let Some(at) = self.paced_until(now) {
+                self.pace_at = Some(at);
+                break;
+            }
+            let Some(c) = self.next_chunk() else {
                 break;
             };
             self.send(now, c, out);
         }
     }
 
+    /// Whether a full datagram fits the window: RFC 9002 7 lets bytes in flight reach
+    /// it; quinn's `poll_transmit` stops once they would.
+    fn window_open(&self) -> bool {
+        let next = self.sent.bytes_in_flight() + u64::from(self.cfg.max_datagram_size);
+        match self.cfg.pacing {
+            Pacing::None => next <= self.cc.window(),
+            Pacing::Quinn => next < self.cc.window(),
+        }
+    }
+
+    /// When the pacer holds the next full datagram back to, if it does.
+    fn paced_until(&mut self, now: Time) -> Option<Time> {
+        let mds = u64::from(self.cfg.max_datagram_size);
+        let (srtt, window) = (self.rtt.smoothed(), self.cc.window());
+        self.pacer.as_mut()?.delay(srtt, mds, mds, window, now)
+    }
+
+    /// The next chunk of stream bytes, as many as the next packet holds.
+    fn next_chunk(&mut self) -> Option<Chunk> {
+        let (pn, la, first) = (self.next_pn, self.largest_acked, self.next_pn == 0);
+        let (cfg, mds) = (&self.cfg, u64::from(self.cfg.max_datagram_size));
+        let room = |off| mds - u64::from(stream_packet_overhead(cfg, off, pn, la, first));
+        self.stream.next_chunk_at(room)
+    }
+
     fn send(&mut self, now: Time, c: Chunk, out: &mut Vec<Packet>) {
         let pn = self.next_pn;
+        let first = pn == 0;
+        let overhead = stream_packet_overhead(&self.cfg, c.offset, pn, self.largest_acked, first);
         self.next_pn += 1;
         let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
         p.seq = c.offset;
         p.len = c.len as u32;
         p.ack = pn;
         p.retx = c.retx;
-        let ip = data_packet_bytes(c.len as u32);
+        let ip = data_packet_bytes(c.len as u32, overhead);
         p.seal_as(ip);
         let record = SentPacket {
             time_sent: now,
-            bytes: u64::from(ip - IP_HEADER - UDP_HEADER),
+            bytes: u64::from(ip - IP_HEADER - UDP_HEADER - coalesced_bytes(&self.cfg, first)),
             ack_eliciting: true,
             in_flight: true,
             offset: c.offset,
@@ -212,10 +314,18 @@ impl QuicSender {
         self.stats.packets_sent += 1;
         self.stats.retransmissions += c.retx as u64;
         out.push(p);
+        self.on_sent_eliciting(now, record.bytes);
     }
 
     /// An ACK frame arrived (A.7 `OnAckReceived`).
     pub fn on_ack(&mut self, now: Time, frame: &AckFrame, out: &mut Vec<Packet>) -> AckOutcome {
+        if matches!(self.phase, Phase::Closed) {
+            return AckOutcome {
+                duplicate: true,
+                rtt_sample: None,
+            };
+        }
+        self.on_peer_packet(now);
         let largest = frame.largest();
         let new_largest = self.largest_acked.is_none_or(|l| largest > l);
         if new_largest {
@@ -224,7 +334,8 @@ impl QuicSender {
         // quinn runs its spurious-loss test on every ACK frame first.
         if self.memory.on_ack_frame(frame) {
             self.stats.spurious_events += 1;
-            if self.memory.restores(self.cfg.cc) && self.cc.undo() {
+            let (prior, srtt) = (self.cc.prior(), self.rtt.smoothed());
+            if self.memory.restores(self.cfg.cc, prior, now, srtt) && self.cc.undo() {
                 self.stats.undos += 1;
             }
         }
@@ -239,13 +350,22 @@ impl QuicSender {
             };
         }
         let sample = self.rtt_sample(now, largest, frame.ack_delay, &newly);
+        if let Some((_, p)) = newly.iter().find(|(pn, _)| *pn == largest) {
+            self.largest_acked_sent = Some(p.time_sent);
+        }
         for &(pn, p) in &newly {
             self.sent.remove(pn);
             self.stream.on_acked(p.offset, p.len);
         }
-        self.detect_and_handle_loss(now, new_largest);
-        for (_, p) in newly.iter().filter(|(_, p)| p.in_flight) {
-            self.cc.on_acked(now, p.time_sent, p.bytes);
+        match self.cfg.ack_order {
+            AckOrder::LossFirst => {
+                self.detect_and_handle_loss(now, new_largest);
+                self.grow(now, &newly);
+            }
+            AckOrder::AckedFirst => {
+                self.grow(now, &newly);
+                self.detect_and_handle_loss(now, new_largest);
+            }
         }
         // A.7: "Reset pto_count unless the client is unsure if the server has
         // validated the client's address" (the handshake is done).
@@ -254,6 +374,13 @@ impl QuicSender {
         AckOutcome {
             duplicate: false,
             rtt_sample: sample,
+        }
+    }
+
+    /// B.5 `OnPacketsAcked` for the in-flight packets among `newly`.
+    fn grow(&mut self, now: Time, newly: &[(u64, SentPacket)]) {
+        for (_, p) in newly.iter().filter(|(_, p)| p.in_flight) {
+            self.cc.on_acked(now, p.time_sent, p.bytes);
         }
     }
 
@@ -292,8 +419,19 @@ impl QuicSender {
         );
         self.loss_time = scan.loss_time;
         let mad = self.cfg.max_ack_delay;
-        self.memory
-            .on_detection(now, new_largest, la, &self.rtt, mad);
+        self.memory.on_detection(&Pass {
+            now,
+            new_largest,
+            largest_acked: la,
+            largest_acked_sent: self.largest_acked_sent,
+            oldest_outstanding: self
+                .sent
+                .iter()
+                .find(|(pn, _)| !scan.lost.contains(pn))
+                .map(|(pn, _)| pn),
+            rtt: &self.rtt,
+            max_ack_delay: mad,
+        });
         let mut lost = Vec::with_capacity(scan.lost.len());
         for pn in scan.lost {
             let p = self
@@ -301,7 +439,7 @@ impl QuicSender {
                 .remove(pn)
                 .expect("detected among the outstanding");
             self.stream.on_lost(p.offset, p.len);
-            self.memory.on_lost(pn, p.time_sent);
+            self.memory.on_lost(pn, p.time_sent, now);
             self.declared.push(Decided::Lost { pn });
             self.stats.loss_declarations += 1;
             lost.push((pn, p));
@@ -323,16 +461,24 @@ impl QuicSender {
 
     /// The PTO period now (no max_ack_delay during the handshake, 6.2.1).
     pub fn pto_period(&self) -> Dur {
-        let mad = if self.established() {
-            self.cfg.max_ack_delay
-        } else {
-            Dur::ZERO
-        };
+        let mad = self.pto_max_ack_delay();
         pto::duration(&self.rtt, mad, self.pto_count, self.cfg.pto_max)
     }
 
-    /// When the timer fires (A.8 `SetLossDetectionTimer`).
+    /// When the sender's next timer fires: loss detection, the pacer or the idle
+    /// timeout.
     pub fn deadline(&self) -> Option<Time> {
+        if matches!(self.phase, Phase::Closed) {
+            return None;
+        }
+        [self.recovery_deadline(), self.pace_at, self.idle_at]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// When the loss-detection timer fires (A.8 `SetLossDetectionTimer`).
+    fn recovery_deadline(&self) -> Option<Time> {
         if let Some(t) = self.loss_time {
             return Some(t);
         }
@@ -342,11 +488,29 @@ impl QuicSender {
         Some(self.last_eliciting? + self.pto_period())
     }
 
-    /// The timer fires (A.9 `OnLossDetectionTimeout`).
+    /// A timer fires: the idle timeout first, then loss detection (A.9
+    /// `OnLossDetectionTimeout`), then the pacer.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) -> TimerOutcome {
-        if self.deadline().is_none_or(|d| d > now) {
+        let due = |t: Option<Time>| t.is_some_and(|t| t <= now);
+        if matches!(self.phase, Phase::Closed) {
             return TimerOutcome::NotDue;
         }
+        if due(self.idle_at) {
+            self.phase = Phase::Closed;
+            (self.pace_at, self.idle_at, self.loss_time) = (None, None, None);
+            return TimerOutcome::IdleClosed;
+        }
+        if due(self.recovery_deadline()) {
+            return self.on_loss_detection_timeout(now, out);
+        }
+        if due(self.pace_at) {
+            self.fill(now, out);
+            return TimerOutcome::Paced;
+        }
+        TimerOutcome::NotDue
+    }
+
+    fn on_loss_detection_timeout(&mut self, now: Time, out: &mut Vec<Packet>) -> TimerOutcome {
         if self.loss_time.is_some() {
             self.detect_and_handle_loss(now, true);
             self.fill(now, out);
@@ -357,6 +521,7 @@ impl QuicSender {
         });
         self.stats.ptos += 1;
         if self.established() {
+            self.timer_response(now);
             self.send_probes(now, out);
         } else {
             self.send_initial(now, out);
@@ -365,10 +530,21 @@ impl QuicSender {
         TimerOutcome::Probe
     }
 
+    /// What the undo rule does on a probe timeout beyond RFC 9002's probes: picoquic
+    /// remembers the outstanding packets as retransmitted and drops the window
+    /// ([`crate::undo`]).
+    fn timer_response(&mut self, now: Time) {
+        let outstanding = self.sent.iter().map(|(pn, p)| (pn, p.time_sent));
+        self.memory.on_probe_timeout(now, outstanding);
+        let newest = self.sent.iter().last().map(|(_, p)| p.time_sent);
+        if let Some(sent) = newest.filter(|_| self.memory.timer_is_congestion()) {
+            self.cc.on_timer_loss(now, sent);
+        }
+    }
+
     /// 6.2.4: `probe_packets` ack-eliciting packets, outside the window: new or lost
     /// data if there is some, else the oldest outstanding data again, else a PING.
     fn send_probes(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let max = stream_bytes_per_packet(&self.cfg);
         let mut again = self
             .sent
             .iter()
@@ -381,15 +557,11 @@ impl QuicSender {
             .collect::<Vec<_>>()
             .into_iter();
         for _ in 0..self.cfg.probe_packets {
-            let c = self
-                .stream
-                .next_chunk(max)
-                .or_else(|| again.next())
-                .unwrap_or(Chunk {
-                    offset: self.stream.first_unacked(),
-                    len: 0,
-                    retx: false,
-                });
+            let c = self.next_chunk().or_else(|| again.next()).unwrap_or(Chunk {
+                offset: self.stream.first_unacked(),
+                len: 0,
+                retx: false,
+            });
             self.send(now, c, out);
         }
     }
@@ -507,7 +679,14 @@ mod tests {
             undo,
             ..QuicConfig::default()
         };
-        let mut s = QuicSender::new(FlowId(0), &cfg);
+        let (s, out) = established(&cfg);
+        assert_eq!(out.len(), 10, "the initial window");
+        s
+    }
+
+    /// A sender with `cfg` past the handshake at 100 ms, and what it sent then.
+    fn established(cfg: &QuicConfig) -> (QuicSender, Vec<Packet>) {
+        let mut s = QuicSender::new(FlowId(0), cfg);
         let mut out = Vec::new();
         s.on_start(t(0), &mut out);
         s.on_app_write(t(0), 100_000, &mut out);
@@ -515,8 +694,65 @@ mod tests {
         answer.ack = out[0].seq;
         out.clear();
         s.on_handshake_answer(t(100), &answer, &mut out);
-        assert_eq!(out.len(), 10, "the initial window");
-        s
+        (s, out)
+    }
+
+    #[test]
+    fn quinns_order_grows_the_window_for_the_acks_packets_before_halving_it() {
+        let cfg = QuicConfig {
+            ack_order: AckOrder::AckedFirst,
+            ..QuicConfig::default()
+        };
+        let (mut s, _) = established(&cfg);
+        let mut out = Vec::new();
+        // 0 and 4..=6 acknowledged in slow start: 12000 + 4 x 1200, then halved.
+        s.on_ack(t(200), &frame(&[(0, 0), (4, 6)]), &mut out);
+        assert_eq!(s.window(), 8_400);
+    }
+
+    #[test]
+    fn quinns_send_gate_stops_a_datagram_short_of_the_window_and_the_pacer_releases_later() {
+        let cfg = QuicConfig {
+            pacing: Pacing::Quinn,
+            ..QuicConfig::default()
+        };
+        let (mut s, out) = established(&cfg);
+        assert_eq!(
+            out.len(),
+            9,
+            "in flight + a datagram must stay below the window"
+        );
+        let mut out = Vec::new();
+        // Eight acknowledged at 110 ms: the window is 21600, the bucket nearly empty.
+        s.on_ack(t(110), &frame(&[(0, 7)]), &mut out);
+        let pace = s.deadline().expect("a timer");
+        assert!(pace < t(110) + s.pto_period(), "the pacer's, not the PTO's");
+        let before = out.len();
+        assert_eq!(s.on_timer(pace, &mut out), TimerOutcome::Paced);
+        assert!(out.len() > before);
+    }
+
+    #[test]
+    fn the_idle_timeout_closes_a_connection_that_hears_nothing() {
+        let cfg = QuicConfig {
+            idle_timeout: Some(Dur::from_secs(30)),
+            ..QuicConfig::default()
+        };
+        let (mut s, _) = established(&cfg);
+        let mut out = Vec::new();
+        let mut outcomes = Vec::new();
+        while let Some(d) = s.deadline() {
+            outcomes.push((d, s.on_timer(d, &mut out)));
+        }
+        let (closed_at, last) = *outcomes.last().unwrap();
+        assert_eq!(last, TimerOutcome::IdleClosed);
+        // 30 s after the server's answer, the last packet received.
+        assert_eq!(closed_at, t(100) + Dur::from_secs(30));
+        assert!(outcomes[..outcomes.len() - 1]
+            .iter()
+            .all(|&(_, o)| o == TimerOutcome::Probe));
+        let late = s.on_ack(t(40_000), &frame(&[(0, 9)]), &mut out);
+        assert!(late.duplicate && !s.all_acked(), "closed: nothing taken");
     }
 
     #[test]

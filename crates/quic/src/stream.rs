@@ -44,9 +44,15 @@ impl StreamSend {
 
     /// The next chunk of at most `max` bytes: lost bytes first, lowest first.
     pub fn next_chunk(&mut self, max: u64) -> Option<Chunk> {
+        self.next_chunk_at(|_| max)
+    }
+
+    /// The next chunk, of at most `max(offset)` bytes when it starts at `offset` (a
+    /// STREAM frame's header grows with its offset, [`crate::wire`]).
+    pub fn next_chunk_at(&mut self, max: impl Fn(u64) -> u64) -> Option<Chunk> {
         if let Some(lo) = self.lost.min() {
             let hi = self.lost.iter().next().map_or(lo, |r| r.1);
-            let len = (hi - lo + 1).min(max);
+            let len = (hi - lo + 1).min(max(lo));
             self.lost.remove(lo, lo + len - 1);
             return Some(Chunk {
                 offset: lo,
@@ -57,7 +63,7 @@ impl StreamSend {
         if self.sent_end >= self.app_end {
             return None;
         }
-        let len = (self.app_end - self.sent_end).min(max);
+        let len = (self.app_end - self.sent_end).min(max(self.sent_end));
         let c = Chunk {
             offset: self.sent_end,
             len,

@@ -200,7 +200,7 @@ pub fn write_runs(
     sim: &SimConfig,
     outcomes: &[RepOutcome],
 ) -> io::Result<()> {
-    // Once per table: asking for each flow reads every flow's kind (quadratic).
+    // Collected once: `metrics_of` looks at every flow, and a run has a row per flow.
     let metrics: Vec<&Metric> = metrics_of(sim).collect();
     let mut header = vec!["rep", "seed", "flow", "kind", "start_s"];
     header.extend(metrics.iter().map(|m| m.name));

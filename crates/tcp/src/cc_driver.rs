@@ -14,7 +14,7 @@
 
 use crate::cc::{CaState, ConnView};
 use crate::pacing::Pacing;
-use crate::rate::{AckFacts, AppLimitCheck, DeliveryRate, RateSample};
+use crate::rate::{AckFacts, AppLimitCheck, DeliveryRate, RateSample, TxFlight};
 use spikelab_core::{Dur, RngStreams, SimRng, Time};
 
 /// The connection state the sender reads for the controller, in bytes and segments.
@@ -29,6 +29,8 @@ pub struct SenderView {
     pub ca_state: CaState,
     pub srtt: Option<Dur>,
     pub min_rtt: Option<Dur>,
+    /// `tp->is_cwnd_limited`.
+    pub is_cwnd_limited: bool,
 }
 
 /// The sender's side of a controller that takes over cwnd.
@@ -83,15 +85,28 @@ impl CcDriver {
             srtt: s.srtt,
             min_rtt: s.min_rtt,
             wstamp: self.pacing.wstamp(),
+            is_cwnd_limited: s.is_cwnd_limited,
         }
     }
 
     /// A segment `[start, end)` goes out at `now`; `idle`: nothing was outstanding
-    /// (`!tp->packets_out`); `rate`: the pacing rate.
-    pub fn on_sent(&mut self, now: Time, start: u64, end: u64, idle: bool, rate: Option<u64>) {
-        self.rate.on_sent(start, end, now, idle);
+    /// (`!tp->packets_out`); `in_flight`: segments in flight with it; `rate`: the
+    /// pacing rate.
+    pub fn on_sent(
+        &mut self,
+        now: Time,
+        seg: (u64, u64),
+        idle: bool,
+        in_flight: u64,
+        rate: Option<u64>,
+    ) {
+        let tx = TxFlight {
+            in_flight,
+            lost: self.lost,
+        };
+        self.rate.on_sent(seg.0, seg.1, now, idle, tx);
         if let Some(rate) = rate {
-            self.pacing.on_sent(now, end - start, rate);
+            self.pacing.on_sent(now, seg.1 - seg.0, rate);
         }
     }
 
@@ -136,7 +151,7 @@ impl CcDriver {
 
     /// `tcp_rate_gen` at the end of an ACK.
     pub fn sample(&mut self, now: Time, min_rtt: Option<Dur>, ack: AckFacts) -> RateSample {
-        self.rate.gen(now, min_rtt, ack)
+        self.rate.gen(now, min_rtt, ack, self.lost)
     }
 
     /// The controller asked to mark the connection application-limited.
@@ -165,9 +180,9 @@ mod tests {
         for i in 0..10 {
             d.on_sent(
                 Time::ZERO,
-                i * 1000,
-                (i + 1) * 1000,
+                (i * 1000, (i + 1) * 1000),
                 i == 0,
+                i + 1,
                 Some(1_000_000),
             );
         }
@@ -183,7 +198,7 @@ mod tests {
     #[test]
     fn the_view_counts_in_segments_and_carries_deliveries_and_losses() {
         let mut d = CcDriver::for_flow(0);
-        d.on_sent(Time::ZERO, 0, 1000, true, None);
+        d.on_sent(Time::ZERO, (0, 1000), true, 1, None);
         d.on_ack_deliveries(1000, &[]);
         d.on_marked_lost(2);
         let later = Time::ZERO + Dur::from_millis(100);
@@ -196,6 +211,7 @@ mod tests {
             ca_state: CaState::Open,
             srtt: None,
             min_rtt: None,
+            is_cwnd_limited: false,
         };
         let v = d.view(&s);
         assert_eq!(

@@ -41,6 +41,11 @@ impl CwndUsage {
         }
     }
 
+    /// `tp->is_cwnd_limited`: whether cwnd limited the last window's sending.
+    pub fn is_cwnd_limited(&self) -> bool {
+        self.is_cwnd_limited
+    }
+
     /// `tcp_is_cwnd_limited`: cwnd may grow (segments) if the last window was
     /// cwnd-limited, or, in slow start (`cwnd < ssthresh`), while cwnd is below twice
     /// the most segments out in it.

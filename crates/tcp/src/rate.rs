@@ -29,6 +29,11 @@ struct TxRecord {
     app_limited: bool,
     /// Retransmitted at least once (`TCPCB_RETRANS`).
     retrans: bool,
+    /// `tx.in_flight`: segments in flight once it was sent, itself included
+    /// (`tcp_set_tx_in_flight`, google/bbr v3's tcp_rate.c).
+    in_flight: u64,
+    /// `tx.lost`: `tp->lost` when it was sent (v3's `bbr_skb_marked_lost` reads it).
+    lost: u64,
 }
 
 /// One ACK's rate sample (`struct rate_sample`).
@@ -53,6 +58,12 @@ pub struct RateSample {
     pub is_app_limited: bool,
     /// The ACK may have been delayed (`is_ack_delayed`, `FLAG_ACK_MAYBE_DELAYED`).
     pub is_ack_delayed: bool,
+    /// Segments in flight when the sampled segment was sent, itself included
+    /// (`tx_in_flight`, google/bbr v3; BBR v1 ignores it).
+    pub tx_in_flight: u64,
+    /// Segments marked lost since the sampled segment was sent (`rs->lost` =
+    /// `tp->lost - tx.lost`, google/bbr v3; BBR v1 ignores it).
+    pub lost: u64,
 }
 
 /// The connection's delivery state (`tp->delivered`, `delivered_mstamp`,
@@ -70,6 +81,8 @@ pub struct DeliveryRate {
     pending: RateSample,
     /// Its `prior_mstamp` (0 in the kernel: no segment with timing was delivered).
     prior_mstamp: Option<Time>,
+    /// The sampled segment's `tx.lost`.
+    prior_lost: u64,
     /// Segments the ACK being processed delivered so far.
     newly: u64,
     /// Send times of the latest never-retransmitted segments it acknowledged
@@ -92,8 +105,9 @@ impl DeliveryRate {
     }
 
     /// `tcp_rate_skb_sent`: segment `[start, end)` goes out at `now`; `idle`: nothing
-    /// was outstanding (`!tp->packets_out`), so a new send phase starts.
-    pub fn on_sent(&mut self, start: u64, end: u64, now: Time, idle: bool) {
+    /// was outstanding (`!tp->packets_out`), so a new send phase starts; `tx` the
+    /// flight with it and `tp->lost` at that moment.
+    pub fn on_sent(&mut self, start: u64, end: u64, now: Time, idle: bool, tx: TxFlight) {
         let retrans = self.tx.contains_key(&start);
         if idle {
             self.first_tx_mstamp = now;
@@ -107,6 +121,8 @@ impl DeliveryRate {
             delivered: self.delivered,
             app_limited: self.app_limited != 0,
             retrans,
+            in_flight: tx.in_flight,
+            lost: tx.lost,
         };
         self.tx.insert(start, rec);
     }
@@ -148,6 +164,8 @@ impl DeliveryRate {
             self.pending.prior_delivered = rec.delivered;
             self.prior_mstamp = Some(rec.delivered_mstamp);
             self.pending.is_app_limited = rec.app_limited;
+            self.pending.tx_in_flight = rec.in_flight;
+            self.prior_lost = rec.lost;
             // "Record send time of most recently ACKed packet" and the send phase.
             self.first_tx_mstamp = rec.sent;
             self.pending.interval = Some(rec.sent.saturating_since(rec.first_tx));
@@ -155,8 +173,8 @@ impl DeliveryRate {
     }
 
     /// `tcp_rate_gen` at the end of an ACK: the sample, with the ACK's `losses`, RTT
-    /// sample and flight before it; `min_rtt` is `tcp_min_rtt`.
-    pub fn gen(&mut self, now: Time, min_rtt: Option<Dur>, ack: AckFacts) -> RateSample {
+    /// sample and flight before it; `min_rtt` is `tcp_min_rtt`, `lost` is `tp->lost`.
+    pub fn gen(&mut self, now: Time, min_rtt: Option<Dur>, ack: AckFacts, lost: u64) -> RateSample {
         let newly = std::mem::take(&mut self.newly);
         self.delivered += newly;
         let mut rs = std::mem::take(&mut self.pending);
@@ -173,6 +191,7 @@ impl DeliveryRate {
         rs.rtt = self.ca_rtt(now, ack.rtt);
         rs.prior_in_flight = ack.prior_in_flight;
         rs.is_ack_delayed = ack.maybe_delayed;
+        rs.lost = lost.saturating_sub(std::mem::take(&mut self.prior_lost));
         let Some(prior_mstamp) = prior_mstamp else {
             rs.delivered = None;
             rs.interval = None;
@@ -218,6 +237,14 @@ impl DeliveryRate {
     }
 }
 
+/// A transmission's flight: segments in flight once it is sent, itself included
+/// (`tcp_packets_in_flight + tcp_skb_pcount`), and `tp->lost` then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxFlight {
+    pub in_flight: u64,
+    pub lost: u64,
+}
+
 /// What the sender knows about an ACK beyond its deliveries.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AckFacts {
@@ -256,10 +283,10 @@ mod tests {
     fn a_flight_acknowledged_one_rtt_later_gives_its_size_over_the_rtt() {
         let mut r = DeliveryRate::default();
         for i in 0..10 {
-            r.on_sent(i * 1000, (i + 1) * 1000, ms(0), i == 0);
+            r.on_sent(i * 1000, (i + 1) * 1000, ms(0), i == 0, TxFlight::default());
         }
         r.on_cumulative_ack(10_000);
-        let s = r.gen(ms(100), Some(Dur::from_millis(100)), facts());
+        let s = r.gen(ms(100), Some(Dur::from_millis(100)), facts(), 0);
         assert_eq!(s.delivered, Some(10));
         assert_eq!(s.interval, Some(Dur::from_millis(100)));
         assert_eq!(s.acked_sacked, 10);
@@ -269,26 +296,26 @@ mod tests {
     #[test]
     fn the_sample_starts_at_the_segment_sent_last_among_those_delivered() {
         let mut r = DeliveryRate::default();
-        r.on_sent(0, 1000, ms(0), true);
+        r.on_sent(0, 1000, ms(0), true, TxFlight::default());
         r.on_cumulative_ack(1000);
-        r.gen(ms(100), None, facts());
+        r.gen(ms(100), None, facts(), 0);
         // Sent after one delivery: prior_delivered 1.
-        r.on_sent(1000, 2000, ms(100), true);
-        r.on_sent(2000, 3000, ms(110), false);
+        r.on_sent(1000, 2000, ms(100), true, TxFlight::default());
+        r.on_sent(2000, 3000, ms(110), false, TxFlight::default());
         r.on_sack_block(2000, 3000);
-        let s = r.gen(ms(210), None, facts());
+        let s = r.gen(ms(210), None, facts(), 0);
         assert_eq!((s.prior_delivered, s.delivered), (1, Some(1)));
         // The cumulative ACK of the first one does not count the SACKed one again.
         r.on_cumulative_ack(3000);
-        let s = r.gen(ms(220), None, facts());
+        let s = r.gen(ms(220), None, facts(), 0);
         assert_eq!((s.acked_sacked, r.delivered()), (1, 3));
     }
 
     #[test]
     fn the_rtt_is_the_latest_sent_segments_and_never_a_retransmissions() {
         let mut r = DeliveryRate::default();
-        r.on_sent(0, 1000, ms(0), true);
-        r.on_sent(1000, 2000, ms(10), false);
+        r.on_sent(0, 1000, ms(0), true, TxFlight::default());
+        r.on_sent(1000, 2000, ms(10), false, TxFlight::default());
         r.on_cumulative_ack(2000);
         let echo = Some(Dur::from_millis(150));
         assert_eq!(
@@ -298,13 +325,14 @@ mod tests {
                 AckFacts {
                     rtt: echo,
                     ..facts()
-                }
+                },
+                0
             )
             .rtt,
             Some(Dur::from_millis(100))
         );
-        r.on_sent(2000, 3000, ms(200), true);
-        r.on_sent(2000, 3000, ms(500), false); // the timeout's retransmission
+        r.on_sent(2000, 3000, ms(200), true, TxFlight::default());
+        r.on_sent(2000, 3000, ms(500), false, TxFlight::default()); // the timeout's retransmission
         r.on_cumulative_ack(3000);
         assert_eq!(
             r.gen(
@@ -313,7 +341,8 @@ mod tests {
                 AckFacts {
                     rtt: echo,
                     ..facts()
-                }
+                },
+                0
             )
             .rtt,
             echo
@@ -323,17 +352,17 @@ mod tests {
     #[test]
     fn an_interval_shorter_than_the_minimum_rtt_is_no_sample() {
         let mut r = DeliveryRate::default();
-        r.on_sent(0, 1000, ms(0), true);
+        r.on_sent(0, 1000, ms(0), true, TxFlight::default());
         r.on_cumulative_ack(1000);
-        let s = r.gen(ms(50), Some(Dur::from_millis(100)), facts());
+        let s = r.gen(ms(50), Some(Dur::from_millis(100)), facts(), 0);
         assert_eq!((s.delivered, s.interval), (Some(1), None));
     }
 
     #[test]
     fn an_ack_delivering_nothing_has_no_timing() {
         let mut r = DeliveryRate::default();
-        r.on_sent(0, 1000, ms(0), true);
-        let s = r.gen(ms(50), None, facts());
+        r.on_sent(0, 1000, ms(0), true, TxFlight::default());
+        let s = r.gen(ms(50), None, facts(), 0);
         assert_eq!((s.delivered, s.interval, s.acked_sacked), (None, None, 0));
     }
 
@@ -348,18 +377,33 @@ mod tests {
             lost_pending: 0,
         };
         r.check_app_limited(check);
-        r.on_sent(0, 1000, ms(0), true);
-        r.on_sent(1000, 2000, ms(0), false);
+        r.on_sent(0, 1000, ms(0), true, TxFlight::default());
+        r.on_sent(1000, 2000, ms(0), false, TxFlight::default());
         r.on_cumulative_ack(1000);
-        assert!(r.gen(ms(100), None, facts()).is_app_limited);
+        assert!(r.gen(ms(100), None, facts(), 0).is_app_limited);
         assert!(r.app_limited(), "the bubble ends after delivered passes 1");
         r.on_cumulative_ack(2000);
-        r.gen(ms(101), None, facts());
+        r.gen(ms(101), None, facts(), 0);
         assert!(!r.app_limited());
         r.check_app_limited(AppLimitCheck {
             in_flight: 10,
             ..check
         });
         assert!(!r.app_limited(), "cwnd-limited is not app-limited");
+    }
+
+    #[test]
+    fn a_sample_carries_the_flight_its_segment_was_sent_into_and_the_losses_since() {
+        let mut r = DeliveryRate::default();
+        let tx = |in_flight, lost| TxFlight { in_flight, lost };
+        r.on_sent(0, 1000, ms(0), true, tx(1, 0));
+        r.on_sent(1000, 2000, ms(1), false, tx(2, 0));
+        r.on_sent(2000, 3000, ms(2), false, tx(3, 4));
+        r.on_sack_block(2000, 3000);
+        let s = r.gen(ms(100), None, facts(), 6);
+        assert_eq!((s.tx_in_flight, s.lost), (3, 2));
+        r.on_cumulative_ack(1000);
+        let s = r.gen(ms(101), None, facts(), 6);
+        assert_eq!((s.tx_in_flight, s.lost), (1, 6));
     }
 }

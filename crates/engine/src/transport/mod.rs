@@ -114,6 +114,8 @@ pub struct SenderState {
     pub snd_una: u64,
     pub snd_nxt: u64,
     pub snd_max: u64,
+    /// A model-based controller's (bandwidth, min_rtt, pacing rate), if it keeps one.
+    pub bbr: Option<(u64, Option<Dur>, u64)>,
 }
 
 /// A flow's counters at the end of a run.

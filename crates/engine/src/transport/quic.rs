@@ -132,6 +132,8 @@ impl Transport for QuicModelTransport {
             TimerOutcome::NotDue => TimerDecision::NotDue,
             TimerOutcome::LossTime => TimerDecision::NoTimeout { what: "LossTime" },
             TimerOutcome::Probe => TimerDecision::NoTimeout { what: "PTO" },
+            TimerOutcome::Paced => TimerDecision::NoTimeout { what: "Pacing" },
+            TimerOutcome::IdleClosed => TimerDecision::NoTimeout { what: "IdleTimeout" },
         }
     }
 
@@ -166,6 +168,7 @@ impl Transport for QuicModelTransport {
             snd_una: s.first_unacked(),
             snd_nxt: s.sent_end(),
             snd_max: s.sent_end(),
+            bbr: None,
         }
     }
 

@@ -151,6 +151,7 @@ impl Transport for QuinnTransport {
             snd_una: self.flow.pair().acked_bytes(),
             snd_nxt: sent,
             snd_max: sent,
+            bbr: None,
         }
     }
 

@@ -200,6 +200,7 @@ impl Transport for TcpTransport {
             snd_una: w.snd_una,
             snd_nxt: w.snd_nxt,
             snd_max: w.snd_max,
+            bbr: (s.cc_estimates()).map(|e| (e.bw, e.min_rtt, e.pacing_rate)),
         }
     }
 

@@ -138,6 +138,7 @@ fn matters(a: &Advice) -> Vec<String> {
         Group::Detection,
         Group::Estimator,
         Group::Stack,
+        Group::Transport,
         Group::Network,
         Group::Combination,
     ];

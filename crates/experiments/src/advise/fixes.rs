@@ -2,10 +2,11 @@
 //!
 //! A row of the answer is the user's path as given (the baseline) with one change: a
 //! spurious-timeout detector with one response, another RTO estimator, another TCP
-//! stack (sender side), or a box in the network; or a combination of one of each
-//! dimension ([`combine`]). A fix is applied to every TCP flow of the scenario (it is
-//! deployed at the server or in the path, not per connection). Adding a fix is one line
-//! in one of the tables below; e.g. Linux with CUBIC is a line of [`STACKS`].
+//! stack (sender side), QUIC in place of TCP, or a box in the network; or a combination
+//! of one of each TCP dimension ([`combine`]). A fix is applied to every TCP flow of
+//! the scenario (it is deployed at the server or in the path, not per connection).
+//! Adding a fix is one line in one of the tables below; e.g. Linux with CUBIC is a line
+//! of [`STACKS`], QUIC with msquic's undo one of [`QUIC`].
 
 /// Which end deploys a fix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -38,6 +39,8 @@ pub enum Group {
     Estimator,
     /// A whole TCP stack (profile and congestion control).
     Stack,
+    /// QUIC in place of TCP (docs/src/quic.md): not combined with the TCP fixes.
+    Transport,
     /// A box in the network.
     Network,
     /// Fixes of several dimensions at once.
@@ -51,6 +54,7 @@ impl Group {
             Group::Detection => "detection settings",
             Group::Estimator => "RTO estimators",
             Group::Stack => "TCP stacks",
+            Group::Transport => "QUIC transports",
             Group::Network => "network boxes",
             Group::Combination => "combinations",
         }
@@ -123,7 +127,46 @@ pub const STACKS: &[(&str, &str, Option<&str>)] = &[
     ("modern", "modern", None),
     ("linux-reno", "linux", Some("reno")),
     ("linux-cubic", "linux", Some("cubic")),
+    ("linux-bbr", "linux", Some("bbr")),
 ];
+
+/// QUIC in place of TCP: the flow becomes a QUIC connection with the same route, start
+/// and workload, and this `[flow.quic]` table (TOML). The RFC 9002 model with CUBIC
+/// (quinn's default controller, and the one quinn's and msquic's undo restore) under
+/// each spurious-loss undo rule (none: RFC 9002 itself; quinn-proto's; msquic's), each
+/// also with a 2 s ceiling on the backed-off PTO (picoquic's
+/// `PICOQUIC_LARGE_RETRANSMIT_TIMER`); and real quinn-proto 0.11.19
+/// (docs/src/quinn.md), which has no undo and no cap.
+pub const QUIC: &[(&str, &str)] = &[
+    ("quic-none", r#"{ cc = "cubic", undo = "none" }"#),
+    ("quic-quinn", r#"{ cc = "cubic", undo = "quinn" }"#),
+    ("quic-msquic", r#"{ cc = "cubic", undo = "msquic" }"#),
+    (
+        "quic-none-cap2s",
+        r#"{ cc = "cubic", undo = "none", pto_max = "2s" }"#,
+    ),
+    (
+        "quic-quinn-cap2s",
+        r#"{ cc = "cubic", undo = "quinn", pto_max = "2s" }"#,
+    ),
+    (
+        "quic-msquic-cap2s",
+        r#"{ cc = "cubic", undo = "msquic", pto_max = "2s" }"#,
+    ),
+    ("quinn", r#"{ implementation = "quinn", cc = "cubic" }"#),
+];
+
+fn quic() -> Vec<Fix> {
+    QUIC.iter()
+        .map(|(label, table)| Fix {
+            label: label.to_string(),
+            side: Side::Sender,
+            group: Group::Transport,
+            changes: vec![Change::Quic(value(table))],
+            columns: vec![("stack", label.to_string())],
+        })
+        .collect()
+}
 
 /// Network boxes (`[[middlebox]] config`, TOML): the STD proxy with the paper's
 /// parameters ([Kim & Cho 2003] III.C) and the three delay-injection methods with
@@ -157,6 +200,9 @@ pub enum Change {
     },
     /// A middlebox `config` on the spiking link.
     Middlebox(toml::Value),
+    /// The flow as a QUIC connection with this `[flow.quic]` table: its TCP-only keys
+    /// (profile, tcp, kernel) dropped, the rest kept.
+    Quic(toml::Value),
 }
 
 /// One fix: its label, side, dimension, what it changes, and its descriptive columns.
@@ -296,6 +342,7 @@ pub fn all(only: Option<Side>) -> Vec<Fix> {
     out.extend(detections());
     out.extend(estimators());
     out.extend(stacks());
+    out.extend(quic());
     out.extend(network());
     out.retain(|f| only.is_none_or(|s| f.side == s));
     out
@@ -376,6 +423,29 @@ mod tests {
             panic!()
         };
         assert!(needs_sack);
+    }
+
+    #[test]
+    fn quic_rows_carry_each_undo_rule_with_and_without_a_cap_and_real_quinn() {
+        let fixes = all(Some(Side::Sender));
+        let quic: Vec<&Fix> = fixes
+            .iter()
+            .filter(|f| f.group == Group::Transport)
+            .collect();
+        assert_eq!(quic.len(), QUIC.len());
+        for undo in ["none", "quinn", "msquic"] {
+            for label in [format!("quic-{undo}"), format!("quic-{undo}-cap2s")] {
+                let f = quic.iter().find(|f| f.label == label).expect("a row");
+                let [Change::Quic(t)] = &f.changes[..] else {
+                    panic!("{label}: not a QUIC change")
+                };
+                assert_eq!(t.get("undo").and_then(|u| u.as_str()), Some(undo));
+                assert_eq!(t.get("pto_max").is_some(), label.ends_with("cap2s"));
+            }
+        }
+        assert!(fixes
+            .iter()
+            .any(|f| f.label == "linux-bbr" && f.group == Group::Stack));
     }
 
     #[test]

@@ -23,15 +23,18 @@
 //! not flatter them.
 
 pub mod answer;
-pub mod decide;
 pub mod fixes;
 pub mod format;
 pub mod input;
-pub mod paired;
 pub mod report;
+
+/// The paired statistics live in [`crate::compare`], which the experiment files'
+/// paired values read too.
+pub use crate::compare::{decide, paired};
 
 use crate::grid::run::expand;
 use crate::grid::spec::{Axis, AxisValue, Grid};
+use crate::metrics::quic;
 use crate::runner::{run_cells_from, Batch, Progress};
 use anyhow::anyhow;
 use decide::{Decision, Sample, Verdict};
@@ -436,6 +439,7 @@ impl<'a> Path<'a> {
                     self.place_flow(keys, *needs_sack, &mut set, remarks)?
                 }
                 Change::Middlebox(config) => self.place_box(config, &mut set)?,
+                Change::Quic(table) => self.place_quic(table, &mut set)?,
             }
         }
         Ok(set)
@@ -469,6 +473,25 @@ impl<'a> Path<'a> {
                     now.as_str().unwrap_or("?")
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Every TCP flow as a QUIC connection with `table` as its `[flow.quic]`: the
+    /// flow's own table without the keys only TCP has (a QUIC flow refuses them).
+    fn place_quic(&self, table: &toml::Value, set: &mut toml::Table) -> Result<(), String> {
+        let flows = self.doc.get("flow").and_then(|f| f.as_array());
+        for (i, flow) in flows.into_iter().flatten().enumerate() {
+            let Some(own) = flow.as_table().filter(|_| is_tcp(flow)) else {
+                continue;
+            };
+            let mut quic = own.clone();
+            for key in ["profile", "tcp", "kernel"] {
+                quic.remove(key);
+            }
+            quic.insert("kind".into(), "quic".into());
+            quic.insert("quic".into(), table.clone());
+            set.insert(format!("flow.{i}"), toml::Value::Table(quic));
         }
         Ok(())
     }
@@ -692,12 +715,14 @@ fn run_metrics(r: &RunResult, sim: &SimConfig, flows: &[usize]) -> [f64; METRICS
             n(f.completed.is_some() as u64),
             f.throughput_bps().map_or(f64::NAN, |t| t / 1000.0),
             f.goodput(),
-            n(f.timeouts),
-            n(f.spurious_timeouts),
-            n(f.genuine_timeouts),
+            // A QUIC flow's probe timeouts count as its timeouts, its undos as its
+            // spurious responses (a TCP flow's are 0: its rows keep their values).
+            n(quic::expiries(f)),
+            n(quic::spurious_expiries(f)),
+            n(quic::genuine_expiries(f)),
             n(f.retransmissions),
             n(f.unnecessary_retransmissions),
-            n(f.spurious_responses),
+            n(quic::undo_events(f)),
             min_rtt.map_or(f64::NAN, |d| d.as_secs_f64()),
         ]
     };

@@ -72,6 +72,7 @@ mod tests {
                 mean: *y,
                 ci95: 0.5,
                 n: 3,
+                test: None,
             };
             g.values[cell].insert("timeouts".into(), s);
         }

@@ -159,14 +159,17 @@ impl Parser<'_> {
             self.expect("]")?;
         }
         let stat = if self.eat(".") {
-            self.take_while(|c| c.is_ascii_alphanumeric())
+            self.take_while(|c| c.is_ascii_alphanumeric() || c == b'_')
         } else {
             "mean".into()
         };
-        let known = ["mean", "ci95", "n", "max", "min", "sum"].contains(&stat.as_str());
+        let known = [
+            "mean", "ci95", "n", "dz", "p", "p_holm", "max", "min", "sum",
+        ]
+        .contains(&stat.as_str());
         if !known && crate::metrics::distributions::percentile_of(&stat).is_none() {
             return Err(format!(
-                "`{}`: `.{stat}`: a value has .mean, .ci95 and .n (a pooled metric also .max, .min, .sum, .pNN)",
+                "`{}`: `.{stat}`: a value has .mean, .ci95 and .n, a paired difference also .dz, .p and .p_holm (a pooled metric also .max, .min, .sum, .pNN)",
                 self.text()
             ));
         }
@@ -367,6 +370,10 @@ mod tests {
             })
         );
         assert!(parse("inc.median").is_err());
+        let Expr::Ref(r) = parse("d[stack=quinn].p_holm").unwrap() else {
+            panic!("a reference")
+        };
+        assert_eq!(r.stat, "p_holm");
         assert!(parse("1 +").is_err());
         assert!(parse("1 2").is_err());
     }

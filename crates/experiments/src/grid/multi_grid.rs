@@ -78,6 +78,7 @@ mod tests {
             mean: x,
             ci95: 0.0,
             n: 1,
+            test: None,
         };
         g.values[0].insert("v".into(), s);
         g

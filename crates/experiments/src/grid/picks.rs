@@ -166,6 +166,7 @@ mod tests {
             mean,
             ci95: 0.0,
             n: 1,
+            test: None,
         };
         let values = cells
             .iter()

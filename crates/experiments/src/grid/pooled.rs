@@ -255,6 +255,7 @@ unit = ""
                 mean: v,
                 ci95: f64::NAN,
                 n: 1,
+                test: None,
             };
             let values = vec![BTreeMap::from([("v".to_string(), stat)])];
             let env = |_: &str, fixed| {
@@ -301,6 +302,7 @@ unit = ""
             mean: 7.0,
             ci95: f64::NAN,
             n: 2,
+            test: None,
         };
         let values = vec![BTreeMap::from([("v".to_string(), stat)]); 2];
         let names = vec!["m".to_string()];

@@ -15,14 +15,33 @@ pub struct Stat {
     pub ci95: f64,
     /// Repetitions it was computed from.
     pub n: usize,
+    /// A paired difference's test (`diff_over`); none for other values.
+    pub test: Option<Test>,
+}
+
+/// The test of a paired difference against 0 (`crate::compare`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Test {
+    /// The effect size d_z (mean difference over the differences' standard deviation).
+    pub dz: f64,
+    /// The two-sided paired t test's p-value.
+    pub p: f64,
+    /// `p` adjusted by Holm's step-down procedure over every cell of the value that is
+    /// compared with another.
+    pub p_holm: f64,
 }
 
 impl Stat {
-    /// The statistic `name` (`mean`, `ci95` or `n`).
+    /// The statistic `name` (`mean`, `ci95`, `n`; a paired difference's `dz`, `p` and
+    /// `p_holm`, NaN for other values).
     pub fn get(&self, name: &str) -> f64 {
+        let test = |f: fn(&Test) -> f64| self.test.as_ref().map_or(f64::NAN, f);
         match name {
             "ci95" => self.ci95,
             "n" => self.n as f64,
+            "dz" => test(|t| t.dz),
+            "p" => test(|t| t.p),
+            "p_holm" => test(|t| t.p_holm),
             _ => self.mean,
         }
     }

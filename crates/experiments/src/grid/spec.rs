@@ -152,6 +152,12 @@ pub struct ValueSpec {
     /// over the cell with these labels changed (the same seed, hence the same spikes).
     #[serde(default)]
     pub increase_over: Option<BTreeMap<String, String>>,
+    /// Paired difference x - x_base, repetition by repetition, over the cell with these
+    /// labels changed: its mean and 95 % half-width, and (`.dz`, `.p`, `.p_holm`) the
+    /// effect size, the paired t test's p-value and that p-value Holm-adjusted over
+    /// every cell of this value compared with another (`crate::compare`).
+    #[serde(default)]
+    pub diff_over: Option<BTreeMap<String, String>>,
     /// Divide by the value of this (earlier) name: a ratio of the two aggregates.
     #[serde(default)]
     pub per: Option<String>,
@@ -620,7 +626,10 @@ pub fn base_text(spec: &ExperimentSpec, name: &str) -> anyhow::Result<(Cow<'stat
         None => {
             let text = crate::embedded::scenario(name)
                 .ok_or_else(|| anyhow!("no built-in scenario `{name}`"))?;
-            Ok((Cow::Borrowed(text), name.to_string()))
+            Ok((
+                Cow::Borrowed(text),
+                crate::embedded::scenario_shown_as(name),
+            ))
         }
     }
 }

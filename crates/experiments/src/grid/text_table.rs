@@ -87,6 +87,7 @@ mod tests {
                 mean: *v,
                 ci95: 0.5,
                 n: 2,
+                test: None,
             };
             g.values[c].insert("t".into(), s);
         }

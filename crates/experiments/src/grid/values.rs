@@ -3,8 +3,10 @@
 //! value ([`super::spec::ValueSpec`]); and the [`Env`] expressions read them through.
 
 use super::expr::{Env, Ref};
-use super::result::{GridResult, Stat};
+use super::result::{GridResult, Stat, Test};
 use super::spec::{Agg, Grid, ValueSpec};
+use crate::compare::decide::{holm_adjusted, two_sided_p, Sample};
+use crate::compare::paired::Paired;
 use spikelab_output::stats::Summary;
 use std::collections::BTreeMap;
 
@@ -36,7 +38,7 @@ impl Runs<'_> {
 
 /// Every value of `g` in every cell.
 pub fn compute(g: &Grid, runs: &Runs) -> Result<Vec<BTreeMap<String, Stat>>, String> {
-    (0..runs.labels.len())
+    let mut all = (0..runs.labels.len())
         .map(|cell| {
             let mut out: BTreeMap<String, Stat> = BTreeMap::new();
             for v in &g.value {
@@ -45,7 +47,64 @@ pub fn compute(g: &Grid, runs: &Runs) -> Result<Vec<BTreeMap<String, Stat>>, Str
             }
             Ok(out)
         })
-        .collect()
+        .collect::<Result<Vec<_>, String>>()?;
+    for v in g.value.iter().filter(|v| v.diff_over.is_some()) {
+        holm_over_cells(&mut all, &v.name);
+    }
+    Ok(all)
+}
+
+/// Sets `p_holm` of value `name` in every cell that holds a test (every cell compared
+/// with another): the family is the value's comparisons in this grid.
+fn holm_over_cells(all: &mut [BTreeMap<String, Stat>], name: &str) {
+    let tested: Vec<usize> = (0..all.len())
+        .filter(|&c| all[c].get(name).is_some_and(|s| s.test.is_some()))
+        .collect();
+    let ps: Vec<f64> = tested
+        .iter()
+        .map(|&c| all[c][name].test.map_or(1.0, |t| t.p))
+        .collect();
+    for (&c, adjusted) in tested.iter().zip(holm_adjusted(&ps)) {
+        if let Some(t) = all[c].get_mut(name).and_then(|s| s.test.as_mut()) {
+            t.p_holm = adjusted;
+        }
+    }
+}
+
+/// The paired difference of `metric` between `cell` and the cell with `base` changed,
+/// repetition by repetition; no test when the cell is its own baseline.
+fn paired_difference(
+    v: &ValueSpec,
+    runs: &Runs,
+    cell: usize,
+    base: &BTreeMap<String, String>,
+) -> Result<Stat, String> {
+    if v.increase_over.is_some() || v.only_if.is_some() || v.per.is_some() || v.agg != Agg::Mean {
+        return Err(format!(
+            "value `{}`: `diff_over` is a mean of paired differences and takes no \
+             increase_over, only_if, per nor agg",
+            v.name
+        ));
+    }
+    let b = runs
+        .changed(cell, base)
+        .ok_or_else(|| format!("value `{}`: no baseline cell {base:?}", v.name))?;
+    let p = Paired::of(&runs.column(cell, &v.metric), &runs.column(b, &v.metric));
+    let test = (b != cell).then(|| Test {
+        dz: p.effect_size(),
+        p: two_sided_p(Sample {
+            mean: p.mean,
+            se: p.se,
+            n: p.n,
+        }),
+        p_holm: f64::NAN,
+    });
+    Ok(Stat {
+        mean: p.mean,
+        ci95: p.ci95,
+        n: p.n,
+        test,
+    })
 }
 
 fn value(
@@ -54,6 +113,9 @@ fn value(
     cell: usize,
     earlier: &BTreeMap<String, Stat>,
 ) -> Result<Stat, String> {
+    if let Some(base) = &v.diff_over {
+        return paired_difference(v, runs, cell, base);
+    }
     let mut xs = runs.column(cell, &v.metric);
     if let Some(base) = &v.increase_over {
         let b = runs
@@ -83,17 +145,20 @@ fn value(
                 mean: s.mean,
                 ci95: s.ci95,
                 n: s.n,
+                test: None,
             }
         }
         Agg::Sum => Stat {
             mean: xs.iter().sum(),
             ci95: f64::NAN,
             n: xs.len(),
+            test: None,
         },
         Agg::Count => Stat {
             mean: xs.len() as f64,
             ci95: f64::NAN,
             n: xs.len(),
+            test: None,
         },
     };
     if let Some(per) = &v.per {
@@ -313,5 +378,48 @@ value = [
         assert_eq!(env.sum(&r("k_sum")).unwrap(), 12.0);
         assert!(env.lookup(&r("k_sum")).is_err(), "two cells, not one");
         assert_eq!(env.lookup(&r("reps")).unwrap(), 2.0);
+    }
+
+    #[test]
+    fn a_paired_difference_has_its_effect_size_and_a_holm_adjusted_p_value() {
+        let labels: Vec<BTreeMap<String, String>> = ["base", "same", "slower", "noisy"]
+            .map(|s| BTreeMap::from([("scheme".to_string(), s.to_string())]))
+            .to_vec();
+        let names = vec!["x".to_string()];
+        let col = |xs: [f64; 4]| xs.map(|x| vec![x]).to_vec();
+        let raw = vec![
+            col([10.0, 20.0, 30.0, 40.0]),
+            col([10.0, 20.0, 30.0, 40.0]),
+            col([12.0, 21.0, 33.0, 42.0]),
+            col([11.0, 19.0, 32.0, 38.0]),
+        ];
+        let runs = Runs {
+            labels: &labels,
+            names: &names,
+            raw: &raw,
+        };
+        let g = spec(
+            r#"name = "g"
+axis = []
+value = [{ name = "d", metric = "x", diff_over = { scheme = "base" } }]"#,
+        );
+        let v = compute(&g, &runs).unwrap();
+        assert_eq!(
+            (v[0]["d"].mean, v[0]["d"].test),
+            (0.0, None),
+            "the baseline"
+        );
+        let slower = v[2]["d"];
+        assert_eq!(slower.mean, 2.0);
+        // Differences 2, 1, 3, 2: standard deviation sqrt(2/3).
+        assert!((slower.get("dz") - 2.0 / (2.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        let p = [1, 2, 3].map(|c| v[c]["d"].get("p"));
+        let holm = [1, 2, 3].map(|c| v[c]["d"].get("p_holm"));
+        assert_eq!((p[0], holm[0]), (1.0, 1.0), "equal on every seed");
+        assert!(
+            p[1] < 0.05 && (holm[1] - 3.0 * p[1]).abs() < 1e-12,
+            "{p:?} {holm:?}"
+        );
+        assert!(p[2] > 0.5 && holm[2] >= p[2]);
     }
 }

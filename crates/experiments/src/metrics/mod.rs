@@ -5,6 +5,7 @@
 pub mod distributions;
 pub mod group;
 pub mod outage;
+pub mod quic;
 pub mod timer;
 pub mod view;
 
@@ -83,7 +84,7 @@ fn timer(v: &RunView) -> Rc<TimerMetrics> {
     group::timer(v)
 }
 
-/// Every run metric: [`RUN_METRICS`] and those of [`group`], [`outage`] and the
+/// Every run metric: [`RUN_METRICS`] and those of [`group`], [`outage`], [`quic`] and the
 /// papers' own (one line each).
 fn run_metrics() -> impl Iterator<Item = &'static RunMetric> {
     RUN_METRICS
@@ -91,6 +92,7 @@ fn run_metrics() -> impl Iterator<Item = &'static RunMetric> {
         .chain(crate::papers::std_proxy::metrics::METRICS)
         .chain(group::METRICS)
         .chain(outage::METRICS)
+        .chain(quic::METRICS)
 }
 
 /// Whether `name` (without its group) is a flow metric or a run metric.

@@ -8,6 +8,8 @@
 //! * [`std_proxy`]: [Kim & Cho 2003], data and its condition-(3) metric.
 //! * [`delay_injection`]: [Klein et al. 2004], data and the RTT-trace mode (Figs. 1-3)
 //!   as a Rust block, with its input fit.
+//! * [`quic_spikes`]: not a paper: the QUIC-under-delay-spikes study of issue 42, all
+//!   data, outside the default set.
 //!
 //! The registry `spikelab reproduce` runs sits above this module and names each one.
 
@@ -15,6 +17,7 @@ pub mod delay_injection;
 pub mod eifel_response;
 pub mod gprs_eifel;
 pub mod peak_hopper;
+pub mod quic_spikes;
 pub mod std_proxy;
 
 use crate::grid::result::RustBlocks;

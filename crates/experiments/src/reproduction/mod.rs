@@ -13,7 +13,8 @@ pub mod on_disk;
 pub use crate::context::Context;
 pub use interface::Reproduction;
 
-/// Every reproduction, in the order of the report.
+/// The default set `spikelab reproduce` runs without names: every paper's
+/// reproduction, in the order of the report.
 pub fn registry() -> Vec<&'static dyn Reproduction> {
     vec![
         &crate::papers::gprs_eifel::GPRS_EIFEL,
@@ -24,7 +25,19 @@ pub fn registry() -> Vec<&'static dyn Reproduction> {
     ]
 }
 
-/// The reproduction called `name`.
+/// Studies beyond the papers, run only when named (`spikelab reproduce quic-spikes`):
+/// they are larger than the papers' grids and the default set's time stays the
+/// papers'.
+pub fn studies() -> Vec<&'static dyn Reproduction> {
+    vec![&crate::papers::quic_spikes::QUIC_SPIKES]
+}
+
+/// Every built-in reproduction: the default set, then the studies.
+pub fn every() -> Vec<&'static dyn Reproduction> {
+    registry().into_iter().chain(studies()).collect()
+}
+
+/// The built-in reproduction called `name`, in the default set or a study.
 pub fn find(name: &str) -> Option<&'static dyn Reproduction> {
-    registry().into_iter().find(|r| r.name() == name)
+    every().into_iter().find(|r| r.name() == name)
 }

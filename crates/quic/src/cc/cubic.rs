@@ -8,7 +8,7 @@
 //! `TCP_CA_Loss`). HyStart is not run (it counts rounds in TCP sequence numbers), so
 //! slow start ends at the first loss, as in quinn's CUBIC.
 
-use super::{in_recovery, initial_window, QuicController};
+use super::{in_recovery, initial_window, Prior, QuicController};
 use crate::config::QuicConfig;
 use spikelab_core::Time;
 use spikelab_tcp::cc::cubic::{ssthresh, Cubic};
@@ -82,6 +82,23 @@ impl QuicController for QuicCubic {
         s.recovery_start = None;
     }
 
+    /// picoquic/cubic.c `cubic_enter_recovery` on
+    /// `picoquic_congestion_notification_timeout`: ssthresh by beta as on a loss, the
+    /// window `PICOQUIC_CWIN_MINIMUM` (two datagrams), slow start from there.
+    fn on_timer_loss(&mut self, now: Time, sent: Time) {
+        if self.on_congestion_event(now, sent) {
+            self.state.cwnd = 2;
+        }
+    }
+
+    fn prior(&self) -> Option<Prior> {
+        let p = self.prior.as_ref()?;
+        Some(Prior {
+            slow_start: p.cwnd < p.ssthresh,
+            reduced_at: self.state.recovery_start,
+        })
+    }
+
     fn undo(&mut self) -> bool {
         match self.prior.take() {
             Some(p) if self.state.cwnd < p.cwnd => {
@@ -120,5 +137,15 @@ mod tests {
         assert_eq!(c.window(), 11 * 1200);
         c.on_persistent_congestion(t(20));
         assert_eq!(c.window(), 2 * 1200);
+    }
+
+    #[test]
+    fn a_timer_loss_drops_to_two_datagrams_with_ssthresh_by_beta() {
+        let mut c = QuicCubic::new(&QuicConfig::default());
+        c.on_timer_loss(t(100), t(50));
+        assert_eq!((c.window(), c.ssthresh()), (2 * 1200, 7 * 1200));
+        assert!(c.prior().is_some_and(|p| p.slow_start));
+        assert!(c.undo());
+        assert_eq!(c.window(), 12_000);
     }
 }

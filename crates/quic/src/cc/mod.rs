@@ -4,7 +4,7 @@
 //! no new one), neither reduces its window on a PTO (7.3 "a sender ... MUST NOT reduce
 //! its congestion window on a probe timeout"; only persistent congestion, 7.6.2, does),
 //! and both keep the state a congestion event replaced, for an undo rule to restore
-//! ([`crate::undo`]).
+//! (`undo.rs`).
 
 pub mod cubic;
 pub mod new_reno;
@@ -40,9 +40,26 @@ pub trait QuicController {
     fn on_congestion_event(&mut self, now: Time, sent: Time) -> bool;
     /// Persistent congestion (7.6.2): the window collapses to kMinimumWindow.
     fn on_persistent_congestion(&mut self, now: Time);
+    /// A timer-based retransmission counted as a congestion event (picoquic's
+    /// `picoquic_congestion_notification_timeout`, no part of RFC 9002): unless the
+    /// newest outstanding packet, sent at `sent`, belongs to the recovery period, the
+    /// slow-start threshold drops as on a loss and the window to kMinimumWindow.
+    fn on_timer_loss(&mut self, now: Time, sent: Time);
+    /// The state the last reduction replaced, while an undo can restore it.
+    fn prior(&self) -> Option<Prior>;
     /// A spurious congestion event was detected: restores the state the last
     /// reduction replaced if the window is below it; returns whether it did.
     fn undo(&mut self) -> bool;
+}
+
+/// What an undo rule may ask of the state a reduction replaced (`undo.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prior {
+    /// That state was in slow start (window below the slow-start threshold).
+    pub slow_start: bool,
+    /// When the reduction that replaced it happened (none once persistent
+    /// congestion has ended the recovery period).
+    pub reduced_at: Option<Time>,
 }
 
 spikelab_core::dispatch_enum! {
@@ -58,6 +75,8 @@ spikelab_core::dispatch_enum! {
         fn on_acked(&mut self, now: Time, sent: Time, bytes: u64);
         fn on_congestion_event(&mut self, now: Time, sent: Time) -> bool;
         fn on_persistent_congestion(&mut self, now: Time);
+        fn on_timer_loss(&mut self, now: Time, sent: Time);
+        fn prior(&self) -> Option<Prior>;
         fn undo(&mut self) -> bool;
     }
 }

@@ -5,7 +5,7 @@
 //! kMinimumWindow (B.8). Not modelled: the application- or flow-control-limited check
 //! of B.5 (a bulk sender always fills the window).
 
-use super::{in_recovery, initial_window, minimum_window, QuicController};
+use super::{in_recovery, initial_window, minimum_window, Prior, QuicController};
 use crate::config::QuicConfig;
 use spikelab_core::Time;
 
@@ -86,6 +86,22 @@ impl QuicController for NewReno {
         self.state.recovery_start = None;
     }
 
+    /// picoquic/newreno.c `picoquic_newreno_sim_enter_recovery` on a timeout:
+    /// ssthresh half the window, the window `PICOQUIC_CWIN_MINIMUM` (two datagrams).
+    fn on_timer_loss(&mut self, now: Time, sent: Time) {
+        if self.on_congestion_event(now, sent) {
+            self.state.window = minimum_window(self.mds);
+        }
+    }
+
+    fn prior(&self) -> Option<Prior> {
+        let p = self.prior?;
+        Some(Prior {
+            slow_start: p.window < p.ssthresh,
+            reduced_at: self.state.recovery_start,
+        })
+    }
+
     fn undo(&mut self) -> bool {
         match self.prior.take() {
             Some(p) if self.state.window < p.window => {
@@ -163,5 +179,18 @@ mod tests {
         assert!(!r.undo(), "nothing left to restore");
         r.on_persistent_congestion(t(200));
         assert_eq!(r.window(), 2_400);
+    }
+
+    #[test]
+    fn a_timer_loss_halves_ssthresh_drops_to_two_datagrams_and_can_be_undone() {
+        let mut r = NewReno::new(&QuicConfig::default());
+        r.on_timer_loss(t(100), t(50));
+        assert_eq!((r.window(), r.ssthresh()), (2_400, 6_000));
+        let p = r.prior().expect("the replaced state");
+        assert!(p.slow_start && p.reduced_at == Some(t(100)));
+        r.on_timer_loss(t(150), t(60));
+        assert_eq!(r.ssthresh(), 6_000, "one reduction per recovery period");
+        assert!(r.undo());
+        assert_eq!(r.window(), 12_000);
     }
 }

@@ -878,6 +878,14 @@ impl CongestionControl for Bbr {
     fn pacing_rate(&self) -> Option<u64> {
         self.pacing_rate
     }
+
+    fn estimates(&self) -> Option<super::ModelEstimates> {
+        Some(super::ModelEstimates {
+            bw: self.bandwidth(),
+            min_rtt: self.min_rtt(),
+            pacing_rate: self.pacing_rate.unwrap_or(0),
+        })
+    }
 }
 
 impl Declared for Bbr {
@@ -919,6 +927,7 @@ mod tests {
             srtt: Some(Dur::from_millis(100)),
             min_rtt: Some(Dur::from_millis(100)),
             wstamp: now,
+            is_cwnd_limited: false,
         }
     }
 

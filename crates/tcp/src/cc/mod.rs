@@ -16,6 +16,8 @@
 //! * [`cubic`]: the kernel's CUBIC (net/ipv4/tcp_cubic.c, RFC 9438).
 //! * [`bbr`]: the kernel's BBR v1 (net/ipv4/tcp_bbr.c), which takes over cwnd on every
 //!   ACK from delivery-rate samples ([`CongestionControl::controls_cwnd`]) and paces.
+//! * [`bbr3`]: BBRv3 from google/bbr's v3 branch, which no kernel here runs (its
+//!   differences from v1 are listed there).
 //!
 //! A new controller is one file here with its `pub mod` line and one line in the
 //! `controllers!` list below, which generates [`CcKind`] (names, Linux module name,
@@ -26,6 +28,7 @@
 //! the kernel module `spikelab emulate` runs for it (`tcp_congestion_control`).
 
 pub mod bbr;
+pub mod bbr3;
 pub mod cubic;
 pub mod linux_reno;
 pub mod ns2_opencwnd;
@@ -108,6 +111,9 @@ pub struct ConnView {
     pub min_rtt: Option<Dur>,
     /// `tcp_wstamp_ns`: when pacing lets the next segment leave ([`crate::pacing`]).
     pub wstamp: Time,
+    /// `tp->is_cwnd_limited` ([`crate::linux_cwnd_limited`]; false outside the
+    /// `linux` stack).
+    pub is_cwnd_limited: bool,
 }
 
 /// What a controller that takes over cwnd sets on an ACK (`cong_control`).
@@ -119,6 +125,15 @@ pub struct Control {
     pub ssthresh: Option<u64>,
     /// Mark the connection application-limited (`tp->app_limited = ...`).
     pub mark_app_limited: bool,
+}
+
+/// What a model-based controller estimates, for traces (BBR's `bbr_get_info`): the
+/// bandwidth estimate and pacing rate in bytes per second, min_rtt once sampled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelEstimates {
+    pub bw: u64,
+    pub min_rtt: Option<Dur>,
+    pub pacing_rate: u64,
 }
 
 /// The controller interface. Every hook is named by the event that fires it; the
@@ -178,6 +193,11 @@ pub trait CongestionControl {
     /// The pacing rate in bytes per second (`sk_pacing_rate`), if the controller
     /// paces. Default: none (the sender does not pace).
     fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+    /// The model's estimates, if the controller keeps a model (for traces).
+    /// Default: none.
+    fn estimates(&self) -> Option<ModelEstimates> {
         None
     }
 }
@@ -247,6 +267,7 @@ macro_rules! controllers {
                 fn on_enter_loss(&mut self, c: &ConnView);
                 #[inline]
                 fn pacing_rate(&self) -> Option<u64>;
+                fn estimates(&self) -> Option<ModelEstimates>;
             }
         }
 
@@ -270,6 +291,8 @@ controllers! {
     "cubic" => Cubic(cubic::Cubic),
     /// The kernel's BBR v1 (`tcp_bbr.c`).
     "bbr" => Bbr(bbr::Bbr),
+    /// BBRv3 from google/bbr's v3 branch (no kernel here runs it).
+    "bbr3" => Bbr3(bbr3::Bbr3),
 }
 
 /// `net.ipv4.tcp_congestion_control`: a controller with a Linux module name, written
@@ -337,17 +360,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_controller_names_the_kernel_module_emulate_runs() {
+    fn every_controller_names_the_kernel_module_emulate_runs_or_says_why_none() {
         for k in CcKind::ALL {
-            let module = k.kernel().sysctl("tcp_congestion_control");
-            assert!(module.is_some_and(|m| !m.is_empty()), "{}", k.name());
+            match k.kernel() {
+                Kernel::Sysctls(_) => {
+                    let module = k.kernel().sysctl("tcp_congestion_control");
+                    assert!(module.is_some_and(|m| !m.is_empty()), "{}", k.name());
+                }
+                Kernel::Nothing(why) => assert!(!why.is_empty(), "{}", k.name()),
+            }
         }
+        assert!(matches!(CcKind::Bbr3.kernel(), Kernel::Nothing(_)));
     }
 
     #[test]
     fn a_controller_modelling_a_linux_module_asks_the_kernel_for_it() {
         for k in CcKind::ALL {
-            if let Some(m) = k.linux_module() {
+            if let (Some(m), Kernel::Sysctls(_)) = (k.linux_module(), k.kernel()) {
                 assert_eq!(k.kernel().sysctl("tcp_congestion_control"), Some(m));
             }
         }
@@ -355,7 +384,7 @@ mod tests {
 
     #[test]
     fn a_linux_host_names_reno_cubic_and_bbr_by_their_module_names() {
-        assert_eq!(LinuxModule::names(), ["reno", "cubic", "bbr"]);
+        assert_eq!(LinuxModule::names(), ["reno", "cubic", "bbr", "bbr3"]);
         assert_eq!(
             LinuxModule::named("cubic").map(LinuxModule::kind),
             Some(CcKind::Cubic)

@@ -31,6 +31,11 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
     }
 
+    /// The controller's model estimates, if it keeps a model (BBR), for traces.
+    pub fn cc_estimates(&self) -> Option<crate::cc::ModelEstimates> {
+        self.cc.estimates()
+    }
+
     /// When the pacing timer fires, if armed.
     pub fn pacing_deadline(&self) -> Option<Time> {
         self.drv.as_ref().and_then(|d| d.pacing_deadline())
@@ -49,6 +54,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             },
             srtt: self.rto.srtt(),
             min_rtt: self.min_rtt.or(self.last_rtt),
+            is_cwnd_limited: self.stack.cwnd_usage().is_cwnd_limited(),
         }
     }
 
@@ -106,7 +112,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         let rate = self.cc.pacing_rate();
         if let Some(d) = &mut self.drv {
-            d.on_sent(now, start, end, idle, rate);
+            d.on_sent(now, (start, end), idle, in_flight + 1, rate);
         }
     }
 

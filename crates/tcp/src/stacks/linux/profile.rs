@@ -58,7 +58,7 @@ pub fn rto_min(us: u32) -> Dur {
 fn ssthresh_rule(module: CcKind) -> SsthreshRule {
     match module {
         CcKind::Cubic => SsthreshRule::LinuxCubic,
-        CcKind::Bbr => SsthreshRule::Kept,
+        CcKind::Bbr | CcKind::Bbr3 => SsthreshRule::Kept,
         _ => SsthreshRule::LinuxReno,
     }
 }

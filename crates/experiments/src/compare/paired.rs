@@ -5,8 +5,8 @@
 //! configurations' own behaviour diverges: the per-seed difference x_a[r] - x_b[r]
 //! removes the path's variance from the comparison (a paired t interval; Jain, "The
 //! Art of Computer Systems Performance Analysis", 13.4.1). Whether a difference matters
-//! is [`super::decide`]'s question; this module gives its mean, standard error and the
-//! plain 95 % interval. Repetitions where either value is undefined (NaN) are left out
+//! is [`super::decide`]'s question; this module gives its mean, standard error, the
+//! plain 95 % interval and the standardized effect size. Repetitions where either value is undefined (NaN) are left out
 //! of the pair.
 
 use spikelab_output::stats::Summary;
@@ -46,6 +46,24 @@ impl Paired {
         }
     }
 
+    /// The standardized effect size d_z: the mean difference over the standard
+    /// deviation of the differences (Cohen, "Statistical Power Analysis for the
+    /// Behavioral Sciences", 2nd ed., 1988, 2.3.5; Lakens, Front. Psychol. 4:863, 2013,
+    /// eq. 7). NaN with fewer than two pairs; 0 when every pair is equal, and an
+    /// infinity of the difference's sign when every pair differs alike by a non-zero
+    /// amount (no spread: the difference is certain).
+    pub fn effect_size(&self) -> f64 {
+        if self.n < 2 || !self.mean.is_finite() {
+            return f64::NAN;
+        }
+        let sd = self.se * (self.n as f64).sqrt();
+        match (sd > 0.0, self.mean == 0.0) {
+            (true, _) => self.mean / sd,
+            (false, true) => 0.0,
+            (false, false) => self.mean * f64::INFINITY,
+        }
+    }
+
     /// Whether the interval excludes zero: the two differ beyond noise. With fewer than
     /// two pairs nothing can be told apart.
     pub fn significant(&self) -> bool {
@@ -65,6 +83,19 @@ mod tests {
         let p = Paired::of(&fix, &base);
         assert_eq!((p.mean, p.se, p.ci95, p.n), (1.0, 0.0, 0.0, 4));
         assert!(p.significant());
+    }
+
+    #[test]
+    fn the_effect_size_is_the_mean_difference_in_standard_deviations_of_the_differences() {
+        // Differences 1, 3: mean 2, standard deviation sqrt(2).
+        let p = Paired::of(&[2.0, 5.0], &[1.0, 2.0]);
+        assert!((p.effect_size() - 2.0 / 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(
+            Paired::of(&[11.0, 51.0], &[10.0, 50.0]).effect_size(),
+            f64::INFINITY
+        );
+        assert_eq!(Paired::of(&[1.0, 2.0], &[1.0, 2.0]).effect_size(), 0.0);
+        assert!(Paired::of(&[1.0], &[3.0]).effect_size().is_nan());
     }
 
     #[test]

@@ -122,6 +122,34 @@ pub fn claim(s: Sample, m: f64) -> (Decision, f64) {
     .expect("three claims")
 }
 
+/// The two-sided p-value of a paired t test of mean difference 0 (Student's t with
+/// n - 1 degrees of freedom): 1 with fewer than two pairs or when every pair is equal,
+/// 0 when every pair differs alike by a non-zero amount.
+pub fn two_sided_p(s: Sample) -> f64 {
+    if s.n < 2 || !s.mean.is_finite() || !s.se.is_finite() {
+        return 1.0;
+    }
+    let t = statistic(s.mean, s.se).abs();
+    (2.0 * upper_tail(t, (s.n - 1) as f64)).min(1.0)
+}
+
+/// Holm's adjusted p-values (Holm 1979; Wright, Biometrics 48(4), 1992, 2.2): the
+/// j-th smallest of `k` p-values times `k - j` (0-based), made non-decreasing in that
+/// order and capped at 1. A comparison is claimed at family-wise level `alpha` exactly
+/// when its adjusted p-value is at most `alpha`: the claims [`holm`] makes.
+pub fn holm_adjusted(ps: &[f64]) -> Vec<f64> {
+    let k = ps.len();
+    let mut order: Vec<usize> = (0..k).collect();
+    order.sort_by(|&a, &b| ps[a].total_cmp(&ps[b]).then(a.cmp(&b)));
+    let mut out = vec![1.0; k];
+    let mut running: f64 = 0.0;
+    for (j, &i) in order.iter().enumerate() {
+        running = running.max(((k - j) as f64 * ps[i]).min(1.0));
+        out[i] = running;
+    }
+    out
+}
+
 /// Holm's step-down levels: for each p-value, the one-sided level its row is judged
 /// at and whether the claim is made. Ties keep the given order.
 pub fn holm(ps: &[f64], alpha: f64) -> Vec<(f64, bool)> {
@@ -222,6 +250,36 @@ mod tests {
         assert_eq!(v[0].half_width, 0.0);
         assert_eq!(claim(sample(3.0, 0.0, 5), 0.5), (Decision::Better, 0.0));
         assert_eq!(claim(sample(0.0, 0.0, 1), 0.5).0, Decision::Unclear);
+    }
+
+    #[test]
+    fn holm_adjusted_p_values_claim_what_holm_claims() {
+        let ps = [0.04, 0.001, 0.02, 0.03, 0.2];
+        let adj = holm_adjusted(&ps);
+        let want = [0.09, 0.005, 0.08, 0.09, 0.2];
+        assert!(
+            adj.iter().zip(want).all(|(a, w)| (a - w).abs() < 1e-12),
+            "{adj:?}"
+        );
+        for alpha in [0.01, 0.05, 0.1] {
+            let claimed: Vec<bool> = holm(&ps, alpha).iter().map(|c| c.1).collect();
+            let by_adj: Vec<bool> = adj.iter().map(|p| *p <= alpha).collect();
+            assert_eq!(claimed, by_adj, "alpha {alpha}");
+        }
+    }
+
+    #[test]
+    fn a_paired_t_test_is_two_sided_and_certain_without_spread() {
+        let s = |mean, se, n| Sample { mean, se, n };
+        // t = 2.262 is the 97.5 % quantile of t with 9 degrees of freedom.
+        assert!((two_sided_p(s(2.262, 1.0, 10)) - 0.05).abs() < 1e-3);
+        assert_eq!(
+            two_sided_p(s(-2.262, 1.0, 10)),
+            two_sided_p(s(2.262, 1.0, 10))
+        );
+        assert_eq!(two_sided_p(s(1.0, 0.0, 5)), 0.0);
+        assert_eq!(two_sided_p(s(0.0, 0.0, 5)), 1.0);
+        assert_eq!(two_sided_p(s(1.0, 1.0, 1)), 1.0);
     }
 
     #[test]
