@@ -14,7 +14,7 @@ reps=${1:-20}
 shift || true
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-  names=(gprs-eifel eifel-response std-proxy peak-hopper)
+  names=(gprs-eifel eifel-response std-proxy peak-hopper delay-injection)
 fi
 bin=${SPIKELAB:-}
 if [ -z "$bin" ]; then

@@ -129,6 +129,15 @@ pub struct HiccupConfig {
     /// average one, two and three delay spikes occur"). Default: false.
     #[serde(default)]
     pub stationary: bool,
+    /// Start the first spike when the N-th data segment enters the link's forward
+    /// direction instead of at a time; the spikes after it follow `interval`. With N
+    /// within the initial window the spike falls on it, [Gurtov & Ludwig 2003] V's "best
+    /// case for Eifel [...] when one of the segments in the initial window experiences a
+    /// spurious timeout". Every data segment counts, retransmissions too. Not with
+    /// `first`, `stationary` or `at`. Default: none (not written out then, so the
+    /// configurations recorded before it existed read the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_after_segments: Option<u32>,
     /// Explicit spikes, in order, not overlapping; when given, the random pattern above
     /// is not used. Default: empty.
     #[serde(default)]
@@ -172,6 +181,7 @@ impl Default for HiccupConfig {
             interval_from: IntervalFrom::End,
             first: None,
             stationary: false,
+            first_after_segments: None,
             at: Vec::new(),
             dirs: Dirs::Both,
             freeze_at: FreezePoint::default(),
@@ -312,6 +322,9 @@ enum SpikeSource {
         from: IntervalFrom,
         first: Option<Dur>,
         stationary: bool,
+        /// Data segments still to enter the link before the first spike (see
+        /// [`Schedule::waits_for_segments`]); nothing is drawn while some are.
+        waiting: Option<u32>,
         last: Option<(Time, Time)>,
     },
     Periodic {
@@ -336,8 +349,12 @@ impl SpikeSource {
                 from,
                 first,
                 stationary,
+                waiting,
                 last,
             } => {
+                if waiting.is_some() {
+                    return None;
+                }
                 if *stationary && last.is_none() {
                     *last = Some(warm_start(*interval, *duration, *from, rng));
                     return *last;
@@ -431,6 +448,7 @@ impl HiccupConfig {
             from: self.interval_from,
             first: self.first,
             stationary: self.stationary && self.first.is_none(),
+            waiting: self.first_after_segments,
             last: None,
         })
     }
@@ -534,8 +552,37 @@ impl Schedule {
         Ok(Schedule { kind })
     }
 
+    /// How many data segments must enter the link's forward direction before the
+    /// first spike (`first_after_segments`): the engine counts them and calls
+    /// [`Schedule::start_first_at`] at the N-th. Until then [`Schedule::next`] says
+    /// nothing. `None` for a schedule placed in time.
+    pub fn waits_for_segments(&self) -> Option<u32> {
+        match &self.kind {
+            Kind::Spikes {
+                source: SpikeSource::Random { waiting, .. },
+                ..
+            } => *waiting,
+            _ => None,
+        }
+    }
+
+    /// Places the first spike at `now` (the N-th data segment has just entered the
+    /// link) and lets [`Schedule::next`] run the process from there.
+    pub fn start_first_at(&mut self, now: Time) {
+        if let Kind::Spikes {
+            source: SpikeSource::Random { waiting, first, .. },
+            ..
+        } = &mut self.kind
+        {
+            if waiting.take().is_some() {
+                *first = Some(Dur(now.0));
+            }
+        }
+    }
+
     /// The next event and its time, drawing any randomness from `rng` (the schedule's
-    /// own stream). `None` when the schedule is exhausted.
+    /// own stream). `None` when the schedule is exhausted, or waits for data segments
+    /// ([`Schedule::waits_for_segments`]).
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self, rng: &mut SimRng) -> Option<(Time, LinkControl)> {
         match &mut self.kind {
@@ -708,6 +755,32 @@ mod tests {
         });
         let times: Vec<Time> = events(&cfg, 4, 1).iter().map(|e| e.0).collect();
         assert_eq!(times, vec![secs(1), secs(6), secs(6), secs(11)]);
+    }
+
+    #[test]
+    fn a_spike_placed_after_n_segments_waits_for_them_then_starts_the_process() {
+        let cfg = SpikeConfig::Hiccup(HiccupConfig {
+            interval: fixed(4),
+            duration: fixed(5),
+            first_after_segments: Some(3),
+            ..HiccupConfig::default()
+        });
+        let mut s = Schedule::new(&cfg).unwrap();
+        let mut rng = SimRng::seed_from_u64(1);
+        assert_eq!(s.waits_for_segments(), Some(3));
+        assert_eq!(s.next(&mut rng), None, "nothing before the segments");
+        let at = Time::ZERO + Dur::from_millis(250);
+        s.start_first_at(at);
+        assert_eq!(s.waits_for_segments(), None);
+        let times: Vec<Time> = std::iter::from_fn(|| s.next(&mut rng).map(|e| e.0))
+            .take(4)
+            .collect();
+        let ms = |m: u64| Time::ZERO + Dur::from_millis(m);
+        // The first spike at the trigger, then 4 s of quiet after each 5 s spike.
+        assert_eq!(times, vec![at, ms(5250), ms(9250), ms(14250)]);
+        // A schedule placed in time waits for nothing.
+        let timed = Schedule::new(&SpikeConfig::Hiccup(HiccupConfig::default())).unwrap();
+        assert_eq!(timed.waits_for_segments(), None);
     }
 
     #[test]

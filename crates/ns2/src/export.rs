@@ -360,6 +360,13 @@ fn check_links(sim: &SimConfig) -> Result<(), Refused> {
             let key = |k: &str| format!("link[{i}].spikes[{s}].kind = {k}");
             match spike {
                 SpikeConfig::BandwidthStep(_) => {}
+                SpikeConfig::Hiccup(h) if h.first_after_segments.is_some() => {
+                    return refuse(
+                        format!("link[{i}].spikes[{s}].first_after_segments"),
+                        "the export writes each freeze at a time drawn beforehand; ns-2.35 \
+                         has no freeze started by a packet count",
+                    )
+                }
                 // Exported as the patched ns-2's freeze (tools/ns2, [`freezes`]).
                 SpikeConfig::Hiccup(_) | SpikeConfig::Outage(_) => {}
                 SpikeConfig::BandwidthOscillation(_) => {

@@ -240,7 +240,31 @@ fn hiccup(h: &HiccupConfig, p: &FieldPath) -> Check {
     if let Some(first) = h.first {
         dur(&p.key("first"), first)?;
     }
+    if let Some(n) = h.first_after_segments {
+        after_segments(h, n, &p.key("first_after_segments"))?;
+    }
     listed(&h.at, &p.key("at"))
+}
+
+/// `first_after_segments = n`: a count of data segments, and the only placement of the
+/// first spike.
+fn after_segments(h: &HiccupConfig, n: u32, p: &FieldPath) -> Check {
+    int(p, n.into(), 1, MAX_PACKETS, " data segments")?;
+    let other = [
+        (h.first.is_some(), "first"),
+        (h.stationary, "stationary"),
+        (!h.at.is_empty(), "at"),
+    ];
+    match other.iter().find(|(set, _)| *set) {
+        Some((_, key)) => fail(
+            p,
+            format!(
+                "places the first spike after {n} data segments, and `{key}` places it \
+                 otherwise: set one of them"
+            ),
+        ),
+        None => Ok(()),
+    }
 }
 
 fn outage(o: &OutageConfig, p: &FieldPath) -> Check {

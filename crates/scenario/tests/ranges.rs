@@ -86,6 +86,21 @@ fn a_hiccup_every_nanosecond_lasting_zero_is_refused() {
 }
 
 #[test]
+fn a_first_spike_after_segments_needs_a_count_and_no_other_placement() {
+    let spike = |extra: &str| with(&format!("\n[[link.spikes]]\nkind = \"hiccup\"\n{extra}\n"));
+    let at = "field `link[0].spikes[0].first_after_segments`";
+    let m = spike("first_after_segments = 0");
+    assert_has(&m, &[at, "must be between 1 and"]);
+    let m = spike("first_after_segments = 2\nfirst = \"5s\"");
+    assert_has(&m, &[at, "`first` places it otherwise"]);
+    let m = spike("first_after_segments = 2\nstationary = true");
+    assert_has(&m, &[at, "`stationary` places it otherwise"]);
+    // Alone it loads.
+    let ok = format!("{VALID}\n[[link.spikes]]\nkind = \"hiccup\"\nfirst_after_segments = 2\n");
+    assert!(parse(&ok, "ok.toml").is_ok());
+}
+
+#[test]
 fn a_bandwidth_oscillation_holding_zero_seconds_is_refused() {
     let m = with(
         "\n[[link.spikes]]\nkind = \"bandwidth-oscillation\"\nlevels = [{ rate = \"1Mbit/s\", hold = { dist = \"fixed\", value = \"0s\" } }, { rate = \"10kbit/s\", hold = { dist = \"uniform\", min = \"0s\", max = \"1s\" } }]\n",

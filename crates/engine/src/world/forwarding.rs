@@ -28,17 +28,26 @@ pub(super) struct Network<L> {
     pub(super) drops: Vec<DropRule>,
     pub(super) next_uid: u64,
     pub(super) order: SameInstantOrder,
+    /// The links with a spike schedule waiting for data segments to enter them forward
+    /// (`first_after_segments`): only these does [`Sim::enqueue`] count them for.
+    /// Empty in nearly every run, so the check costs one length test per packet.
+    pub(super) counting: Vec<usize>,
 }
 
 impl<L: Lead> Network<L> {
     pub(super) fn new(cfg: &crate::config::SimConfig, streams: &RngStreams) -> Network<L> {
+        let links: Vec<LinkState<L>> = cfg
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| build_link(l, i, streams))
+            .collect();
+        let counting = (0..links.len())
+            .filter(|&l| links[l].spikes.iter().any(|r| r.segments_left.is_some()))
+            .collect();
         Network {
-            links: cfg
-                .links
-                .iter()
-                .enumerate()
-                .map(|(i, l)| build_link(l, i, streams))
-                .collect(),
+            links,
+            counting,
             arena: Arena::default(),
             delivered: Vec::new(),
             dropped: Vec::new(),
@@ -61,6 +70,9 @@ pub(super) struct SpikeRun {
     pub(super) schedule: Schedule,
     pub(super) rng: SimRng,
     pub(super) pending: Option<LinkControl>,
+    /// Data segments still to enter the link forward before the schedule's first spike
+    /// ([`Schedule::waits_for_segments`]).
+    pub(super) segments_left: Option<u32>,
 }
 
 /// ns-2's order of a packet's arrival and a transmission end at the same instant
@@ -179,8 +191,40 @@ impl<L: Lead, T: Transport> Sim<L, T> {
         self.enqueue(l, d, s);
     }
 
+    /// A data segment entered link `l` forward: counts it for every schedule waiting for
+    /// segments and starts the first spike of those whose count it completes, now, with
+    /// the segment in the link.
+    #[cold]
+    #[inline(never)]
+    fn count_segment(&mut self, l: usize) {
+        for s in 0..self.net.links[l].spikes.len() {
+            let run = &mut self.net.links[l].spikes[s];
+            let Some(left) = run.segments_left else {
+                continue;
+            };
+            run.segments_left = left.checked_sub(1).filter(|&n| n > 0);
+            if run.segments_left.is_none() {
+                run.schedule.start_first_at(self.now);
+                self.schedule_next_control(l, s);
+            }
+        }
+        if self.net.links[l]
+            .spikes
+            .iter()
+            .all(|r| r.segments_left.is_none())
+        {
+            self.net.counting.retain(|&c| c != l);
+        }
+    }
+
     /// Offers the packet in slot `s` to direction `d` of link `l`.
     pub(super) fn enqueue(&mut self, l: usize, d: usize, s: Slot) {
+        // Read before the queue may drop it: a data segment entering forward, on a
+        // link whose spike waits for data segments (`first_after_segments`).
+        let counted = !self.net.counting.is_empty()
+            && d == dir_index(Dir::Forward)
+            && self.net.counting.contains(&l)
+            && self.net.arena.get(s).kind == PacketKind::Data;
         let dir = &mut self.net.links[l].dirs[d];
         // The wakeup armed when the link last changed stays right (`sync_link` after
         // every change of a link; the packet it is for only leaves at a wakeup).
@@ -195,6 +239,9 @@ impl<L: Lead, T: Transport> Sim<L, T> {
         }
         if !wake_unchanged {
             self.sync_link(l, d);
+        }
+        if counted {
+            self.count_segment(l);
         }
     }
 
@@ -470,6 +517,7 @@ fn build_link<L: Lead>(
     let spikes = route::spike_schedules(cfg, i, streams)
         .into_iter()
         .map(|(schedule, rng)| SpikeRun {
+            segments_left: schedule.waits_for_segments(),
             schedule,
             rng,
             pending: None,

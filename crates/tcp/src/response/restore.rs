@@ -11,12 +11,15 @@
 //! "The first option was used only after a single spurious timeout. The second option
 //! was used after two subsequent timeouts, and the third option was used after three or
 //! more timeouts" (III.B): that count-based rule is [`Restore::EifelOriginal`].
-//! [Gurtov & Ludwig 2002] 3 describes the two-timeout case otherwise ("the slow start
-//! threshold is set to the previous value of congestion window, which itself is left
-//! halved": ssthresh = cwnd_old, cwnd = cwnd_old / 2); this rule follows the 2003 paper's
-//! formulas (docs/src/reproduction-gprs-eifel.md). RFC 4015 section 3.1 step (4) restores
-//! cwnd = FlightSize + min(bytes_acked, IW) and ssthresh = pipe_prev, with
-//! pipe_prev = max(FlightSize, ssthresh) saved before the timeout reduced them.
+//! [Gurtov & Ludwig 2002] 3 describes the same response otherwise: after one timeout
+//! ssthresh and cwnd are restored; after two "the slow start threshold is set to the
+//! previous value of congestion window, which itself is left halved" (ssthresh =
+//! cwnd_old, cwnd = cwnd_old / 2); "after three and more subsequent spurious timeouts
+//! the congestion control state is not reversed at all". That is [`Restore::Eifel2002`]
+//! (docs/src/reproduction-gprs-eifel.md: the two readings of the 2002 paper). RFC 4015
+//! section 3.1 step (4) restores cwnd = FlightSize + min(bytes_acked, IW) and ssthresh =
+//! pipe_prev, with pipe_prev = max(FlightSize, ssthresh) saved before the timeout
+//! reduced them.
 //!
 //! The halvings floor at 2 SMSS (RFC 5681 equation (4)).
 
@@ -29,6 +32,10 @@ use serde::{Deserialize, Serialize};
 pub enum Restore {
     /// Options 1, 2, 3 by the number of timeouts in the episode (1, 2, 3+).
     EifelOriginal,
+    /// [Gurtov & Ludwig 2002] 3 by the number of timeouts in the episode: option 1
+    /// after one; after two ssthresh = cwnd_old and cwnd = cwnd_old / 2; after three
+    /// or more nothing reversed.
+    Eifel2002,
     Option1,
     Option2,
     Option3,
@@ -49,6 +56,7 @@ impl Restore {
     /// Every rule, in declaration order.
     pub const ALL: &'static [Restore] = &[
         Restore::EifelOriginal,
+        Restore::Eifel2002,
         Restore::Option1,
         Restore::Option2,
         Restore::Option3,
@@ -127,6 +135,11 @@ pub fn restore(rule: Restore, old: Snapshot, i: RestoreInputs) -> (u64, u64) {
             0 | 1 => restore(Restore::Option1, old, i),
             2 => restore(Restore::Option2, old, i),
             _ => restore(Restore::Option3, old, i),
+        },
+        Restore::Eifel2002 => match i.timeouts {
+            0 | 1 => restore(Restore::Option1, old, i),
+            2 => (old.cwnd, half),
+            _ => restore(Restore::None, old, i),
         },
         Restore::Option1 => (old.ssthresh, old.cwnd),
         Restore::Option2 => (half, half),
@@ -236,6 +249,21 @@ mod tests {
             restore(Restore::EifelOriginal, OLD, inputs(7)),
             (10_000, 1000)
         );
+    }
+
+    #[test]
+    fn the_2002_rule_keeps_the_old_window_as_ssthresh_after_two_timeouts() {
+        assert_eq!(
+            restore(Restore::Eifel2002, OLD, inputs(1)),
+            (64_000, 20_000)
+        );
+        // ssthresh = cwnd_old, cwnd = cwnd_old / 2 (option 2 would give both 10000).
+        assert_eq!(
+            restore(Restore::Eifel2002, OLD, inputs(2)),
+            (20_000, 10_000)
+        );
+        // As the timeouts left them.
+        assert_eq!(restore(Restore::Eifel2002, OLD, inputs(3)), (10_000, 2000));
     }
 
     #[test]
