@@ -105,6 +105,7 @@ impl Transport for TcpTransport {
         self.receiver.next_deadline()
     }
 
+    #[inline]
     fn expiry(&self, now: Time) -> Option<Expiry> {
         let s = &self.sender;
         let runs = self.outstanding() || s.timer_runs_idle();

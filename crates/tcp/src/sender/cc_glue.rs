@@ -120,15 +120,18 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// snapshots before the table changes. Inlined, the driver's part out of line.
     #[inline(always)]
     pub(super) fn cc_ack_begin(&mut self, pkt: &Packet) -> Option<AckStart> {
-        if self.drv.is_none() || pkt.ack < self.w.snd_una {
-            return None;
+        match self.drv {
+            None => None,
+            Some(_) => self.drive_ack_begin(pkt),
         }
-        self.drive_ack_begin(pkt)
     }
 
     /// [`Self::cc_ack_begin`] with a driver.
     #[inline(never)]
     fn drive_ack_begin(&mut self, pkt: &Packet) -> Option<AckStart> {
+        if pkt.ack < self.w.snd_una {
+            return None;
+        }
         let start = AckStart {
             cwnd: self.w.cwnd,
             prior_in_flight: self.pipe_segments(),
