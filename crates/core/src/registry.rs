@@ -39,7 +39,10 @@
 /// Every trait method must be listed (also those with a default body), otherwise the
 /// enum would answer with the default instead of the variant's own method. A method's
 /// attributes (e.g. `#[inline]` on a hook called on every ACK) go on its forwarding
-/// method.
+/// method. A trait's associated constants are given their value for the enum in an
+/// optional `consts { const NAME: Type = value; }` block before `methods` (e.g. the
+/// `||` of the variants' own, so that a caller generic over the family reads it at
+/// compile time).
 #[macro_export]
 macro_rules! dispatch_enum {
     (
@@ -47,6 +50,7 @@ macro_rules! dispatch_enum {
         $vis:vis enum $Enum:ident : $Trait:path {
             $( $(#[$vmeta:meta])* $V:ident($T:ty) ),* $(,)?
         }
+        $(consts { $(const $c:ident : $ct:ty = $cv:expr;)* })?
         methods { $($methods:tt)* }
     ) => {
         $(#[$meta])*
@@ -54,6 +58,7 @@ macro_rules! dispatch_enum {
             $( $(#[$vmeta])* $V($T), )*
         }
         impl $Trait for $Enum {
+            $($(const $c: $ct = $cv;)*)?
             $crate::dispatch_enum!(@methods [$($V)*] $($methods)*);
         }
     };
@@ -90,6 +95,7 @@ macro_rules! dispatch_enum {
 #[cfg(test)]
 mod tests {
     trait Count {
+        const BIG: bool;
         fn get(&self) -> u32;
         fn add(&mut self, n: u32, twice: bool);
         fn name(&self) -> &'static str {
@@ -103,6 +109,7 @@ mod tests {
     struct Ten(u32);
 
     impl Count for One {
+        const BIG: bool = false;
         fn get(&self) -> u32 {
             self.0
         }
@@ -112,6 +119,7 @@ mod tests {
     }
 
     impl Count for Ten {
+        const BIG: bool = true;
         fn get(&self) -> u32 {
             self.0 * 10
         }
@@ -126,6 +134,7 @@ mod tests {
     crate::dispatch_enum! {
         #[derive(Debug)]
         enum Either: Count { One(One), Ten(Ten) }
+        consts { const BIG: bool = One::BIG || Ten::BIG; }
         methods {
             fn get(&self) -> u32;
             fn add(&mut self, n: u32, twice: bool);
@@ -140,6 +149,12 @@ mod tests {
         a.add(3, true);
         b.add(3, true);
         assert_eq!((a.get(), b.get()), (7, 40));
+    }
+
+    #[test]
+    fn a_constant_takes_the_value_the_list_gives() {
+        let big = [<Either as Count>::BIG, <One as Count>::BIG];
+        assert_eq!(big, [true, false]);
     }
 
     #[test]

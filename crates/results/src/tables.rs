@@ -255,8 +255,9 @@ pub fn write_summary(
     w.header(&[
         "flow", "metric", "n", "mean", "std", "ci95", "min", "p5", "median", "p95", "max",
     ])?;
+    let metrics: Vec<&Metric> = metrics_of(sim).collect();
     for (name, flows) in group_by_base(outcomes) {
-        for m in metrics_of(sim) {
+        for m in &metrics {
             let xs: Vec<f64> = flows
                 .iter()
                 .map(|f| (m.value)(f).as_f64())

@@ -711,8 +711,9 @@ impl<E: RtoEstimator> TcpSender<E> {
     // ----- the stack's own timers and loss detection (crate::stacks) ---------------
 
     /// Arms the stack's loss probe instead of the RTO when the stack may
-    /// ([`StackRules::may_probe`]); returns whether it did.
-    #[inline]
+    /// ([`StackRules::may_probe`]); returns whether it did. Always inlined: asked at
+    /// every ACK of new data and every transmission, and most stacks never probe.
+    #[inline(always)]
     fn schedule_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
         let open = self.phase == Phase::Open && !self.frto_hold;
         if !self.stack.may_probe(open, &self.w) {
@@ -722,6 +723,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// [`Self::schedule_probe`] once the stack admitted a probe.
+    #[inline(never)]
     fn arm_probe(&mut self, now: Time, advancing_rto: bool) -> bool {
         let Some(head) = self.w.segs.get(0) else {
             return false;

@@ -154,10 +154,16 @@ pub type InNetwork<'a> = &'a dyn Fn(&dyn Fn(&Packet) -> bool) -> bool;
 /// `streams` are the run's seeded random streams.
 pub trait FromFlow: Sized {
     fn from_flow(flow: FlowId, kind: &FlowKind, streams: &RngStreams) -> Option<Self>;
+    /// Whether a flow of `kind` is this transport's ([`FromFlow::from_flow`] gives
+    /// `Some`), asked without building it.
+    fn takes(kind: &FlowKind) -> bool;
 }
 
 /// One connection: its sender and receiver, driven by the world through these hooks.
 pub trait Transport {
+    /// Whether the transport ever makes [`Declaration`]s: when not, the world never
+    /// asks for them ([`Transport::take_declarations`] after every event at the sender).
+    const DECLARES: bool;
     /// The application opens the connection.
     fn on_start(&mut self, now: Time, out: &mut Vec<Packet>);
     /// The application writes `bytes` more.
@@ -209,6 +215,7 @@ macro_rules! transports {
         spikelab_core::dispatch_enum! {
             /// Every registered transport ([`Transport`] by a static `match`).
             pub enum Transports: Transport { $($V($m::$T)),* }
+            consts { const DECLARES: bool = $(<$m::$T as Transport>::DECLARES)||*; }
             methods {
                 #[inline]
                 fn on_start(&mut self, now: Time, out: &mut Vec<Packet>);
@@ -247,11 +254,11 @@ macro_rules! transports {
             }
         }
 
-        impl Transports {
+        impl FromFlow for Transports {
             /// The transport of a flow of `kind`: the first registered one that takes
             /// it, or `None` for a flow that is no connection (a CBR source, which the
             /// world runs itself).
-            pub fn new(flow: FlowId, kind: &FlowKind, streams: &RngStreams) -> Option<Transports> {
+            fn from_flow(flow: FlowId, kind: &FlowKind, streams: &RngStreams) -> Option<Transports> {
                 $(
                     if let Some(t) = <$m::$T as FromFlow>::from_flow(flow, kind, streams) {
                         return Some(Transports::$V(t));
@@ -259,9 +266,19 @@ macro_rules! transports {
                 )*
                 None
             }
+
+            fn takes(kind: &FlowKind) -> bool {
+                $(<$m::$T as FromFlow>::takes(kind))||*
+            }
         }
     };
 }
+
+/// The transport a run whose connections are all its own is built over alone
+/// (`World::new`), so that every hook on every packet is a direct, inlinable call with
+/// no `match` over [`Transports`]: the common case (every paper's scenarios, the
+/// harness). Any other run is built over [`Transports`].
+pub type Single = tcp::TcpTransport;
 
 transports! {
     tcp: Tcp(TcpTransport),

@@ -81,9 +81,15 @@ impl FromFlow for QuicModelTransport {
             _ => None,
         }
     }
+
+    fn takes(kind: &FlowKind) -> bool {
+        matches!(kind, FlowKind::Quic { quic, .. } if quic.implementation == Implementation::Model)
+    }
 }
 
 impl Transport for QuicModelTransport {
+    const DECLARES: bool = true;
+
     fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.conn.sender.on_start(now, out);
     }

@@ -62,9 +62,15 @@ impl FromFlow for QuinnTransport {
             _ => None,
         }
     }
+
+    fn takes(kind: &FlowKind) -> bool {
+        matches!(kind, FlowKind::Quic { quic, .. } if quic.implementation == Implementation::Quinn)
+    }
 }
 
 impl Transport for QuinnTransport {
+    const DECLARES: bool = true;
+
     fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.flow.start(now, out);
     }

@@ -46,9 +46,17 @@ impl FromFlow for TcpTransport {
             _ => None,
         }
     }
+
+    fn takes(kind: &FlowKind) -> bool {
+        matches!(kind, FlowKind::Tcp { .. })
+    }
 }
 
 impl Transport for TcpTransport {
+    /// TCP's recovery reports its retransmission timeouts ([`Expiry`]) and counts its
+    /// fast retransmits, but declares no packet lost one by one.
+    const DECLARES: bool = false;
+
     #[inline]
     fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.sender.on_start(now, out);
@@ -100,6 +108,7 @@ impl Transport for TcpTransport {
         self.receiver.next_deadline()
     }
 
+    #[inline]
     fn expiry(&self, now: Time) -> Option<Expiry> {
         let s = &self.sender;
         let runs = self.outstanding() || s.timer_runs_idle();
@@ -224,8 +233,7 @@ impl Transport for TcpTransport {
         }
     }
 
-    /// TCP's recovery reports its retransmission timeouts ([`Expiry`]) and counts its
-    /// fast retransmits, but declares no packet lost one by one: nothing to hand over.
+    /// Nothing to hand over ([`Transport::DECLARES`]).
     #[inline(always)]
     fn take_declarations(&mut self, _into: &mut Vec<Declaration>) {}
 

@@ -5,6 +5,7 @@
 use super::Sim;
 use crate::results::{Captured, Endpoint};
 use crate::trace::Tracer;
+use crate::transport::Transport;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Packet, Time};
 use spikelab_net::link::same_instant::Lead;
@@ -36,7 +37,7 @@ impl Capture {
     }
 }
 
-impl<L: Lead> Sim<L> {
+impl<L: Lead, T: Transport> Sim<L, T> {
     /// A packet was lost in link `l` (its queue, a freeze, a drop rule).
     pub(super) fn note_drop(&mut self, l: usize, p: &Packet) {
         let is_ack = !p.kind.is_forward();

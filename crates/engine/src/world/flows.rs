@@ -9,7 +9,7 @@ use crate::config::{FlowKind, FlowSpec, Hop, StartTime, Workload};
 use crate::events::{Event, FlowTimer, TimerSlot};
 use crate::results::{FlowResult, RtoSample};
 use crate::route::PackedRoute;
-use crate::transport::{Arrival, Declaration, Judgements, Transport, Transports};
+use crate::transport::{Arrival, Declaration, FromFlow, Judgements, Transport};
 use rand::Rng;
 use spikelab_core::trace::TraceEvent;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, Time};
@@ -19,8 +19,8 @@ use spikelab_net::Dir;
 use spikelab_tcp::spurious::DetectorKind;
 
 /// Every flow of the run, and what their endpoints share.
-pub(super) struct Flows {
-    pub(super) list: Vec<Flow>,
+pub(super) struct Flows<T> {
+    pub(super) list: Vec<Flow<T>>,
     /// What the endpoint handling the current event sends, stamped and injected after it.
     pub(super) out: Vec<Packet>,
     /// Connections whose transfer has not completed.
@@ -31,8 +31,8 @@ pub(super) struct Flows {
     pub(super) declared: Vec<Declaration>,
 }
 
-impl Flows {
-    pub(super) fn new(flows: usize, record_rto: bool) -> Flows {
+impl<T: Transport> Flows<T> {
+    pub(super) fn new(flows: usize, record_rto: bool) -> Flows<T> {
         Flows {
             list: Vec::with_capacity(flows),
             out: Vec::new(),
@@ -62,8 +62,8 @@ impl Flows {
 
 /// A connection: its transport's endpoints, the application above it, and the
 /// endpoints' timer slots.
-pub(super) struct Connection {
-    pub(super) transport: Transports,
+pub(super) struct Connection<T> {
+    pub(super) transport: T,
     pub(super) workload: Workload,
     pub(super) sender_slot: TimerSlot,
     pub(super) receiver_slot: TimerSlot,
@@ -81,8 +81,8 @@ pub(super) struct CbrFlow {
     pub(super) next_send: Option<Time>,
 }
 
-pub(super) enum FlowState {
-    Conn(Box<Connection>),
+pub(super) enum FlowState<T> {
+    Conn(Box<Connection<T>>),
     Cbr(CbrFlow),
 }
 
@@ -90,14 +90,14 @@ pub(super) enum FlowState {
 /// route, read at every hop of every packet, shares its line with the endpoints' box
 /// pointer, read at every packet an endpoint handles.
 #[repr(C, align(64))]
-pub(super) struct Flow {
+pub(super) struct Flow<T> {
     pub(super) hops: PackedRoute,
-    pub(super) state: FlowState,
+    pub(super) state: FlowState<T>,
     pub(super) route: Vec<Hop>,
     pub(super) result: FlowResult,
 }
 
-impl<L: Lead> Sim<L> {
+impl<L: Lead, T: Transport + FromFlow> Sim<L, T> {
     pub(super) fn add_flow(&mut self, i: usize, spec: &FlowSpec, streams: &RngStreams) {
         let start = match spec.start {
             StartTime::At(d) => Time::ZERO + d,
@@ -107,7 +107,7 @@ impl<L: Lead> Sim<L> {
             }
         };
         let flow = FlowId(i as u32);
-        let (state, bytes, min_segments) = match Transports::new(flow, &spec.kind, streams) {
+        let (state, bytes, min_segments) = match T::from_flow(flow, &spec.kind, streams) {
             Some(transport) => {
                 self.flows.unfinished += 1;
                 let (workload, mss) = spec.kind.connection().expect("a transport's flow");
@@ -150,7 +150,9 @@ impl<L: Lead> Sim<L> {
         });
         self.q.push(start, Event::FlowStart { flow: i as u32 });
     }
+}
 
+impl<L: Lead, T: Transport> Sim<L, T> {
     pub(super) fn has_connection(&self) -> bool {
         self.flows
             .list
@@ -272,7 +274,9 @@ impl<L: Lead> Sim<L> {
             "flow {f}: an event at the {side:?} changed what the other endpoint's follow-up reads"
         );
         if side.sender() {
-            self.judge_declarations(f);
+            if T::DECLARES {
+                self.judge_declarations(f);
+            }
             self.maybe_write_next_message(f);
         }
         let mut out = std::mem::take(&mut self.flows.out);
@@ -512,7 +516,7 @@ impl<L: Lead> Sim<L> {
 
     /// The endpoints' side of the world beside the arena, so that a packet can be read
     /// in the arena while an endpoint acts on it.
-    pub(super) fn hosts(&mut self) -> (Hosts<'_>, &Arena) {
+    pub(super) fn hosts(&mut self) -> (Hosts<'_, T>, &Arena) {
         let hosts = Hosts {
             now: self.now,
             flows: &mut self.flows.list,
@@ -551,16 +555,16 @@ impl Side {
 }
 
 /// What an endpoint receiving a packet touches ([`Sim::hosts`]).
-pub(super) struct Hosts<'a> {
+pub(super) struct Hosts<'a, T> {
     pub(super) now: Time,
-    pub(super) flows: &'a mut [Flow],
+    pub(super) flows: &'a mut [Flow<T>],
     pub(super) out: &'a mut Vec<Packet>,
     capture: &'a mut Capture,
     pub(super) data_packets_delivered: &'a mut u64,
     pub(super) record_rto: bool,
 }
 
-impl Hosts<'_> {
+impl<T: Transport> Hosts<'_, T> {
     /// The endpoint of `p`'s flow receives `p`: its replies go to `out`. Returns the
     /// flow whose endpoint must be followed up ([`Sim::after_flow_event`]) and which
     /// one it is, or `None` after a datagram's arrival, which changes nothing at its
@@ -622,7 +626,7 @@ impl Hosts<'_> {
     }
 }
 
-fn finish_flow(f: Flow) -> FlowResult {
+fn finish_flow<T: Transport>(f: Flow<T>) -> FlowResult {
     let mut r = f.result;
     if let FlowState::Conn(c) = &f.state {
         let s = c.transport.stats();

@@ -90,7 +90,7 @@ pub(super) struct SameInstantOrder {
     pub(super) scheduled: Vec<Time>,
 }
 
-impl<L: Lead> Sim<L> {
+impl<L: Lead, T: Transport> Sim<L, T> {
     /// The latest transmission end at or before `until` for which a link was not
     /// woken because it wakes for that packet's arrival
     /// ([`LinkDir::skipped_end_wakeup`]; `Time::ZERO` if none). A run stopped at its
@@ -320,7 +320,44 @@ impl<L: Lead> Sim<L> {
     }
 
     pub(super) fn sync_link(&mut self, l: usize, d: usize) {
-        arm_link_wake(&mut self.q, &mut self.net.links[l], l, d);
+        Self::arm_link_wake(&mut self.q, &mut self.net.links[l], l, d);
+    }
+
+    /// Makes sure direction `d` of `link` (link number `l`) is woken at its next wakeup,
+    /// queueing a new event only when that moves earlier ([`TimerSlot::want`]). An
+    /// associated function of `Sim<L, T>`, not a free one generic over `L` alone: each
+    /// instance then has one caller and is inlined into it (a free one is shared by the
+    /// worlds over each transport, and was left a call).
+    #[inline]
+    fn arm_link_wake(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
+        let wake = link.dirs[d].next_wakeup();
+        link.wake[d].want(wake, |at, gen| {
+            q.push(
+                at,
+                Event::LinkWake {
+                    link: l as u32,
+                    dir: d as u8,
+                    gen,
+                },
+            )
+        });
+    }
+
+    /// [`Self::arm_link_wake`] after a wake-up of direction `d` of `link` (the live event, just
+    /// handled): its next wakeup, if any, is queued whatever the slot held.
+    #[inline]
+    fn rearm_link_wake(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
+        let wake = link.dirs[d].next_wakeup();
+        link.wake[d].rearm(wake, |at, gen| {
+            q.push(
+                at,
+                Event::LinkWake {
+                    link: l as u32,
+                    dir: d as u8,
+                    gen,
+                },
+            )
+        });
     }
 
     pub(super) fn on_link_wake(
@@ -350,7 +387,7 @@ impl<L: Lead> Sim<L> {
         }
         // Re-armed and checked before the packets lost inside the link are noted:
         // noting them (trace, arena) changes neither the link nor the queue.
-        rearm_link_wake(&mut self.q, link, l, d);
+        Self::rearm_link_wake(&mut self.q, link, l, d);
         let conserved = link.dirs[d].packets_conserved();
         for i in 0..self.net.dropped.len() {
             let p = self.net.arena.take(self.net.dropped[i]);
@@ -470,40 +507,6 @@ impl<L: Lead> Sim<L> {
         }
         self.schedule_next_control(l, s);
     }
-}
-
-/// Makes sure direction `d` of `link` (link number `l`) is woken at its next wakeup,
-/// queueing a new event only when that moves earlier ([`TimerSlot::want`]).
-#[inline]
-fn arm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
-    let wake = link.dirs[d].next_wakeup();
-    link.wake[d].want(wake, |at, gen| {
-        q.push(
-            at,
-            Event::LinkWake {
-                link: l as u32,
-                dir: d as u8,
-                gen,
-            },
-        )
-    });
-}
-
-/// [`arm_link_wake`] after a wake-up of direction `d` of `link` (the live event, just
-/// handled): its next wakeup, if any, is queued whatever the slot held.
-#[inline]
-fn rearm_link_wake<L: Lead>(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
-    let wake = link.dirs[d].next_wakeup();
-    link.wake[d].rearm(wake, |at, gen| {
-        q.push(
-            at,
-            Event::LinkWake {
-                link: l as u32,
-                dir: d as u8,
-                gen,
-            },
-        )
-    });
 }
 
 fn build_link<L: Lead>(

@@ -32,7 +32,7 @@ impl Seen {
     }
 }
 
-impl<L: Lead> Sim<L> {
+impl<L: Lead, T: Transport> Sim<L, T> {
     /// The sender's timer of flow `f` fires: ground truth is taken first, from the
     /// network as it is before the sender acts (and retransmits).
     pub(super) fn on_sender_timer(&mut self, f: usize) -> Result<(), InvariantViolation> {

@@ -5,6 +5,7 @@ use super::{InvariantViolation, Sim};
 use crate::arena::Slot;
 use crate::events::{Event, TimerSlot};
 use crate::route::{self, AfterBox};
+use crate::transport::Transport;
 use spikelab_core::Packet;
 use spikelab_net::link::same_instant::Lead;
 use spikelab_net::{Dir, Mb, MbEventKind, MbOutput, Middlebox};
@@ -27,7 +28,7 @@ pub(super) struct BoxState {
     pub(super) detector: Option<&'static str>,
 }
 
-impl<L: Lead> Sim<L> {
+impl<L: Lead, T: Transport> Sim<L, T> {
     /// Box `b` sees `p`, which is not in the arena (it comes from an endpoint).
     pub(super) fn through_box(&mut self, b: usize, p: Packet) -> Result<(), InvariantViolation> {
         let mut out = std::mem::take(&mut self.boxes.out);

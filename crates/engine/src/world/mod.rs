@@ -21,6 +21,7 @@ use crate::events::{Event, EventQueue, TimerSlot};
 use crate::results::{LinkResult, RunResult};
 use crate::route;
 use crate::trace::Tracer;
+use crate::transport::{FromFlow, Single, Transport, Transports};
 use crate::truth::Ledger;
 use crate::watchdog::{Bark, Watchdog};
 use capture::Capture;
@@ -53,18 +54,25 @@ pub struct World(Order);
 /// keep scheduling leads (`u32`) only when ns-2's order is on, so a run in spikelab's
 /// own order takes the plain code path with no per-packet test or field
 /// (`spikelab_net::link::same_instant`).
+///
+/// And over which transports: a run whose connections are all of the [`Single`]
+/// transport is built over it alone, so that no hook of a connection goes through a
+/// `match` over every registered transport ([`Transports`], the mixed case).
 enum Order {
-    Own(Sim<()>),
-    Ns2(Sim<u32>),
+    Own(Sim<(), Single>),
+    Ns2(Sim<u32, Single>),
+    OwnMixed(Sim<(), Transports>),
+    Ns2Mixed(Sim<u32, Transports>),
 }
 
-/// The simulation itself; `L` is what its links keep of when events were scheduled.
+/// The simulation itself; `L` is what its links keep of when events were scheduled,
+/// `T` the transport of its connections.
 /// Its state is that of the five concerns, beside the clock and the event queue.
-struct Sim<L> {
+struct Sim<L, T> {
     now: Time,
     q: EventQueue,
     net: Network<L>,
-    flows: Flows,
+    flows: Flows<T>,
     boxes: Boxes,
     /// Every data timeout with its ground truth; verdicts attach to it by identity.
     ledger: Ledger,
@@ -78,9 +86,13 @@ impl World {
     /// Builds the world for `cfg` with run seed `seed`.
     pub fn new(cfg: &SimConfig, seed: u64) -> World {
         let ns2_order = cfg.flows.iter().any(|f| f.kind.ns2_same_instant_order());
-        World(match ns2_order {
-            true => Order::Ns2(Sim::new(cfg, seed)),
-            false => Order::Own(Sim::new(cfg, seed)),
+        let single =
+            (cfg.flows.iter()).all(|f| f.kind.connection().is_none() || Single::takes(&f.kind));
+        World(match (ns2_order, single) {
+            (false, true) => Order::Own(Sim::new(cfg, seed)),
+            (true, true) => Order::Ns2(Sim::new(cfg, seed)),
+            (false, false) => Order::OwnMixed(Sim::new(cfg, seed)),
+            (true, false) => Order::Ns2Mixed(Sim::new(cfg, seed)),
         })
     }
 
@@ -90,6 +102,8 @@ impl World {
         World(match self.0 {
             Order::Own(s) => Order::Own(s.with_event_budget(budget)),
             Order::Ns2(s) => Order::Ns2(s.with_event_budget(budget)),
+            Order::OwnMixed(s) => Order::OwnMixed(s.with_event_budget(budget)),
+            Order::Ns2Mixed(s) => Order::Ns2Mixed(s.with_event_budget(budget)),
         })
     }
 
@@ -99,12 +113,14 @@ impl World {
         match self.0 {
             Order::Own(s) => s.run(),
             Order::Ns2(s) => s.run(),
+            Order::OwnMixed(s) => s.run(),
+            Order::Ns2Mixed(s) => s.run(),
         }
     }
 }
 
-impl<L: Lead> Sim<L> {
-    fn new(cfg: &SimConfig, seed: u64) -> Sim<L> {
+impl<L: Lead, T: Transport + FromFlow> Sim<L, T> {
+    fn new(cfg: &SimConfig, seed: u64) -> Sim<L, T> {
         let streams = RngStreams::new(seed);
         let mut world = Sim {
             now: Time::ZERO,
@@ -145,11 +161,14 @@ impl<L: Lead> Sim<L> {
         world
     }
 
-    fn with_event_budget(mut self, budget: u64) -> Sim<L> {
+    fn with_event_budget(mut self, budget: u64) -> Sim<L, T> {
         self.watchdog = Watchdog::new(Some(budget));
         self
     }
 
+    /// The event loop, one function per instance (not inlined into [`World::run`]'s
+    /// four arms).
+    #[inline(never)]
     fn run(mut self) -> Result<RunResult, InvariantViolation> {
         while let Some((t, ev)) = self.q.pop() {
             if t > self.stop_at {

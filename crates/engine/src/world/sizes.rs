@@ -25,26 +25,26 @@ use std::mem::size_of;
 /// `(struct, what it is kept per, its size, its bound)`, in the order of the docs' table.
 fn sizes() -> Vec<(&'static str, &'static str, usize, usize)> {
     vec![
-        ("Flow", "flow", size_of::<Flow>(), 640),
-        ("FlowState", "flow", size_of::<FlowState>(), 192),
+        ("Flow", "flow", size_of::<Flow<Transports>>(), 640),
+        ("FlowState", "flow", size_of::<FlowState<Transports>>(), 192),
         (
             "Connection (boxed)",
             "connection",
-            size_of::<Connection>(),
-            2784,
+            size_of::<Connection<Transports>>(),
+            2864,
         ),
-        ("Transports", "connection", size_of::<Transports>(), 2688),
+        ("Transports", "connection", size_of::<Transports>(), 2768),
         (
             "TcpTransport",
             "connection",
             size_of::<TcpTransport>(),
-            2688,
+            2768,
         ),
         (
             "TcpSender<Rto>",
             "connection",
             size_of::<TcpSender<Rto>>(),
-            1792,
+            1872,
         ),
         ("TcpReceiver", "connection", size_of::<TcpReceiver>(), 896),
         ("TimerSlot", "endpoint", size_of::<TimerSlot>(), 24),

@@ -81,16 +81,24 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// `tcp_pacing_check` before a transmission from the send loop.
+    #[inline]
     pub(super) fn cc_may_send(&mut self, now: Time) -> bool {
         self.drv.as_mut().is_none_or(|d| d.may_send(now))
     }
 
     /// A data segment `[start, end)` goes out (before it is counted in flight when
-    /// it is a retransmission; new data is in the table already).
+    /// it is a retransmission; new data is in the table already). Inlined, the driver's
+    /// part out of line: asked at every transmission, and most controllers have none.
+    #[inline(always)]
     pub(super) fn cc_on_sent(&mut self, now: Time, start: u64, end: u64, retx: bool) {
-        if self.drv.is_none() {
-            return;
+        if self.drv.is_some() {
+            self.drive_on_sent(now, start, end, retx);
         }
+    }
+
+    /// [`Self::cc_on_sent`] with a driver.
+    #[inline(never)]
+    fn drive_on_sent(&mut self, now: Time, start: u64, end: u64, retx: bool) {
         let idle = !retx && start == self.w.snd_una;
         // tcp_event_data_sent: CA_EVENT_TX_START with nothing in flight before this
         // segment (counted in flight already, new or marked retransmitted).
@@ -109,9 +117,19 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// An ACK arrives (not older than snd_una): its deliveries are taken from the
-    /// snapshots before the table changes.
+    /// snapshots before the table changes. Inlined, the driver's part out of line.
+    #[inline(always)]
     pub(super) fn cc_ack_begin(&mut self, pkt: &Packet) -> Option<AckStart> {
-        if self.drv.is_none() || pkt.ack < self.w.snd_una {
+        match self.drv {
+            None => None,
+            Some(_) => self.drive_ack_begin(pkt),
+        }
+    }
+
+    /// [`Self::cc_ack_begin`] with a driver.
+    #[inline(never)]
+    fn drive_ack_begin(&mut self, pkt: &Packet) -> Option<AckStart> {
+        if pkt.ack < self.w.snd_una {
             return None;
         }
         let start = AckStart {
