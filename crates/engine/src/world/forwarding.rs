@@ -217,14 +217,22 @@ impl<L: Lead, T: Transport> Sim<L, T> {
         }
     }
 
+    /// Whether the packet in slot `s`, entering direction `d` of link `l`, is a data
+    /// segment counted by a spike that waits for data segments: out of line, so a run
+    /// without such a spike pays one emptiness test per packet.
+    #[cold]
+    #[inline(never)]
+    fn counts(&self, l: usize, d: usize, s: Slot) -> bool {
+        d == dir_index(Dir::Forward)
+            && self.net.counting.contains(&l)
+            && self.net.arena.get(s).kind == PacketKind::Data
+    }
+
     /// Offers the packet in slot `s` to direction `d` of link `l`.
     pub(super) fn enqueue(&mut self, l: usize, d: usize, s: Slot) {
         // Read before the queue may drop it: a data segment entering forward, on a
         // link whose spike waits for data segments (`first_after_segments`).
-        let counted = !self.net.counting.is_empty()
-            && d == dir_index(Dir::Forward)
-            && self.net.counting.contains(&l)
-            && self.net.arena.get(s).kind == PacketKind::Data;
+        let counted = !self.net.counting.is_empty() && self.counts(l, d, s);
         let dir = &mut self.net.links[l].dirs[d];
         // The wakeup armed when the link last changed stays right (`sync_link` after
         // every change of a link; the packet it is for only leaves at a wakeup).
