@@ -3,7 +3,7 @@
 //! draw its figures.
 
 use super::result::GridResult;
-use super::spec::{base_text, ExperimentSpec, FigureSpec, Grid, TableSpec};
+use super::spec::{base_text, ExperimentSpec, FigureSpec, Grid, SeedRule, TableSpec};
 use super::study;
 use super::values::{compute as compute_values, Runs};
 use crate::context::Context;
@@ -525,7 +525,7 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
     let mut sim = s.to_sim();
     sim.trace = spikelab_engine::TraceKinds::ALL;
     let flow = flow_index(&sim, &spec.flow)?;
-    let seed = f.seed.unwrap_or(ctx.seed);
+    let (seed, chosen) = figure_seed(f, &sim, flow, ctx.seed)?;
     let r = spikelab_engine::run(&sim, seed).map_err(|e| anyhow!("figure {}: {e}", f.name))?;
     let records = spikelab_output::plot::flow_records(&r.trace, FlowId(flow as u32));
     let base_path = ctx.dir.join(&f.name);
@@ -539,8 +539,41 @@ fn draw_figure(spec: &ExperimentSpec, f: &FigureSpec, ctx: &Context) -> anyhow::
         Some(e) if !timeouts.shows(e) => first_seed_showing(&sim, flow, e)?,
         _ => None,
     };
-    let text = caption::caption(&f.title, seed, &timeouts, f.shows, first);
+    let mut text = caption::caption(&f.title, seed, &timeouts, f.shows, first);
+    if let (Some(tried), Some(e)) = (chosen, f.shows) {
+        text.push_str(&caption::chosen_sentence(seed, tried, e));
+    }
     Ok(crate::artifacts::figure_of(ctx, &files, &text))
+}
+
+/// The seed a figure plots, and, when its rule chose it, how many seeds the rule could
+/// try ([`SeedRule::FirstShowing`]); a figure whose rule finds no seed is an error.
+fn figure_seed(
+    f: &FigureSpec,
+    sim: &SimConfig,
+    flow: usize,
+    run_seed: u64,
+) -> anyhow::Result<(u64, Option<u64>)> {
+    match (f.seed, f.seed_rule, f.shows) {
+        (Some(seed), SeedRule::Run, _) => Ok((seed, None)),
+        (None, SeedRule::Run, _) => Ok((run_seed, None)),
+        (None, SeedRule::FirstShowing, Some(e)) => match first_seed_showing(sim, flow, e)? {
+            Some((seed, tried)) => Ok((seed, Some(tried))),
+            None => Err(anyhow!(
+                "figure {}: no seed in 1..={SEEDS_TRIED} shows {}",
+                f.name,
+                e.words()
+            )),
+        },
+        (Some(_), SeedRule::FirstShowing, _) => Err(anyhow!(
+            "figure {}: seed_rule = \"first-showing\" chooses the seed; remove `seed`",
+            f.name
+        )),
+        (None, SeedRule::FirstShowing, None) => Err(anyhow!(
+            "figure {}: seed_rule = \"first-showing\" needs `shows`",
+            f.name
+        )),
+    }
 }
 
 /// Seeds tried for a run that shows a figure's event, when the plotted seed does not.
@@ -735,5 +768,43 @@ mod tests {
             .collect();
         let sims: Vec<_> = planned.iter().map(|p| (&p.sims[..], p.reps)).collect();
         assert_eq!(SharedRuns::plan(&sims).saved(), 6 * 3);
+    }
+
+    fn gprs_fig7() -> (ExperimentSpec, FigureSpec, SimConfig, usize) {
+        let text = crate::embedded::experiment("gprs-eifel.toml").unwrap();
+        let spec = ExperimentSpec::parse(text, "gprs-eifel.toml").unwrap();
+        let f = spec
+            .figure
+            .iter()
+            .find(|f| f.name == "fig7")
+            .unwrap()
+            .clone();
+        let (base, name) = base_text(&spec, &spec.scenario).unwrap();
+        let sim = scenario(&base, &name, &[&f.set]).unwrap().to_sim();
+        let flow = flow_index(&sim, &spec.flow).unwrap();
+        (spec, f, sim, flow)
+    }
+
+    /// [Gurtov & Ludwig 2002] Fig. 7 illustrates a genuine timeout after a spurious
+    /// one; its figure plots the first seed whose run shows that, so the plotted run
+    /// and the caption agree, and a fixed seed beside the rule is refused.
+    #[test]
+    fn a_first_showing_figure_plots_a_run_that_shows_its_event() {
+        let (_, f, sim, flow) = gprs_fig7();
+        assert_eq!(f.seed_rule, SeedRule::FirstShowing);
+        let (seed, tried) = figure_seed(&f, &sim, flow, 1).unwrap();
+        assert_eq!(tried, Some(SEEDS_TRIED));
+        let mut traced = sim.clone();
+        traced.trace = spikelab_engine::TraceKinds::TIMEOUT;
+        let r = spikelab_engine::run(&traced, seed).unwrap();
+        let shows = f.shows.unwrap();
+        assert!(Timeouts::of(&r.trace, FlowId(flow as u32)).shows(shows));
+        let fixed = FigureSpec {
+            seed: Some(4),
+            ..f.clone()
+        };
+        assert!(figure_seed(&fixed, &sim, flow, 1).is_err());
+        let blind = FigureSpec { shows: None, ..f };
+        assert!(figure_seed(&blind, &sim, flow, 1).is_err());
     }
 }

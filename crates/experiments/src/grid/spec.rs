@@ -487,6 +487,23 @@ pub struct FigureSpec {
     /// ([`crate::report::caption`]).
     #[serde(default)]
     pub shows: Option<crate::report::caption::Shows>,
+    /// How the plotted seed is chosen when `seed` is not given: `"run"` (the default:
+    /// the run's seed) or `"first-showing"` (the first seed whose run shows `shows`,
+    /// the rule stated in the caption: for a figure the paper draws to illustrate one
+    /// mechanism, such as [Gurtov & Ludwig 2002] Fig. 7).
+    #[serde(default)]
+    pub seed_rule: SeedRule,
+}
+
+/// How a figure's plotted seed is chosen ([`FigureSpec::seed_rule`]).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeedRule {
+    /// The run's seed (`--seed`), or the figure's `seed`.
+    #[default]
+    Run,
+    /// The first seed in 1..=100 whose run shows the figure's `shows` event.
+    FirstShowing,
 }
 
 /// One of our numbers beside the paper's.

@@ -92,6 +92,15 @@ fn kind(at: &[f64], what: &str) -> String {
     }
 }
 
+/// The sentence a caption gains when the plotted seed was chosen by its rule
+/// (`seed_rule = "first-showing"`): which rule, so the choice is not hidden.
+pub fn chosen_sentence(seed: u64, tried: u64, what: Shows) -> String {
+    format!(
+        " Seed {seed} is plotted by the figure's stated rule: the first of seeds 1 to {tried} whose run shows {}.",
+        what.words()
+    )
+}
+
 /// The caption of a figure of one run: the title, what the run shows, and, when the
 /// figure is meant to show `expect` and this run does not, that it does not and which
 /// seed's run does (`first_showing`: that seed and how many seeds were tried).
