@@ -318,9 +318,56 @@ proptest! {
         prop_assert_eq!(f.bytes, if ping_pong { 60_000 } else { 150_000 });
         let d = f.declarations;
         prop_assert!(d.spurious_ptos <= d.ptos && d.spurious_loss_declarations <= d.loss_declarations);
-        prop_assert!(d.undos <= d.loss_declarations);
+        // An undo reverses a congestion response: to loss declarations, or, under
+        // picoquic's rule, also to a PTO (which drops its window).
+        let responses = match undo {
+            UndoRule::Picoquic => d.loss_declarations + d.ptos,
+            _ => d.loss_declarations,
+        };
+        prop_assert!(d.undos <= responses);
         prop_assert!(f.retransmissions <= f.data_segments_sent);
         let again = spikelab_engine::run(&cfg, seed).unwrap();
         prop_assert_eq!(format!("{:?}", again.flows), format!("{:?}", r.flows));
+    }
+}
+
+/// Long stalls on a slow path (the QUIC study's GPRS path: 30 kbit/s, 300 ms, a
+/// 9-packet buffer, three 15 s hiccups): an ACK that arrives after a stall resets the
+/// PTO back-off while the newest probe is older than one PTO, so RFC 9002 A.8's
+/// `time_of_last_ack_eliciting_packet + PTO` lies in the past. Such a timer fires at
+/// once: the run keeps simulated time moving forwards (the links assert it in debug
+/// builds, and the world asserts that no deadline is armed in the past) and delivers
+/// every byte, under every undo rule, with and without a PTO cap.
+#[test]
+fn a_probe_timeout_that_falls_in_the_past_after_a_long_stall_fires_at_once() {
+    for undo in [
+        UndoRule::None,
+        UndoRule::Quinn,
+        UndoRule::Msquic,
+        UndoRule::Quiche,
+        UndoRule::Picoquic,
+    ] {
+        for cap in [None, Some(Dur::from_secs(2))] {
+            let q = QuicConfig {
+                cc: QuicCc::Cubic,
+                undo,
+                pto_max: cap,
+                ..QuicConfig::default()
+            };
+            let mut l = link("gprs", 30_000, 300, 9);
+            for start in [20, 55, 90] {
+                l = suspend(l, Dur::from_secs(start), Dur::from_secs(15), false);
+            }
+            let cfg = sim(vec![l], vec![quic_flow(q, 300_000)]);
+            for seed in 1..=3 {
+                let r = spikelab_engine::run(&cfg, seed).unwrap();
+                let f = &r.flows[0];
+                assert!(
+                    f.completed.is_some(),
+                    "{undo:?} cap {cap:?} seed {seed}: {f:?}"
+                );
+                assert_eq!(f.bytes, 300_000);
+            }
+        }
     }
 }

@@ -164,6 +164,12 @@ pub trait Transport {
     /// Whether the transport ever makes [`Declaration`]s: when not, the world never
     /// asks for them ([`Transport::take_declarations`] after every event at the sender).
     const DECLARES: bool;
+    /// Whether a deadline the transport gives may lie before the event that produced
+    /// it: a timer "set in the past", which fires at once (RFC 9002 A.8: a PTO computed
+    /// from a probe sent long ago, after an ACK reset the back-off; quinn's
+    /// `poll_timeout`). The world then arms it at the current instant; a transport
+    /// whose deadlines never pass (TCP: checked in debug builds) pays nothing.
+    const DEADLINES_MAY_PASS: bool;
     /// The application opens the connection.
     fn on_start(&mut self, now: Time, out: &mut Vec<Packet>);
     /// The application writes `bytes` more.
@@ -215,7 +221,10 @@ macro_rules! transports {
         spikelab_core::dispatch_enum! {
             /// Every registered transport ([`Transport`] by a static `match`).
             pub enum Transports: Transport { $($V($m::$T)),* }
-            consts { const DECLARES: bool = $(<$m::$T as Transport>::DECLARES)||*; }
+            consts {
+                const DECLARES: bool = $(<$m::$T as Transport>::DECLARES)||*;
+                const DEADLINES_MAY_PASS: bool = $(<$m::$T as Transport>::DEADLINES_MAY_PASS)||*;
+            }
             methods {
                 #[inline]
                 fn on_start(&mut self, now: Time, out: &mut Vec<Packet>);

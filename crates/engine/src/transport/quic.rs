@@ -89,6 +89,9 @@ impl FromFlow for QuicModelTransport {
 
 impl Transport for QuicModelTransport {
     const DECLARES: bool = true;
+    /// RFC 9002 A.8's PTO is `time_of_last_ack_eliciting_packet + PTO`: after an ACK
+    /// resets the back-off with nothing sent since a stall, it can lie in the past.
+    const DEADLINES_MAY_PASS: bool = true;
 
     fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.conn.sender.on_start(now, out);

@@ -70,6 +70,9 @@ impl FromFlow for QuinnTransport {
 
 impl Transport for QuinnTransport {
     const DECLARES: bool = true;
+    /// quinn's timers are computed as the model's are (its `poll_timeout` may return
+    /// an instant already past).
+    const DEADLINES_MAY_PASS: bool = true;
 
     fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.flow.start(now, out);

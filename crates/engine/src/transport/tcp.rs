@@ -56,6 +56,8 @@ impl Transport for TcpTransport {
     /// TCP's recovery reports its retransmission timeouts ([`Expiry`]) and counts its
     /// fast retransmits, but declares no packet lost one by one.
     const DECLARES: bool = false;
+    /// The RTO, delayed-ACK and probe timers are armed from the event's own time.
+    const DEADLINES_MAY_PASS: bool = false;
 
     #[inline]
     fn on_start(&mut self, now: Time, out: &mut Vec<Packet>) {

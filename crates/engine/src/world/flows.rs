@@ -359,14 +359,19 @@ impl<L: Lead, T: Transport> Sim<L, T> {
             let completes = flow.result.completed.is_none()
                 && t.all_acked()
                 && t.app_end() == flow.result.bytes;
-            wants(c.sender_slot, t.sender_deadline())
-                && !message_due
+            wants(
+                c.sender_slot,
+                armed(t.sender_deadline(), self.now, T::DEADLINES_MAY_PASS),
+            ) && !message_due
                 && t.check_invariants().is_ok()
                 && !completes
         };
         match side {
             Side::Receiver => sender(),
-            Side::Sender => wants(c.receiver_slot, t.receiver_deadline()),
+            Side::Sender => wants(
+                c.receiver_slot,
+                armed(t.receiver_deadline(), self.now, T::DEADLINES_MAY_PASS),
+            ),
             Side::Both | Side::Source => true,
         }
     }
@@ -388,12 +393,13 @@ impl<L: Lead, T: Transport> Sim<L, T> {
 
     /// Re-arms the timers of flow `f` whose endpoint `side` changed.
     pub(super) fn sync_flow_timers(&mut self, f: usize, side: Side) {
+        let now = self.now;
         let q = &mut self.q;
         let id = f as u32;
         match &mut self.flows.list[f].state {
             FlowState::Conn(c) => {
                 if side.sender() {
-                    let d = c.transport.sender_deadline();
+                    let d = armed(c.transport.sender_deadline(), now, T::DEADLINES_MAY_PASS);
                     c.sender_slot.want(d, |at, gen| {
                         q.push(
                             at,
@@ -406,7 +412,7 @@ impl<L: Lead, T: Transport> Sim<L, T> {
                     });
                 }
                 if side.receiver() {
-                    let d = c.transport.receiver_deadline();
+                    let d = armed(c.transport.receiver_deadline(), now, T::DEADLINES_MAY_PASS);
                     c.receiver_slot.want(d, |at, gen| {
                         q.push(
                             at,
@@ -661,5 +667,20 @@ fn cbr_flow(flow: FlowId, kind: &FlowKind) -> CbrFlow {
         stop: stop.map(|d| Time::ZERO + d),
         slot: TimerSlot::default(),
         next_send: None,
+    }
+}
+
+/// The instant a transport's timer is armed at: its `deadline`, or `now` for one that
+/// passed, which fires at once ([`Transport::DEADLINES_MAY_PASS`]); for a transport
+/// whose deadlines never pass (a constant `may_pass` of false: no instruction) that is
+/// checked in debug builds, since the event queue must never be handed the past.
+#[inline(always)]
+fn armed(deadline: Option<Time>, now: Time, may_pass: bool) -> Option<Time> {
+    match may_pass {
+        true => deadline.map(|d| d.max(now)),
+        false => {
+            debug_assert!(deadline.is_none_or(|d| d >= now), "a deadline before now");
+            deadline
+        }
     }
 }
