@@ -27,34 +27,21 @@
 //! `MAX_TCP_HEADER` taken as 320 bytes (x86-64); `sk_max_pacing_rate` is unlimited
 //! and `snd_cwnd_clamp` never binds.
 
+use super::bbr_shared::*;
 use super::{AckSample, CaState, CongestionControl, ConnView, Control, CwndView, Declared};
 use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::rate::RateSample;
 use rand::Rng;
 use spikelab_core::{Dur, RngStreams, SimRng, Time};
 
-/// `BW_SCALE`: bandwidth is segments per microsecond << 24.
-const BW_SCALE: u32 = 24;
-const BW_UNIT: u64 = 1 << BW_SCALE;
-/// `BBR_SCALE`: gains are in 1/256.
-const BBR_SCALE: u32 = 8;
-const BBR_UNIT: u64 = 1 << BBR_SCALE;
 /// `CYCLE_LEN`: phases of the PROBE_BW gain cycle.
 const CYCLE_LEN: u8 = 8;
 /// `bbr_bw_rtts`: the bandwidth filter spans CYCLE_LEN + 2 rounds.
 const BW_RTTS: u64 = CYCLE_LEN as u64 + 2;
-/// `bbr_min_rtt_win_sec` in jiffies.
-const MIN_RTT_WIN_J: u64 = 10 * 1000;
-/// `bbr_probe_rtt_mode_ms`.
-const PROBE_RTT_MODE_J: u64 = 200;
 /// `bbr_min_tso_rate` (bits/s).
 const MIN_TSO_RATE: u64 = 1_200_000;
-/// `bbr_pacing_margin_percent`: pace 1 % below the estimate.
-const PACING_MARGIN_PERCENT: u64 = 1;
-/// `bbr_high_gain` = 2/ln(2), `bbr_drain_gain` its inverse, `bbr_cwnd_gain` 2.
+/// `bbr_high_gain` = 2/ln(2) (`bbr_drain_gain`, its inverse, is shared with v3).
 const HIGH_GAIN: u64 = BBR_UNIT * 2885 / 1000 + 1;
-const DRAIN_GAIN: u64 = BBR_UNIT * 1000 / 2885;
-const CWND_GAIN: u64 = BBR_UNIT * 2;
 /// `bbr_pacing_gain[]`: probe at 5/4, drain at 3/4, cruise at 1 for six phases.
 const PACING_GAIN: [u64; CYCLE_LEN as usize] = [
     BBR_UNIT * 5 / 4,
@@ -68,11 +55,6 @@ const PACING_GAIN: [u64; CYCLE_LEN as usize] = [
 ];
 /// `bbr_cycle_rand`: the start phase is drawn over 7 phases.
 const CYCLE_RAND: u8 = 7;
-/// `bbr_cwnd_min_target`.
-const CWND_MIN_TARGET: u64 = 4;
-/// `bbr_full_bw_thresh` (x1.25) and `bbr_full_bw_cnt` (3 rounds).
-const FULL_BW_THRESH: u64 = BBR_UNIT * 5 / 4;
-const FULL_BW_CNT: u8 = 3;
 /// `bbr_lt_intvl_min_rtts`, `bbr_lt_loss_thresh` (50/256 = 20 %), `bbr_lt_bw_ratio`
 /// (1/8), `bbr_lt_bw_diff` (4 kbit/s in bytes), `bbr_lt_bw_max_rtts`.
 const LT_INTVL_MIN_RTTS: u8 = 4;
@@ -80,27 +62,10 @@ const LT_LOSS_THRESH: u64 = 50;
 const LT_BW_RATIO: u64 = BBR_UNIT / 8;
 const LT_BW_DIFF: u64 = 4000 / 8;
 const LT_BW_MAX_RTTS: u8 = 48;
-/// `bbr_extra_acked_gain`, `bbr_extra_acked_win_rtts`,
-/// `bbr_ack_epoch_acked_reset_thresh`, `bbr_extra_acked_max_us`.
-const EXTRA_ACKED_GAIN: u64 = BBR_UNIT;
-const EXTRA_ACKED_WIN_RTTS: u8 = 5;
-const ACK_EPOCH_ACKED_RESET_THRESH: u64 = 1 << 20;
-const EXTRA_ACKED_MAX_US: u64 = 100 * 1000;
 /// `TCP_INIT_CWND`.
 const TCP_INIT_CWND: u64 = 10;
-/// `sk_pacing_shift` (10: about 1 ms of data per TSO burst) and `GSO_MAX_SIZE - 1 -
-/// MAX_TCP_HEADER` (see the module notes).
-const PACING_SHIFT: u32 = 10;
+/// `GSO_MAX_SIZE - 1 - MAX_TCP_HEADER` (see the module notes).
 const GSO_BYTES_MAX: u64 = 65536 - 1 - 320;
-
-fn us(d: Dur) -> u64 {
-    d.0 / 1000
-}
-
-/// `tcp_jiffies32`.
-fn jiffies(t: Time) -> u64 {
-    t.0 / 1_000_000
-}
 
 /// The windowed max filter of lib/win_minmax.c (Kathleen Nichols' algorithm): the
 /// best, second and third best samples, widely spaced in the window.
@@ -183,16 +148,6 @@ pub struct LtBw {
     /// `lt_last_stamp`, in ms.
     last_stamp: u64,
     last_lost: u64,
-}
-
-/// ACK-aggregation estimate (`ack_epoch_*`, `extra_acked*`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AckAggregation {
-    epoch_stamp: Time,
-    epoch_acked: u64,
-    extra_acked: [u64; 2],
-    win_rtts: u8,
-    win_idx: usize,
 }
 
 /// BBR's state for one connection (`struct bbr`) and the pacing rate it sets.
@@ -304,22 +259,13 @@ impl Bbr {
 
     /// `bbr_rate_bytes_per_sec`: a rate with a gain, 1 % below (the pacing margin).
     fn rate_bytes_per_sec(&self, rate: u64, gain: u64) -> u64 {
-        let r = ((rate * self.mss * gain) >> BBR_SCALE)
-            * (1_000_000 / 100)
-            * (100 - PACING_MARGIN_PERCENT);
-        r >> BW_SCALE
+        rate_bytes_per_sec(rate, self.mss, gain, PACING_MARGIN_PERCENT)
     }
 
     /// `bbr_init_pacing_rate_from_rtt`: high_gain x cwnd / srtt (1 ms without one).
     fn init_pacing_rate_from_rtt(&mut self, c: &ConnView) {
-        let rtt_us = match c.srtt {
-            Some(s) => {
-                self.has_seen_rtt = true;
-                us(s).max(1)
-            }
-            None => 1000,
-        };
-        let bw = c.cwnd * BW_UNIT / rtt_us;
+        let (bw, seen) = bw_from_rtt(c);
+        self.has_seen_rtt |= seen;
         self.pacing_rate = Some(self.rate_bytes_per_sec(bw, HIGH_GAIN));
     }
 
@@ -345,19 +291,12 @@ impl Bbr {
     /// `bbr_save_cwnd`: the last good cwnd, kept through recovery and PROBE_RTT.
     fn save_cwnd(&mut self, cwnd: u64) {
         let probe_rtt = matches!(self.mode, Mode::ProbeRtt { .. });
-        if self.prev_ca_state < CaState::Recovery && !probe_rtt {
-            self.prior_cwnd = cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(cwnd);
-        }
+        self.prior_cwnd = saved_cwnd(self.prior_cwnd, cwnd, self.prev_ca_state, probe_rtt);
     }
 
     /// `bbr_bdp`: ceil(bw x min_rtt x gain), the initial window before any RTT.
     fn bdp(&self, bw: u64, gain: u64) -> u64 {
-        let Some(min_rtt) = self.min_rtt_us else {
-            return TCP_INIT_CWND;
-        };
-        ((bw * min_rtt * gain) >> BBR_SCALE).div_ceil(BW_UNIT)
+        bdp(bw, self.min_rtt_us, gain).unwrap_or(TCP_INIT_CWND)
     }
 
     /// `bbr_quantization_budget`: room for TSO bursts, even, +2 in the probing phase.
@@ -377,23 +316,16 @@ impl Bbr {
     /// `bbr_packets_in_net_at_edt`: inflight less what the path delivers until the
     /// next segment's earliest departure time.
     fn packets_in_net_at_edt(&self, inflight_now: u64, c: &ConnView) -> u64 {
-        let interval_us = us(c.wstamp.max(c.now).saturating_since(c.now));
-        let interval_delivered = (self.bw() * interval_us) >> BW_SCALE;
-        let mut at_edt = inflight_now;
-        if self.pacing_gain > BBR_UNIT {
-            at_edt += self.tso_segs_goal();
-        }
-        at_edt.saturating_sub(interval_delivered)
+        let tso = self.tso_segs_goal();
+        packets_in_net_at_edt(inflight_now, self.bw(), self.pacing_gain, tso, c)
     }
 
     /// `bbr_ack_aggregation_cwnd`.
     fn ack_aggregation_cwnd(&self) -> u64 {
-        if !self.full_bw_reached {
-            return 0;
+        match self.full_bw_reached {
+            true => self.aggr.cwnd(self.bw()),
+            false => 0,
         }
-        let max_aggr = self.bw() * EXTRA_ACKED_MAX_US / BW_UNIT;
-        let extra = self.aggr.extra_acked[0].max(self.aggr.extra_acked[1]);
-        ((EXTRA_ACKED_GAIN * extra) >> BBR_SCALE).min(max_aggr)
     }
 
     /// `bbr_set_cwnd_to_recover_or_restore`: packet conservation in the first round
@@ -628,30 +560,10 @@ impl Bbr {
         if rs.acked_sacked == 0 || !valid {
             return;
         }
-        let a = &mut self.aggr;
-        if self.round_start {
-            a.win_rtts = (a.win_rtts + 1).min(0x1F);
-            if a.win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                a.win_rtts = 0;
-                a.win_idx ^= 1;
-                a.extra_acked[a.win_idx] = 0;
-            }
-        }
-        let epoch_us = us(c.delivered_mstamp.saturating_since(a.epoch_stamp));
-        let mut expected = self.bw() * epoch_us / BW_UNIT;
-        let a = &mut self.aggr;
-        if a.epoch_acked <= expected
-            || a.epoch_acked + rs.acked_sacked >= ACK_EPOCH_ACKED_RESET_THRESH
-        {
-            a.epoch_acked = 0;
-            a.epoch_stamp = c.delivered_mstamp;
-            expected = 0;
-        }
-        a.epoch_acked = (a.epoch_acked + rs.acked_sacked).min(0xFFFFF);
-        let extra = (a.epoch_acked - expected).min(c.cwnd);
-        if extra > a.extra_acked[a.win_idx] {
-            a.extra_acked[a.win_idx] = extra;
-        }
+        let bw = self.bw();
+        let win = EXTRA_ACKED_WIN_RTTS;
+        self.aggr
+            .update(self.round_start, win, bw, rs.acked_sacked, c);
     }
 
     /// `bbr_check_full_bw_reached`: three rounds without 25 % growth.
@@ -829,10 +741,7 @@ impl CongestionControl for Bbr {
             min_rtt_us: c.min_rtt.map(us),
             min_rtt_stamp: jiffies(c.now),
             rng: Box::new(rng.clone()),
-            aggr: AckAggregation {
-                epoch_stamp: c.now,
-                ..AckAggregation::default()
-            },
+            aggr: AckAggregation::starting(c.now),
             last_delivered_mstamp: c.delivered_mstamp,
             ..Bbr::default()
         };
@@ -852,8 +761,7 @@ impl CongestionControl for Bbr {
             return cwnd;
         }
         self.idle_restart = true;
-        self.aggr.epoch_stamp = c.now;
-        self.aggr.epoch_acked = 0;
+        self.aggr.restart_epoch(c.now);
         match self.mode {
             Mode::ProbeBw { .. } => self.set_pacing_rate(self.bw(), BBR_UNIT, c),
             Mode::ProbeRtt { .. } => self.check_probe_rtt_done(c, &mut cwnd),

@@ -52,48 +52,30 @@
 //! marks it (`bbr_adapt_upper_bounds` with the ACK's `rs->lost`, `rs->tx_in_flight`)
 //! rather than per lost segment. Units as in [`super::bbr`].
 
+use super::bbr_shared::*;
 use super::{CaState, CongestionControl, ConnView, Control, CwndView, Declared};
 use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::rate::RateSample;
 use rand::Rng;
 use spikelab_core::{Dur, RngStreams, SimRng, Time};
 
-const BW_SCALE: u32 = 24;
-const BW_UNIT: u64 = 1 << BW_SCALE;
-const BBR_SCALE: u32 = 8;
-const BBR_UNIT: u64 = 1 << BBR_SCALE;
 /// The kernel's ~0U: a bound not set.
 const UNSET: u64 = u32::MAX as u64;
-/// `bbr_min_rtt_win_sec` and `bbr_probe_rtt_win_ms`, in jiffies (HZ = 1000).
-const MIN_RTT_WIN_J: u64 = 10 * 1000;
+/// `bbr_probe_rtt_win_ms`, in jiffies (HZ = 1000).
 const PROBE_RTT_WIN_J: u64 = 5000;
-/// `bbr_probe_rtt_mode_ms`, `bbr_probe_rtt_cwnd_gain` (0.5).
-const PROBE_RTT_MODE_J: u64 = 200;
+/// `bbr_probe_rtt_cwnd_gain` (0.5).
 const PROBE_RTT_CWND_GAIN: u64 = BBR_UNIT / 2;
 /// `bbr_tso_rtt_shift`, `GSO_LEGACY_MAX_SIZE`, `MAX_TCP_HEADER` (x86-64, as in
-/// [`super::bbr`]), `sysctl_tcp_min_tso_segs`, `sk_pacing_shift`.
+/// [`super::bbr`]), `sysctl_tcp_min_tso_segs`.
 const TSO_RTT_SHIFT: u32 = 9;
 const GSO_LEGACY_MAX_SIZE: u64 = 65536;
 const MAX_TCP_HEADER: u64 = 320;
 const MIN_TSO_SEGS: u64 = 2;
-const PACING_SHIFT: u32 = 10;
-const PACING_MARGIN_PERCENT: u64 = 1;
-/// `bbr_startup_pacing_gain` (4 ln 2), `bbr_startup_cwnd_gain`, `bbr_drain_gain`,
-/// `bbr_cwnd_gain`, `bbr_bw_probe_cwnd_gain` (in BBR_UNIT / 4).
+/// `bbr_startup_pacing_gain` (4 ln 2), `bbr_startup_cwnd_gain`,
+/// `bbr_bw_probe_cwnd_gain` (in BBR_UNIT / 4).
 const STARTUP_PACING_GAIN: u64 = BBR_UNIT * 277 / 100 + 1;
 const STARTUP_CWND_GAIN: u64 = BBR_UNIT * 2;
-const DRAIN_GAIN: u64 = BBR_UNIT * 1000 / 2885;
-const CWND_GAIN: u64 = BBR_UNIT * 2;
 const BW_PROBE_CWND_GAIN: u64 = 1;
-const CWND_MIN_TARGET: u64 = 4;
-/// `bbr_full_bw_thresh`, `bbr_full_bw_cnt`.
-const FULL_BW_THRESH: u64 = BBR_UNIT * 5 / 4;
-const FULL_BW_CNT: u8 = 3;
-/// `bbr_extra_acked_*`, `bbr_ack_epoch_acked_reset_thresh`.
-const EXTRA_ACKED_GAIN: u64 = BBR_UNIT;
-const EXTRA_ACKED_WIN_RTTS: u8 = 5;
-const ACK_EPOCH_ACKED_RESET_THRESH: u64 = 1 << 20;
-const EXTRA_ACKED_MAX_US: u64 = 100 * 1000;
 /// `bbr_beta` (cut to 70 %), `bbr_loss_thresh` (2 %), `bbr_full_loss_cnt`,
 /// `bbr_inflight_headroom` (15 %).
 const BETA: u64 = BBR_UNIT * 30 / 100;
@@ -106,15 +88,6 @@ const BW_PROBE_MAX_ROUNDS: u64 = 63;
 const BW_PROBE_RAND_ROUNDS: u32 = 2;
 const BW_PROBE_BASE_US: u64 = 2_000_000;
 const BW_PROBE_RAND_US: u32 = 1_000_000;
-
-fn us(d: Dur) -> u64 {
-    d.0 / 1000
-}
-
-/// `tcp_jiffies32`.
-fn jiffies(t: Time) -> u64 {
-    t.0 / 1_000_000
-}
 
 /// `enum bbr_pacing_gain_phase`: the PROBE_BW phases and their pacing gains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,16 +226,6 @@ struct LossRound {
     in_round: bool,
     in_cycle: bool,
     events: u8,
-}
-
-/// ACK-aggregation estimate (`ack_epoch_*`, `extra_acked*`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct AckAggregation {
-    epoch_stamp: Time,
-    epoch_acked: u64,
-    extra_acked: [u64; 2],
-    win_rtts: u8,
-    win_idx: usize,
 }
 
 /// BBRv3 for one connection: its state, boxed (the state is larger than every other
@@ -404,10 +367,9 @@ impl State {
         self.max_bw().min(self.bounds.bw_lo)
     }
 
-    /// `bbr_rate_bytes_per_sec`: a rate with a gain, `margin` percent below.
+    /// `bbr_rate_bytes_per_sec` (v3 floors it at 1 byte per second).
     fn rate_bytes_per_sec(&self, rate: u64, gain: u64, margin: u64) -> u64 {
-        let r = ((rate * self.mss * gain) >> BBR_SCALE) * (1_000_000 / 100) * (100 - margin);
-        (r >> BW_SCALE).max(1)
+        rate_bytes_per_sec(rate, self.mss, gain, margin).max(1)
     }
 
     /// `bbr_bw_to_pacing_rate`.
@@ -417,14 +379,8 @@ impl State {
 
     /// `bbr_init_pacing_rate_from_rtt`: startup gain x cwnd / srtt (1 ms without one).
     fn init_pacing_rate_from_rtt(&mut self, c: &ConnView) {
-        let rtt_us = match c.srtt {
-            Some(s) => {
-                self.has_seen_rtt = true;
-                us(s).max(1)
-            }
-            None => 1000,
-        };
-        let bw = c.cwnd * BW_UNIT / rtt_us;
+        let (bw, seen) = bw_from_rtt(c);
+        self.has_seen_rtt |= seen;
         self.pacing_rate = Some(self.pacing_rate_for(bw, STARTUP_PACING_GAIN));
     }
 
@@ -454,19 +410,12 @@ impl State {
     /// `bbr_save_cwnd`.
     fn save_cwnd(&mut self, cwnd: u64) {
         let probe_rtt = matches!(self.mode, Mode::ProbeRtt { .. });
-        if self.prev_ca_state < CaState::Recovery && !probe_rtt {
-            self.prior_cwnd = cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(cwnd);
-        }
+        self.prior_cwnd = saved_cwnd(self.prior_cwnd, cwnd, self.prev_ca_state, probe_rtt);
     }
 
     /// `bbr_bdp`: ceil(bw x min_rtt x gain); the initial cwnd before any RTT.
     fn bdp(&self, bw: u64, gain: u64) -> u64 {
-        let Some(min_rtt) = self.min_rtt_us else {
-            return self.init_cwnd;
-        };
-        ((bw * min_rtt * gain) >> BBR_SCALE).div_ceil(BW_UNIT)
+        bdp(bw, self.min_rtt_us, gain).unwrap_or(self.init_cwnd)
     }
 
     /// `bbr_quantization_budget`: at least three TSO bursts and 4 segments, +2 in UP.
@@ -485,20 +434,13 @@ impl State {
 
     /// `bbr_packets_in_net_at_edt`.
     fn packets_in_net_at_edt(&self, inflight_now: u64, c: &ConnView) -> u64 {
-        let interval_us = us(c.wstamp.max(c.now).saturating_since(c.now));
-        let interval_delivered = (self.bw() * interval_us) >> BW_SCALE;
-        let mut at_edt = inflight_now;
-        if self.pacing_gain > BBR_UNIT {
-            at_edt += self.tso_segs_goal();
-        }
-        at_edt.saturating_sub(interval_delivered)
+        let tso = self.tso_segs_goal();
+        packets_in_net_at_edt(inflight_now, self.bw(), self.pacing_gain, tso, c)
     }
 
     /// `bbr_ack_aggregation_cwnd`.
     fn ack_aggregation_cwnd(&self) -> u64 {
-        let max_aggr = self.bw() * EXTRA_ACKED_MAX_US / BW_UNIT;
-        let extra = self.aggr.extra_acked[0].max(self.aggr.extra_acked[1]);
-        ((EXTRA_ACKED_GAIN * extra) >> BBR_SCALE).min(max_aggr)
+        self.aggr.cwnd(self.bw())
     }
 
     /// `bbr_probe_rtt_cwnd`: half the BDP, at least 4 segments.
@@ -660,27 +602,8 @@ impl State {
             1
         };
         let bw = self.bw();
-        let a = &mut self.aggr;
-        if self.round_start {
-            a.win_rtts = (a.win_rtts + 1).min(0x1F);
-            if a.win_rtts >= thresh {
-                a.win_rtts = 0;
-                a.win_idx ^= 1;
-                a.extra_acked[a.win_idx] = 0;
-            }
-        }
-        let epoch_us = us(x.c.delivered_mstamp.saturating_since(a.epoch_stamp));
-        let mut expected = bw * epoch_us / BW_UNIT;
-        if a.epoch_acked <= expected
-            || a.epoch_acked + x.rs.acked_sacked >= ACK_EPOCH_ACKED_RESET_THRESH
-        {
-            a.epoch_acked = 0;
-            a.epoch_stamp = x.c.delivered_mstamp;
-            expected = 0;
-        }
-        a.epoch_acked = (a.epoch_acked + x.rs.acked_sacked).min(0xFFFFF);
-        let extra = (a.epoch_acked - expected).min(x.c.cwnd);
-        a.extra_acked[a.win_idx] = a.extra_acked[a.win_idx].max(extra);
+        let (round_start, acked) = (self.round_start, x.rs.acked_sacked);
+        self.aggr.update(round_start, thresh, bw, acked, x.c);
     }
 
     /// `bbr_handle_queue_too_high_in_startup`.
@@ -1211,10 +1134,7 @@ impl CongestionControl for Bbr3 {
             min_rtt_stamp: now_j,
             probe_rtt_min_us: c.min_rtt.map(us),
             probe_rtt_min_stamp: now_j,
-            aggr: AckAggregation {
-                epoch_stamp: c.now,
-                ..AckAggregation::default()
-            },
+            aggr: AckAggregation::starting(c.now),
             loss: LossRound {
                 // "Start sampling ECN mark rate after first full flight is ACKed".
                 delivered: c.delivered + 1,
@@ -1237,8 +1157,7 @@ impl CongestionControl for Bbr3 {
             return cwnd;
         }
         self.idle_restart = true;
-        self.aggr.epoch_stamp = c.now;
-        self.aggr.epoch_acked = 0;
+        self.aggr.restart_epoch(c.now);
         match self.mode {
             Mode::ProbeBw(_) => {
                 let bw = self.bw();

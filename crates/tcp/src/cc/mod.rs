@@ -29,6 +29,7 @@
 
 pub mod bbr;
 pub mod bbr3;
+mod bbr_shared;
 pub mod cubic;
 pub mod linux_reno;
 pub mod ns2_opencwnd;
