@@ -30,7 +30,14 @@ use std::path::{Path, PathBuf};
 
 /// Runs `spikelab run`.
 pub fn run_command(a: &RunArgs) -> Result<(), Failure> {
-    let scenario = crate::overrides::load(&a.scenario, &a.set)?;
+    let mut scenario = crate::overrides::load(&a.scenario, &a.set)?;
+    scenario.set_capture(
+        match a.trace {
+            true => spikelab_engine::TraceKinds::ALL,
+            false => spikelab_engine::TraceKinds::NONE,
+        },
+        a.pcap.is_some(),
+    );
     let info = run_info(a, &scenario);
     let out = a
         .out
@@ -105,17 +112,12 @@ fn run_into(
     s: &Scenario,
     info: &RunInfo,
 ) -> Result<Vec<RepOutcome>, Failure> {
-    let mut sim = s.to_sim();
-    sim.trace = match a.trace {
-        true => spikelab_engine::TraceKinds::ALL,
-        false => spikelab_engine::TraceKinds::NONE,
-    };
-    sim.pcap = a.pcap.is_some();
+    let sim = s.sim();
     let jobs = a
         .jobs
         .map_or_else(default_jobs, |j| j as usize)
         .min(info.reps as usize);
-    let outcomes = run_reps(stage, &sim, info, jobs)?;
+    let outcomes = run_reps(stage, sim, info, jobs)?;
     let _writing = interrupt::writing();
     outputs::write_all(stage, s, info, &outcomes)?;
     Ok(outcomes)
