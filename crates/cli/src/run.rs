@@ -10,9 +10,9 @@
 //! trace per worker at most.
 //!
 //! Repetitions run on a local rayon pool of `--jobs` threads (never more than there are
-//! repetitions); their results are collected in repetition order before anything that
-//! depends on more than one repetition is written, so every file is identical whatever
-//! `--jobs` is.
+//! repetitions; one job runs them on the calling thread); their results are collected
+//! in repetition order before anything that depends on more than one repetition is
+//! written, so every file is identical whatever `--jobs` is.
 
 use crate::args::RunArgs;
 use crate::exit::Failure;
@@ -128,17 +128,30 @@ fn default_jobs() -> usize {
 }
 
 /// Runs the repetitions on `jobs` threads; the outcomes come back in repetition order.
+/// One job runs them on this thread: a pool of one worker would add a thread, its
+/// stack and its own allocator arena for nothing.
 fn run_reps(
     stage: &Path,
     sim: &SimConfig,
     info: &RunInfo,
     jobs: usize,
 ) -> Result<Vec<RepOutcome>, Failure> {
+    let bar = progress_bar(info.reps as u64);
+    if jobs <= 1 {
+        let outcomes = (0..info.reps)
+            .map(|rep| {
+                let r = run_one(stage, sim, info, rep);
+                bar.inc(1);
+                r
+            })
+            .collect();
+        bar.finish_and_clear();
+        return outcomes;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .context("cannot start the worker threads")?;
-    let bar = progress_bar(info.reps as u64);
     let results: Vec<Result<RepOutcome, Failure>> = pool.install(|| {
         (0..info.reps)
             .into_par_iter()
