@@ -908,6 +908,10 @@ fn per_packet_entries_and_link_forms_stay_within_their_bounds() {
             208,
         ),
         ("LinkDir", size_of::<LinkDir<Handle>>(), 272),
+        // The configuration a scenario keeps per link for the whole run (its record
+        // is in meta.json): 824 bytes before its directions' overrides were boxed.
+        ("LinkConfig", size_of::<crate::LinkConfig>(), 424),
+        ("DirOverride", size_of::<crate::DirOverride>(), 64),
     ];
     let mut grown = Vec::new();
     for (name, size, bound) in rows {
