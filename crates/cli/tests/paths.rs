@@ -168,12 +168,9 @@ fn find_rank(csv: &Path, fix: &str) -> String {
 fn strip_delay_traces(sim: &mut spikelab_engine::SimConfig) -> bool {
     let mut had = false;
     for l in &mut sim.links {
-        for t in [
-            &mut l.delay_trace,
-            &mut l.forward.delay_trace,
-            &mut l.reverse.delay_trace,
-        ] {
-            had |= t.take().is_some();
+        had |= l.delay_trace.take().is_some();
+        for o in [&mut l.forward, &mut l.reverse] {
+            had |= o.delay_trace.take().is_some();
         }
     }
     had
