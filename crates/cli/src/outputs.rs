@@ -140,8 +140,11 @@ pub fn write_all(
         })?;
     }
     let path = dir.join("meta.json");
-    let text = spikelab_results::meta_json(s.source(), s.record(), info, outcomes)?;
-    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+    let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w = BufWriter::new(file);
+    spikelab_results::write_meta_json(&mut w, s.source(), s.record(), info, outcomes)
+        .and_then(|()| w.flush().map_err(serde_json::Error::io))
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 type Csv = CsvWriter<BufWriter<File>>;

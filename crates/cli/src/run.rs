@@ -10,9 +10,9 @@
 //! trace per worker at most.
 //!
 //! Repetitions run on a local rayon pool of `--jobs` threads (never more than there are
-//! repetitions); their results are collected in repetition order before anything that
-//! depends on more than one repetition is written, so every file is identical whatever
-//! `--jobs` is.
+//! repetitions; one job runs them on the calling thread); their results are collected
+//! in repetition order before anything that depends on more than one repetition is
+//! written, so every file is identical whatever `--jobs` is.
 
 use crate::args::RunArgs;
 use crate::exit::Failure;
@@ -30,7 +30,14 @@ use std::path::{Path, PathBuf};
 
 /// Runs `spikelab run`.
 pub fn run_command(a: &RunArgs) -> Result<(), Failure> {
-    let scenario = crate::overrides::load(&a.scenario, &a.set)?;
+    let mut scenario = crate::overrides::load(&a.scenario, &a.set)?;
+    scenario.set_capture(
+        match a.trace {
+            true => spikelab_engine::TraceKinds::ALL,
+            false => spikelab_engine::TraceKinds::NONE,
+        },
+        a.pcap.is_some(),
+    );
     let info = run_info(a, &scenario);
     let out = a
         .out
@@ -105,17 +112,12 @@ fn run_into(
     s: &Scenario,
     info: &RunInfo,
 ) -> Result<Vec<RepOutcome>, Failure> {
-    let mut sim = s.to_sim();
-    sim.trace = match a.trace {
-        true => spikelab_engine::TraceKinds::ALL,
-        false => spikelab_engine::TraceKinds::NONE,
-    };
-    sim.pcap = a.pcap.is_some();
+    let sim = s.sim();
     let jobs = a
         .jobs
         .map_or_else(default_jobs, |j| j as usize)
         .min(info.reps as usize);
-    let outcomes = run_reps(stage, &sim, info, jobs)?;
+    let outcomes = run_reps(stage, sim, info, jobs)?;
     let _writing = interrupt::writing();
     outputs::write_all(stage, s, info, &outcomes)?;
     Ok(outcomes)
@@ -126,17 +128,30 @@ fn default_jobs() -> usize {
 }
 
 /// Runs the repetitions on `jobs` threads; the outcomes come back in repetition order.
+/// One job runs them on this thread: a pool of one worker would add a thread, its
+/// stack and its own allocator arena for nothing.
 fn run_reps(
     stage: &Path,
     sim: &SimConfig,
     info: &RunInfo,
     jobs: usize,
 ) -> Result<Vec<RepOutcome>, Failure> {
+    let bar = progress_bar(info.reps as u64);
+    if jobs <= 1 {
+        let outcomes = (0..info.reps)
+            .map(|rep| {
+                let r = run_one(stage, sim, info, rep);
+                bar.inc(1);
+                r
+            })
+            .collect();
+        bar.finish_and_clear();
+        return outcomes;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .context("cannot start the worker threads")?;
-    let bar = progress_bar(info.reps as u64);
     let results: Vec<Result<RepOutcome, Failure>> = pool.install(|| {
         (0..info.reps)
             .into_par_iter()

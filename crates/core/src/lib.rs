@@ -25,6 +25,6 @@ pub mod units;
 
 pub use ids::{FlowId, LinkId};
 pub use packet::{Packet, PacketKind, SackBlocks, Timestamps, Wire, WireModel};
-pub use rng::{RngStreams, SimRng};
+pub use rng::{RngState, RngStreams, SimRng};
 pub use time::{Dur, Time};
 pub use units::{BitRate, ByteSize};

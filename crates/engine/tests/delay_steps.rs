@@ -26,8 +26,8 @@ fn stepped(dir: Dir, step_ms: u64) -> RunResult {
     let trace = DelaySource::with_data("step", DelayTrace::parse_per_10ms(&per_10ms).unwrap());
     let mut l = link("sat", 1_000_000, 30, 100);
     match dir {
-        Dir::Forward => l.forward.delay_trace = Some(trace),
-        Dir::Reverse => l.reverse.delay_trace = Some(trace),
+        Dir::Forward => l.forward.delay_trace = Some(Box::new(trace)),
+        Dir::Reverse => l.reverse.delay_trace = Some(Box::new(trace)),
     }
     let flow = bulk("f", tcp(RecoveryKind::NewReno, 64), 500_000);
     spikelab_engine::run(&sim(vec![l], vec![flow]), 1).unwrap()

@@ -22,7 +22,7 @@ fn load_service(s: &mut ServiceConfig, base: &Path) -> Result<(), TraceLoadError
 }
 
 /// Loads a delay-trace file, or generates a generated one.
-fn load_delay(d: &mut Option<DelaySource>, base: &Path) -> Result<(), TraceLoadError> {
+fn load_delay(d: Option<&mut DelaySource>, base: &Path) -> Result<(), TraceLoadError> {
     match d {
         Some(DelaySource::File(t)) => t.load(base, DelayTrace::parse),
         Some(DelaySource::Per10ms(t)) => t.load(base, DelayTrace::parse_per_10ms),
@@ -38,7 +38,7 @@ fn load_override(o: &mut DirOverride, base: &Path) -> Result<(), TraceLoadError>
     if let Some(s) = &mut o.service {
         load_service(s, base)?;
     }
-    load_delay(&mut o.delay_trace, base)?;
+    load_delay(o.delay_trace.as_deref_mut(), base)?;
     Ok(())
 }
 
@@ -47,7 +47,7 @@ fn load_override(o: &mut DirOverride, base: &Path) -> Result<(), TraceLoadError>
 /// directory), and generates the generated delay traces.
 pub fn load_link_traces(cfg: &mut LinkConfig, base: &Path) -> Result<(), TraceLoadError> {
     load_service(&mut cfg.service, base)?;
-    load_delay(&mut cfg.delay_trace, base)?;
+    load_delay(cfg.delay_trace.as_mut(), base)?;
     load_override(&mut cfg.forward, base)?;
     load_override(&mut cfg.reverse, base)
 }

@@ -27,7 +27,7 @@ pub mod outcome;
 pub mod sink;
 pub mod tables;
 
-pub use meta::meta_json;
+pub use meta::{meta_json, write_meta_json};
 pub use outcome::{PcapSides, RepOutcome, RunInfo};
 pub use sink::{Column, Columns, RowSink};
 pub use tables::{

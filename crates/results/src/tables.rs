@@ -5,6 +5,7 @@ use crate::sink::RowSink;
 use spikelab_engine::{FlowKind, FlowResult, SimConfig, TimeoutRecord};
 use spikelab_output::stats::Summary;
 use spikelab_tcp::spurious::UndoCounters;
+use std::collections::hash_map::{Entry, HashMap};
 use std::io;
 
 /// A metric's value in one row.
@@ -234,13 +235,21 @@ pub fn base_name(flow: &str) -> &str {
 }
 
 /// Flow names in first-appearance order with every result of each, all repetitions.
+///
+/// A name's group is found through a map from name to its place in the list (looked up,
+/// never iterated, so the order stays the first appearance's): a scan of the groups per
+/// flow was quadratic, 10^8 string comparisons for 10 000 distinct names.
 pub fn group_by_base(outcomes: &[RepOutcome]) -> Vec<(&str, Vec<&FlowResult>)> {
     let mut groups: Vec<(&str, Vec<&FlowResult>)> = Vec::new();
+    let mut place: HashMap<&str, usize> = HashMap::new();
     for f in outcomes.iter().flat_map(|o| &o.flows) {
         let base = base_name(&f.name);
-        match groups.iter_mut().find(|(name, _)| *name == base) {
-            Some((_, v)) => v.push(f),
-            None => groups.push((base, vec![f])),
+        match place.entry(base) {
+            Entry::Occupied(e) => groups[*e.get()].1.push(f),
+            Entry::Vacant(e) => {
+                e.insert(groups.len());
+                groups.push((base, vec![f]));
+            }
         }
     }
     groups
@@ -431,6 +440,42 @@ mod tests {
     fn replicas_are_summarised_under_their_base_name() {
         assert_eq!(base_name("bulk#12"), "bulk");
         assert_eq!(base_name("bulk"), "bulk");
+    }
+
+    fn outcome_of(names: &[&str]) -> RepOutcome {
+        RepOutcome {
+            rep: 0,
+            seed: 1,
+            end: spikelab_core::Time::ZERO,
+            events: 0,
+            data_packets_delivered: 0,
+            flows: names
+                .iter()
+                .map(|n| FlowResult {
+                    name: n.to_string(),
+                    ..FlowResult::default()
+                })
+                .collect(),
+            timeouts: Vec::new(),
+            links: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn groups_keep_the_first_appearance_order_across_repetitions() {
+        let outcomes = [
+            outcome_of(&["b#0", "a", "b#1", "c#0"]),
+            outcome_of(&["b#0", "a", "b#1", "c#0"]),
+        ];
+        let groups = group_by_base(&outcomes);
+        let shape: Vec<(&str, usize)> = groups.iter().map(|(n, v)| (*n, v.len())).collect();
+        assert_eq!(shape, [("b", 4), ("a", 2), ("c", 2)]);
+        let b: Vec<&str> = groups[0].1.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            b,
+            ["b#0", "b#1", "b#0", "b#1"],
+            "results in repetition order"
+        );
     }
 
     #[test]

@@ -115,7 +115,7 @@ fn direction(o: &DirOverride, p: &FieldPath) -> Check {
     if let Some(s) = &o.service {
         s.bounds(&p.key("service"))?;
     }
-    delay_trace(o.delay_trace.as_ref(), &p.key("delay_trace"))
+    delay_trace(o.delay_trace.as_deref(), &p.key("delay_trace"))
 }
 
 /// A generated delay trace's parameters (a file's are checked as it is read).

@@ -74,6 +74,14 @@ impl Scenario {
         &self.sim
     }
 
+    /// Turns the engine's tracing and pcap capture on or off in place: the
+    /// configuration is the run's without a copy (a dumbbell's links and flows are most
+    /// of a large scenario's memory), and neither setting is part of [`Scenario::record`].
+    pub fn set_capture(&mut self, trace: spikelab_engine::TraceKinds, pcap: bool) {
+        self.sim.trace = trace;
+        self.sim.pcap = pcap;
+    }
+
     /// Names of the resolved flows in engine order (`name#i` for replicas).
     pub fn flow_names(&self) -> Vec<&str> {
         self.sim.flows.iter().map(|f| f.name.as_str()).collect()

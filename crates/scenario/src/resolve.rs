@@ -135,6 +135,9 @@ impl<'f> Links<'f> {
 
     fn add_dumbbell(&mut self, d: &'f Dumbbell) -> Check {
         let path = FieldPath::root("topology");
+        // Exactly the dumbbell's links: a doubling vector would hold up to twice the
+        // room for the rest of the run (10 000 pairs: 32 768 slots for 20 001 links).
+        self.configs.reserve_exact(1 + 2 * d.pairs as usize);
         self.add(d.bottleneck.clone(), path.key("bottleneck"))?;
         for i in 0..d.pairs {
             for side in ["src", "dst"] {
@@ -213,7 +216,8 @@ fn resolve_flows(file: &ScenarioFile, links: &Links) -> Result<Flows, Invalid> {
         );
     }
     let mut flows = Flows {
-        specs: Vec::new(),
+        // Exactly the replicas (a doubling vector would keep up to twice the room).
+        specs: Vec::with_capacity(file.flow.iter().map(|e| e.count as usize).sum()),
         by_name: BTreeMap::new(),
         counted: BTreeMap::new(),
     };

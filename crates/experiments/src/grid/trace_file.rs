@@ -26,7 +26,7 @@ pub fn text(spec: &ExperimentSpec, t: &TraceFileSpec) -> anyhow::Result<String> 
         .iter()
         .find(|l| l.name == t.link)
         .ok_or_else(|| anyhow!("trace_file `{}`: no link `{}` in {name}", t.file, t.link))?;
-    match &link.forward.delay_trace {
+    match link.forward.delay_trace.as_deref() {
         Some(DelaySource::Generated(g)) => match g.generator {
             DelayGenerator::PingTrace(p) => Ok(ping_layout_text(&p.samples_ms(), &t.comment)),
             DelayGenerator::LeoReconfiguration(l) => Ok(l.delay_trace().to_text(&t.comment)),
@@ -77,7 +77,7 @@ mod tests {
         let parsed = DelayTrace::parse(&body).unwrap();
         let scenario = crate::embedded::scenario("delay-injection.toml").unwrap();
         let sim = spikelab_scenario::parse(scenario, "s").unwrap().to_sim();
-        let Some(DelaySource::Generated(g)) = &sim.links[0].forward.delay_trace else {
+        let Some(DelaySource::Generated(g)) = sim.links[0].forward.delay_trace.as_deref() else {
             panic!("the scenario generates its trace");
         };
         let DelayGenerator::PingTrace(p) = g.generator else {

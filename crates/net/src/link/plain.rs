@@ -40,7 +40,7 @@ use crate::link::same_instant::{self, Lead};
 use crate::queue::{DropTail, DropTailConfig, Queue, QueueConfig, QueueLimit};
 use crate::service::rate::{Rate, RateConfig};
 use crate::service::{Departure, Service, ServiceConfig, Timed};
-use spikelab_core::{BitRate, Dur, SimRng, Time, Wire};
+use spikelab_core::{BitRate, Dur, RngState, SimRng, Time, Wire};
 use std::collections::VecDeque;
 
 /// The queue's limit if `cfg` is a plain direction (see the module docs), else `None`.
@@ -90,8 +90,10 @@ pub(crate) struct Plain<P, L> {
     offered: PacketBytes,
     dropped: PacketBytes,
     delivered_packets: u64,
-    /// The link's random stream: never drawn from here, handed to the staged form.
-    rng: Box<SimRng>,
+    /// The link's random stream, where it stands: never drawn from here, handed to
+    /// the staged form (kept as its 56-byte state rather than a boxed 320-byte
+    /// generator: most directions of a large network are plain and never hand over).
+    rng: RngState,
     /// The latest `now` a call was made at (debug builds: time only moves forward).
     #[cfg(debug_assertions)]
     clock: Time,
@@ -110,7 +112,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
             offered: PacketBytes::default(),
             dropped: PacketBytes::default(),
             delivered_packets: 0,
-            rng: Box::new(rng),
+            rng: RngState::of(&rng),
             #[cfg(debug_assertions)]
             clock: Time::ZERO,
         }
@@ -399,7 +401,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
             queue: Queue::DropTail(queue),
             service: Service::Rate(transmitter),
             latency,
-            rng: self.rng.clone(),
+            rng: Box::new(self.rng.resume()),
             pipe,
             offered: self.offered,
             dropped: self.dropped,
@@ -431,7 +433,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
             offered: s.offered,
             dropped: s.dropped,
             delivered_packets: s.delivered_packets,
-            rng: s.rng.clone(),
+            rng: RngState::of(&s.rng),
             #[cfg(debug_assertions)]
             clock: s.clock,
         };

@@ -56,7 +56,7 @@ impl Mode {
     /// radio link names.
     pub fn trace_config(self) -> anyhow::Result<PingTrace> {
         let cfg = base_of(self)?;
-        let generator = match &cfg.links[radio_index(&cfg)].forward.delay_trace {
+        let generator = match cfg.links[radio_index(&cfg)].forward.delay_trace.as_deref() {
             Some(DelaySource::Generated(g)) => Some(g.generator),
             _ => None,
         };
@@ -137,7 +137,7 @@ pub fn base_with(mode: Mode, trace: PingTrace) -> anyhow::Result<SimConfig> {
     let radio = radio_index(&cfg);
     let source = DelaySource::generated(DelayGenerator::PingTrace(trace))
         .map_err(|e| anyhow::anyhow!("ping trace: {e}"))?;
-    cfg.links[radio].forward.delay_trace = Some(source);
+    cfg.links[radio].forward.delay_trace = Some(Box::new(source));
     Ok(cfg)
 }
 
