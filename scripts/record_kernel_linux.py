@@ -27,6 +27,14 @@ kernel's defaults); `--configs` applies to table1 only. `--pcap` keeps both ends
 packet captures in the work directory (for diffing against `spikelab run --pcap`);
 `--tcp-info` keeps the sender's TCP_INFO over time (`spikelab emulate --tcp-info`:
 cwnd, ssthresh, ca_state, ... in tcp_info/rep0-tcp.csv of each run's folder).
+
+`--path table2` records the congested path of [Gurtov & Ludwig 2003] Tables 2-4
+(scenarios/eifel-response-cbr.toml: the Table 1 path plus a competing 1 Mbit/s CBR flow
+through the same bottleneck, hiccups of U[3,15] s every U[20,40] s) with the TCP flow a
+`linux` host running `--cc`, as the experiment's grid `linux-table2` sets it: seed column
+= the experiment's repetition seeds (repetition r of run seed 2003), one `emulate --seed
+S --reps 1` each, so that spikes and CBR packets fall where `spikelab run` puts them.
+The machine's 1-minute load average as each run ended is the `loadavg` column.
 """
 
 import argparse
@@ -44,7 +52,7 @@ import validate_kernel as vk  # noqa: E402
 FIELDS = [
     "config", "seed", "kernel", "freezes", "start_s", "completion_s", "data_segments_sent", "retransmissions",
     "timeouts", "timeout_episodes", "spurious_timeouts", "TCPSpuriousRTOs", "TCPLossUndo",
-    "TCPDSACKUndo", "TCPFastRetrans", "lateness_p99_ms",
+    "TCPDSACKUndo", "TCPFastRetrans", "lateness_p99_ms", "loadavg",
 ]
 
 
@@ -68,6 +76,35 @@ def trace_offset(seed):
     return 5.0 * (seed - 1)
 
 
+def splitmix64(x):
+    """spikelab_core's splitmix64 (crates/core/src/rng.rs)."""
+    m = (1 << 64) - 1
+    x = (x + 0x9E3779B97F4A7C15) & m
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m
+    return x ^ (x >> 31)
+
+
+def repetition_seed(base, rep):
+    """`RngStreams::repetition_seed`: the seed of repetition `rep` of a run seeded `base`."""
+    return base if rep == 0 else splitmix64(base ^ splitmix64(rep))
+
+
+# The Table 2 path: scenarios/eifel-response-cbr.toml (the 2 Mbit/s path with a competing
+# 1 Mbit/s CBR flow) with its TCP flow a `linux` host, as the experiment's grid
+# `linux-table2` sets it (experiments/eifel-response.toml).
+TABLE2_SEED = 2003
+TABLE2_PROFILE = ('profile = "ns2-2002"', 'profile = "linux"')
+TABLE2_TCP = 'tcp = { timestamps = true, mss = 1000, receiver_window = 150000, recovery = "reno-sack"'
+
+
+def table2_text(cc):
+    text = open(os.path.join(SCENARIOS, "eifel-response-cbr.toml")).read()
+    assert text.count(TABLE2_PROFILE[0]) == 1 and text.count(TABLE2_TCP + " }") == 1
+    text = text.replace(TABLE2_PROFILE[0], TABLE2_PROFILE[1])
+    return text.replace(TABLE2_TCP + " }", TABLE2_TCP + f', linux = {{ tcp_congestion_control = "{cc}" }} }}')
+
+
 def replace_line(text, prefix, new):
     """`text` with its one line starting with `prefix` replaced by `new`."""
     lines = text.split("\n")
@@ -81,8 +118,10 @@ def outages_line(sched):
     return "at = [" + ", ".join(f'{{ start = "{s}s", duration = "{d}s" }}' for s, d in sched) + "]"
 
 
-def scenario_text(path_kind, cfg, seed):
+def scenario_text(path_kind, cfg, seed, cc="reno"):
     """The scenario of one run, and (freezes, start) as recorded in the CSV."""
+    if path_kind == "table2":
+        return table2_text(cc), [], 0.0
     if path_kind == "table1":
         sched = vk.schedule(seed)
         return vk.scenario(cfg, seed), sched, 0.0
@@ -100,13 +139,15 @@ def scenario_text(path_kind, cfg, seed):
 
 def one(bin_, work, cfg, seed, cc, path_kind="table1", pcap=False, tcp_info=False):
     import json
-    text, sched, start = scenario_text(path_kind, cfg, seed)
+    text, sched, start = scenario_text(path_kind, cfg, seed, cc)
     path = os.path.join(work, f"{path_kind}-{cfg}-{seed}.toml")
     with open(path, "w") as f:
         f.write(text)
     emu = os.path.join(work, f"emu-{path_kind}-{cfg}-{seed}-{cc}")
     if not os.path.exists(os.path.join(emu, "runs.csv")):
         cmd = [bin_, "emulate", path, "--cc", cc, "--out", emu] + (["--pcap"] if pcap else [])
+        # Table 2's spikes and CBR come from the run's seed: one repetition at that seed.
+        cmd += ["--seed", str(seed), "--reps", "1"] if path_kind == "table2" else []
         cmd += ["--tcp-info"] if tcp_info else []
         subprocess.run(cmd, check=True, capture_output=True)
     run = vk.read_runs(emu)
@@ -128,6 +169,8 @@ def one(bin_, work, cfg, seed, cc, path_kind="table1", pcap=False, tcp_info=Fals
         "TCPDSACKUndo": k.get("TcpExt.TCPDSACKUndo", 0),
         "TCPFastRetrans": k.get("TcpExt.TCPFastRetrans", 0),
         "lateness_p99_ms": f"{late['p99_ms']:.3f}",
+        # The machine's 1-minute load average as the run ended (other jobs share it).
+        "loadavg": f"{os.getloadavg()[0]:.1f}",
     }
 
 
@@ -139,7 +182,7 @@ def main():
     ap.add_argument("--bin", default="target/release/spikelab")
     ap.add_argument("--configs", default="abc")
     ap.add_argument("--cc", default="reno", choices=["reno", "cubic", "bbr"])
-    ap.add_argument("--path", default="table1", choices=["table1", "outages", "trace"])
+    ap.add_argument("--path", default="table1", choices=["table1", "outages", "trace", "table2"])
     ap.add_argument("--pcap", action="store_true")
     ap.add_argument("--tcp-info", action="store_true")
     ap.add_argument("--out", default="-")
@@ -148,7 +191,11 @@ def main():
     # The outage and trace paths run the scenario's own (default) sysctls: one
     # configuration, named "d" (the kernel's defaults) in the CSV.
     configs = a.configs if a.path == "table1" else "d"
-    jobs = [(c, s) for c in configs for s in range(1, a.seeds + 1)]
+    seeds = range(1, a.seeds + 1)
+    if a.path == "table2":
+        # The experiment's repetitions 0 .. seeds-1, each recorded under its own seed.
+        seeds = [repetition_seed(TABLE2_SEED, r) for r in range(a.seeds)]
+    jobs = [(c, s) for c in configs for s in seeds]
     rows = []
     with cf.ThreadPoolExecutor(a.jobs) as ex:
         for f in cf.as_completed([ex.submit(one, a.bin, a.work, c, s, a.cc, a.path, a.pcap, a.tcp_info) for c, s in jobs]):

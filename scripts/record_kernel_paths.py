@@ -17,14 +17,24 @@ absolute. Offset k of N (k = 0..N-1) of a scenario whose start is drawn in
 from the row.
 
 usage: sudo scripts/record_kernel_paths.py [--traces att-lte-drive,...] [--offsets 10]
-            [--first K] [--at 96,...] [--repeat R] [--cc reno,cubic] [--frto 2,0]
-            [--pcap] [--bin PATH] [--work DIR] [--out CSV] [--append]
+            [--first K] [--at 96,...] [--missing] [--repeat R] [--cc reno,cubic,bbr]
+            [--frto 2,0] [--wait] [--lock FILE] [--pcap] [--bin PATH]
+            [--work DIR] [--out CSV] [--append]
 
-The defaults record everything (3 traces x 10 offsets x reno/cubic x frto 2/0: 120
-runs): run it on a quiet machine. Each run waits its offset in real time before the
-download starts (the emulator replays the trace from the run's start), so the whole
-set takes about 11 hours, mostly waiting. `--first K` records only the first K
-offsets of each trace; `--at` records the listed offsets (seconds) instead. The kernel
+The defaults record everything (3 traces x 10 offsets x reno/cubic/bbr x frto 2/0: 180
+runs). The emulator replays a trace from the run's start, so a download at offset T
+needs the trace as it is T seconds in. By default each trace of the path (both
+directions) is shifted instead: a copy holding the opportunities at T or later, moved
+back by T, and the flow starts at 0 (column `trace_shift` = 1). The download meets the
+same opportunities at the same times after its start as at offset T of the whole trace
+(the link is idle before a download, and the offsets leave 90 s of trace: nothing wraps
+during a download); crates/scenario/tests/linux_paths.rs checks that the model gives
+the same run both ways. `--wait` records as first done (column 0): the whole trace, the
+flow starting at T, the run waiting T seconds in real time (11 hours for the set).
+`--first K` records only the first K offsets of each trace; `--at` records the listed
+offsets (seconds) instead; `--missing` skips configurations `--out` already holds.
+`--lock FILE` runs each emulation under `flock FILE` (one emulation at a time on a
+machine shared with other recorders). The kernel
 is not deterministic on a shared machine (the forwarder's timing against the sender's
 bursts decides which packet a full queue drops): `--repeat R` records each run R
 times more, numbered by the `recording` column after the highest already in `--out`
@@ -49,7 +59,7 @@ UNDO = [
 ]
 FIELDS = [
     "trace", "cc", "tcp_frto", "offset_s", "recording", "kernel", "completion_s", "data_segments_sent",
-    "retransmissions", "timeouts", *UNDO, "lateness_p99_ms", "loadavg",
+    "retransmissions", "timeouts", *UNDO, "lateness_p99_ms", "loadavg", "trace_shift",
 ]
 
 
@@ -66,29 +76,50 @@ def offsets(text, n):
     return [round(top * (k + 0.5) / n) for k in range(n)]
 
 
-def scenario_text(text, offset, cc, frto):
+def shifted_trace(text, offset):
+    """A Mahimahi trace as seen from `offset` seconds in: the opportunities at or after
+    it, moved back by it (crates/scenario/tests/linux_paths.rs builds the same)."""
+    ms = offset * 1000
+    out = [str(int(t) - ms) for t in text.split() if int(t) >= ms]
+    if not out or out[-1] == "0":
+        sys.exit(f"nothing of the trace is left at {offset} s")
+    return "\n".join(out) + "\n"
+
+
+def scenario_text(text, offset, cc, frto, shift_dir=None):
     """The path's scenario with a fixed start, the kernel's settings and absolute traces
-    (the same substitutions as crates/scenario/tests/linux_paths.rs)."""
-    out = re.sub(r'^start = \{[^}]*\}$', f'start = "{offset}s"', text, count=1, flags=re.M)
+    (the same substitutions as crates/scenario/tests/linux_paths.rs); with `shift_dir`,
+    the traces shifted by the offset (written there) and the start at 0."""
+    start = 0 if shift_dir else offset
+    out = re.sub(r'^start = \{[^}]*\}$', f'start = "{start}s"', text, count=1, flags=re.M)
     out = out.replace(
         "linux = { so_rcvbuf = 1048576 }",
         f'linux = {{ tcp_frto = {frto}, tcp_congestion_control = "{cc}", so_rcvbuf = 1048576 }}',
     )
-    out = out.replace('trace = "traces/', f'trace = "{os.path.abspath(PATHS)}/traces/')
-    if out.count(f'start = "{offset}s"') != 1 or "tcp_frto" not in out:
+    if out.count(f'start = "{start}s"') != 1 or "tcp_frto" not in out:
         sys.exit("the scenario's start or tcp line is not the expected one")
+    traces = os.path.abspath(os.path.join(PATHS, "traces"))
+    if not shift_dir:
+        return out.replace('trace = "traces/', f'trace = "{traces}/')
+    for name in sorted(set(re.findall(r'trace = "traces/([^"]+)"', out))):
+        shifted = os.path.join(shift_dir, f"{name}.from{offset}s")
+        with open(shifted, "w") as f:
+            f.write(shifted_trace(open(os.path.join(traces, name)).read(), offset))
+        out = out.replace(f'trace = "traces/{name}"', f'trace = "{shifted}"')
     return out
 
 
-def one(bin_, work, trace, cc, frto, offset, recording=1, pcap=False):
+def one(a, trace, cc, frto, offset, recording=1):
     text = open(os.path.join(PATHS, f"{trace}.toml")).read()
     name = f"{trace}-{cc}-frto{frto}-{offset}-r{recording}"
-    scen = os.path.join(work, f"{name}.toml")
-    os.makedirs(work, exist_ok=True)
+    scen = os.path.join(a.work, f"{name}.toml")
+    os.makedirs(a.work, exist_ok=True)
     with open(scen, "w") as f:
-        f.write(scenario_text(text, offset, cc, frto))
-    out = os.path.join(work, name)
-    cmd = [bin_, "emulate", scen, "--reps", "1", "--out", out] + (["--pcap"] if pcap else [])
+        f.write(scenario_text(text, offset, cc, frto, None if a.wait else a.work))
+    out = os.path.join(a.work, name)
+    cmd = [a.bin, "emulate", scen, "--reps", "1", "--out", out] + (["--pcap"] if a.pcap else [])
+    if a.lock:
+        cmd = ["flock", a.lock] + cmd
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     row = next(csv.DictReader(open(os.path.join(out, "runs.csv"))))
     meta = open(os.path.join(out, "meta.json")).read()
@@ -102,6 +133,7 @@ def one(bin_, work, trace, cc, frto, offset, recording=1, pcap=False):
         "timeouts": row["timeouts"],
         "lateness_p99_ms": f"{p99:.3f}",
         "loadavg": f"{os.getloadavg()[0]:.1f}",
+        "trace_shift": 0 if a.wait else 1,
     }
     rec.update({k: row[k] for k in UNDO})
     return rec
@@ -114,8 +146,11 @@ def main():
     ap.add_argument("--first", type=int, default=None)
     ap.add_argument("--at", default=None, help="offsets in seconds, comma-separated")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--missing", action="store_true")
+    ap.add_argument("--wait", action="store_true")
+    ap.add_argument("--lock", default=None)
     ap.add_argument("--pcap", action="store_true")
-    ap.add_argument("--cc", default="reno,cubic")
+    ap.add_argument("--cc", default="reno,cubic,bbr")
     ap.add_argument("--frto", default="2,0")
     ap.add_argument("--bin", default="target/release/spikelab")
     ap.add_argument("--work", default="out/kernel-paths")
@@ -137,9 +172,11 @@ def main():
             for frto in a.frto.split(","):
                 at = [int(x) for x in a.at.split(",")] if a.at else None
                 for offset in at or offsets(text, a.offsets)[: a.first]:
-                    first = done.get((trace, cc, frto, str(offset)), 0) + 1
-                    for n in range(first, first + a.repeat):
-                        rec = one(a.bin, a.work, trace, cc, int(frto), offset, n, a.pcap)
+                    have = done.get((trace, cc, frto, str(offset)), 0)
+                    if a.missing and have:
+                        continue
+                    for n in range(have + 1, have + 1 + a.repeat):
+                        rec = one(a, trace, cc, int(frto), offset, n)
                         w.writerow(rec)
                         f.flush()
                         print(trace, cc, frto, offset, n, rec["completion_s"],

@@ -155,8 +155,8 @@ pub enum ExportCommand {
 /// `spikelab reproduce`.
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
-    /// Experiments to run (default: the five papers, unless --experiment is given; the
-    /// studies beyond them, e.g. quic-spikes, run only when named).
+    /// Experiments to run (default: the five papers and the real-paths study, unless
+    /// --experiment is given; the other studies, e.g. quic-spikes, run only when named).
     pub names: Vec<String>,
     /// Also run this experiment file (TOML, as those under experiments/; repeatable).
     /// The scenario files it names are read from its own directory; its outputs go to

@@ -19,14 +19,27 @@ const SCENARIOS: &[(&str, &str)] = files!("scenarios":
     "peak-hopper-c.toml",
     "delay-injection.toml",
     "delay-injection-paper.toml",
+    "paths/att-lte-drive.toml",
     "paths/tmobile-lte-drive.toml",
+    "paths/tmobile-umts-drive.toml",
+    "paths/verizon-evdo-drive.toml",
+    "paths/verizon-lte-short.toml",
+    "paths/starlink-leo-generated.toml",
+    "paths/wifi-retry-generated.toml",
 );
 
 /// Built-in scenarios that read files beside them (a link's delivery traces): each is
 /// shown, and its files looked for, at its place in the source tree the binary was
 /// built from, so that the traces are found from any directory (the traces themselves,
 /// megabytes each, are not built in).
-const BESIDE_THEIR_FILES: &[&str] = &["paths/tmobile-lte-drive.toml"];
+const BESIDE_THEIR_FILES: &[&str] = &[
+    "paths/att-lte-drive.toml",
+    "paths/tmobile-lte-drive.toml",
+    "paths/tmobile-umts-drive.toml",
+    "paths/verizon-evdo-drive.toml",
+    "paths/verizon-lte-short.toml",
+    "paths/wifi-retry-generated.toml",
+];
 
 /// `experiments/*.toml`.
 const EXPERIMENTS: &[(&str, &str)] = files!("experiments":
@@ -36,6 +49,7 @@ const EXPERIMENTS: &[(&str, &str)] = files!("experiments":
     "peak-hopper.toml",
     "delay-injection.toml",
     "quic-spikes.toml",
+    "real-paths.toml",
 );
 
 /// The text of `scenarios/<name>`.

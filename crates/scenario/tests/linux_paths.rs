@@ -5,8 +5,14 @@
 //! start fixed at `offset_s` and the row's `tcp_frto` and congestion control; it is
 //! re-run here in the simulator and compared by issue 41's goals: completion within
 //! 5 %, retransmitted segments within 20 %, RTO count and undo events (the seven
-//! kernel counters) equal. The recordings were made on a machine loaded by other jobs
-//! (the `loadavg` column; `lateness_p99_ms` is the forwarder's lateness).
+//! kernel counters) equal, each per (trace, cc, tcp_frto) group and start offset (an
+//! offset recorded several times meets a goal against at least half its recordings).
+//! Rows with `trace_shift` 1 ran the traces shifted to the offset with the flow at 0
+//! (the recorder's default; the model gives the same run either way, tested below);
+//! rows with 0 waited the offset in real time. The recordings were made on a machine
+//! loaded by other helpers' builds and emulations (the `loadavg` column, up to 25;
+//! `lateness_p99_ms` is the forwarder's lateness, 0.11-0.64 ms, 2.6 ms once: AT&T
+//! cubic tcp_frto 0 at 518 s).
 
 use spikelab_engine::FlowResult;
 use spikelab_tcp::spurious::UndoCounters;
@@ -21,6 +27,7 @@ struct PathRun {
     cc: String,
     frto: u8,
     offset_s: u64,
+    recording: u64,
     completion_s: f64,
     retransmissions: u64,
     timeouts: u64,
@@ -42,6 +49,7 @@ fn path_runs() -> Vec<PathRun> {
                 cc: f[col("cc")].to_owned(),
                 frto: n("tcp_frto") as u8,
                 offset_s: n("offset_s"),
+                recording: n("recording"),
                 completion_s: f[col("completion_s")].parse().unwrap(),
                 retransmissions: n("retransmissions"),
                 timeouts: n("timeouts"),
@@ -52,15 +60,17 @@ fn path_runs() -> Vec<PathRun> {
 }
 
 /// The path's scenario as the recorder ran it: its two substitutions (the trace paths
-/// stay relative to the scenario's own folder here).
-fn simulate(k: &PathRun) -> FlowResult {
+/// stay relative to the scenario's own folder here). Rows recorded with `trace_shift` 1
+/// ran the traces shifted to the offset and the flow from 0; they are simulated at the
+/// offset of the whole trace, which is the same run
+/// (`shifting_the_traces_to_the_offset_changes_no_result`).
+fn scenario_at(trace: &str, cc: &str, frto: u8, offset_s: u64) -> (String, PathBuf) {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../scenarios/paths")
-        .join(format!("{}.toml", k.trace));
+        .join(format!("{trace}.toml"));
     let text = std::fs::read_to_string(&file).unwrap();
     let tcp = format!(
-        "linux = {{ tcp_frto = {}, tcp_congestion_control = \"{}\", so_rcvbuf = 1048576 }}",
-        k.frto, k.cc
+        "linux = {{ tcp_frto = {frto}, tcp_congestion_control = \"{cc}\", so_rcvbuf = 1048576 }}"
     );
     let mut starts = 0;
     let lines: Vec<String> = text
@@ -68,19 +78,28 @@ fn simulate(k: &PathRun) -> FlowResult {
         .map(|l| {
             if l.starts_with("start = {") {
                 starts += 1;
-                format!("start = \"{}s\"", k.offset_s)
+                format!("start = \"{offset_s}s\"")
             } else {
                 l.replace("linux = { so_rcvbuf = 1048576 }", &tcp)
             }
         })
         .collect();
-    assert_eq!(starts, 1, "{}: one start line", k.trace);
+    assert_eq!(starts, 1, "{trace}: one start line");
     let text = lines.join("\n");
-    assert!(text.contains(&tcp), "{}: the tcp line", k.trace);
-    let s = spikelab_scenario::parse(&text, &file.display().to_string())
+    assert!(text.contains(&tcp), "{trace}: the tcp line");
+    (text, file)
+}
+
+fn run_text(text: &str, file: &std::path::Path) -> FlowResult {
+    let s = spikelab_scenario::parse(text, &file.display().to_string())
         .unwrap_or_else(|e| panic!("{e}"));
     let r = spikelab_engine::run(&s.to_sim(), s.run().seed).unwrap();
     r.flows.into_iter().next().unwrap()
+}
+
+fn simulate(k: &PathRun) -> FlowResult {
+    let (text, file) = scenario_at(&k.trace, &k.cc, k.frto, k.offset_s);
+    run_text(&text, &file)
 }
 
 /// Which goals one run meets.
@@ -103,20 +122,36 @@ fn compare(k: &PathRun, f: &FlowResult) -> Met {
     }
 }
 
-/// Every recorded run, simulated; prints the per-run table.
-fn run_all() -> Vec<Met> {
-    println!("| trace | cc | frto | offset s | sim s | kernel s | sim retx | kernel retx | sim RTOs | kernel RTOs | sim undos | kernel undos |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+/// A (trace, congestion control, tcp_frto) group of recordings: issue 41's goals hold
+/// per group, counted per start offset.
+type Group = (String, String, u8);
+
+/// Every recorded run, simulated, with its group and offset; prints the per-run table.
+fn run_all() -> Vec<(Group, u64, Met)> {
+    println!("| trace | cc | frto | offset s | rec | sim s | kernel s | sim retx | kernel retx | sim RTOs | kernel RTOs | sim undos | kernel undos | missed |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     path_runs()
         .iter()
         .map(|k| {
             let f = simulate(k);
+            let m = compare(k, &f);
+            let missed: Vec<&str> = [
+                (m.completion, "time"),
+                (m.retransmissions, "retx"),
+                (m.timeouts, "RTOs"),
+                (m.undos, "undos"),
+            ]
+            .iter()
+            .filter(|(ok, _)| !ok)
+            .map(|(_, name)| *name)
+            .collect();
             println!(
-                "| {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {} | {} | {:?} | {:?} |",
+                "| {} | {} | {} | {} | {} | {:.2} | {:.2} | {} | {} | {} | {} | {:?} | {:?} | {} |",
                 k.trace,
                 k.cc,
                 k.frto,
                 k.offset_s,
+                k.recording,
                 f.download_time().unwrap_or(f64::NAN),
                 k.completion_s,
                 f.retransmissions,
@@ -125,71 +160,201 @@ fn run_all() -> Vec<Met> {
                 k.timeouts,
                 f.undos.values(),
                 k.undos,
+                missed.join(" "),
             );
-            compare(k, &f)
+            let group = (k.trace.clone(), k.cc.clone(), k.frto);
+            (group, k.offset_s, m)
         })
         .collect()
 }
 
+/// The goals one offset meets: each against at least half of its recordings (an
+/// offset recorded several times, where the kernel disagreed with itself, counts
+/// once).
+fn per_offset(runs: &[&Met]) -> [bool; 4] {
+    let mut met = [0; 4];
+    for m in runs {
+        for (i, g) in [m.completion, m.retransmissions, m.timeouts, m.undos]
+            .into_iter()
+            .enumerate()
+        {
+            met[i] += usize::from(g);
+        }
+    }
+    met.map(|k| 2 * k >= runs.len())
+}
+
+/// Offsets meeting each goal (completion, retransmissions, RTOs, undos) and the
+/// offsets, per group in the data's order; prints the table.
+fn per_group(runs: &[(Group, u64, Met)]) -> Vec<(Group, [usize; 4], usize)> {
+    let mut keys: Vec<(&Group, u64)> = Vec::new();
+    for (g, offset, _) in runs {
+        if !keys.contains(&(g, *offset)) {
+            keys.push((g, *offset));
+        }
+    }
+    let mut out: Vec<(Group, [usize; 4], usize)> = Vec::new();
+    for (g, offset) in keys {
+        let these: Vec<&Met> = (runs.iter())
+            .filter(|(h, o, _)| h == g && *o == offset)
+            .map(|(.., m)| m)
+            .collect();
+        if !out.iter().any(|(h, ..)| h == g) {
+            out.push((g.clone(), [0; 4], 0));
+        }
+        let row = out.iter_mut().find(|(h, ..)| h == g).unwrap();
+        for (i, met) in per_offset(&these).into_iter().enumerate() {
+            row.1[i] += usize::from(met);
+        }
+        row.2 += 1;
+    }
+    println!("\n| trace | cc | frto | offsets | completion | retransmissions | RTOs | undos |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for ((t, cc, frto), got, n) in &out {
+        println!(
+            "| {t} | {cc} | {frto} | {n} | {} | {} | {} | {} |",
+            got[0], got[1], got[2], got[3]
+        );
+    }
+    out
+}
+
 #[test]
-fn the_path_recordings_cover_the_three_cellular_traces() {
+fn the_path_recordings_cover_ten_offsets_of_the_three_cellular_traces() {
     let runs = path_runs();
     for t in ["att-lte-drive", "tmobile-lte-drive", "tmobile-umts-drive"] {
-        assert!(runs.iter().filter(|r| r.trace == t).count() >= 3, "{t}");
+        let mut offsets: Vec<u64> = (runs.iter())
+            .filter(|r| r.trace == t && r.cc == "reno" && r.frto == 2)
+            .map(|r| r.offset_s)
+            .collect();
+        offsets.sort();
+        offsets.dedup();
+        assert_eq!(offsets.len(), 10, "{t}: {offsets:?}");
     }
 }
 
-/// Runs meeting each goal (completion, retransmissions, RTOs, undos): floors that a
-/// change must not lower (raise them as the profile improves). Recorded: reno, tcp_frto 2
-/// at three offsets per trace and 0 at two, and T-Mobile LTE at 96 s four more times
-/// (`recording` 2-5). Measured when recorded: 12, 10, 11 and 10 of the first 15. Then
-/// (issue 41) three fixes found by diffing `emulate --pcap` against `run --trace`: the
-/// handshake's third segment, a pure ACK that takes a delivery opportunity of a
-/// Mahimahi link (UMTS at 125 s: the kernel's first data arrived one opportunity
-/// later); the probe timer finding its flight's probe unanswered rearms the RTO from
-/// the oldest segment (`tcp_rearm_rto` with `ICSK_TIME_LOSS_PROBE` pending: the
-/// kernel's RTO and undo at 125 s); a SYN-ACK after a retransmitted SYN timed by its
-/// timestamp echo (UMTS at 42 s: no spurious RTO at 3.3 s). Now 16, 14, 19 and 18 of
-/// 19. The remaining misses: T-Mobile LTE at 96 s, recording 1 (289 retransmissions,
-/// TCPSackRecoveryFail, load 25) is the kernel's odd run: re-recorded four times it gave
-/// 79-86 and a TCPLossUndo, as the profile does (72); at 58 s with tcp_frto 2 and 19 s
-/// with 0 the kernel itself differs between the two settings as much as the profile
-/// from either (9.69 s / 90 against 7.93 s / 170; 7.20 s / 85 against 6.62 s / 124),
-/// the profile identical in both (no F-RTO undo there); AT&T at 172 s: 56 against 92.
-const FLOOR: [usize; 4] = [16, 14, 19, 18];
+/// The recorder's shifted traces (the opportunities from the offset on, moved back by
+/// it; the flow from 0) give the model the same download as the whole trace with the
+/// flow starting at the offset: the link is idle before the download, whole seconds
+/// keep every clock's phase, and nothing wraps within a download.
+#[test]
+fn shifting_the_traces_to_the_offset_changes_no_result() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("linux-paths-shift");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (trace, offset_s) in [
+        ("att-lte-drive", 586),
+        ("tmobile-lte-drive", 58),
+        ("tmobile-umts-drive", 42),
+    ] {
+        let (text, file) = scenario_at(trace, "reno", 2, offset_s);
+        let mut shifted = text.replace(&format!("start = \"{offset_s}s\""), "start = \"0s\"");
+        let traces = file.parent().unwrap().join("traces");
+        for l in text.lines() {
+            let Some((_, rest)) = l.split_once("trace = \"traces/") else {
+                continue;
+            };
+            let name = rest.split('"').next().unwrap();
+            let whole = std::fs::read_to_string(traces.join(name)).unwrap();
+            let from = offset_s * 1000;
+            let kept: Vec<String> = whole
+                .lines()
+                .map(|t| t.parse::<u64>().unwrap())
+                .filter(|&t| t >= from)
+                .map(|t| (t - from).to_string())
+                .collect();
+            let out = dir.join(format!("{name}.from{offset_s}s"));
+            std::fs::write(&out, kept.join("\n") + "\n").unwrap();
+            shifted = shifted.replace(
+                &format!("trace = \"traces/{name}\""),
+                &format!("trace = \"{}\"", out.display()),
+            );
+        }
+        assert!(
+            !shifted.contains("\"traces/"),
+            "{trace}: every trace shifted"
+        );
+        let (a, b) = (run_text(&text, &file), run_text(&shifted, &file));
+        let key = |f: &FlowResult| {
+            (
+                f.download_time().map(|d| (d * 1e9).round() as u64),
+                f.data_segments_sent,
+                f.retransmissions,
+                f.timeouts,
+                f.undos.values().to_vec(),
+            )
+        };
+        assert_eq!(key(&a), key(&b), "{trace} at {offset_s} s");
+    }
+}
+
+/// Offsets meeting each goal (completion, retransmissions, RTOs, undos) per (trace,
+/// cc, tcp_frto) group: floors that a change must not lower (raise them as the profile
+/// improves); every recorded group has one. History: reno, tcp_frto 2 at three offsets
+/// per trace and 0 at two, and T-Mobile LTE at 96 s four more times, were 12, 10, 11
+/// and 10 of the first 15 runs when recorded; three fixes found by diffing `emulate
+/// --pcap` against `run --trace` (the handshake's third segment, a pure ACK that takes
+/// a delivery opportunity of a Mahimahi link; the probe timer finding its flight's probe
+/// unanswered rearms the RTO from the oldest segment, `tcp_rearm_rto`; a SYN-ACK after
+/// a retransmitted SYN timed by its timestamp echo) made them 16, 14, 19 and 18 of 19.
+/// Then ten offsets per trace (reno, tcp_frto 2) and cubic, recorded with shifted
+/// traces (`trace_shift` 1); T-Mobile LTE at 96 s, recording 1 (289 retransmissions,
+/// TCPSackRecoveryFail, load 25) is the kernel's odd run: the four others gave 79-86
+/// and a TCPLossUndo, as the profile does (72); at 58 s and 19 s with tcp_frto 0 the
+/// first recordings (7.93 s / 170, 6.62 s / 124) are odd the same way: re-recorded
+/// twice each they gave 9.67-9.70 s / 90 and 7.20 s / 83-85, as tcp_frto 2 does.
+/// Then (T-Mobile LTE at 58 s, where the profile gave 7.92 s / 173 against 9.67-9.70 s
+/// / 90 in all six agreeing recordings) the ACK that ends a fast recovery with a lost
+/// retransmission still out starts a new one (`tcp_fastretrans_alert` D then E,
+/// `tcp_time_to_recover`'s lost_out), PRR counts only what an ACK delivers for the
+/// first time, and `retrans_stamp` carries into that recovery: 9.74 s / 98. Raised
+/// T-Mobile LTE's retransmissions (7 -> 8, 1 -> 2); its 19 s offset now misses its
+/// completion (8.71 s against 7.17-7.20 s: two more queue drops at 0.97 s, the
+/// model's flight one or two segments above the kernel's, whose segments a 56-byte one
+/// at the receive window's edge had shifted at 0.67 s; the model cuts no segment
+/// there). Then tcp_frto 0 at ten offsets per trace, cubic with tcp_frto 2 at ten and 0
+/// at the first eight of AT&T, floored as measured; cubic's retransmission misses
+/// (often a few segments against a few, or 2-4x) are not diagnosed yet.
+const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
+    ("att-lte-drive", "reno", 2, [8, 7, 9, 9]),
+    ("tmobile-lte-drive", "reno", 2, [9, 8, 8, 8]),
+    ("tmobile-umts-drive", "reno", 2, [10, 8, 10, 10]),
+    ("att-lte-drive", "reno", 0, [8, 9, 8, 8]),
+    ("tmobile-lte-drive", "reno", 0, [8, 7, 9, 8]),
+    ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
+    ("att-lte-drive", "cubic", 2, [9, 3, 8, 8]),
+    ("tmobile-lte-drive", "cubic", 2, [8, 8, 10, 9]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 5, 9, 9]),
+    ("att-lte-drive", "cubic", 0, [8, 3, 8, 8]),
+];
 
 #[test]
 fn the_linux_profile_keeps_its_measured_agreement_on_the_real_paths() {
-    let m = run_all();
-    let count = |goal: fn(&Met) -> bool| m.iter().filter(|x| goal(x)).count();
-    let got = [
-        count(|x| x.completion),
-        count(|x| x.retransmissions),
-        count(|x| x.timeouts),
-        count(|x| x.undos),
-    ];
-    println!(
-        "met (completion, retransmissions, RTOs, undos) of {}: {got:?}",
-        m.len()
-    );
-    for (g, f) in got.iter().zip(FLOOR) {
-        assert!(*g >= f, "{got:?} below the floor {FLOOR:?}");
+    let groups = per_group(&run_all());
+    for ((t, cc, frto), got, n) in &groups {
+        let floor = FLOORS
+            .iter()
+            .find(|f| (f.0, f.1, f.2) == (t.as_str(), cc.as_str(), *frto))
+            .unwrap_or_else(|| panic!("{t} {cc} frto {frto}: no floor for this group"))
+            .3;
+        for (g, f) in got.iter().zip(floor) {
+            assert!(
+                *g >= f,
+                "{t} {cc} frto {frto}: {got:?} of {n} below the floor {floor:?}"
+            );
+        }
     }
 }
 
-/// Issue 41's goals: each met on at least 9 of 10 runs.
+/// Issue 41's goals: each met on at least 9 of 10 offsets of every group.
 #[test]
 #[ignore = "the profile does not meet issue 41's goals on the real paths yet"]
 fn the_linux_profile_meets_the_kernel_goals_on_the_real_paths() {
-    let m = run_all();
-    let n = m.len();
-    for (name, goal) in [
-        ("completion", (|x: &Met| x.completion) as fn(&Met) -> bool),
-        ("retransmissions", |x| x.retransmissions),
-        ("RTOs", |x| x.timeouts),
-        ("undos", |x| x.undos),
-    ] {
-        let k = m.iter().filter(|x| goal(x)).count();
-        assert!(k * 10 >= n * 9, "{name}: {k} of {n}");
+    for ((t, cc, frto), got, n) in per_group(&run_all()) {
+        for (name, k) in ["completion", "retransmissions", "RTOs", "undos"]
+            .iter()
+            .zip(got)
+        {
+            assert!(k * 10 >= n * 9, "{t} {cc} frto {frto} {name}: {k} of {n}");
+        }
     }
 }

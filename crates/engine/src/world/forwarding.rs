@@ -19,7 +19,12 @@ use spikelab_net::{Dir, LinkControl, LinkDir, Schedule};
 
 /// The network: links, the packets inside them, and what moves packets between them.
 pub(super) struct Network<L> {
+    /// The links' state, what packets touch ([`LinkState`]).
     pub(super) links: Vec<LinkState<L>>,
+    /// Per link, its name (errors and results only).
+    pub(super) names: Vec<String>,
+    /// Per link, its spike schedules (read at their controls, not per packet).
+    pub(super) spikes: Vec<Vec<SpikeRun>>,
     /// The packets inside links; the links carry their [`Slot`]s.
     pub(super) arena: Arena,
     /// What a link's wake-up delivered and dropped, read in place and cleared.
@@ -36,17 +41,19 @@ pub(super) struct Network<L> {
 
 impl<L: Lead> Network<L> {
     pub(super) fn new(cfg: &crate::config::SimConfig, streams: &RngStreams) -> Network<L> {
-        let links: Vec<LinkState<L>> = cfg
-            .links
-            .iter()
-            .enumerate()
-            .map(|(i, l)| build_link(l, i, streams))
+        let links = (cfg.links.iter().enumerate())
+            .map(|(i, l)| LinkState::new(l, i, streams))
             .collect();
-        let counting = (0..links.len())
-            .filter(|&l| links[l].spikes.iter().any(|r| r.segments_left.is_some()))
+        let spikes: Vec<Vec<SpikeRun>> = (cfg.links.iter().enumerate())
+            .map(|(i, l)| spike_runs(l, i, streams))
+            .collect();
+        let counting = (0..spikes.len())
+            .filter(|&l| spikes[l].iter().any(|r| r.segments_left.is_some()))
             .collect();
         Network {
             links,
+            names: cfg.links.iter().map(|l| l.name.clone()).collect(),
+            spikes,
             counting,
             arena: Arena::default(),
             delivered: Vec::new(),
@@ -58,11 +65,24 @@ impl<L: Lead> Network<L> {
     }
 }
 
+/// A link as packets touch it: its two directions, each with its wake-up slot. Its
+/// name and spike schedules, which no packet reads, are kept beside it
+/// ([`Network::names`], [`Network::spikes`]).
 pub(super) struct LinkState<L> {
-    pub(super) name: String,
-    pub(super) dirs: [LinkDir<Slot, L>; 2],
-    pub(super) wake: [TimerSlot; 2],
-    pub(super) spikes: Vec<SpikeRun>,
+    pub(super) dirs: [Direction<L>; 2],
+}
+
+/// One direction of a link and the slot of its wake-up, which every arrival and every
+/// wake-up of the direction reads with it: laid out from a cache line's start, the
+/// slot first and the direction's state right after it, so that the two share lines.
+/// Kept apart (the two slots of a link after its name, the directions after them,
+/// and links not aligned to cache lines), a hop at a link of a large run loaded a line
+/// for the slot besides the direction's; in the 10 000-flow dumbbell, thousands of
+/// links touched in no order, each such load is a first-level data miss.
+#[repr(C, align(64))]
+pub(super) struct Direction<L> {
+    pub(super) wake: TimerSlot,
+    pub(super) link: LinkDir<Slot, L>,
 }
 
 /// A link's spike schedule with its random stream and the control due next.
@@ -98,7 +118,7 @@ impl<L: Lead, T: Transport> Sim<L, T> {
     /// depend on those skipped wakeups.
     pub(super) fn skipped_end_wakeups_until(&self, until: Time) -> Time {
         let ends = self.net.links.iter().flat_map(|l| &l.dirs);
-        ends.filter_map(|d| d.skipped_end_wakeup())
+        ends.filter_map(|d| d.link.skipped_end_wakeup())
             .filter(|&end| end <= until)
             .max()
             .unwrap_or(Time::ZERO)
@@ -197,8 +217,8 @@ impl<L: Lead, T: Transport> Sim<L, T> {
     #[cold]
     #[inline(never)]
     fn count_segment(&mut self, l: usize) {
-        for s in 0..self.net.links[l].spikes.len() {
-            let run = &mut self.net.links[l].spikes[s];
+        for s in 0..self.net.spikes[l].len() {
+            let run = &mut self.net.spikes[l][s];
             let Some(left) = run.segments_left else {
                 continue;
             };
@@ -208,11 +228,7 @@ impl<L: Lead, T: Transport> Sim<L, T> {
                 self.schedule_next_control(l, s);
             }
         }
-        if self.net.links[l]
-            .spikes
-            .iter()
-            .all(|r| r.segments_left.is_none())
-        {
+        if self.net.spikes[l].iter().all(|r| r.segments_left.is_none()) {
             self.net.counting.retain(|&c| c != l);
         }
     }
@@ -233,7 +249,7 @@ impl<L: Lead, T: Transport> Sim<L, T> {
         // Read before the queue may drop it: a data segment entering forward, on a
         // link whose spike waits for data segments (`first_after_segments`).
         let counted = !self.net.counting.is_empty() && self.counts(l, d, s);
-        let dir = &mut self.net.links[l].dirs[d];
+        let dir = &mut self.net.links[l].dirs[d].link;
         // The wakeup armed when the link last changed stays right (`sync_link` after
         // every change of a link; the packet it is for only leaves at a wakeup).
         let wake_unchanged = dir.wakeup_kept_by_arrival();
@@ -338,8 +354,9 @@ impl<L: Lead, T: Transport> Sim<L, T> {
     /// worlds over each transport, and was left a call).
     #[inline]
     fn arm_link_wake(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
-        let wake = link.dirs[d].next_wakeup();
-        link.wake[d].want(wake, |at, gen| {
+        let dir = &mut link.dirs[d];
+        let wake = dir.link.next_wakeup();
+        dir.wake.want(wake, |at, gen| {
             q.push(
                 at,
                 Event::LinkWake {
@@ -355,8 +372,9 @@ impl<L: Lead, T: Transport> Sim<L, T> {
     /// handled): its next wakeup, if any, is queued whatever the slot held.
     #[inline]
     fn rearm_link_wake(q: &mut EventQueue, link: &mut LinkState<L>, l: usize, d: usize) {
-        let wake = link.dirs[d].next_wakeup();
-        link.wake[d].rearm(wake, |at, gen| {
+        let dir = &mut link.dirs[d];
+        let wake = dir.link.next_wakeup();
+        dir.wake.rearm(wake, |at, gen| {
             q.push(
                 at,
                 Event::LinkWake {
@@ -378,25 +396,27 @@ impl<L: Lead, T: Transport> Sim<L, T> {
         // the conservation check: none of them needs the rest of the world.
         let link = &mut self.net.links[l];
         // Live: the slot keeps its deadline until the re-arm below sets the next one.
-        if !link.wake[d].is_live(gen) {
+        if !link.dirs[d].wake.is_live(gen) {
             return Ok(());
         }
         // The link writes into the world's lists in place (disjoint fields), and they
         // are read by index and cleared, not taken out and put back: nothing the moves
         // of the packets below call polls a link or touches the lists.
         match L::KEPT {
-            true => link.dirs[d].poll_scheduled(
+            true => link.dirs[d].link.poll_scheduled(
                 self.now,
                 &mut self.net.delivered,
                 &mut self.net.order.scheduled,
                 &mut self.net.dropped,
             ),
-            false => link.dirs[d].poll(self.now, &mut self.net.delivered, &mut self.net.dropped),
+            false => {
+                (link.dirs[d].link).poll(self.now, &mut self.net.delivered, &mut self.net.dropped)
+            }
         }
         // Re-armed and checked before the packets lost inside the link are noted:
         // noting them (trace, arena) changes neither the link nor the queue.
         Self::rearm_link_wake(&mut self.q, link, l, d);
-        let conserved = link.dirs[d].packets_conserved();
+        let conserved = link.dirs[d].link.packets_conserved();
         for i in 0..self.net.dropped.len() {
             let p = self.net.arena.take(self.net.dropped[i]);
             self.note_drop(l, &p);
@@ -413,10 +433,10 @@ impl<L: Lead, T: Transport> Sim<L, T> {
                 self.net.order.cause = self.net.order.scheduled[i];
             }
             self.net.arena.get_mut(s).hop += 1;
-            let moved = match self.boxes.at[l] {
+            let moved = match self.box_leaving_reverse(l, d) {
                 // Leaving the link in reverse: the box at its first endpoint sees it.
-                Some(b) if d == 1 => self.through_box_slot(b, s),
-                _ => self.forward_slot(s),
+                Some(b) => self.through_box_slot(b, s),
+                None => self.forward_slot(s),
             };
             // The first error ends the run: the packets after it leave the arena
             // unmoved. Returned from here rather than carried through the loop.
@@ -430,6 +450,19 @@ impl<L: Lead, T: Transport> Sim<L, T> {
             self.net.order.scheduled.clear();
         }
         Ok(())
+    }
+
+    /// The box a packet leaving direction `d` of link `l` passes: the one at the link's
+    /// first endpoint, for the reverse direction. The table by link is read only in a
+    /// run with boxes, and then only for the reverse direction: read at every wake-up,
+    /// its entry was a first-level cache miss at most of them at 10 000 flows
+    /// (callgrind's cache model), in runs that have no box at all.
+    #[inline(always)]
+    fn box_leaving_reverse(&self, l: usize, d: usize) -> Option<usize> {
+        if d != 1 || self.boxes.list.is_empty() {
+            return None;
+        }
+        self.boxes.at[l]
     }
 
     /// After an error at the `from`-th packet a wake-up delivered: the rest leave the
@@ -449,7 +482,7 @@ impl<L: Lead, T: Transport> Sim<L, T> {
     /// its error out of line: the check is a few loads and one comparison.
     #[inline(always)]
     pub(super) fn check_link(&self, l: usize, d: usize) -> Result<(), InvariantViolation> {
-        match self.net.links[l].dirs[d].packets_conserved() {
+        match self.net.links[l].dirs[d].link.packets_conserved() {
             true => Ok(()),
             false => Err(self.link_not_conserved(l, d)),
         }
@@ -458,10 +491,10 @@ impl<L: Lead, T: Transport> Sim<L, T> {
     #[cold]
     #[inline(never)]
     pub(super) fn link_not_conserved(&self, l: usize, d: usize) -> InvariantViolation {
-        let c = self.net.links[l].dirs[d].counters();
+        let c = self.net.links[l].dirs[d].link.counters();
         let what = format!(
             "link {} dir {d}: offered {:?} != delivered + dropped + in network",
-            self.net.links[l].name, c
+            self.net.names[l], c
         );
         InvariantViolation {
             time: self.now,
@@ -471,7 +504,7 @@ impl<L: Lead, T: Transport> Sim<L, T> {
 
     /// Asks schedule `s` of link `l` for its next control and queues it.
     pub(super) fn schedule_next_control(&mut self, l: usize, s: usize) {
-        let run = &mut self.net.links[l].spikes[s];
+        let run = &mut self.net.spikes[l][s];
         let next = run.schedule.next(&mut run.rng);
         run.pending = next.map(|(_, c)| c);
         if let Some((t, _)) = next {
@@ -486,13 +519,13 @@ impl<L: Lead, T: Transport> Sim<L, T> {
     }
 
     pub(super) fn on_link_control(&mut self, l: usize, s: usize) {
-        let Some(control) = self.net.links[l].spikes[s].pending.take() else {
+        let Some(control) = self.net.spikes[l][s].pending.take() else {
             return;
         };
         let now = self.now;
         for d in [Dir::Forward, Dir::Reverse] {
             let i = dir_index(d);
-            let dir = &mut self.net.links[l].dirs[i];
+            let dir = &mut self.net.links[l].dirs[i].link;
             let Some(thaw_drops) = control::apply(control, d, dir, now) else {
                 continue;
             };
@@ -517,12 +550,23 @@ impl<L: Lead, T: Transport> Sim<L, T> {
     }
 }
 
-fn build_link<L: Lead>(
-    cfg: &spikelab_net::LinkConfig,
-    i: usize,
-    streams: &RngStreams,
-) -> LinkState<L> {
-    let spikes = route::spike_schedules(cfg, i, streams)
+impl<L: Lead> LinkState<L> {
+    /// Link number `i` as `cfg` builds it, idle.
+    fn new(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> LinkState<L> {
+        let [forward, reverse] = route::link_dirs(cfg, i, streams);
+        let direction = |link| Direction {
+            wake: TimerSlot::default(),
+            link,
+        };
+        LinkState {
+            dirs: [direction(forward), direction(reverse)],
+        }
+    }
+}
+
+/// Link number `i`'s spike schedules, each with its random stream.
+fn spike_runs(cfg: &spikelab_net::LinkConfig, i: usize, streams: &RngStreams) -> Vec<SpikeRun> {
+    route::spike_schedules(cfg, i, streams)
         .into_iter()
         .map(|(schedule, rng)| SpikeRun {
             segments_left: schedule.waits_for_segments(),
@@ -530,11 +574,5 @@ fn build_link<L: Lead>(
             rng,
             pending: None,
         })
-        .collect();
-    LinkState {
-        name: cfg.name.clone(),
-        dirs: route::link_dirs(cfg, i, streams),
-        wake: [TimerSlot::default(); 2],
-        spikes,
-    }
+        .collect()
 }

@@ -128,7 +128,7 @@ impl<L: Lead, T: Transport> Sim<L, T> {
         let Some(detector) = name.and_then(DetectorKind::from_label) else {
             let what = format!(
                 "the middlebox on link `{}` reported a verdict but runs no registered detector ({name:?})",
-                self.net.links[self.boxes.list[b].link].name
+                self.net.names[self.boxes.list[b].link]
             );
             return Err(InvariantViolation {
                 time: self.now,
@@ -154,7 +154,8 @@ impl<L: Lead, T: Transport> Sim<L, T> {
         let arena = &self.net.arena;
         for hop in &self.flows.list[f].route {
             for dir in &self.net.links[hop.link].dirs {
-                dir.for_each_in_network(|&s| found |= pred(arena.get(s)));
+                dir.link
+                    .for_each_in_network(|&s| found |= pred(arena.get(s)));
             }
             if let Some(b) = self.boxes.at[hop.link] {
                 self.boxes.list[b]

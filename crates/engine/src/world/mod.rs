@@ -154,7 +154,7 @@ impl<L: Lead, T: Transport + FromFlow> Sim<L, T> {
             world.add_flow(i, spec, &streams);
         }
         for l in 0..world.net.links.len() {
-            for s in 0..world.net.links[l].spikes.len() {
+            for s in 0..world.net.spikes[l].len() {
                 world.schedule_next_control(l, s);
             }
         }
@@ -191,14 +191,14 @@ impl<L: Lead, T: Transport + FromFlow> Sim<L, T> {
     fn bark(&self, bark: Bark, ev: Event) -> InvariantViolation {
         let source = match ev {
             Event::LinkControl { link, sched } => {
-                let name = &self.net.links[link as usize].name;
+                let name = &self.net.names[link as usize];
                 format!("spike schedule spikes[{sched}] of link `{name}`")
             }
             Event::LinkWake { link, dir, .. } => {
                 let d = if dir == 0 { "forward" } else { "reverse" };
                 format!(
                     "the {d} direction of link `{}`",
-                    self.net.links[link as usize].name
+                    self.net.names[link as usize]
                 )
             }
             Event::FlowStart { flow } | Event::Timer { flow, .. } => {
@@ -206,7 +206,7 @@ impl<L: Lead, T: Transport + FromFlow> Sim<L, T> {
             }
             Event::MiddleboxWake { mb, .. } => {
                 let link = self.boxes.list[mb as usize].link;
-                format!("the middlebox on link `{}`", self.net.links[link].name)
+                format!("the middlebox on link `{}`", self.net.names[link])
             }
         };
         let what = match bark {
@@ -248,8 +248,8 @@ impl<L: Lead, T: Transport + FromFlow> Sim<L, T> {
         for (l, link) in self.net.links.iter().enumerate() {
             for (d, name) in LinkResult::DIRS {
                 self.check_link(l, d)?;
-                let c = link.dirs[d].counters();
-                links.push(LinkResult::from_counters(&link.name, name, &c));
+                let c = link.dirs[d].link.counters();
+                links.push(LinkResult::from_counters(&self.net.names[l], name, &c));
             }
         }
         let reports = self.flows.judgements();

@@ -11,7 +11,7 @@
 //! lowered the same way.
 
 use super::flows::{Connection, Flow, FlowState};
-use super::forwarding::LinkState;
+use super::forwarding::{Direction, LinkState};
 use crate::arena::Slot;
 use crate::events::TimerSlot;
 use crate::transport::tcp::TcpTransport;
@@ -49,6 +49,12 @@ fn sizes() -> Vec<(&'static str, &'static str, usize, usize)> {
         ("TcpReceiver", "connection", size_of::<TcpReceiver>(), 896),
         ("TimerSlot", "endpoint", size_of::<TimerSlot>(), 24),
         ("LinkState", "link", size_of::<LinkState<()>>(), 640),
+        (
+            "Direction (cache-line aligned)",
+            "link direction",
+            size_of::<Direction<()>>(),
+            320,
+        ),
         (
             "LinkDir<Slot>",
             "link direction",

@@ -10,6 +10,8 @@
 //!   as a Rust block, with its input fit.
 //! * [`quic_spikes`]: not a paper: the QUIC-under-delay-spikes study of issue 42, all
 //!   data, outside the default set.
+//! * [`real_paths`]: not a paper: the five papers' fixes on the real-path library
+//!   (issue 41), all data, in the default set.
 //!
 //! The registry `spikelab reproduce` runs sits above this module and names each one.
 
@@ -18,6 +20,7 @@ pub mod eifel_response;
 pub mod gprs_eifel;
 pub mod peak_hopper;
 pub mod quic_spikes;
+pub mod real_paths;
 pub mod std_proxy;
 
 use crate::grid::result::RustBlocks;

@@ -14,7 +14,8 @@ pub use crate::context::Context;
 pub use interface::Reproduction;
 
 /// The default set `spikelab reproduce` runs without names: every paper's
-/// reproduction, in the order of the report.
+/// reproduction, in the order of the report, then the study of the papers' fixes on
+/// the real-path library (cheap: one download per cell).
 pub fn registry() -> Vec<&'static dyn Reproduction> {
     vec![
         &crate::papers::gprs_eifel::GPRS_EIFEL,
@@ -22,6 +23,7 @@ pub fn registry() -> Vec<&'static dyn Reproduction> {
         &crate::papers::peak_hopper::PEAK_HOPPER,
         &crate::papers::std_proxy::STD_PROXY,
         &crate::papers::delay_injection::reproduction::DELAY_INJECTION,
+        &crate::papers::real_paths::REAL_PATHS,
     ]
 }
 

@@ -103,6 +103,10 @@ pub struct LinuxUndo {
     /// snd_una before the last ACK, when that ACK filled a recovery hole with the
     /// delayed original (`tcp_try_undo_partial`'s `tcp_check_sack_reordering`).
     delayed_hole: Option<u64>,
+    /// The ACK being handled ended a Loss or Recovery episode: no ACK has been
+    /// processed in the Open state since, so `retrans_stamp` is still the episode's
+    /// (the kernel clears it only in `tcp_fastretrans_alert`'s Open state).
+    ended_this_ack: bool,
 }
 
 impl LinuxUndo {
@@ -140,6 +144,21 @@ impl LinuxUndo {
     fn undo_recovery(&mut self, kind: UndoKind) -> Step {
         self.undo(kind);
         Step::UndoRecovery { kind }
+    }
+
+    /// One ACK in the current state.
+    fn process_ack(&mut self, a: &AckView) -> Step {
+        match self.state {
+            State::Idle => Step::Pending,
+            State::Loss { high_seq, frto } => self.process_loss(a, high_seq, frto),
+            State::Recovery { high_seq } => self.process_recovery(a, high_seq),
+            // tcp_try_undo_dsack (state <= Disorder): `undo_marker && !undo_retrans`.
+            State::Open { after } if self.undo_retrans == 0 => match after {
+                Episode::Loss => self.undo(UndoKind::Dsack),
+                Episode::Recovery => self.undo_recovery(UndoKind::Dsack),
+            },
+            State::Open { .. } => Step::Pending,
+        }
     }
 
     /// `tcp_fastretrans_alert` in `TCP_CA_Recovery`, in the kernel's order.
@@ -191,7 +210,7 @@ impl LinuxUndo {
         let mut frto = frto;
         let mut high_seq = high_seq;
         if frto {
-            if orig_sack_acked(a) {
+            if orig_sack_acked(a, high_seq) {
                 return self.undo(UndoKind::Frto);
             }
             let recovered = a.ack >= high_seq;
@@ -226,18 +245,22 @@ impl LinuxUndo {
 }
 
 /// `FLAG_ORIG_SACK_ACKED`: the ACK covers, cumulatively or by a new SACK block, a
-/// segment that was never retransmitted (`tcp_clean_rtx_queue`, `tcp_sacktag_one`).
-fn orig_sack_acked(a: &AckView) -> bool {
-    let never_retransmitted = |s: &crate::segments::Seg| s.retx_count == 0;
+/// segment sent before the timeout (ending at or below `high_seq`) that was never
+/// retransmitted and not SACKed before (`tcp_clean_rtx_queue`: "else if (!(sacked &
+/// TCPCB_SACKED_ACKED))" then "if (!after(scb->end_seq, tp->high_seq))";
+/// `tcp_sacktag_one` the same for a newly SACKed one). A cumulative ACK over segments
+/// SACKed before the timeout is no evidence that the timeout was spurious.
+fn orig_sack_acked(a: &AckView, high_seq: u64) -> bool {
+    let original = |s: &crate::segments::Seg| s.retx_count == 0 && s.end <= high_seq;
     let cum = a
         .segs
         .iter()
         .take_while(|s| s.end <= a.ack)
-        .any(never_retransmitted);
+        .any(|s| original(s) && !s.sacked);
     let sacked = a.sack.iter().any(|&(st, en)| {
         a.segs
             .iter()
-            .any(|s| s.start >= st && s.end <= en && !s.sacked && never_retransmitted(s))
+            .any(|s| s.start >= st && s.end <= en && !s.sacked && original(s))
     });
     cum || sacked
 }
@@ -295,9 +318,12 @@ impl SpuriousDetector for LinuxUndo {
     /// first retransmission's stamp (`tcp_retransmit_skb`).
     fn on_fast_recovery(&mut self, r: &RecoveryView) -> bool {
         // retrans_stamp is cleared only in the Open state: recovery taking over from
-        // a timeout keeps the timeout's first retransmission as the reference.
-        let from_loss = matches!(self.state, State::Loss { .. }) && self.retrans_stamp != 0;
-        if !from_loss {
+        // a timeout keeps the timeout's first retransmission as the reference, and so
+        // does a recovery started by the very ACK that ended the last episode
+        // (tcp_fastretrans_alert: D opens the state, E's tcp_time_to_recover finds a
+        // lost segment still out and calls tcp_enter_recovery on the same ACK).
+        let from_loss = matches!(self.state, State::Loss { .. }) || self.ended_this_ack;
+        if !(from_loss && self.retrans_stamp != 0) {
             self.retrans_stamp = r.retransmit_tsval.unwrap_or(0);
         }
         self.undo_marker = r.snd_una;
@@ -322,17 +348,11 @@ impl SpuriousDetector for LinuxUndo {
 
     fn on_ack(&mut self, a: &AckView) -> Step {
         self.count_dsack(a);
-        match self.state {
-            State::Idle => Step::Pending,
-            State::Loss { high_seq, frto } => self.process_loss(a, high_seq, frto),
-            State::Recovery { high_seq } => self.process_recovery(a, high_seq),
-            // tcp_try_undo_dsack (state <= Disorder): `undo_marker && !undo_retrans`.
-            State::Open { after } if self.undo_retrans == 0 => match after {
-                Episode::Loss => self.undo(UndoKind::Dsack),
-                Episode::Recovery => self.undo_recovery(UndoKind::Dsack),
-            },
-            State::Open { .. } => Step::Pending,
-        }
+        let was_episode = matches!(self.state, State::Loss { .. } | State::Recovery { .. });
+        let step = self.process_ack(a);
+        let episode_now = matches!(self.state, State::Loss { .. } | State::Recovery { .. });
+        self.ended_this_ack = was_episode && !episode_now;
+        step
     }
 
     /// F-RTO probes with new data instead of going back N while it is on.
@@ -609,6 +629,36 @@ mod tests {
             Step::Decided(Verdict::Spurious)
         );
         assert_eq!(d.undos(), &[UndoKind::Frto]);
+    }
+
+    /// Linux's `tcp_clean_rtx_queue` sets `FLAG_ORIG_SACK_ACKED` only for a segment
+    /// not SACKed before: after a genuine timeout whose retransmission was lost, the
+    /// ACK of the next retransmission also covers the segments SACKed before the
+    /// timeout, and must not undo (the kernel's BBR on the congested Table 2 path,
+    /// seed 2003: no undo of its genuine timeouts; the model undid one at 160.05 s).
+    #[test]
+    fn frto_does_not_undo_on_a_cumulative_ack_over_segments_sacked_before() {
+        let mut segs = table();
+        segs.on_sack_block(1000, 2000);
+        let mut d = fired(true);
+        let a = ack(&segs, 0, 10_000, 2000, None);
+        assert_ne!(d.on_ack(&a), Step::Decided(Verdict::Spurious));
+        assert!(d.undos().is_empty());
+    }
+
+    /// Nor for data sent after the timeout (above `high_seq`): `!after(end_seq,
+    /// tp->high_seq)`.
+    #[test]
+    fn frto_does_not_count_data_sent_after_the_timeout_as_original() {
+        let mut segs = table();
+        for i in 1..10 {
+            segs.get_mut(i).unwrap().retx_count = 1;
+        }
+        segs.push_new(10_000, 11_000, Time::ZERO);
+        let mut d = fired(true);
+        let a = ack(&segs, 0, 11_000, 11_000, None);
+        assert_ne!(d.on_ack(&a), Step::Decided(Verdict::Spurious));
+        assert!(!d.undos().contains(&UndoKind::Frto));
     }
 
     #[test]
