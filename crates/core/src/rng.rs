@@ -80,11 +80,18 @@ impl RngState {
         }
     }
 
-    /// A generator at that place.
+    /// A generator at that place. One that has not drawn yet (word 0 of stream 0, as
+    /// every [`RngStreams::stream`] starts) is rebuilt from its key alone: seeking
+    /// computes a 64-word block at once, which the first draw would do anyway.
     pub fn resume(&self) -> SimRng {
         let mut rng = SimRng::from_seed(self.seed);
-        rng.set_stream(self.stream);
-        rng.set_word_pos(u128::from(self.word_pos[0]) | u128::from(self.word_pos[1]) << 64);
+        if self.stream != 0 {
+            rng.set_stream(self.stream);
+        }
+        let pos = u128::from(self.word_pos[0]) | u128::from(self.word_pos[1]) << 64;
+        if pos != 0 {
+            rng.set_word_pos(pos);
+        }
         rng
     }
 }
@@ -157,6 +164,10 @@ mod tests {
                 .unzip();
             assert_eq!(a, b, "after {skip} words");
         }
+        let mut other_stream = RngStreams::new(3).stream("link", 6);
+        other_stream.set_stream(9);
+        let mut resumed = RngState::of(&other_stream).resume();
+        assert_eq!(other_stream.random::<u64>(), resumed.random::<u64>());
         assert!(std::mem::size_of::<RngState>() <= 56);
     }
 

@@ -91,9 +91,10 @@ pub(crate) struct Plain<P, L> {
     dropped: PacketBytes,
     delivered_packets: u64,
     /// The link's random stream, where it stands: never drawn from here, handed to
-    /// the staged form (kept as its 56-byte state rather than a boxed 320-byte
-    /// generator: most directions of a large network are plain and never hand over).
-    rng: RngState,
+    /// the staged form (kept as its 56-byte state rather than a 320-byte generator:
+    /// most directions of a large network are plain and never hand over; boxed, so
+    /// that the plain form's own layout, which the per-packet path reads, is unchanged).
+    rng: Box<RngState>,
     /// The latest `now` a call was made at (debug builds: time only moves forward).
     #[cfg(debug_assertions)]
     clock: Time,
@@ -112,7 +113,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
             offered: PacketBytes::default(),
             dropped: PacketBytes::default(),
             delivered_packets: 0,
-            rng: RngState::of(&rng),
+            rng: Box::new(RngState::of(&rng)),
             #[cfg(debug_assertions)]
             clock: Time::ZERO,
         }
@@ -433,7 +434,7 @@ impl<P: Wire, L: Lead> Plain<P, L> {
             offered: s.offered,
             dropped: s.dropped,
             delivered_packets: s.delivered_packets,
-            rng: RngState::of(&s.rng),
+            rng: Box::new(RngState::of(&s.rng)),
             #[cfg(debug_assertions)]
             clock: s.clock,
         };
