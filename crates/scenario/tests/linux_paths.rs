@@ -302,24 +302,28 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// and a TCPLossUndo, as the profile does (72); at 58 s and 19 s with tcp_frto 0 the
 /// first recordings (7.93 s / 170, 6.62 s / 124) are odd the same way: re-recorded
 /// twice each they gave 9.67-9.70 s / 90 and 7.20 s / 83-85, as tcp_frto 2 does.
-/// A fix for T-Mobile LTE at 58 s (f1ef13a: the ACK that ends a fast recovery with a
-/// lost retransmission still out starts a new one, as tcp_fastretrans_alert's D then
-/// E do; PRR counts only first deliveries; retrans_stamp carries over) gave 9.74 s /
-/// 98 against 9.67-9.70 s / 90, but lowered the BBR Table 2 floors measured without
-/// it (linux_kernel.rs), so it is reverted until those are re-measured. Then the rest of the matrix (reno tcp_frto 0, cubic and bbr with both,
+/// Then (T-Mobile LTE at 58 s, where the profile gave 7.92 s / 173 against 9.67-9.70 s
+/// / 90 in all six agreeing recordings) the ACK that ends a fast recovery with a lost
+/// retransmission still out starts a new one (`tcp_fastretrans_alert` D then E,
+/// `tcp_time_to_recover`'s lost_out), PRR counts only what an ACK delivers for the
+/// first time, and `retrans_stamp` carries into that recovery (f1ef13a): 9.74 s / 98.
+/// Its 19 s offset then misses its completion (8.71 s against 7.17-7.20 s: two more
+/// queue drops at 0.97 s, the model's flight one or two segments above the kernel's,
+/// whose segments a 56-byte one at the receive window's edge had shifted at 0.67 s;
+/// the model cuts no segment there). Then the rest of the matrix (reno tcp_frto 0, cubic and bbr with both,
 /// ten offsets per trace; bbr tcp_frto 0 on UMTS at six so far), floored as measured;
 /// the cubic and bbr retransmission misses (often a few segments against a few, or
 /// 2-4x) are not diagnosed yet.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [8, 7, 9, 9]),
-    ("tmobile-lte-drive", "reno", 2, [9, 7, 8, 8]),
+    ("tmobile-lte-drive", "reno", 2, [9, 8, 8, 8]),
     ("tmobile-umts-drive", "reno", 2, [10, 8, 10, 10]),
     ("att-lte-drive", "reno", 0, [8, 9, 8, 8]),
-    ("tmobile-lte-drive", "reno", 0, [8, 6, 9, 8]),
+    ("tmobile-lte-drive", "reno", 0, [8, 7, 9, 8]),
     ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
     ("att-lte-drive", "cubic", 2, [9, 3, 8, 8]),
     ("tmobile-lte-drive", "cubic", 2, [8, 8, 10, 9]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 4, 9, 9]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 5, 9, 9]),
     ("att-lte-drive", "cubic", 0, [9, 3, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [8, 7, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 6, 9, 9]),

@@ -58,6 +58,10 @@ pub struct Rack {
     /// Starts of the segments marked lost and not retransmitted since
     /// (`TCPCB_LOST` without `TCPCB_SACKED_RETRANS`).
     lost: BTreeSet<u64>,
+    /// Starts of the segments marked lost and retransmitted since, neither SACKed nor
+    /// cumulatively acknowledged yet (`TCPCB_LOST` with `TCPCB_SACKED_RETRANS`): they
+    /// stay in `lost_out` until delivered (`tcp_sacktag_one`, `tcp_clean_rtx_queue`).
+    lost_retransmitted: BTreeSet<u64>,
     /// The reordering window in steps of min_RTT / 4 (`rack.reo_wnd_steps`).
     reo_wnd_steps: u32,
     /// Recoveries left before the window falls back to one step
@@ -83,6 +87,7 @@ impl Default for Rack {
             reord_seen: false,
             reordering: REORDERING_INIT,
             lost: BTreeSet::new(),
+            lost_retransmitted: BTreeSet::new(),
             // tcp_init_sock: reo_wnd_steps = 1.
             reo_wnd_steps: 1,
             reo_wnd_persist: 0,
@@ -135,6 +140,7 @@ impl Rack {
     pub fn on_delivered(&mut self, seg: &Seg, now: Time, min_rtt: Option<Dur>) {
         // RFC 8985 6.2 step 1 / tcp_sacktag_one: a delivered segment is no longer lost.
         self.lost.remove(&seg.start);
+        self.lost_retransmitted.remove(&seg.start);
         // tcp_rate_skb_delivered: the most recently sent segment of this ACK.
         self.ack_latest_sent = self.ack_latest_sent.max(Some(seg.last_sent));
         let rtt = now.saturating_since(seg.last_sent);
@@ -285,6 +291,7 @@ impl Rack {
             if waited >= deadline_span {
                 // remaining <= 0: tcp_mark_skb_lost.
                 self.lost.insert(s.start);
+                self.lost_retransmitted.remove(&s.start);
                 self.marked += 1;
                 d.newly_lost += 1;
                 d.lost_retransmissions += s.rexmit_in_episode as u64;
@@ -299,6 +306,7 @@ impl Rack {
     /// Marks a segment lost outright (`tcp_timeout_mark_lost` for the segments a
     /// timeout's go-back-N has not resent yet, when recovery takes over from it).
     pub fn mark_segment_lost(&mut self, start: u64) {
+        self.lost_retransmitted.remove(&start);
         self.marked += self.lost.insert(start) as u64;
     }
 
@@ -307,15 +315,21 @@ impl Rack {
         self.marked
     }
 
-    /// A segment was retransmitted (`TCPCB_SACKED_RETRANS` set): it waits again.
+    /// A segment was retransmitted (`TCPCB_SACKED_RETRANS` set): it waits again, and
+    /// a lost one keeps its `TCPCB_LOST` (it still counts in `lost_out`).
     pub fn on_retransmit(&mut self, start: u64) {
-        self.lost.remove(&start);
+        if self.lost.remove(&start) {
+            self.lost_retransmitted.insert(start);
+        }
     }
 
     /// The cumulative ACK reached `ack`: segments below it are no longer tracked.
     pub fn on_cumulative_ack(&mut self, ack: u64) {
         if self.lost.first().is_some_and(|&s| s < ack) {
             self.lost = self.lost.split_off(&ack);
+        }
+        if self.lost_retransmitted.first().is_some_and(|&s| s < ack) {
+            self.lost_retransmitted = self.lost_retransmitted.split_off(&ack);
         }
     }
 
@@ -328,12 +342,14 @@ impl Rack {
     /// the originals itself once a later-sent segment is delivered.
     pub fn on_timeout(&mut self) {
         self.lost.clear();
+        self.lost_retransmitted.clear();
     }
 
     /// `tcp_undo_cwnd_reduction(sk, true)` (a Loss-state undo by `tcp_try_undo_loss`):
     /// every lost mark is cleared; RACK marks again what it still finds lost.
     pub fn on_loss_undo(&mut self) {
         self.lost.clear();
+        self.lost_retransmitted.clear();
     }
 
     /// The lowest segment waiting for its retransmission.
@@ -349,6 +365,12 @@ impl Rack {
     /// Segments marked lost and not retransmitted since (`lost_out - retrans_out`).
     pub fn lost_pending(&self) -> u64 {
         self.lost.len() as u64
+    }
+
+    /// Segments marked lost and not yet delivered, retransmitted or not (`lost_out`):
+    /// `tcp_time_to_recover`'s "the loss is proven".
+    pub fn lost_out(&self) -> u64 {
+        (self.lost.len() + self.lost_retransmitted.len()) as u64
     }
 
     /// Whether reordering was observed.
@@ -423,6 +445,25 @@ mod tests {
             min_rtt: Some(Dur::from_millis(100)),
             srtt: Some(Dur::from_millis(120)),
         }
+    }
+
+    #[test]
+    fn a_lost_segment_stays_in_lost_out_after_its_retransmission_until_delivered() {
+        let mut t = table(&[0, 10, 20]);
+        let mut r = Rack::default();
+        t.on_sack_block(2000, 3000);
+        r.on_delivered(&seg(&t, 2), ms(120), Some(Dur::from_millis(100)));
+        r.detect_loss(&t, ms(200), Dur::ZERO);
+        assert_eq!((r.lost_pending(), r.lost_out()), (2, 2));
+        // Retransmitted: no longer waiting (tcp_packets_in_flight counts it again),
+        // still TCPCB_LOST (lost_out).
+        r.on_retransmit(0);
+        assert_eq!((r.lost_pending(), r.lost_out()), (1, 2));
+        r.on_cumulative_ack(1000);
+        assert_eq!((r.lost_pending(), r.lost_out()), (1, 1));
+        r.on_retransmit(1000);
+        r.on_delivered(&seg(&t, 1), ms(300), None);
+        assert_eq!((r.lost_pending(), r.lost_out()), (0, 0));
     }
 
     #[test]

@@ -367,8 +367,12 @@ impl<E: RtoEstimator> TcpSender<E> {
             dsack,
             ..AckInfo::default()
         };
+        // Segments this ACK delivered for the first time (`tp->delivered -
+        // prior_delivered`: the newly SACKed, and the cumulatively acknowledged ones
+        // not SACKed before).
+        let mut delivered = newly_sacked;
         if pkt.ack > self.w.snd_una {
-            self.on_ack_of_new_data(now, pkt, oldack, newly_sacked, &mut info, out);
+            delivered = self.on_ack_of_new_data(now, pkt, oldack, newly_sacked, &mut info, out);
         } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
             if self.sack1_counts_dupack(pkt) {
@@ -391,7 +395,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         // The stack's own loss detection and recovery window (a Linux host: RACK, RFC
         // 8985; PRR, RFC 6937).
         self.detect_losses(now, info.duplicate || newly_sacked > 0 || dsack);
-        self.prr_on_ack(info.newly_acked + newly_sacked, info.newly_acked > 0);
+        // tcp_cong_control -> tcp_cwnd_reduction(sk, acked_sacked = tp->delivered -
+        // prior_delivered): a segment SACKed on an earlier ACK is not delivered again.
+        self.prr_on_ack(delivered, info.newly_acked > 0);
         if let Some(start) = cc_start {
             self.cc_ack_end(now, start, info.rtt_sample);
         }
@@ -460,18 +466,20 @@ impl<E: RtoEstimator> TcpSender<E> {
         newly_sacked: u64,
         info: &mut AckInfo,
         out: &mut Vec<Packet>,
-    ) {
+    ) -> u64 {
         let (sample, timed) = self.take_rtt_sample(now, pkt);
         // ns-2's oldack() samples from the echo alone (fack_oldack).
         info.rtt_sample = sample.filter(|_| !(oldack && self.stack.oldack().samples_rtt));
         if timed {
             self.rto.on_timed_segment_acked();
         }
-        info.newly_acked = self.on_new_ack(now, pkt.ack, info.rtt_sample, newly_sacked, out);
+        let (newly, delivered) = self.on_new_ack(now, pkt.ack, info.rtt_sample, newly_sacked, out);
+        info.newly_acked = newly;
         if self.stack.holds_ack() && self.recovery.should_enter(&self.w, 0) {
             // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
             self.enter_recovery(now, out);
         }
+        delivered
     }
 
     /// Counts the duplicate ACKs after a timeout (see [`FastTimeoutWatch`]).
@@ -1051,7 +1059,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         sample: Option<Dur>,
         newly_sacked: u64,
         out: &mut Vec<Packet>,
-    ) -> u64 {
+    ) -> (u64, u64) {
         let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
         let newly = ack - self.w.snd_una;
         self.stack.on_new_ack(self.w.snd_una);
@@ -1080,7 +1088,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         } else if !self.schedule_probe(now, true) {
             self.arm_timer(now);
         }
-        newly
+        (newly, delivered)
     }
 
     /// The controller hears the sample (`pkts_acked`: CUBIC's HyStart may end slow
@@ -2381,6 +2389,44 @@ mod tests {
             "tcp_current_ssthresh: 3/4 of 12"
         );
         assert_eq!(s.stats().spurious_responses, 0, "no timeout was undone");
+    }
+
+    /// tcp_fastretrans_alert: the ACK that reaches high_seq ends fast recovery (D) and,
+    /// with a retransmission of new data sent in the recovery still marked lost,
+    /// `tcp_time_to_recover` ("the loss is proven": lost_out counts it) starts another
+    /// (E), halving ssthresh again, instead of opening cwnd to ssthresh.
+    #[test]
+    fn a_linux_host_ending_recovery_with_a_lost_retransmission_out_recovers_again() {
+        let (mut s, mut out) = linux_host_missing_segment_two(3);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        let Phase::Recovery { point: high } = s.phase() else {
+            panic!("not in recovery");
+        };
+        // Everything below high_seq but segment 2 arrives: PRR sends new data.
+        let mut a = ack(2000);
+        a.push_sack(3000, high);
+        out.clear();
+        s.on_ack(ms(210), &a, &mut out);
+        assert!(
+            s.window().snd_max >= high + 2000,
+            "new data sent from high_seq"
+        );
+        // The segment at high_seq is lost, the next one SACKed: RACK (no reordering
+        // window in recovery) marks it lost and it is retransmitted.
+        let mut a = ack(2000);
+        a.push_sack(3000, high);
+        a.push_sack(high + 1000, high + 2000);
+        out.clear();
+        s.on_ack(ms(420), &a, &mut out);
+        assert!(out.iter().any(|p| p.seq == high && p.retx), "{out:?}");
+        let ssthresh = s.window().ssthresh;
+        // Segment 2's retransmission arrives: the ACK reaches high_seq.
+        let mut a = ack(high);
+        a.push_sack(high + 1000, high + 2000);
+        s.on_ack(ms(430), &a, &mut out);
+        assert_eq!(s.stats().fast_retransmits, 2, "a second recovery");
+        assert!(matches!(s.phase(), Phase::Recovery { .. }));
+        assert_eq!(s.window().ssthresh, ssthresh / 2, "halved again");
     }
 
     /// tcp_enter_loss: "Reduce ssthresh if it has not yet been made inside this window".

@@ -103,6 +103,10 @@ pub struct LinuxUndo {
     /// snd_una before the last ACK, when that ACK filled a recovery hole with the
     /// delayed original (`tcp_try_undo_partial`'s `tcp_check_sack_reordering`).
     delayed_hole: Option<u64>,
+    /// The ACK being handled ended a Loss or Recovery episode: no ACK has been
+    /// processed in the Open state since, so `retrans_stamp` is still the episode's
+    /// (the kernel clears it only in `tcp_fastretrans_alert`'s Open state).
+    ended_this_ack: bool,
 }
 
 impl LinuxUndo {
@@ -140,6 +144,21 @@ impl LinuxUndo {
     fn undo_recovery(&mut self, kind: UndoKind) -> Step {
         self.undo(kind);
         Step::UndoRecovery { kind }
+    }
+
+    /// One ACK in the current state.
+    fn process_ack(&mut self, a: &AckView) -> Step {
+        match self.state {
+            State::Idle => Step::Pending,
+            State::Loss { high_seq, frto } => self.process_loss(a, high_seq, frto),
+            State::Recovery { high_seq } => self.process_recovery(a, high_seq),
+            // tcp_try_undo_dsack (state <= Disorder): `undo_marker && !undo_retrans`.
+            State::Open { after } if self.undo_retrans == 0 => match after {
+                Episode::Loss => self.undo(UndoKind::Dsack),
+                Episode::Recovery => self.undo_recovery(UndoKind::Dsack),
+            },
+            State::Open { .. } => Step::Pending,
+        }
     }
 
     /// `tcp_fastretrans_alert` in `TCP_CA_Recovery`, in the kernel's order.
@@ -299,9 +318,12 @@ impl SpuriousDetector for LinuxUndo {
     /// first retransmission's stamp (`tcp_retransmit_skb`).
     fn on_fast_recovery(&mut self, r: &RecoveryView) -> bool {
         // retrans_stamp is cleared only in the Open state: recovery taking over from
-        // a timeout keeps the timeout's first retransmission as the reference.
-        let from_loss = matches!(self.state, State::Loss { .. }) && self.retrans_stamp != 0;
-        if !from_loss {
+        // a timeout keeps the timeout's first retransmission as the reference, and so
+        // does a recovery started by the very ACK that ended the last episode
+        // (tcp_fastretrans_alert: D opens the state, E's tcp_time_to_recover finds a
+        // lost segment still out and calls tcp_enter_recovery on the same ACK).
+        let from_loss = matches!(self.state, State::Loss { .. }) || self.ended_this_ack;
+        if !(from_loss && self.retrans_stamp != 0) {
             self.retrans_stamp = r.retransmit_tsval.unwrap_or(0);
         }
         self.undo_marker = r.snd_una;
@@ -326,17 +348,11 @@ impl SpuriousDetector for LinuxUndo {
 
     fn on_ack(&mut self, a: &AckView) -> Step {
         self.count_dsack(a);
-        match self.state {
-            State::Idle => Step::Pending,
-            State::Loss { high_seq, frto } => self.process_loss(a, high_seq, frto),
-            State::Recovery { high_seq } => self.process_recovery(a, high_seq),
-            // tcp_try_undo_dsack (state <= Disorder): `undo_marker && !undo_retrans`.
-            State::Open { after } if self.undo_retrans == 0 => match after {
-                Episode::Loss => self.undo(UndoKind::Dsack),
-                Episode::Recovery => self.undo_recovery(UndoKind::Dsack),
-            },
-            State::Open { .. } => Step::Pending,
-        }
+        let was_episode = matches!(self.state, State::Loss { .. } | State::Recovery { .. });
+        let step = self.process_ack(a);
+        let episode_now = matches!(self.state, State::Loss { .. } | State::Recovery { .. });
+        self.ended_this_ack = was_episode && !episode_now;
+        step
     }
 
     /// F-RTO probes with new data instead of going back N while it is on.

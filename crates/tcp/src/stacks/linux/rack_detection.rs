@@ -152,8 +152,14 @@ impl RackDetection {
         let d = self.rack.mark_lost(&v.w.segs, v.now, self.reo_wnd(v));
         // tcp_rack_mark_lost: the reordering timer, rounded up by TCP_TIMEOUT_MIN.
         let reorder_timer = d.wait.map(|wait| v.now + wait + crate::tlp::TIMEOUT_MIN);
+        // From the Open state the kernel counts every segment still marked lost, its
+        // retransmission in flight or not: on the ACK that ends a fast recovery
+        // (tcp_fastretrans_alert D: snd_una reached high_seq, tcp_try_undo_recovery
+        // opens the state with SACK, tcp_end_cwnd_reduction sets cwnd = ssthresh),
+        // step E's tcp_time_to_recover finds a lost retransmission still out and
+        // tcp_enter_recovery starts a new recovery, halving ssthresh again.
         let enter_recovery = match v.phase {
-            Phase::Open => self.rack.lost_pending() > 0,
+            Phase::Open => self.rack.lost_out() > 0,
             Phase::Loss { .. } => d.lost_retransmissions > 0,
             Phase::Recovery { .. } => false,
         };
