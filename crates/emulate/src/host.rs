@@ -621,6 +621,12 @@ fn poll(
     let mut undo = kernel::read_counters().unwrap_or_default();
     let mut tick = 0u64;
     while !abort.load(Ordering::SeqCst) {
+        // `written` is read before the snapshot: a snapshot taken after the app's last
+        // write holds it, so an empty queue there means every byte was acknowledged.
+        // Read after it, a snapshot from before a ping-pong's last message (the previous
+        // one acknowledged, nothing queued) ended the transfer one message early when
+        // the poller was preempted between the two reads.
+        let all_written = written.load(Ordering::SeqCst);
         let Ok(raw) = sys::tcp_info(fd) else { break };
         let now = since(origin);
         let info = TcpInfo::parse(&raw);
@@ -647,10 +653,8 @@ fn poll(
         if tick.is_multiple_of(10) {
             note_undos(&mut undo, now, &mut r);
         }
-        let complete = written.load(Ordering::SeqCst)
-            && info.state == 1
-            && info.unacked == 0
-            && info.notsent_bytes == 0;
+        let complete =
+            all_written && info.state == 1 && info.unacked == 0 && info.notsent_bytes == 0;
         if complete && r.completed.is_none() {
             r.completed = Some(now);
             done.store(true, Ordering::SeqCst);
