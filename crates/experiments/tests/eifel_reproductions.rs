@@ -8,6 +8,8 @@ use spikelab_experiments::runner::Counter;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+mod common;
+
 fn run(r: &dyn Reproduction, reps: u32, root: &Path) -> spikelab_experiments::report::Section {
     let progress = Counter::default();
     let dir = root.join(r.name());
@@ -21,23 +23,6 @@ fn run(r: &dyn Reproduction, reps: u32, root: &Path) -> spikelab_experiments::re
         progress: &progress,
     };
     r.run(&ctx).unwrap()
-}
-
-/// Rows of a CSV file as column -> value maps.
-fn rows(path: &Path) -> (Vec<String>, Vec<BTreeMap<String, String>>) {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines
-        .map(|l| {
-            header
-                .iter()
-                .cloned()
-                .zip(l.split(',').map(String::from))
-                .collect()
-        })
-        .collect();
-    (header, rows)
 }
 
 fn num(row: &BTreeMap<String, String>, col: &str) -> f64 {
@@ -71,7 +56,7 @@ fn gprs_eifel_writes_tables_2_and_3_and_eifel_raises_goodput_without_congestion(
     ] {
         assert!(dir.join(f).exists(), "{f}");
     }
-    let (header, t2) = rows(&dir.join("table2_download_time.csv"));
+    let (header, t2) = common::table(&dir.join("table2_download_time.csv"));
     assert_eq!(
         header,
         [
@@ -85,7 +70,7 @@ fn gprs_eifel_writes_tables_2_and_3_and_eifel_raises_goodput_without_congestion(
         ]
     );
     assert_eq!(t2.len(), 36);
-    let (_, t3) = rows(&dir.join("table3_goodput.csv"));
+    let (_, t3) = common::table(&dir.join("table3_goodput.csv"));
     // [Gurtov & Ludwig 2002] 5: with the 100 KB buffer "the goodput for all three TCP flavors
     // with Eifel is close to 100 percent", above the flavors without it.
     for on in t3
@@ -134,7 +119,7 @@ fn eifel_response_writes_tables_1_to_4_with_the_issues_columns_beside_the_paper(
         "reps",
     ];
     for (n, cells) in [(1, 2), (2, 6), (3, 4), (4, 4)] {
-        let (header, t) = rows(&dir.join(format!("table{n}.csv")));
+        let (header, t) = common::table(&dir.join(format!("table{n}.csv")));
         assert_eq!(header, want, "table{n}");
         assert_eq!(t.len(), cells, "table{n}");
         assert!(dir.join(format!("table{n}.md")).exists());
@@ -144,7 +129,7 @@ fn eifel_response_writes_tables_1_to_4_with_the_issues_columns_beside_the_paper(
             assert!(num(row, "genuine_rtos") <= num(row, "genuine_expiries"));
         }
     }
-    let (_, t1) = rows(&dir.join("table1.csv"));
+    let (_, t1) = common::table(&dir.join("table1.csv"));
     assert_eq!(
         (t1[0]["eifel"].as_str(), t1[0]["cc_restore"].as_str()),
         ("off", "-")

@@ -10,8 +10,9 @@ use spikelab_experiments::grid::ExperimentSpec;
 use spikelab_experiments::papers::quic_spikes::QUIC_SPIKES;
 use spikelab_experiments::reproduction::{registry, studies, Context};
 use spikelab_experiments::runner::Counter;
-use std::collections::BTreeMap;
-use std::path::Path;
+
+mod common;
+use common::{num, rows};
 
 fn smoke() -> ExperimentSpec {
     let mut spec = QUIC_SPIKES.spec().unwrap();
@@ -40,25 +41,6 @@ fn smoke() -> ExperimentSpec {
     spec.text.clear();
     spec.layout = vec!["report_table:gprs".into(), "report_table:gprs-cap".into()];
     spec
-}
-
-fn rows(path: &Path) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .cloned()
-                .zip(l.split(',').map(String::from))
-                .collect()
-        })
-        .collect()
-}
-
-fn num(row: &BTreeMap<String, String>, col: &str) -> f64 {
-    row[col].parse().unwrap_or(f64::NAN)
 }
 
 #[test]

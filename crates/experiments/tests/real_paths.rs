@@ -10,8 +10,11 @@ use spikelab_experiments::grid::ExperimentSpec;
 use spikelab_experiments::papers::real_paths::REAL_PATHS;
 use spikelab_experiments::reproduction::{registry, Context};
 use spikelab_experiments::runner::Counter;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+mod common;
+use common::{num, rows};
 
 fn library() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/paths")
@@ -93,25 +96,6 @@ fn every_fix_of_a_path_starts_at_the_same_point_of_the_drive_on_the_same_seed() 
             g.name
         );
     }
-}
-
-fn rows(path: &Path) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .cloned()
-                .zip(l.split(',').map(String::from))
-                .collect()
-        })
-        .collect()
-}
-
-fn num(row: &BTreeMap<String, String>, col: &str) -> f64 {
-    row[col].parse().unwrap_or(f64::NAN)
 }
 
 #[test]

@@ -16,7 +16,9 @@ use spikelab_experiments::runner::Counter;
 use spikelab_net::MiddleboxConfig;
 use spikelab_tcp::spurious::DetectorKind;
 use std::collections::BTreeMap;
-use std::path::Path;
+
+mod common;
+use common::rows;
 
 /// The experiment reduced to BW in {20, 200} kbit/s and a 200 KB transfer, without the
 /// findings text (it quotes the full sweep's ends, 10 and 400 kbit/s).
@@ -31,22 +33,6 @@ fn smoke() -> ExperimentSpec {
     );
     spec.layout.retain(|l| l != "text:findings");
     spec
-}
-
-/// Rows of a CSV file as column -> value maps.
-fn rows(path: &Path) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .cloned()
-                .zip(l.split(',').map(String::from))
-                .collect()
-        })
-        .collect()
 }
 
 #[test]
