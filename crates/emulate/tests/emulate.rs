@@ -30,6 +30,11 @@ fn skipped(test: &str) -> bool {
 }
 
 fn plan_of(toml: &str, sysctls: &[(&str, &str)]) -> Plan {
+    try_plan(toml, sysctls).unwrap()
+}
+
+/// The emulation plan of a scenario text, or why `plan` refuses it.
+fn try_plan(toml: &str, sysctls: &[(&str, &str)]) -> Result<Plan, String> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.toml");
     std::fs::write(&path, toml).unwrap();
@@ -38,7 +43,7 @@ fn plan_of(toml: &str, sysctls: &[(&str, &str)]) -> Plan {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    plan(&s, &over, None).unwrap()
+    plan(&s, &over, None).map_err(|e| e.to_string())
 }
 
 fn run(p: &Plan) -> RepReport {
@@ -638,11 +643,7 @@ name = "ftp"
 route = ["radio"]
 workload = { kind = "bulk", bytes = "2KB" }
 "#;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.toml");
-    std::fs::write(&path, toml).unwrap();
-    let s = spikelab_scenario::load(&path).unwrap();
-    let e = plan(&s, &BTreeMap::new(), None).unwrap_err().to_string();
+    let e = try_plan(toml, &[]).unwrap_err();
     assert!(e.contains("middlebox[0].config.select"), "{e}");
     assert!(e.contains(":8:"), "located at the line: {e}");
 }
@@ -661,11 +662,7 @@ profile = "linux"
 tcp.linux = { tcp_congestion_control = "bbr3" }
 workload = { kind = "bulk", bytes = "2KB" }
 "#;
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.toml");
-    std::fs::write(&path, toml).unwrap();
-    let s = spikelab_scenario::load(&path).unwrap();
-    let e = plan(&s, &BTreeMap::new(), None).unwrap_err().to_string();
+    let e = try_plan(toml, &[]).unwrap_err();
     assert!(e.contains("no kernel here runs BBRv3"), "{e}");
     assert!(e.contains("tcp_congestion_control"), "{e}");
 }
