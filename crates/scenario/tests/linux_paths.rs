@@ -324,7 +324,22 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// segment): the kernel's stream also carries a 376-byte segment at 65160 (the first
 /// 64 KiB write's tail, sent while the second write waited on the send buffer),
 /// which the model has no send buffer to make, so its last segment is 512 B against
-/// the kernel's 136 B and escapes the drop the kernel's takes. 19 s still misses
+/// the kernel's 136 B and escapes the drop the kernel's takes. That 376-byte segment
+/// is in 31 of the 184 kernel pcaps, mostly at the same AT&T offsets (104, 172, 380,
+/// 448, 518, 656 s) for reno and cubic (not at 172 s reno frto 0, r1), never at 34,
+/// 242, 310, 586 s nor in any of the 61 BBR ones (`bbr_sndbuf_expand`'s factor 3
+/// leaves room for the first write's tail): the send buffer
+/// after the handshake is 2 x 10 x 2304 B (`tcp_sndbuf_expand`; 2304 =
+/// roundup_pow_of_two(1460 + MAX_TCP_HEADER 256 + 320) + 256 fits this kernel's small
+/// LL_MAX_HEADER), so the emulator's first 64 KiB write blocks after its first
+/// 65160-byte skb; `tcp_new_space` grows the buffer only on an ACK after which cwnd is
+/// not full (`tcp_should_expand_sndbuf`), i.e. once the sender has run dry, and the
+/// woken write's tail goes out alone at its `tcp_push` unless autocorking
+/// (`tcp_should_autocork`: earlier packets still in the TUN queue) lets the next write
+/// append to it, a race with the emulator's reader. An experiment with that buffer
+/// (no autocorking) made the 376 B segment at 172 s and 656 s (656 s: 107 against the
+/// kernel's 111 retransmissions, no RTO) but also where the kernel has none (19 s,
+/// 250 s, UMTS 292 s), so it is not in the model. 19 s still misses
 /// completion (8.71 s): the next divergence is the receiver's ACK pairing from
 /// 26064 on (the kernel quick-ACKs 21 segments, the model 17), because the kernel
 /// offered a window above `TCP_WINDOW_CLAMP` for 5 ACKs (264984-276568 B) until the

@@ -1488,21 +1488,20 @@ impl<E: RtoEstimator> TcpSender<E> {
             (w.snd_max + w.mss).min(self.app_end)
         };
         let edge = w.snd_una + self.rwnd;
-        if end > w.snd_nxt && end <= edge {
-            return Some(end);
+        if end <= edge {
+            return (end > w.snd_nxt).then_some(end);
         }
-        self.cut_at_window_edge(end, edge)
+        self.cut_at_window_edge(edge)
     }
 
-    /// New data whose next whole segment passes the window's right edge `edge`: a
+    /// New data whose next segment ends past the window's right edge `edge`: a
     /// segment up to the edge, when this send pass already sent new data and the stack
     /// cuts there ([`crate::stacks::linux::window_edge`]; RFC: none).
     #[cold]
-    fn cut_at_window_edge(&self, end: u64, edge: u64) -> Option<u64> {
+    fn cut_at_window_edge(&self, edge: u64) -> Option<u64> {
         let w = &self.w;
         let cut = w.snd_nxt == w.snd_max
             && w.snd_max > self.pass_from
-            && end > edge
             && edge > w.snd_nxt
             && self.stack.cuts_at_window_edge(w.snd_una, w.snd_max);
         cut.then_some(edge)
