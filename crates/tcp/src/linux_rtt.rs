@@ -23,11 +23,11 @@ use spikelab_core::{Dur, Time};
 /// The sample for an ACK of `ack` arriving at `now`, from the segments outstanding
 /// before it (`segs`, starting at the old snd_una) and the timestamp sample, if any.
 pub fn rtt_sample(segs: &SegmentTable, ack: u64, now: Time, ts_sample: Option<Dur>) -> Option<Dur> {
-    let mut acked = segs.iter().take_while(|s| s.end <= ack).peekable();
+    let mut acked = segs.iter().take_while(|s| s.end() <= ack).peekable();
     let first = acked.peek().copied();
     let retransmitted = segs
         .iter()
-        .take_while(|s| s.end <= ack)
+        .take_while(|s| s.end() <= ack)
         .any(|s| s.retx_count > 0);
     let seq_rtt = first
         .filter(|s| !retransmitted && !s.sacked && s.last_sent <= now)
@@ -44,7 +44,7 @@ pub fn rtt_sample(segs: &SegmentTable, ack: u64, now: Time, ts_sample: Option<Du
 /// oldest one `seq_rtt_us` times.
 pub fn ca_rtt_sample(segs: &SegmentTable, ack: u64, now: Time) -> Option<Dur> {
     let mut last = None;
-    for s in segs.iter().take_while(|s| s.end <= ack) {
+    for s in segs.iter().take_while(|s| s.end() <= ack) {
         if s.retx_count > 0 {
             return None;
         }
@@ -70,7 +70,7 @@ pub fn sack_ca_rtt_sample(
             && s.retx_count == 0
             && blocks
                 .iter()
-                .any(|&(b, e)| s.start >= b.max(ack) && s.end <= e)
+                .any(|&(b, e)| s.start >= b.max(ack) && s.end() <= e)
     };
     let last = segs.iter().rev().find(newly)?;
     (last.last_sent <= now).then(|| now - last.last_sent)
