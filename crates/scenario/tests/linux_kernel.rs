@@ -750,9 +750,13 @@ fn the_table2_recordings_cover_the_same_six_seeds_with_bbr_reno_and_cubic() {
 /// BBR, Reno and CUBIC against the kernel's on the congested Table 2 path (the TCP
 /// flow beside a 1 Mbit/s CBR flow, `record_kernel_linux.py --path table2`), as floors:
 /// seeds of 6 meeting each goal when it was recorded. Reno meets completion, RTOs and
-/// undos on all six; CUBIC completion and retransmissions on five (retransmissions on
-/// none, the model 218 against the kernel's 148 on average, before the linux stack's
-/// new-recovery rule of issue 41, f1ef13a; 170 since); BBR's runs part from the kernel's in
+/// undos on all six; CUBIC completion and undos on six, retransmissions and RTOs on
+/// five (retransmissions on none, the model 218 against the kernel's 148 on average,
+/// before the linux stack's new-recovery rule of issue 41, f1ef13a; 170 since, and
+/// 149 since CUBIC hears the kernel's `ca_rtt_us`, the RTT of the newest segment an
+/// ACK acknowledges or newly SACKs, where it heard the oldest one's: completion 5 -> 6
+/// and RTOs 4 -> 5 of 6, seed 9793523666579309403 70.0 s -> 59.3 s against 59.2 s);
+/// BBR's runs part from the kernel's in
 /// STARTUP's overshoot into the CBR-filled queue (seed 2003: the kernel's first loss
 /// is segment 136, the model's 139, and the model takes a timeout at 2.9 s the kernel
 /// does not), and after that each seed's freezes meet other flights: 0 of 6 within 5 %
@@ -770,9 +774,9 @@ const FLOOR_TABLE2_RENO: Met4 = Met4 {
     undos: 6,
 };
 const FLOOR_TABLE2_CUBIC: Met4 = Met4 {
-    completion: 5,
+    completion: 6,
     retransmissions: 5,
-    timeouts: 4,
+    timeouts: 5,
     undos: 6,
 };
 

@@ -8,8 +8,14 @@
 //! rule: `FLAG_RETRANS_DATA_ACKED`). Only without such a sample does it fall back to
 //! the echoed timestamp ("Prefer RTT measured from ACK's timing to TS-ECR").
 //!
-//! Not modelled: the SACK-based sample (`sack_rtt_us`), used when the cumulative ACK
-//! gives none.
+//! Congestion control hears another sample of the same ACK (`rs->rtt_us`, the
+//! `rtt_us` of `struct ack_sample` given to `pkts_acked`): `ca_rtt_us`, timed from
+//! the newest segment the ACK newly acknowledges (`last_ackt`), see [`ca_rtt_sample`].
+//!
+//! An ACK that SACKs segments for the first time gives congestion control the
+//! newest of those instead ([`sack_ca_rtt_sample`], `last_sackt`), on every ACK
+//! (`pkts_acked` runs for duplicate ACKs too). Not modelled: the SACK-based sample
+//! of the RTO estimator (`sack_rtt_us`), used when the cumulative ACK gives none.
 
 use crate::segments::SegmentTable;
 use spikelab_core::{Dur, Time};
@@ -27,6 +33,47 @@ pub fn rtt_sample(segs: &SegmentTable, ack: u64, now: Time, ts_sample: Option<Du
         .filter(|s| !retransmitted && !s.sacked && s.last_sent <= now)
         .map(|s| now - s.last_sent);
     seq_rtt.or(ts_sample)
+}
+
+/// `ca_rtt_us` of an ACK of `ack` that gives `seq_rtt_us` (`tcp_clean_rtx_queue`):
+/// now minus the send time of the newest segment it acknowledges cumulatively that
+/// was not SACKed before (`last_ackt`); `None` when a covered segment was ever
+/// retransmitted (`FLAG_RETRANS_DATA_ACKED`: the kernel then takes the timestamp
+/// sample for both). CUBIC's HyStart and `delay_min` hear this one: with delayed ACKs
+/// it is the younger of two segments, sent up to an ACK interval later than the
+/// oldest one `seq_rtt_us` times.
+pub fn ca_rtt_sample(segs: &SegmentTable, ack: u64, now: Time) -> Option<Dur> {
+    let mut last = None;
+    for s in segs.iter().take_while(|s| s.end() <= ack) {
+        if s.retx_count > 0 {
+            return None;
+        }
+        if !s.sacked {
+            last = Some(s.last_sent);
+        }
+    }
+    last.filter(|&t| t <= now).map(|t| now - t)
+}
+
+/// `ca_rtt_us` from the SACK blocks of an ACK of `ack` (`tcp_sacktag_one`'s
+/// `last_sackt`, which overrides the cumulative one in `tcp_clean_rtx_queue`): now
+/// minus the send time of the highest segment the blocks SACK for the first time and
+/// that was never retransmitted. Read before the blocks are applied.
+pub fn sack_ca_rtt_sample(
+    segs: &SegmentTable,
+    blocks: &[(u64, u64)],
+    ack: u64,
+    now: Time,
+) -> Option<Dur> {
+    let newly = |s: &&crate::segments::Seg| {
+        !s.sacked
+            && s.retx_count == 0
+            && blocks
+                .iter()
+                .any(|&(b, e)| s.start >= b.max(ack) && s.end() <= e)
+    };
+    let last = segs.iter().rev().find(newly)?;
+    (last.last_sent <= now).then(|| now - last.last_sent)
 }
 
 #[cfg(test)]
@@ -69,5 +116,48 @@ mod tests {
         assert_eq!(rtt_sample(&t, 2000, ms(300), None), None);
         let ts = Some(Dur::from_millis(250));
         assert_eq!(rtt_sample(&t, 2000, ms(300), ts), ts);
+    }
+
+    #[test]
+    fn congestion_control_times_the_newest_segment_an_ack_covers() {
+        // Segments sent at 0, 10, 20, 30 ms; an ACK of the first two at 300 ms.
+        assert_eq!(
+            ca_rtt_sample(&table(), 2000, ms(300)),
+            Some(Dur::from_millis(290))
+        );
+        assert_eq!(
+            rtt_sample(&table(), 2000, ms(300), None),
+            Some(Dur::from_millis(300))
+        );
+    }
+
+    #[test]
+    fn congestion_control_skips_sacked_segments_and_retransmissions() {
+        let mut t = table();
+        t.get_mut(1).unwrap().sacked = true;
+        assert_eq!(
+            ca_rtt_sample(&t, 2000, ms(300)),
+            Some(Dur::from_millis(300))
+        );
+        t.get_mut(0).unwrap().retx_count = 1;
+        assert_eq!(ca_rtt_sample(&t, 2000, ms(300)), None);
+    }
+
+    #[test]
+    fn a_sack_times_the_highest_segment_it_newly_covers() {
+        let mut t = table();
+        // Blocks over segments 2 and 3 (sent at 20 and 30 ms), ACK at 1000.
+        let blocks = [(2000, 4000)];
+        assert_eq!(
+            sack_ca_rtt_sample(&t, &blocks, 1000, ms(300)),
+            Some(Dur::from_millis(270))
+        );
+        t.get_mut(3).unwrap().sacked = true;
+        assert_eq!(
+            sack_ca_rtt_sample(&t, &blocks, 1000, ms(300)),
+            Some(Dur::from_millis(280))
+        );
+        t.get_mut(2).unwrap().retx_count = 1;
+        assert_eq!(sack_ca_rtt_sample(&t, &blocks, 1000, ms(300)), None);
     }
 }

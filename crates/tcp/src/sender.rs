@@ -364,6 +364,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         // Before the ACK is applied: the stack, the fast-timeout watch, the detectors
         // and the stack's loss detection see it as it arrives.
         let (oldack, step) = self.hear_ack(now, pkt);
+        // What the controller hears of the segments this ACK SACKs for the first time
+        // (Linux: `ca_rtt_us` from `last_sackt`), read before they are marked.
+        let sack_cc_sample = self.sack_cc_rtt_sample(now, pkt);
         // RFC 2018 / RFC 6675 section 5: the SACK scoreboard.
         let (dsack, newly_sacked) = self.update_scoreboard(pkt);
         // RFC 5681 section 3.2 / RFC 6675 section 5: a new ACK or a duplicate.
@@ -375,8 +378,14 @@ impl<E: RtoEstimator> TcpSender<E> {
         // prior_delivered`: the newly SACKed, and the cumulatively acknowledged ones
         // not SACKed before).
         let mut delivered = newly_sacked;
+        if pkt.ack <= self.w.snd_una {
+            if let Some(rtt) = sack_cc_sample {
+                self.cc_on_rtt_sample(now, rtt); // pkts_acked runs on every ACK
+            }
+        }
         if pkt.ack > self.w.snd_una {
-            delivered = self.on_ack_of_new_data(now, pkt, oldack, newly_sacked, &mut info, out);
+            let sacks = (newly_sacked, sack_cc_sample);
+            delivered = self.on_ack_of_new_data(now, pkt, oldack, sacks, &mut info, out);
         } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
             if self.sack1_counts_dupack(pkt) {
@@ -467,7 +476,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         now: Time,
         pkt: &Packet,
         oldack: bool,
-        newly_sacked: u64,
+        (newly_sacked, sack_cc_sample): (u64, Option<Dur>),
         info: &mut AckInfo,
         out: &mut Vec<Packet>,
     ) -> u64 {
@@ -477,7 +486,16 @@ impl<E: RtoEstimator> TcpSender<E> {
         if timed {
             self.rto.on_timed_segment_acked();
         }
-        let (newly, delivered) = self.on_new_ack(now, pkt.ack, info.rtt_sample, newly_sacked, out);
+        // What the controller hears of the same ACK (Linux: `ca_rtt_us`).
+        let cc_sample = sack_cc_sample.or_else(|| {
+            (info.rtt_sample).map(|s| {
+                (self.stack)
+                    .cc_rtt_sample(&self.w.segs, pkt.ack, now)
+                    .unwrap_or(s)
+            })
+        });
+        let samples = (info.rtt_sample, cc_sample);
+        let (newly, delivered) = self.on_new_ack(now, pkt.ack, samples, newly_sacked, out);
         info.newly_acked = newly;
         if self.stack.holds_ack() && self.recovery.should_enter(&self.w, 0) {
             // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
@@ -1009,6 +1027,15 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.stack.sack1_counts_dupack(pkt.ack / mss, &blocks)
     }
 
+    /// [`StackRules::cc_sack_rtt_sample`] for this ACK's SACK blocks (D-SACK aside).
+    fn sack_cc_rtt_sample(&self, now: Time, pkt: &Packet) -> Option<Dur> {
+        let (_, blocks) = split_dsack(pkt);
+        if blocks.is_empty() {
+            return None;
+        }
+        (self.stack).cc_sack_rtt_sample(&self.w.segs, blocks, pkt.ack, now)
+    }
+
     /// RFC 5681 section 2: a duplicate ACK acknowledges nothing new, carries no data,
     /// and arrives while data is outstanding (the window is constant here).
     fn is_duplicate(&self, pkt: &Packet) -> bool {
@@ -1060,7 +1087,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         &mut self,
         now: Time,
         ack: u64,
-        sample: Option<Dur>,
+        (sample, cc_sample): (Option<Dur>, Option<Dur>),
         newly_sacked: u64,
         out: &mut Vec<Packet>,
     ) -> (u64, u64) {
@@ -1081,6 +1108,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.consecutive_timeouts = 0;
         if let Some(rtt) = sample {
             self.feed_rtt_sample(now, rtt, flight_segments);
+        }
+        if let Some(rtt) = cc_sample {
             self.cc_on_rtt_sample(now, rtt);
         }
         self.advance_phase(now, ack, newly, delivered, out);

@@ -251,7 +251,10 @@ impl Cubic {
     }
 
     /// `cubictcp_acked`: an RTT sample feeds delay_min and HyStart; returns the new
-    /// ssthresh (segments) when HyStart ends slow start (`snd_ssthresh = cwnd`).
+    /// ssthresh (segments) when HyStart ends slow start (`snd_ssthresh = cwnd`). Under
+    /// the linux stack the sample is the kernel's `ca_rtt_us`, the newest segment an
+    /// ACK acknowledges or newly SACKs ([`crate::linux_rtt::ca_rtt_sample`]), on
+    /// every ACK that gives one, duplicates included.
     pub fn acked(&mut self, v: &RttView) -> Option<u64> {
         // "Discard delay samples right after fast recovery."
         let epoch_young = self

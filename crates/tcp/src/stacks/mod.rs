@@ -276,6 +276,23 @@ pub trait StackRules {
     ) -> Option<Option<Dur>> {
         None
     }
+    /// On an ACK of new data that gave the RTT sample: the sample congestion control
+    /// hears instead, when the stack takes it its own way (`None`: the same one).
+    fn cc_rtt_sample(&self, _segs: &SegmentTable, _ack: u64, _now: Time) -> Option<Dur> {
+        None
+    }
+    /// On any ACK, before its SACK blocks are applied: the sample congestion control
+    /// hears from the segments they SACK for the first time, which replaces the
+    /// cumulative one (`None`: none).
+    fn cc_sack_rtt_sample(
+        &self,
+        _segs: &SegmentTable,
+        _blocks: &[(u64, u64)],
+        _ack: u64,
+        _now: Time,
+    ) -> Option<Dur> {
+        None
+    }
     /// Arming a timer at `now` for `at`: when it fires (RFC: exactly then).
     fn timer_fires_at(&self, _now: Time, at: Time) -> Time {
         at
@@ -462,6 +479,9 @@ spikelab_core::dispatch_enum! {
         fn frto_fallback_dupack_uncounted(&self) -> bool;
         #[inline]
         fn rtt_sample(&self, segs: &SegmentTable, ack: u64, now: Time, ts: Option<Dur>) -> Option<Option<Dur>>;
+        #[inline]
+        fn cc_rtt_sample(&self, segs: &SegmentTable, ack: u64, now: Time) -> Option<Dur>;
+        fn cc_sack_rtt_sample(&self, segs: &SegmentTable, blocks: &[(u64, u64)], ack: u64, now: Time) -> Option<Dur>;
         #[inline]
         fn timer_fires_at(&self, now: Time, at: Time) -> Time;
         #[inline]

@@ -84,6 +84,24 @@ impl StackRules for LinuxHost {
         Some(crate::linux_rtt::rtt_sample(segs, ack, now, ts))
     }
 
+    /// `ca_rtt_us` ([`crate::linux_rtt::ca_rtt_sample`]).
+    #[inline]
+    fn cc_rtt_sample(&self, segs: &SegmentTable, ack: u64, now: Time) -> Option<Dur> {
+        crate::linux_rtt::ca_rtt_sample(segs, ack, now)
+    }
+
+    /// `ca_rtt_us` from `last_sackt` ([`crate::linux_rtt::sack_ca_rtt_sample`]).
+    #[inline]
+    fn cc_sack_rtt_sample(
+        &self,
+        segs: &SegmentTable,
+        blocks: &[(u64, u64)],
+        ack: u64,
+        now: Time,
+    ) -> Option<Dur> {
+        crate::linux_rtt::sack_ca_rtt_sample(segs, blocks, ack, now)
+    }
+
     /// The kernel's timer wheel ([`crate::linux_timer_wheel`]).
     #[inline]
     fn timer_fires_at(&self, now: Time, at: Time) -> Time {
