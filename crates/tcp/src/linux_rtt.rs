@@ -17,11 +17,11 @@ use spikelab_core::{Dur, Time};
 /// The sample for an ACK of `ack` arriving at `now`, from the segments outstanding
 /// before it (`segs`, starting at the old snd_una) and the timestamp sample, if any.
 pub fn rtt_sample(segs: &SegmentTable, ack: u64, now: Time, ts_sample: Option<Dur>) -> Option<Dur> {
-    let mut acked = segs.iter().take_while(|s| s.end <= ack).peekable();
+    let mut acked = segs.iter().take_while(|s| s.end() <= ack).peekable();
     let first = acked.peek().copied();
     let retransmitted = segs
         .iter()
-        .take_while(|s| s.end <= ack)
+        .take_while(|s| s.end() <= ack)
         .any(|s| s.retx_count > 0);
     let seq_rtt = first
         .filter(|s| !retransmitted && !s.sacked && s.last_sent <= now)

@@ -155,9 +155,9 @@ impl Rack {
         self.rtt = rtt;
         let later = self
             .latest
-            .is_none_or(|(t, e)| sent_after(seg.last_sent, seg.end, t, e));
+            .is_none_or(|(t, e)| sent_after(seg.last_sent, seg.end(), t, e));
         if later {
-            self.latest = Some((seg.last_sent, seg.end));
+            self.latest = Some((seg.last_sent, seg.end()));
         }
     }
 
@@ -281,7 +281,7 @@ impl Rack {
             if s.sacked || self.lost.contains(&s.start) {
                 continue;
             }
-            if !sent_after(ref_sent, ref_end, s.last_sent, s.end) {
+            if !sent_after(ref_sent, ref_end, s.last_sent, s.end()) {
                 if s.retx_count == 0 {
                     break; // everything above was sent later still
                 }

@@ -11,28 +11,52 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut};
 
-/// One outstanding segment.
+/// One outstanding segment, in 24 bytes: one is kept per segment in flight, so at
+/// 1,000 flows in slow start the tables were the largest part of the heap (3.2 MB at
+/// 32 bytes; docs/src/performance.md, "Memory per flow and per link"). The end is
+/// kept as a length from the start ([`Self::end`]); a segment is at most one MSS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seg {
     pub start: u64,
-    pub end: u64,
+    /// When the segment was last sent.
+    pub last_sent: Time,
+    /// `end - start`.
+    len: u32,
+    /// Times this segment was retransmitted over the connection's life (saturating:
+    /// only whether it is zero is ever asked).
+    pub retx_count: u16,
     /// Covered by a SACK block (RFC 2018).
     pub sacked: bool,
     /// Retransmitted since the current loss-recovery episode (or timeout) began
     /// (RFC 6675's "retransmitted" mark used by SetPipe and HighRxt).
     pub rexmit_in_episode: bool,
-    /// Times this segment was retransmitted over the connection's life.
-    pub retx_count: u32,
-    /// When the segment was last sent.
-    pub last_sent: Time,
 }
 
 impl Seg {
+    /// A segment `[start, end)` first sent at `now`, unmarked.
+    pub fn new(start: u64, end: u64, now: Time) -> Seg {
+        Seg {
+            start,
+            last_sent: now,
+            len: u32::try_from(end - start).expect("a segment of 4 GB or more"),
+            retx_count: 0,
+            sacked: false,
+            rexmit_in_episode: false,
+        }
+    }
+    /// One past the segment's last byte.
+    pub fn end(&self) -> u64 {
+        self.start + self.len as u64
+    }
     pub fn len(&self) -> u64 {
-        self.end - self.start
+        self.len as u64
     }
     pub fn is_empty(&self) -> bool {
-        self.end == self.start
+        self.len == 0
+    }
+    /// Counts one more retransmission.
+    pub fn count_retransmission(&mut self) {
+        self.retx_count = self.retx_count.saturating_add(1);
     }
 }
 
@@ -147,24 +171,17 @@ impl SegmentTable {
     /// Records a segment sent for the first time. Segments arrive in sequence order.
     pub fn push_new(&mut self, start: u64, end: u64, now: Time) {
         debug_assert!(
-            self.segs.back().is_none_or(|s| s.end == start),
+            self.segs.back().is_none_or(|s| s.end() == start),
             "gap in segment table"
         );
-        self.segs.push_back(Seg {
-            start,
-            end,
-            sacked: false,
-            rexmit_in_episode: false,
-            retx_count: 0,
-            last_sent: now,
-        });
+        self.segs.push_back(Seg::new(start, end, now));
     }
 
     /// Drops every segment wholly below `ack`. A segment straddling `ack` (never made
     /// by this sender, which only sends whole table entries) is kept.
     pub fn on_cumulative_ack(&mut self, ack: u64) {
         while let Some(front) = self.segs.front() {
-            if front.end > ack {
+            if front.end() > ack {
                 break;
             }
             if front.sacked {
@@ -205,14 +222,14 @@ impl SegmentTable {
         if covered == Some(end) {
             return 0;
         }
-        let table_end = self.segs.back().map_or(0, |s| s.end);
+        let table_end = self.segs.back().map_or(0, |s| s.end());
         if start < table_end {
             self.applied[self.applied_next] = (start, end.min(table_end));
             self.applied_next = (self.applied_next + 1) % APPLIED_BLOCKS;
         }
         let mut newly = 0;
         let mut i = match covered {
-            Some(c) => self.segs.partition_point(|s| s.end <= c),
+            Some(c) => self.segs.partition_point(|s| s.end() <= c),
             None => self
                 .index_of(start)
                 .unwrap_or_else(|| self.first_at_or_after(start)),
@@ -221,14 +238,14 @@ impl SegmentTable {
             if s.start >= end {
                 break;
             }
-            if s.start >= start && s.end <= end && !s.sacked {
+            if s.start >= start && s.end() <= end && !s.sacked {
                 s.sacked = true;
                 newly += s.len();
                 if s.rexmit_in_episode {
                     self.retransmitted_bytes -= s.len();
                 }
-                if self.high_sacked_end.is_none_or(|h| s.end > h) {
-                    self.high_sacked_end = Some(s.end);
+                if self.high_sacked_end.is_none_or(|h| s.end() > h) {
+                    self.high_sacked_end = Some(s.end());
                     self.high_sacked_pos = self.popped + i as u64;
                 }
             }
@@ -245,15 +262,15 @@ impl SegmentTable {
     /// first segment ending above `seq`.
     pub fn index_of(&self, seq: u64) -> Option<usize> {
         let i = match self.segs.front() {
-            Some(front) if seq < front.end => 0,
-            _ => self.segs.partition_point(|s| s.end <= seq),
+            Some(front) if seq < front.end() => 0,
+            _ => self.segs.partition_point(|s| s.end() <= seq),
         };
         self.segs.get(i).filter(|s| s.start <= seq).map(|_| i)
     }
 
     fn first_at_or_after(&self, seq: u64) -> usize {
         // At or beyond the table's end (SetPipe's snd_nxt = snd_max): every segment.
-        if self.segs.back().is_none_or(|b| b.end <= seq) {
+        if self.segs.back().is_none_or(|b| b.end() <= seq) {
             return self.segs.len();
         }
         self.segs.partition_point(|s| s.start < seq)
@@ -371,7 +388,7 @@ impl SegmentTable {
         let mut found = None;
         let mut i = from;
         for s in self.segs.range(from..) {
-            if s.end > high {
+            if s.end() > high {
                 break;
             }
             if !s.sacked && !s.rexmit_in_episode {
@@ -447,7 +464,7 @@ impl SegmentTable {
             None => (0, 0),
         };
         let span = if floor < n {
-            self.segs[n - 1].end - self.segs[floor].start
+            self.segs[n - 1].end() - self.segs[floor].start
         } else {
             0
         };
@@ -509,6 +526,28 @@ impl SegmentTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One `Seg` is kept per segment in flight: it must not grow by accident (see
+    /// docs/src/performance.md, "Memory per flow and per link").
+    #[test]
+    fn a_segment_takes_24_bytes() {
+        assert_eq!(std::mem::size_of::<Seg>(), 24);
+    }
+
+    #[test]
+    fn a_segment_keeps_its_end_as_a_length() {
+        let s = Seg::new(1_000, 2_448, Time::ZERO);
+        assert_eq!((s.start, s.end(), s.len()), (1_000, 2_448, 1_448));
+    }
+
+    #[test]
+    fn the_retransmission_count_saturates() {
+        let mut s = Seg::new(0, 1, Time::ZERO);
+        s.retx_count = u16::MAX - 1;
+        s.count_retransmission();
+        s.count_retransmission();
+        assert_eq!(s.retx_count, u16::MAX);
+    }
 
     fn table(n: u64, mss: u64) -> SegmentTable {
         let mut t = SegmentTable::new();
@@ -646,7 +685,7 @@ mod tests {
                         let newly = t.on_sack_block(s, e);
                         let mut expected = 0;
                         for r in reference.iter_mut() {
-                            if r.start >= s && r.end <= e && !r.sacked {
+                            if r.start >= s && r.end() <= e && !r.sacked {
                                 r.sacked = true;
                                 expected += r.len();
                             }
@@ -655,7 +694,7 @@ mod tests {
                     }
                     Op::CumAck(a) => {
                         t.on_cumulative_ack(a);
-                        reference.retain(|r| r.end > a);
+                        reference.retain(|r| r.end() > a);
                     }
                     Op::Mark(i) => {
                         if let Some(mut s) = t.get_mut(i) {
@@ -692,7 +731,7 @@ mod tests {
                 );
                 prop_assert_eq!(
                     t.highest_sacked_end(),
-                    segs.iter().rev().find(|s| s.sacked).map(|s| s.end)
+                    segs.iter().rev().find(|s| s.sacked).map(|s| s.end())
                 );
                 prop_assert_eq!(
                     t.any_ever_retransmitted(),
@@ -714,7 +753,7 @@ mod tests {
                 // that holds below the loss boundary, as rules 3 and 1 use them).
                 if let Some(high) = t.highest_sacked_end() {
                     let naive_hole = |pred: &dyn Fn(usize) -> bool| {
-                        segs.iter().enumerate().take_while(|(_, s)| s.end <= high)
+                        segs.iter().enumerate().take_while(|(_, s)| s.end() <= high)
                             .find(|(i, s)| !s.sacked && !s.rexmit_in_episode && pred(*i))
                             .map(|(i, _)| i)
                     };

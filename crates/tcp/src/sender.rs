@@ -660,7 +660,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if self.watch.is_empty() {
             return;
         }
-        let retransmitted_end = self.w.segs.get(0).map_or(self.w.snd_una, |s| s.end);
+        let retransmitted_end = self.w.segs.get(0).map_or(self.w.snd_una, |s| s.end());
         let view = TimeoutView {
             now,
             number: self.stats.timeouts - 1,
@@ -1477,7 +1477,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn next_segment_end(&self) -> Option<u64> {
         let w = &self.w;
         let end = if w.snd_nxt < w.snd_max {
-            w.segs.get(w.segs.index_of(w.snd_nxt)?)?.end
+            w.segs.get(w.segs.index_of(w.snd_nxt)?)?.end()
         } else {
             (w.snd_max + w.mss).min(self.app_end)
         };
@@ -1568,7 +1568,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             return;
         };
         self.mark_retransmitted(now, i);
-        self.emit(now, seg.start, seg.end, true, out);
+        self.emit(now, seg.start, seg.end(), true, out);
         if let Phase::Recovery { .. } = self.phase {
             self.recovery.on_retransmitted(&self.w, seg.start);
             if i == 0 && self.head_retransmit_restarts_timer() {
@@ -1640,9 +1640,9 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn mark_retransmitted(&mut self, now: Time, i: usize) {
         if let Some(mut s) = self.w.segs.get_mut(i) {
             s.rexmit_in_episode = true;
-            s.retx_count += 1;
+            s.count_retransmission();
             s.last_sent = now;
-            let (start, end) = (s.start, s.end);
+            let (start, end) = (s.start, s.end());
             self.watch.on_retransmit(start, end);
             self.stack.on_retransmit(start);
         }

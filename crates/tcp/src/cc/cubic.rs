@@ -55,6 +55,22 @@ const HYSTART_DELAY_MAX: Dur = Dur::from_micros(16000);
 /// `hystart_ack_delay`: its 1 ms bound (see the module notes).
 const HYSTART_ACK_DELAY: Dur = Dur::from_micros(1000);
 
+/// HyStart's ACK-train test: ACKs spaced within 2 ms that span more than this since
+/// the round began end slow start: (delay_min + `hystart_ack_delay`) / 2, halved
+/// because the socket is not paced (`SK_PACING_NONE`, `hystart_update`).
+fn ack_train_threshold(delay_min: Dur) -> Dur {
+    Dur((delay_min + HYSTART_ACK_DELAY).0 >> 1)
+}
+
+/// HyStart's delay test: a round's minimum RTT (over at least 8 samples) above
+/// delay_min by more than this ends slow start: delay_min / 8 clamped to 4..16 ms
+/// (`HYSTART_DELAY_THRESH`).
+fn delay_threshold(delay_min: Dur) -> Dur {
+    Dur(delay_min.0 >> 3)
+        .max(HYSTART_DELAY_MIN)
+        .min(HYSTART_DELAY_MAX)
+}
+
 /// `cubictcp_recalc_ssthresh`'s value: max(cwnd * beta, 2) segments.
 pub fn ssthresh(cwnd: u64) -> u64 {
     (cwnd * BETA / BETA_SCALE).max(2)
@@ -266,8 +282,7 @@ impl Cubic {
         // ACK train: ACKs spaced within 2 ms span more than delay_min / 2.
         if v.now.saturating_since(h.last_ack) <= HYSTART_ACK_DELTA {
             h.last_ack = v.now;
-            let threshold = Dur((delay_min + HYSTART_ACK_DELAY).0 >> 1);
-            if v.now.saturating_since(h.round_start) > threshold {
+            if v.now.saturating_since(h.round_start) > ack_train_threshold(delay_min) {
                 h.found = true;
             }
         }
@@ -277,9 +292,7 @@ impl Cubic {
         if h.sample_cnt < HYSTART_MIN_SAMPLES {
             h.sample_cnt += 1;
         } else {
-            let eta = Dur(delay_min.0 >> 3)
-                .max(HYSTART_DELAY_MIN)
-                .min(HYSTART_DELAY_MAX);
+            let eta = delay_threshold(delay_min);
             if h.curr_rtt.is_some_and(|c| c > delay_min + eta) {
                 h.found = true;
             }
@@ -425,6 +438,39 @@ mod tests {
         }
         // 120 ms > 100 + max(100 / 8, 4) ms after 8 samples: ssthresh = cwnd.
         assert_eq!(found, Some(20));
+    }
+
+    #[test]
+    fn hystart_thresholds_follow_tcp_cubic_c_constants() {
+        // (delay_min, delay test's margin, ACK train's span), tcp_cubic.c (6.x):
+        // HYSTART_DELAY_THRESH(delay_min >> 3) within 4..16 ms; the train spans half
+        // of delay_min plus the 1 ms hystart_ack_delay.
+        let table = [
+            (10, 4_000, 5_500),
+            (32, 4_000, 16_500),
+            (64, 8_000, 32_500),
+            (90, 11_250, 45_500),
+            (128, 16_000, 64_500),
+            (400, 16_000, 200_500),
+        ];
+        for (min_ms, delay_us, train_us) in table {
+            let d = Dur::from_millis(min_ms);
+            let got = (delay_threshold(d), ack_train_threshold(d));
+            let want = (Dur::from_micros(delay_us), Dur::from_micros(train_us));
+            assert_eq!(got, want, "delay_min {min_ms} ms");
+        }
+    }
+
+    #[test]
+    fn hystart_tests_the_delay_on_the_ninth_sample_of_a_round() {
+        // HYSTART_MIN_SAMPLES: the first 8 samples of a round only count; the 9th
+        // compares the round's minimum. ACKs 10 ms apart form no train.
+        let mut c = Cubic::default();
+        assert_eq!(c.acked(&sample(0, 100, 20, 1)), None);
+        for i in 1..=8 {
+            assert_eq!(c.acked(&sample(10 * i, 130, 20, 30_000 + i)), None, "{i}");
+        }
+        assert_eq!(c.acked(&sample(90, 130, 20, 30_009)), Some(20));
     }
 
     #[test]

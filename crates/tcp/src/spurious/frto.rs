@@ -103,12 +103,13 @@ impl Frto {
 /// Does the ACK newly acknowledge a segment below `recover` that was not retransmitted
 /// in this episode?
 fn acknowledges_an_original(a: &AckView, recover: u64) -> bool {
-    let original = |s: &crate::segments::Seg| s.end <= recover && !s.rexmit_in_episode && !s.sacked;
-    let cumulative = a.segs.iter().take_while(|s| s.end <= a.ack).any(original);
+    let original =
+        |s: &crate::segments::Seg| s.end() <= recover && !s.rexmit_in_episode && !s.sacked;
+    let cumulative = a.segs.iter().take_while(|s| s.end() <= a.ack).any(original);
     let selective = a.sack.iter().any(|&(bs, be)| {
         a.segs
             .iter()
-            .any(|s| s.start >= bs && s.end <= be && original(s))
+            .any(|s| s.start >= bs && s.end() <= be && original(s))
     });
     cumulative || selective
 }

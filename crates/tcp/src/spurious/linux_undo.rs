@@ -251,16 +251,16 @@ impl LinuxUndo {
 /// `tcp_sacktag_one` the same for a newly SACKed one). A cumulative ACK over segments
 /// SACKed before the timeout is no evidence that the timeout was spurious.
 fn orig_sack_acked(a: &AckView, high_seq: u64) -> bool {
-    let original = |s: &crate::segments::Seg| s.retx_count == 0 && s.end <= high_seq;
+    let original = |s: &crate::segments::Seg| s.retx_count == 0 && s.end() <= high_seq;
     let cum = a
         .segs
         .iter()
-        .take_while(|s| s.end <= a.ack)
+        .take_while(|s| s.end() <= a.ack)
         .any(|s| original(s) && !s.sacked);
     let sacked = a.sack.iter().any(|&(st, en)| {
         a.segs
             .iter()
-            .any(|s| s.start >= st && s.end <= en && !s.sacked && original(s))
+            .any(|s| s.start >= st && s.end() <= en && !s.sacked && original(s))
     });
     cum || sacked
 }
@@ -268,11 +268,14 @@ fn orig_sack_acked(a: &AckView, high_seq: u64) -> bool {
 /// `tp->retrans_out` after this ACK: retransmitted segments neither acknowledged
 /// cumulatively nor SACKed, before or by this ACK.
 fn retrans_out(a: &AckView) -> usize {
-    let sacked_now =
-        |s: &crate::segments::Seg| a.sack.iter().any(|&(st, en)| s.start >= st && s.end <= en);
+    let sacked_now = |s: &crate::segments::Seg| {
+        a.sack
+            .iter()
+            .any(|&(st, en)| s.start >= st && s.end() <= en)
+    };
     a.segs
         .iter()
-        .filter(|s| s.retx_count > 0 && s.end > a.ack && !s.sacked && !sacked_now(s))
+        .filter(|s| s.retx_count > 0 && s.end() > a.ack && !s.sacked && !sacked_now(s))
         .count()
 }
 
@@ -281,7 +284,7 @@ fn newly_sacked(a: &AckView) -> bool {
     a.sack.iter().any(|&(st, en)| {
         a.segs
             .iter()
-            .any(|s| s.start >= st && s.end <= en && !s.sacked)
+            .any(|s| s.start >= st && s.end() <= en && !s.sacked)
     })
 }
 

@@ -85,7 +85,7 @@ impl RackDetection {
                 continue;
             };
             while let Some(seg) = w.segs.get(i).copied() {
-                if seg.end > end {
+                if seg.end() > end {
                     break;
                 }
                 i += 1;
