@@ -313,18 +313,33 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// the model cuts no segment there). Then the rest of the matrix (reno tcp_frto 0, cubic and bbr with both,
 /// ten offsets per trace), floored as measured;
 /// the cubic and bbr retransmission misses (often a few segments against a few, or
-/// 2-4x) are not diagnosed yet.
+/// 2-4x) are not diagnosed yet. Then a sub-MSS segment cut at the receive window's
+/// edge when cwnd admits one more packet and no small segment is unacknowledged
+/// (`tcp_mss_split_point`, `tcp_nagle_check`/`tcp_minshall_check`): the 56-byte
+/// segments of the kernel's pcaps (262144 = 181 x 1448 + 56) now appear in the
+/// model's, at T-Mobile LTE 19 s at the same byte and instant (511144 at 0.667 s).
+/// T-Mobile LTE reno frto 2 rose to 9 on retransmissions; AT&T cubic at 172 s and
+/// 310 s met retransmissions (3 -> 5 in both frto groups), but AT&T cubic at 518 s
+/// lost its completion, RTO and undo (15.06 s without the kernel's RTO of its last
+/// segment): the kernel's stream also carries a 376-byte segment at 65160 (the first
+/// 64 KiB write's tail, sent while the second write waited on the send buffer),
+/// which the model has no send buffer to make, so its last segment is 512 B against
+/// the kernel's 136 B and escapes the drop the kernel's takes. 19 s still misses
+/// completion (8.71 s): the next divergence is the receiver's ACK pairing from
+/// 26064 on (the kernel quick-ACKs 21 segments, the model 17), because the kernel
+/// offered a window above `TCP_WINDOW_CLAMP` for 5 ACKs (264984-276568 B) until the
+/// emulator's reading thread set the clamp again, each growth step `quick |= 1`.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [8, 7, 9, 9]),
-    ("tmobile-lte-drive", "reno", 2, [9, 8, 8, 8]),
+    ("tmobile-lte-drive", "reno", 2, [9, 9, 8, 8]),
     ("tmobile-umts-drive", "reno", 2, [10, 8, 10, 10]),
     ("att-lte-drive", "reno", 0, [8, 9, 8, 8]),
     ("tmobile-lte-drive", "reno", 0, [8, 7, 9, 8]),
     ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
-    ("att-lte-drive", "cubic", 2, [9, 3, 8, 8]),
+    ("att-lte-drive", "cubic", 2, [8, 5, 7, 7]),
     ("tmobile-lte-drive", "cubic", 2, [8, 8, 10, 9]),
     ("tmobile-umts-drive", "cubic", 2, [10, 5, 9, 9]),
-    ("att-lte-drive", "cubic", 0, [9, 3, 9, 9]),
+    ("att-lte-drive", "cubic", 0, [8, 5, 8, 8]),
     ("tmobile-lte-drive", "cubic", 0, [8, 7, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 6, 9, 9]),
     ("att-lte-drive", "bbr", 2, [9, 5, 9, 9]),

@@ -130,6 +130,9 @@ pub struct TcpSender<E: RtoEstimator> {
     consecutive_timeouts: u32,
     app_end: u64,
     rwnd: u64,
+    /// snd_max when the current send pass ([`Self::try_send`], `tcp_write_xmit`)
+    /// began; `u64::MAX` outside one.
+    pass_from: u64,
     timing: Option<Timing>,
     handshake: Handshake,
     ts_recent: u64,
@@ -215,6 +218,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             consecutive_timeouts: 0,
             app_end: 0,
             rwnd: cfg.receiver_window,
+            pass_from: u64::MAX,
             timing: None,
             handshake: Handshake::Established,
             ts_recent: 0,
@@ -1412,6 +1416,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             return;
         }
         let mut sent_any = false;
+        self.pass_from = self.w.snd_max;
         loop {
             if !self.cc_may_send(now) {
                 break;
@@ -1441,6 +1446,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
             sent_any = true;
         }
+        self.pass_from = u64::MAX;
         if self.stack.tracks_cwnd_use() {
             self.validate_cwnd(sent_any);
         }
@@ -1481,7 +1487,25 @@ impl<E: RtoEstimator> TcpSender<E> {
         } else {
             (w.snd_max + w.mss).min(self.app_end)
         };
-        (end > w.snd_nxt && end <= w.snd_una + self.rwnd).then_some(end)
+        let edge = w.snd_una + self.rwnd;
+        if end > w.snd_nxt && end <= edge {
+            return Some(end);
+        }
+        self.cut_at_window_edge(end, edge)
+    }
+
+    /// New data whose next whole segment passes the window's right edge `edge`: a
+    /// segment up to the edge, when this send pass already sent new data and the stack
+    /// cuts there ([`crate::stacks::linux::window_edge`]; RFC: none).
+    #[cold]
+    fn cut_at_window_edge(&self, end: u64, edge: u64) -> Option<u64> {
+        let w = &self.w;
+        let cut = w.snd_nxt == w.snd_max
+            && w.snd_max > self.pass_from
+            && end > edge
+            && edge > w.snd_nxt
+            && self.stack.cuts_at_window_edge(w.snd_una, w.snd_max);
+        cut.then_some(edge)
     }
 
     /// ns-2 `send_much()` in Reno and NewReno fast recovery: the packet at `t_seqno_`
@@ -1539,6 +1563,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.w.segs.push_new(start, end, now);
             self.w.snd_nxt = end;
             self.w.snd_max = end;
+            if end - start < self.w.mss {
+                self.stack.on_small_segment_sent(end);
+            }
             self.emit(now, start, end, false, out);
         }
     }
@@ -2284,6 +2311,88 @@ mod tests {
             ..TcpConfig::linux()
         };
         started(&cfg, 40_000)
+    }
+
+    /// A sender of `cfg` (MSS 1000, no handshake, no timestamps, initial window 10)
+    /// whose receiver offers 4056 B: what its initial window sends, by length.
+    fn lengths_at_a_window_edge(cfg: TcpConfig) -> Vec<u32> {
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            initial_window: 10,
+            receiver_window: 4_056,
+            ..cfg
+        };
+        let (_, out) = started(&cfg, 40_000);
+        out.iter().map(|p| p.len).collect()
+    }
+
+    #[test]
+    fn a_linux_host_cuts_a_sub_mss_segment_at_the_receive_windows_edge() {
+        // tcp_mss_split_point: cwnd admits more than the window; the burst ends at
+        // the window's right edge with the 56-byte remainder.
+        let lens = lengths_at_a_window_edge(TcpConfig::linux());
+        assert_eq!(lens, vec![1000, 1000, 1000, 1000, 56]);
+    }
+
+    #[test]
+    fn the_rfc_sender_waits_for_a_whole_segment_at_the_receive_windows_edge() {
+        let lens = lengths_at_a_window_edge(TcpConfig::default());
+        assert_eq!(lens, vec![1000; 4]);
+    }
+
+    #[test]
+    fn a_linux_host_cuts_no_segment_at_the_edge_while_cwnd_is_the_limit() {
+        // max_len <= needed: cwnd (4 segments) ends the burst before the edge.
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            initial_window: 4,
+            receiver_window: 4_056,
+            ..TcpConfig::linux()
+        };
+        let (_, out) = started(&cfg, 40_000);
+        let lens: Vec<u32> = out.iter().map(|p| p.len).collect();
+        assert_eq!(lens, vec![1000; 4], "no 56-byte segment");
+    }
+
+    #[test]
+    fn a_linux_host_holds_the_next_edge_cut_while_a_small_segment_is_unacknowledged() {
+        // Minshall's Nagle check (tcp_minshall_check): the 56-byte segment is still
+        // out, so the next pass stops at the last whole segment before the edge.
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            initial_window: 10,
+            receiver_window: 4_056,
+            ..TcpConfig::linux()
+        };
+        let (mut s, mut out) = started(&cfg, 40_000);
+        out.clear();
+        let mut a = ack(2000);
+        a.rwnd = 4_056; // edge 6056: room from 4056 for 2000 B
+        s.on_ack(ms(100), &a, &mut out);
+        let lens: Vec<u32> = out.iter().map(|p| p.len).collect();
+        assert_eq!(lens, vec![1000, 1000], "[4056, 6056): whole segments only");
+        out.clear();
+        let mut a = ack(3000);
+        a.rwnd = 4_112; // edge 7112: from 6056 a whole segment and 56 B
+        s.on_ack(ms(110), &a, &mut out);
+        let lens: Vec<u32> = out.iter().map(|p| p.len).collect();
+        assert_eq!(
+            lens,
+            vec![1000],
+            "the 56 B at 4000 is unacknowledged: no cut"
+        );
+        out.clear();
+        let mut a = ack(4056);
+        a.rwnd = 4_056; // the small segment acknowledged; edge 8112
+        s.on_ack(ms(120), &a, &mut out);
+        let lens: Vec<u32> = out.iter().map(|p| p.len).collect();
+        assert_eq!(lens, vec![1000, 56], "from 7056 the cut goes out again");
     }
 
     #[test]

@@ -294,6 +294,15 @@ pub trait StackRules {
     /// [`Self::tracks_cwnd_use`]: snd_una, snd_max, the segments out and whether the
     /// segments in flight filled cwnd.
     fn on_write_xmit(&mut self, _snd_una: u64, _snd_max: u64, _packets_out: u64, _limited: bool) {}
+    /// When sending new data, the whole next segment past the receive window's right
+    /// edge, within a send pass that already sent a whole new segment: a sub-MSS
+    /// segment goes out up to the edge (RFC 1122 4.2.3.4, the sender's silly window
+    /// avoidance: no, it waits for a whole segment). `snd_una` and `snd_max` as now.
+    fn cuts_at_window_edge(&self, _snd_una: u64, _snd_max: u64) -> bool {
+        false
+    }
+    /// A new-data segment shorter than the MSS went out, ending at `end`.
+    fn on_small_segment_sent(&mut self, _end: u64) {}
     /// On every ACK that may grow cwnd: the cwnd-limited record the controller reads
     /// ([`crate::cc::AckSample::cwnd_usage`]; RFC: none kept).
     fn cwnd_usage(&self) -> CwndUsage {
@@ -465,6 +474,8 @@ spikelab_core::dispatch_enum! {
         #[inline]
         fn tracks_cwnd_use(&self) -> bool;
         fn on_write_xmit(&mut self, snd_una: u64, snd_max: u64, packets_out: u64, limited: bool);
+        fn cuts_at_window_edge(&self, snd_una: u64, snd_max: u64) -> bool;
+        fn on_small_segment_sent(&mut self, end: u64);
         #[inline]
         fn cwnd_usage(&self) -> CwndUsage;
         #[inline]
@@ -553,5 +564,6 @@ mod tests {
         assert_eq!(s.timer_fires_at(Time(5), Time(7)), Time(7));
         assert_eq!(s.initial_ssthresh(100, 10), 100);
         assert!(!s.restarts_timer_on_head_retransmit());
+        assert!(!s.cuts_at_window_edge(0, 10_000));
     }
 }

@@ -8,6 +8,7 @@
 pub mod profile;
 pub mod rack_detection;
 pub mod tail_probe;
+pub mod window_edge;
 
 use super::{Delivery, LossMarks, LossView, StackRules, TimerKind};
 use crate::config::TcpConfig;
@@ -20,6 +21,7 @@ use crate::window::Window;
 use rack_detection::RackDetection;
 use spikelab_core::{Dur, Packet, Time};
 use tail_probe::TailProbe;
+use window_edge::Minshall;
 
 /// A Linux 6.x host.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,6 +37,8 @@ pub struct LinuxHost {
     cwnd_usage: CwndUsage,
     /// The fast-recovery window (`tcp_cwnd_reduction`, [`crate::prr`]).
     prr: Prr,
+    /// The last small segment sent, for Nagle's check ([`window_edge`]).
+    minshall: Minshall,
 }
 
 impl LinuxHost {
@@ -102,6 +106,17 @@ impl StackRules for LinuxHost {
     /// `tcp_cwnd_validate(sk, is_cwnd_limited)`.
     fn on_write_xmit(&mut self, snd_una: u64, snd_max: u64, packets_out: u64, limited: bool) {
         (self.cwnd_usage).on_write_xmit(snd_una, snd_max, packets_out, limited);
+    }
+
+    /// `tcp_mss_split_point`: the cut at the window's edge keeps its sub-MSS
+    /// remainder unless Nagle's check (Minshall's variant) holds it ([`window_edge`]).
+    fn cuts_at_window_edge(&self, snd_una: u64, snd_max: u64) -> bool {
+        self.minshall.sends_partial(snd_una, snd_max)
+    }
+
+    /// `tcp_minshall_update`.
+    fn on_small_segment_sent(&mut self, end: u64) {
+        self.minshall.on_small_sent(end);
     }
 
     /// `tcp_is_cwnd_limited`'s record.
