@@ -1626,7 +1626,17 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.emit(now, seg.start, seg.end(), true, out);
         if let Phase::Recovery { .. } = self.phase {
             self.recovery.on_retransmitted(&self.w, seg.start);
+            if i == 0 && self.head_retransmit_restarts_timer() {
+                self.arm_timer(now);
+            }
         }
+    }
+
+    /// [`StackRules::restarts_timer_on_head_retransmit`], the reordering timer not armed
+    /// (a Linux host's `tcp_xmit_retransmit_queue`).
+    fn head_retransmit_restarts_timer(&self) -> bool {
+        self.stack.restarts_timer_on_head_retransmit()
+            && self.stack.timer_kind() != TimerKind::Reorder
     }
 
     /// ns-2 FACK in fast recovery (`Ns2Switches::fack_timeout_keeps_recovery`): every ACK
@@ -2476,6 +2486,26 @@ mod tests {
         a.push_sack(3000, 3000 + sacked * 1000);
         s.on_ack(ms(200), &a, &mut out);
         (s, out)
+    }
+
+    #[test]
+    fn a_linux_hosts_retransmission_of_the_head_restarts_the_rto() {
+        // No loss probe: the RTO was last restarted by the ACK of new data at 100 ms.
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_early_retrans: 0,
+            tcp_timestamps: 0,
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out);
+        // Segment 2 fast-retransmitted at 200 ms: tcp_xmit_retransmit_queue restarts
+        // the RTO then.
+        let mut a = ack(2000);
+        a.push_sack(3000, 6000);
+        s.on_ack(ms(200), &a, &mut out);
+        assert_eq!(s.stats().fast_retransmits, 1);
+        let wheel = crate::linux_timer_wheel::fires_at;
+        assert_eq!(s.next_deadline(), Some(wheel(ms(200), s.current_rto())));
     }
 
     #[test]

@@ -163,6 +163,12 @@ pub trait StackRules {
     fn restarts_timer_on_fast_retransmit(&self) -> bool {
         false
     }
+    /// In fast recovery: a retransmission of the segment at snd_una restarts the
+    /// retransmission timer, unless the stack's reordering timer is armed (RFC 6298
+    /// (5.1): a running timer is left alone).
+    fn restarts_timer_on_head_retransmit(&self) -> bool {
+        false
+    }
     /// At a fast retransmit: the careful rule's recovery point moves to snd_max (RFC
     /// 6582: only timeouts set it).
     fn careful_after_fast_retransmit(&self) -> bool {
@@ -454,6 +460,7 @@ spikelab_core::dispatch_enum! {
         fn recovery_from_snd_nxt(&self) -> bool;
         fn fast_retransmit_ignores_recover(&self) -> bool;
         fn restarts_timer_on_fast_retransmit(&self) -> bool;
+        fn restarts_timer_on_head_retransmit(&self) -> bool;
         fn careful_after_fast_retransmit(&self) -> bool;
         fn timeout_drops_inflation(&self, recovering: bool) -> bool;
         fn bars_frto(&self, recovering: bool) -> bool;
@@ -576,6 +583,7 @@ mod tests {
         assert_eq!(s.frto_room_segments(), 1);
         assert_eq!(s.timer_fires_at(Time(5), Time(7)), Time(7));
         assert_eq!(s.initial_ssthresh(100, 10), 100);
+        assert!(!s.restarts_timer_on_head_retransmit());
         assert!(!s.cuts_at_window_edge(0, 10_000));
     }
 }

@@ -72,6 +72,13 @@ impl StackRules for LinuxHost {
         true
     }
 
+    /// `tcp_xmit_retransmit_queue`: "if (skb == rtx_head && icsk->icsk_pending !=
+    /// ICSK_TIME_REO_TIMEOUT) tcp_reset_xmit_timer(sk, ICSK_TIME_RETRANS, ...)": the
+    /// retransmission of the head restarts the RTO from its own send time.
+    fn restarts_timer_on_head_retransmit(&self) -> bool {
+        true
+    }
+
     /// `tcp_clean_rtx_queue` / `tcp_ack_update_rtt` ([`crate::linux_rtt`]).
     #[inline]
     fn rtt_sample(
