@@ -9,6 +9,7 @@ use spikelab_net::{Dir, LinkConfig};
 use spikelab_quic::QuicConfig;
 use spikelab_tcp::spurious::DetectorKind;
 use spikelab_tcp::TcpConfig;
+use std::sync::Arc;
 
 /// One hop of a flow's forward route: a link and the direction data crosses it in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +90,10 @@ impl Default for StartTime {
 pub enum FlowKind {
     /// A TCP connection.
     Tcp {
-        tcp: Box<TcpConfig>,
+        /// Shared by the replicas of a scenario's `count` and by each connection's
+        /// sender and receiver, which keep it for their life (issue 44: a copy per
+        /// replica and endpoint was 888 bytes of every flow).
+        tcp: Arc<TcpConfig>,
         workload: Workload,
     },
     /// A QUIC connection (`quic.implementation` names the registered transport that

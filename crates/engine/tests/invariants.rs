@@ -34,8 +34,9 @@ fn spiky(seed_dependent_start: bool) -> SimConfig {
     let mut a = bulk("a", tcp(RecoveryKind::NewRenoSack, 40), 300_000);
     a.kind = match a.kind {
         FlowKind::Tcp { mut tcp, workload } => {
-            tcp.spurious.driver = Some(DetectorKind::Eifel);
-            tcp.spurious.observe = vec![DetectorKind::Dsack, DetectorKind::AckTiming];
+            let spurious = &mut std::sync::Arc::make_mut(&mut tcp).spurious;
+            spurious.driver = Some(DetectorKind::Eifel);
+            spurious.observe = vec![DetectorKind::Dsack, DetectorKind::AckTiming];
             FlowKind::Tcp { tcp, workload }
         }
         k => k,

@@ -510,7 +510,7 @@ mod tests {
             bytes: spikelab_core::ByteSize(1),
         };
         let tcp = sim_of(FlowKind::Tcp {
-            tcp: Box::default(),
+            tcp: Default::default(),
             workload,
         });
         let quic = sim_of(FlowKind::Quic {

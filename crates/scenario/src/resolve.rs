@@ -17,6 +17,7 @@ use spikelab_net::spike::SpikeConfig;
 use spikelab_net::{Dir, FreezePoint, FrozenWire, LinkConfig, Schedule};
 use spikelab_tcp::TcpConfig;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 type Check = Result<(), Invalid>;
 
@@ -308,7 +309,7 @@ fn tcp_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
         );
     };
     Ok(FlowKind::Tcp {
-        tcp: Box::new(tcp),
+        tcp: Arc::new(tcp),
         workload,
     })
 }

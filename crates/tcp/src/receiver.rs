@@ -12,6 +12,7 @@ use crate::ts_clock::TsClock;
 use crate::wire_size::WireSizes;
 use spikelab_core::packet::MAX_SACK_BLOCKS;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, SackBlocks, Time, Timestamps};
+use std::sync::Arc;
 
 /// An out-of-order block held above `rcv_nxt`, with when it last grew (for the SACK
 /// rule that the first block reports the most recently received segment).
@@ -50,7 +51,7 @@ pub struct ReceiverStats {
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
     flow: FlowId,
-    cfg: TcpConfig,
+    cfg: Arc<TcpConfig>,
     rcv_nxt: u64,
     ooo: Vec<OooBlock>,
     arrivals: u64,
@@ -97,6 +98,12 @@ struct Answered {
 impl TcpReceiver {
     /// A receiver expecting byte 0 first.
     pub fn new(flow: FlowId, cfg: &TcpConfig) -> TcpReceiver {
+        Self::sharing(flow, Arc::new(cfg.clone()))
+    }
+
+    /// [`Self::new`] with a configuration shared with other endpoints (as
+    /// [`crate::TcpSender::sharing`]).
+    pub fn sharing(flow: FlowId, cfg: Arc<TcpConfig>) -> TcpReceiver {
         TcpReceiver {
             flow,
             cfg: cfg.clone(),
@@ -119,7 +126,7 @@ impl TcpReceiver {
                     locked_rcvbuf: l.so_rcvbuf.map(|v| 2 * v),
                     window_clamp: cfg.receiver_window,
                     advmss: cfg.mss as u64,
-                    header_bytes: WireSizes::new(cfg).data_header() as u64,
+                    header_bytes: WireSizes::new(&cfg).data_header() as u64,
                 })
             }),
             own_rto: None,
@@ -127,7 +134,7 @@ impl TcpReceiver {
             answering: None,
             delayed: None,
             sack_history: crate::ns2_sack_sink::SackHistory::default(),
-            sizes: WireSizes::new(cfg),
+            sizes: WireSizes::new(&cfg),
             ts_clock: TsClock::new(cfg.timestamp_tick),
         }
     }

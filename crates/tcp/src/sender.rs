@@ -26,6 +26,7 @@ use crate::ts_clock::TsClock;
 use crate::window::{SsthreshRule, Window};
 use crate::wire_size::WireSizes;
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, Time, Timestamps};
+use std::sync::Arc;
 
 mod cc_glue;
 
@@ -116,7 +117,7 @@ pub struct AckInfo {
 #[derive(Clone, Debug)]
 pub struct TcpSender<E: RtoEstimator> {
     flow: FlowId,
-    cfg: TcpConfig,
+    cfg: Arc<TcpConfig>,
     w: Window,
     recovery: Recovery,
     phase: Phase,
@@ -185,8 +186,16 @@ struct FastTimeoutWatch {
 impl<E: RtoEstimator> TcpSender<E> {
     /// A sender with nothing to send yet; call [`Self::on_start`] to open the connection.
     pub fn new(flow: FlowId, cfg: &TcpConfig, rto: E) -> Self {
+        Self::sharing(flow, Arc::new(cfg.clone()), rto)
+    }
+
+    /// [`Self::new`] with a configuration shared with other endpoints (the flows of a
+    /// scenario's `count` replicas, the connection's receiver): a sender keeps its
+    /// configuration for its life, and a copy per endpoint was 296 bytes of every
+    /// connection (issue 44).
+    pub fn sharing(flow: FlowId, cfg: Arc<TcpConfig>, rto: E) -> Self {
         let mss = cfg.mss as u64;
-        let stack = Stack::new(cfg);
+        let stack = Stack::new(&cfg);
         let ssthresh = stack.initial_ssthresh(cfg.initial_ssthresh, cfg.receiver_window);
         let mut w = Window::new(
             mss,
@@ -196,7 +205,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         );
         w.ssthresh_rule = cfg.ssthresh_rule;
         w.rwnd = cfg.receiver_window;
-        let cc = Cc::new(crate::stacks::congestion_controller(cfg));
+        let cc = Cc::new(crate::stacks::congestion_controller(&cfg));
         let drv =
             (cc.controls_cwnd()).then(|| Box::new(crate::cc_driver::CcDriver::for_flow(flow.0)));
         TcpSender {
@@ -237,7 +246,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             cc,
             drv,
             stack,
-            sizes: WireSizes::new(cfg),
+            sizes: WireSizes::new(&cfg),
             ts_clock: TsClock::new(cfg.timestamp_tick),
         }
     }
@@ -2275,7 +2284,9 @@ mod tests {
     #[test]
     fn ns2_fack_without_the_header_echo_switch_takes_no_sample_from_a_duplicate_ack() {
         let (mut s, mut out) = ns2_fack_sender();
-        s.cfg.ns2.fack_samples_rtt_from_header_echo = false;
+        Arc::make_mut(&mut s.cfg)
+            .ns2
+            .fack_samples_rtt_from_header_echo = false;
         s.stack = Stack::new(&s.cfg); // the stack reads the switches once
         s.on_ack(ms(500), &echoing(ns2_sack_ack(2000), ms(100)), &mut out);
         assert_eq!(s.estimator().srtt(), None);
@@ -2320,7 +2331,9 @@ mod tests {
         let sent = out.len();
         s.on_ack(ms(60_101), &ns2_ack(12_000), &mut out); // a duplicate of the resend
         assert_eq!(out.len(), sent, "dupacks_ = -1: {:?}", &out[sent..]);
-        s.cfg.ns2.fack_duplicate_acks_send_nothing = false;
+        Arc::make_mut(&mut s.cfg)
+            .ns2
+            .fack_duplicate_acks_send_nothing = false;
         s.stack = Stack::new(&s.cfg); // the stack reads the switches once
         s.on_ack(ms(60_102), &ns2_ack(12_000), &mut out);
         assert!(

@@ -12,6 +12,7 @@ use crate::facts::{Facts, Truth};
 use spikelab_core::{Dur, FlowId, Packet, PacketKind, RngStreams, Time};
 use spikelab_tcp::rto::{Rto, RtoEstimator};
 use spikelab_tcp::{Phase, TcpConfig, TcpReceiver, TcpSender, TimerOutcome};
+use std::sync::Arc;
 
 /// One TCP connection: the sender at the flow's source, the receiver at its sink.
 pub struct TcpTransport {
@@ -20,10 +21,10 @@ pub struct TcpTransport {
 }
 
 impl TcpTransport {
-    pub fn new(flow: FlowId, tcp: &TcpConfig) -> TcpTransport {
+    pub fn new(flow: FlowId, tcp: &Arc<TcpConfig>) -> TcpTransport {
         TcpTransport {
-            sender: TcpSender::new(flow, tcp, Rto::new(&tcp.rto)),
-            receiver: TcpReceiver::new(flow, tcp),
+            sender: TcpSender::sharing(flow, tcp.clone(), Rto::new(&tcp.rto)),
+            receiver: TcpReceiver::sharing(flow, tcp.clone()),
         }
     }
 
@@ -253,7 +254,7 @@ mod tests {
             handshake,
             ..TcpConfig::default()
         };
-        TcpTransport::new(FlowId(0), &cfg)
+        TcpTransport::new(FlowId(0), &Arc::new(cfg))
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub fn bulk(name: &str, tcp: TcpConfig, bytes: u64) -> FlowSpec {
         }],
         start: StartTime::At(Dur::ZERO),
         kind: FlowKind::Tcp {
-            tcp: Box::new(tcp),
+            tcp: std::sync::Arc::new(tcp),
             workload: Workload::Bulk {
                 bytes: ByteSize(bytes),
             },

@@ -141,7 +141,7 @@ mod tests {
         cfg.middleboxes.clear();
         let mut karn = cfg.clone();
         if let spikelab_engine::FlowKind::Tcp { tcp, .. } = &mut karn.flows[0].kind {
-            tcp.karn = true;
+            std::sync::Arc::make_mut(tcp).karn = true;
         }
         let runs = run_cells(&[cfg, karn], batch(&c, 10), |_, _, r| {
             super::super::sweep::summarize(r)
