@@ -339,16 +339,18 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// append to it, a race with the emulator's reader. An experiment with that buffer
 /// (no autocorking) made the 376 B segment at 172 s and 656 s (656 s: 107 against the
 /// kernel's 111 retransmissions, no RTO) but also where the kernel has none (19 s,
-/// 250 s, UMTS 292 s), so it is not in the model. 19 s still misses
+/// 250 s, UMTS 292 s), so it is not in the model. AT&T reno floors raised to what
+/// 540f2ce (the head's retransmission in fast recovery restarts the RTO) gave: 656 s
+/// lost its spurious RTO in both frto groups. 19 s still misses
 /// completion (8.71 s): the next divergence is the receiver's ACK pairing from
 /// 26064 on (the kernel quick-ACKs 21 segments, the model 17), because the kernel
 /// offered a window above `TCP_WINDOW_CLAMP` for 5 ACKs (264984-276568 B) until the
 /// emulator's reading thread set the clamp again, each growth step `quick |= 1`.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
-    ("att-lte-drive", "reno", 2, [8, 7, 9, 9]),
+    ("att-lte-drive", "reno", 2, [8, 8, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [9, 9, 8, 8]),
     ("tmobile-umts-drive", "reno", 2, [10, 8, 10, 10]),
-    ("att-lte-drive", "reno", 0, [8, 9, 8, 8]),
+    ("att-lte-drive", "reno", 0, [8, 9, 9, 9]),
     ("tmobile-lte-drive", "reno", 0, [8, 7, 9, 8]),
     ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
     // AT&T 380 s and T-Mobile UMTS 793 s (cubic, tcp_frto 2) recorded again: their
