@@ -346,12 +346,21 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// 26064 on (the kernel quick-ACKs 21 segments, the model 17), because the kernel
 /// offered a window above `TCP_WINDOW_CLAMP` for 5 ACKs (264984-276568 B) until the
 /// emulator's reading thread set the clamp again, each growth step `quick |= 1`.
+/// Then a linux host keeps its SACK marks over a timeout (`tcp_timeout_mark_lost`;
+/// SACKed segments take no room in cwnd after it): T-Mobile LTE 212 s (reno, both
+/// tcp_frto) lost completion (8.32 s and 9.95 s against 7.81 s; 7.99 s / 8.14 s
+/// before) and T-Mobile LTE 58 s (bbr, tcp_frto 0) its RTO count (2 against 1). Each
+/// already took a timeout the kernel does not, and each parts from the kernel's pcap
+/// before it at the receiver's quick-ACK count (212 s: the kernel's 21st ACK, at
+/// 0.416 s, acknowledges one segment, 31857, the model's two, 33305; 58 s: the 19th,
+/// at 0.296 s, 26065 against 27513, the kernel offering 264984-270776 B above the
+/// clamp), the divergence above: a downstream one revealed, those floors lowered by it.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [8, 8, 10, 10]),
-    ("tmobile-lte-drive", "reno", 2, [9, 9, 8, 8]),
+    ("tmobile-lte-drive", "reno", 2, [8, 9, 8, 8]),
     ("tmobile-umts-drive", "reno", 2, [10, 8, 10, 10]),
     ("att-lte-drive", "reno", 0, [8, 9, 9, 9]),
-    ("tmobile-lte-drive", "reno", 0, [8, 7, 9, 8]),
+    ("tmobile-lte-drive", "reno", 0, [7, 7, 9, 8]),
     ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
     // AT&T 380 s and T-Mobile UMTS 793 s (cubic, tcp_frto 2) recorded again: their
     // first recordings started late against the trace (the emulator's sender
@@ -373,7 +382,7 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("tmobile-lte-drive", "bbr", 2, [9, 4, 10, 7]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 9, 9]),
     ("att-lte-drive", "bbr", 0, [9, 3, 8, 9]),
-    ("tmobile-lte-drive", "bbr", 0, [8, 7, 10, 8]),
+    ("tmobile-lte-drive", "bbr", 0, [8, 7, 9, 8]),
     ("tmobile-umts-drive", "bbr", 0, [10, 8, 9, 9]),
 ];
 

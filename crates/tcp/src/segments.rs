@@ -328,6 +328,20 @@ impl SegmentTable {
         self.sacked_bytes
     }
 
+    /// Bytes marked SACKed in segments ending at or below `end` (all of them when the
+    /// highest SACKed segment does; else a walk up to `end`).
+    pub fn sacked_bytes_below(&self, end: u64) -> u64 {
+        match self.high_sacked_end {
+            None => 0,
+            Some(h) if h <= end => self.sacked_bytes,
+            Some(_) => (self.segs.iter())
+                .take_while(|s| s.end() <= end)
+                .filter(|s| s.sacked)
+                .map(Seg::len)
+                .sum(),
+        }
+    }
+
     /// One past the highest SACKed byte (FACK's snd.fack; RFC 6675 HighSACK's end).
     pub fn highest_sacked_end(&self) -> Option<u64> {
         self.high_sacked_end
@@ -574,6 +588,17 @@ mod tests {
         assert_eq!(t.highest_sacked_end(), Some(400));
         t.on_cumulative_ack(300);
         assert_eq!(t.sacked_bytes(), 100);
+    }
+
+    #[test]
+    fn sacked_bytes_below_counts_only_segments_ending_there() {
+        let mut t = table(6, 100);
+        t.on_sack_block(100, 200);
+        t.on_sack_block(300, 500);
+        assert_eq!(t.sacked_bytes_below(100), 0);
+        assert_eq!(t.sacked_bytes_below(300), 100);
+        assert_eq!(t.sacked_bytes_below(400), 200);
+        assert_eq!(t.sacked_bytes_below(600), 300);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::spurious::{
     AckView, EpisodeVerdict, Ns2FrtoAgent, RecoveryView, Step, TimeoutView, UndoCounters, UndoKind,
     Verdict, Watchers,
 };
-use crate::stacks::{AckArrival, Delivery, LossView, Stack, StackRules, TimerKind};
+use crate::stacks::{AckArrival, Delivery, LossView, SackMarks, Stack, StackRules, TimerKind};
 use crate::tlp::{Probe, ProbeAck, ProbeSchedule};
 use crate::ts_clock::TsClock;
 use crate::window::{SsthreshRule, Window};
@@ -1418,8 +1418,12 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.dupacks = 0;
         // Karn: nothing sent before the timeout may be timed any more.
         self.end_timing_by_karn();
-        // RFC 2018 section 8: after a timeout the SACK marks are not trusted.
-        self.w.segs.clear_sacks();
+        // RFC 2018 section 8: after a timeout the SACK marks are not trusted; a Linux
+        // host keeps them unless the receiver reneged (tcp_timeout_mark_lost).
+        let head_sacked = self.w.segs.get(0).is_some_and(|s| s.sacked);
+        if self.stack.sack_marks_at_timeout(head_sacked) == SackMarks::Clear {
+            self.w.segs.clear_sacks();
+        }
         self.w.segs.clear_episode_marks();
         // (5.4) retransmit the earliest segment; (5.6) the timer restarts with the
         // backed-off RTO when it goes out.
@@ -1575,7 +1579,21 @@ impl<E: RtoEstimator> TcpSender<E> {
             } else {
                 limited
             };
-        (end <= self.w.snd_una + self.w.cwnd + limited).then_some(end)
+        (end <= self.w.snd_una + self.w.cwnd + limited + self.sacked_outside_window(end))
+            .then_some(end)
+    }
+
+    /// In the Loss state of a stack whose SACKed segments take no room in the window
+    /// (a Linux host's `tcp_packets_in_flight`): the SACKed bytes below `end`, which
+    /// the window from snd_una then leaves out. Otherwise none (RFC 5681 3.1).
+    #[inline]
+    fn sacked_outside_window(&self, end: u64) -> u64 {
+        let loss = matches!(self.phase, Phase::Loss { .. });
+        if loss && self.stack.sacked_outside_window_in_loss() {
+            self.w.segs.sacked_bytes_below(end)
+        } else {
+            0
+        }
     }
 
     /// Sends the segment at snd_nxt: a go-back-N retransmission below snd_max (skipping
@@ -2686,6 +2704,66 @@ mod tests {
         assert!(matches!(s.phase(), Phase::Recovery { .. }));
         assert_eq!((out[0].seq, out[0].retx), (3000, true));
         assert_eq!(s.stats().timeouts, 1);
+    }
+
+    /// A sender of `cfg` (MSS 1000; no RACK, F-RTO or loss probe) whose segments 2
+    /// and 3 are missing at its RTO, segments 4 and 6 SACKed before it: returns the
+    /// bytes still SACKed after the timeout, and what it sent at the timeout and on
+    /// the ACK of segment 2's retransmission (which SACKs 4 and 6 again).
+    fn timeout_over_sacked_segments(cfg: TcpConfig) -> (u64, Vec<u64>, Vec<u64>) {
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out);
+        let mut a = ack(2000);
+        a.push_sack(4000, 5000);
+        a.push_sack(6000, 7000);
+        s.on_ack(ms(150), &a, &mut out);
+        out.clear();
+        let rto_at = s.next_deadline().unwrap();
+        s.on_timer(rto_at, &mut out);
+        assert_eq!(s.stats().timeouts, 1);
+        let at_timeout = out.iter().map(|p| p.seq).collect();
+        let kept = s.window().segs.sacked_bytes();
+        out.clear();
+        let mut a = ack(3000);
+        a.push_sack(4000, 5000);
+        a.push_sack(6000, 7000);
+        s.on_ack(rto_at + Dur::from_millis(100), &a, &mut out);
+        (kept, at_timeout, out.iter().map(|p| p.seq).collect())
+    }
+
+    #[test]
+    fn a_linux_host_keeps_sack_marks_over_a_timeout_and_resends_only_the_holes() {
+        // tcp_timeout_mark_lost: segments 4 and 6 stay SACKed, the rest is lost. cwnd
+        // 2 after the first ACK: two segments in flight, SACKed ones not counted
+        // (tcp_packets_in_flight), so 3 and 5 go out around 4.
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_recovery: 0,
+            tcp_frto: 0,
+            tcp_early_retrans: 0,
+            tcp_timestamps: 0,
+            ..Default::default()
+        });
+        let (kept, at_timeout, next) = timeout_over_sacked_segments(cfg);
+        assert_eq!((kept, at_timeout), (2000, vec![2000]));
+        assert_eq!(next, vec![3000, 5000]);
+    }
+
+    #[test]
+    fn the_rfc_sender_clears_sack_marks_at_a_timeout_and_counts_sacked_bytes_in_its_window() {
+        // RFC 2018 section 8 / RFC 6675 5.1: no mark survives the timeout. Segment 4,
+        // SACKed again, is skipped, but the window (cwnd 2) counts every byte from
+        // snd_una: only 3 goes out.
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            initial_window: 10,
+            recovery: RecoveryKind::RenoSack,
+            ..TcpConfig::default()
+        };
+        let (kept, at_timeout, next) = timeout_over_sacked_segments(cfg);
+        assert_eq!((kept, at_timeout), (0, vec![2000]));
+        assert_eq!(next, vec![3000]);
     }
 
     #[test]

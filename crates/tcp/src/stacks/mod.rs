@@ -95,6 +95,17 @@ pub struct LossMarks {
     pub enter_recovery: bool,
 }
 
+/// What a timeout does to the SACK scoreboard ([`StackRules::sack_marks_at_timeout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackMarks {
+    /// Every mark is cleared: the SACKed segments are resent with the rest (RFC 2018
+    /// section 8, RFC 6675 section 5.1).
+    Clear,
+    /// The SACKed segments stay SACKed: go-back-N skips them and they take no room in
+    /// the window.
+    Keep,
+}
+
 /// The extension points of the RFC sender. Each default is the RFC's behaviour; the
 /// doc line says where the sender asks.
 pub trait StackRules {
@@ -186,6 +197,19 @@ pub trait StackRules {
     /// At a timeout in fast recovery not yet past its recovery point: the recovery's
     /// reduction stands for the timeout too (RFC 5681: a timeout reduces afresh).
     fn timeout_keeps_recovery_reduction(&self) -> bool {
+        false
+    }
+    /// At a timeout: whether the SACK marks survive it, `head_sacked` telling whether
+    /// the segment at snd_una is SACKed (the receiver reneged). RFC 2018 section 8 /
+    /// RFC 6675 section 5.1: the sender SHOULD clear them.
+    fn sack_marks_at_timeout(&self, _head_sacked: bool) -> SackMarks {
+        SackMarks::Clear
+    }
+    /// In the Loss state after a timeout: SACKed segments take no room in the window,
+    /// which counts only the unSACKed bytes from snd_una (RFC 5681 3.1: every byte from
+    /// snd_una).
+    #[inline]
+    fn sacked_outside_window_in_loss(&self) -> bool {
         false
     }
     /// The SYN-ACK is answered by a header-only segment of its own before any data, and
@@ -465,6 +489,9 @@ spikelab_core::dispatch_enum! {
         fn timeout_drops_inflation(&self, recovering: bool) -> bool;
         fn bars_frto(&self, recovering: bool) -> bool;
         fn timeout_keeps_recovery_reduction(&self) -> bool;
+        fn sack_marks_at_timeout(&self, head_sacked: bool) -> SackMarks;
+        #[inline]
+        fn sacked_outside_window_in_loss(&self) -> bool;
         fn completes_handshake_with_ack(&self) -> bool;
         #[inline]
         fn limited_transmit_in_go_back_n(&self) -> bool;
@@ -585,5 +612,14 @@ mod tests {
         assert_eq!(s.initial_ssthresh(100, 10), 100);
         assert!(!s.restarts_timer_on_head_retransmit());
         assert!(!s.cuts_at_window_edge(0, 10_000));
+    }
+
+    #[test]
+    fn the_rfc_and_ns2_stacks_clear_the_sack_marks_at_a_timeout() {
+        for cfg in [TcpConfig::default(), TcpConfig::ns2_2002()] {
+            let s = Stack::new(&cfg);
+            assert_eq!(s.sack_marks_at_timeout(false), SackMarks::Clear);
+            assert!(!s.sacked_outside_window_in_loss());
+        }
     }
 }

@@ -10,7 +10,7 @@ pub mod rack_detection;
 pub mod tail_probe;
 pub mod window_edge;
 
-use super::{Delivery, LossMarks, LossView, StackRules, TimerKind};
+use super::{Delivery, LossMarks, LossView, SackMarks, StackRules, TimerKind};
 use crate::config::TcpConfig;
 use crate::linux_cwnd_limited::CwndUsage;
 use crate::prr::Prr;
@@ -69,6 +69,26 @@ impl StackRules for LinuxHost {
     /// `tcp_enter_loss`: "Reduce ssthresh if it has not yet been made inside this
     /// window".
     fn timeout_keeps_recovery_reduction(&self) -> bool {
+        true
+    }
+
+    /// `tcp_retransmit_timer -> tcp_enter_loss -> tcp_timeout_mark_lost`: SACKed
+    /// segments stay SACKed (only the unSACKed ones are marked lost); only when the head
+    /// is SACKed, the receiver reneging (`is_reneg`, `TCPSACKReneging`), are all the
+    /// marks cleared (`sacked_out = 0`, `~TCPCB_SACKED_ACKED` on every segment).
+    fn sack_marks_at_timeout(&self, head_sacked: bool) -> SackMarks {
+        if head_sacked {
+            SackMarks::Clear
+        } else {
+            SackMarks::Keep
+        }
+    }
+
+    /// `tcp_xmit_retransmit_queue` / `tcp_write_xmit` send while `tcp_packets_in_flight`
+    /// (`packets_out - (sacked_out + lost_out) + retrans_out`) is below cwnd: after
+    /// `tcp_timeout_mark_lost` a SACKed segment is neither in flight nor resent.
+    #[inline]
+    fn sacked_outside_window_in_loss(&self) -> bool {
         true
     }
 
@@ -305,6 +325,14 @@ mod tests {
         assert!(!h.cwnd_usage().allows_growth(10, 5));
         h.on_write_xmit(0, 10_000, 10, true);
         assert!(h.cwnd_usage().allows_growth(10, 5));
+    }
+
+    #[test]
+    fn a_timeout_keeps_the_sack_marks_unless_the_receiver_reneged() {
+        let h = LinuxHost::default();
+        assert_eq!(h.sack_marks_at_timeout(false), SackMarks::Keep);
+        assert_eq!(h.sack_marks_at_timeout(true), SackMarks::Clear);
+        assert!(h.sacked_outside_window_in_loss());
     }
 
     #[test]
