@@ -355,6 +355,14 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// 0.416 s, acknowledges one segment, 31857, the model's two, 33305; 58 s: the 19th,
 /// at 0.296 s, 26065 against 27513, the kernel offering 264984-270776 B above the
 /// clamp), the divergence above: a downstream one revealed, those floors lowered by it.
+/// Then F-RTO starts only from a state below Recovery or on a backed-off repeat
+/// (`tcp_enter_loss`: `new_recovery || icsk_retransmits`): T-Mobile LTE cubic tcp_frto
+/// 2 undos 9 -> 10, bbr tcp_frto 2 retransmissions 4 -> 5 and undos 7 -> 9; AT&T bbr
+/// tcp_frto 2 at 34 s lost retransmissions (228 against the kernel's 96, 91 before):
+/// the model's first RTO (4.16 s) falls in fast recovery, so it now goes back N, where
+/// the kernel's (4.30 s) falls outside it; the run parts from the kernel's pcap first
+/// at the receiver's quick-ACK count (the 19th ACK, 0.33 s: 26065 against 27513), the
+/// divergence above, by which that floor is lowered.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [8, 8, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [8, 9, 8, 8]),
@@ -373,13 +381,13 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     // AT&T 656 s (both tcp_frto groups) meets RTOs and undos since a retransmission of
     // the head in fast recovery restarts the RTO (540f2ce): no RTO, as the kernel.
     ("att-lte-drive", "cubic", 2, [8, 5, 9, 9]),
-    ("tmobile-lte-drive", "cubic", 2, [8, 8, 10, 9]),
+    ("tmobile-lte-drive", "cubic", 2, [8, 8, 10, 10]),
     ("tmobile-umts-drive", "cubic", 2, [10, 6, 9, 9]),
     ("att-lte-drive", "cubic", 0, [8, 5, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [8, 7, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 6, 9, 9]),
-    ("att-lte-drive", "bbr", 2, [9, 5, 9, 9]),
-    ("tmobile-lte-drive", "bbr", 2, [9, 4, 10, 7]),
+    ("att-lte-drive", "bbr", 2, [9, 4, 9, 9]),
+    ("tmobile-lte-drive", "bbr", 2, [9, 5, 10, 9]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 9, 9]),
     ("att-lte-drive", "bbr", 0, [9, 3, 8, 9]),
     ("tmobile-lte-drive", "bbr", 0, [8, 7, 9, 8]),

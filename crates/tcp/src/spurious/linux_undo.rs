@@ -297,10 +297,18 @@ impl SpuriousDetector for LinuxUndo {
     /// window" (`icsk_ca_state <= TCP_CA_Disorder || !after(high_seq, snd_una) ||
     /// (Loss && !icsk_retransmits)`), so the recovery's `undo_marker`, `undo_retrans`
     /// and `retrans_stamp` carry over into the Loss state.
+    ///
+    /// F-RTO starts only from a state below `TCP_CA_Recovery` or on a backed-off
+    /// repeat (`tp->frto = sysctl_tcp_frto && (new_recovery || icsk_retransmits)`,
+    /// `new_recovery = icsk_ca_state < TCP_CA_Recovery`): a first timeout in fast
+    /// recovery or in the Loss state goes back N (RFC 5682 section 3: F-RTO is not
+    /// entered while loss recovery is under way).
     fn on_timeout(&mut self, t: &TimeoutView) {
         let repeat = matches!(self.state, State::Loss { .. }) && !t.first;
         let inside_recovery =
             matches!(self.state, State::Recovery { high_seq } if t.snd_una < high_seq);
+        let new_recovery = !matches!(self.state, State::Loss { .. } | State::Recovery { .. });
+        let frto = self.frto_enabled && (new_recovery || !t.first);
         if !repeat && !inside_recovery {
             self.undo_marker = t.snd_una;
             // tcp_init_undo (-1), then the timeout's own retransmission, which the
@@ -311,7 +319,7 @@ impl SpuriousDetector for LinuxUndo {
         }
         self.state = State::Loss {
             high_seq: t.snd_max,
-            frto: self.frto_enabled,
+            frto,
         };
     }
 
@@ -462,6 +470,24 @@ mod tests {
         a.tsecr = Some(499);
         assert_eq!(d.on_ack(&a), Step::Decided(Verdict::Spurious));
         assert_eq!(d.undos(), &[UndoKind::Loss]);
+    }
+
+    /// `tcp_enter_loss`: `new_recovery` is false in `TCP_CA_Recovery`, and
+    /// `icsk_retransmits` is 0 at the first timeout: F-RTO stays off; the backed-off
+    /// repeat turns it on.
+    #[test]
+    fn frto_does_not_start_at_a_first_timeout_in_fast_recovery() {
+        let mut d = recovering();
+        d.on_timeout(&timeout(0, 10_000, Some(900)));
+        assert!(!d.holds_retransmissions(), "go-back-N");
+        let repeat = TimeoutView {
+            first: false,
+            ..timeout(0, 10_000, Some(1500))
+        };
+        d.on_timeout(&repeat);
+        assert!(d.holds_retransmissions(), "F-RTO on the repeat");
+        // From the Open state it starts at once.
+        assert!(fired(true).holds_retransmissions());
     }
 
     #[test]
