@@ -117,14 +117,11 @@ struct Suspension<P> {
 #[derive(Clone, Debug)]
 pub struct LinkDir<P = Packet, L = ()>(Form<P, L>);
 
-/// The two forms of a [`LinkDir`]. The staged form is boxed: a direction is as large
-/// as its larger form, and most directions of a large run (every one of the dumbbell's)
-/// are plain, 160 bytes against the staged form's 272 (issue 44: 256 bytes of every
-/// link).
+/// The two forms of a [`LinkDir`].
 #[derive(Clone, Debug)]
 enum Form<P, L> {
     Plain(Plain<P, L>),
-    Staged(Box<Staged<P, L>>),
+    Staged(Staged<P, L>),
 }
 
 /// A link direction as a queue, a transmitter (service model) and a propagation pipe:
@@ -919,7 +916,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     pub fn new(cfg: &LinkDirConfig, rng: SimRng) -> LinkDir<P, L> {
         match plain::limit_if_plain(cfg) {
             Some(limit) => LinkDir(Form::Plain(Plain::new(cfg.rate, cfg.latency, limit, rng))),
-            None => LinkDir(Form::Staged(Box::new(Staged::new(cfg, rng)))),
+            None => LinkDir(Form::Staged(Staged::new(cfg, rng))),
         }
     }
 
@@ -929,7 +926,7 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
     #[inline(never)]
     fn staged(&mut self) -> &mut Staged<P, L> {
         if let Form::Plain(p) = &self.0 {
-            self.0 = Form::Staged(Box::new(p.to_staged()));
+            self.0 = Form::Staged(p.to_staged());
         }
         match &mut self.0 {
             Form::Staged(s) => s,

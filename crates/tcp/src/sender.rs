@@ -1864,6 +1864,18 @@ mod tests {
         Time(v * 1_000_000)
     }
 
+    /// A sender and a receiver are kept per connection for the whole run: their sizes
+    /// (a test build; release is never larger) are held to today's so that growth is
+    /// a decision (docs/src/performance.md, "Memory per flow and per link"; the
+    /// engine's `sizes` test holds the connection around them).
+    #[test]
+    fn the_sender_and_receiver_stay_within_their_sizes() {
+        let sender = std::mem::size_of::<TcpSender<Rto>>();
+        let receiver = std::mem::size_of::<crate::TcpReceiver>();
+        assert!(sender <= 1536, "TcpSender<Rto> grew to {sender} bytes");
+        assert!(receiver <= 608, "TcpReceiver grew to {receiver} bytes");
+    }
+
     /// A sender of `cfg` started at t = 0 with `bytes` written; `out` holds what it sent.
     fn started(cfg: &TcpConfig, bytes: u64) -> (TcpSender<Rto>, Vec<Packet>) {
         let mut s = TcpSender::new(FlowId(0), cfg, Rto::new(&cfg.rto));

@@ -48,24 +48,24 @@ fn sizes() -> Vec<(&'static str, &'static str, usize, usize)> {
         ),
         ("TcpReceiver", "connection", size_of::<TcpReceiver>(), 608),
         ("TimerSlot", "endpoint", size_of::<TimerSlot>(), 24),
-        ("LinkState", "link", size_of::<LinkState<()>>(), 384),
+        ("LinkState", "link", size_of::<LinkState<()>>(), 640),
         (
             "Direction (cache-line aligned)",
             "link direction",
             size_of::<Direction<()>>(),
-            192,
+            320,
         ),
         (
             "LinkDir<Slot>",
             "link direction",
             size_of::<LinkDir<Slot, ()>>(),
-            160,
+            272,
         ),
         (
             "LinkDir<Slot, u32>",
             "link direction (ns-2 order)",
             size_of::<LinkDir<Slot, u32>>(),
-            160,
+            272,
         ),
         ("Slot", "packet in a queue or pipe", size_of::<Slot>(), 8),
         (

@@ -575,10 +575,7 @@ mod tests {
     fn lockstep<L: Lead>(c: &LinkDirConfig, steps: &[Step]) -> Result<(), TestCaseError> {
         let mut plain = LinkDir::<Pkt, L>::new(c, SimRng::seed_from_u64(7));
         prop_assert!(matches!(plain.0, Form::Plain(_)));
-        let mut staged = LinkDir::<Pkt, L>(Form::Staged(Box::new(Staged::new(
-            c,
-            SimRng::seed_from_u64(7),
-        ))));
+        let mut staged = LinkDir::<Pkt, L>(Form::Staged(Staged::new(c, SimRng::seed_from_u64(7))));
         let mut now = Time::ZERO;
         let mut out: [Out; 2] = Default::default();
         for (uid, (pause, op, at_end, wake_first)) in steps.iter().enumerate() {

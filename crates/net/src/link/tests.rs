@@ -857,8 +857,6 @@ fn link_direction_hot_state_fits_in_five_cache_lines() {
     // scale with the link's size: rarely used state (RED, WCDMA, a suspension) is
     // boxed. Before boxing it a direction took 488 bytes (eight lines).
     assert!(std::mem::size_of::<LinkDir<Handle>>() <= 5 * 64);
-    // The staged form is boxed inside it (a plain direction is smaller): it too.
-    assert!(std::mem::size_of::<Staged<Handle>>() <= 5 * 64);
     // ns-2's same-instant order keeps its scheduling leads in padding.
     assert_eq!(std::mem::size_of::<InFlight<Handle, u32>>(), 24);
     assert_eq!(std::mem::size_of::<Departure<Handle, u32>>(), 32);
@@ -909,8 +907,7 @@ fn per_packet_entries_and_link_forms_stay_within_their_bounds() {
             size_of::<super::plain::Plain<Handle, ()>>(),
             160,
         ),
-        // The staged form boxed: a direction is its plain form's size.
-        ("LinkDir", size_of::<LinkDir<Handle>>(), 160),
+        ("LinkDir", size_of::<LinkDir<Handle>>(), 272),
         // The configuration a scenario keeps per link for the whole run (its record
         // is in meta.json): 824 bytes before its directions' overrides were boxed.
         ("LinkConfig", size_of::<crate::LinkConfig>(), 424),
