@@ -2384,6 +2384,19 @@ mod tests {
         started(&cfg, 40_000)
     }
 
+    /// A linux host without loss probes or timestamps (its timer is the RTO), 40 kB
+    /// written, after the ACK of its first segment at 100 ms (RTT 100 ms).
+    fn linux_host_without_probes_after_one_ack() -> (TcpSender<Rto>, Vec<Packet>) {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_early_retrans: 0,
+            tcp_timestamps: 0,
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out);
+        (s, out)
+    }
+
     /// A sender of `cfg` (MSS 1000, no handshake, no timestamps, initial window 10)
     /// whose receiver offers 4056 B: what its initial window sends, by length.
     fn lengths_at_a_window_edge(cfg: TcpConfig) -> Vec<u32> {
@@ -2534,13 +2547,7 @@ mod tests {
     #[test]
     fn a_linux_hosts_retransmission_of_the_head_restarts_the_rto() {
         // No loss probe: the RTO was last restarted by the ACK of new data at 100 ms.
-        let cfg = linux_cfg(crate::LinuxSysctls {
-            tcp_early_retrans: 0,
-            tcp_timestamps: 0,
-            ..Default::default()
-        });
-        let (mut s, mut out) = started(&cfg, 40_000);
-        s.on_ack(ms(100), &ack(2000), &mut out);
+        let (mut s, mut out) = linux_host_without_probes_after_one_ack();
         // Segment 2 fast-retransmitted at 200 ms: tcp_xmit_retransmit_queue restarts
         // the RTO then.
         let mut a = ack(2000);
@@ -2782,13 +2789,8 @@ mod tests {
     fn rack_runs_while_frto_probes_after_a_timeout() {
         // tcp_fastretrans_alert in TCP_CA_Loss: tcp_process_loss, then
         // tcp_identify_packet_loss (RACK), whether F-RTO is on or not.
-        let cfg = linux_cfg(crate::LinuxSysctls {
-            tcp_early_retrans: 0,
-            tcp_timestamps: 0,
-            ..Default::default()
-        });
-        let (mut s, mut out) = started(&cfg, 40_000);
-        s.on_ack(ms(100), &ack(2000), &mut out); // RTT 100 ms; segments 10..13 go out
+        // RTT 100 ms; segments 10..13 went out on the ACK.
+        let (mut s, mut out) = linux_host_without_probes_after_one_ack();
         let rto_at = s.next_deadline().unwrap();
         s.on_timer(rto_at, &mut out); // segment 2 resent; F-RTO probes
         let t = rto_at.0 / 1_000_000;
