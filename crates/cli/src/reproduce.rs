@@ -129,6 +129,18 @@ fn reproduce_into(
     a: &ReproduceArgs,
 ) -> Result<(), Failure> {
     let jobs = a.jobs.map_or_else(default_jobs, |j| j as usize);
+    // Every paper's inputs first: a missing file stops the command before any paper
+    // has spent its minutes (the first failure in the order chosen is reported).
+    let checked = on_pool(jobs, || {
+        chosen
+            .par_iter()
+            .map(|r| {
+                r.check()
+                    .with_context(|| format!("reproducing {}", r.name()))
+            })
+            .collect::<Vec<_>>()
+    });
+    checked.into_iter().collect::<anyhow::Result<()>>()?;
     let started = Instant::now();
     let bars = match std::io::stderr().is_terminal() {
         true => MultiProgress::new(),
@@ -220,4 +232,70 @@ fn report_intro(reps: u32) -> String {
          half-width, Student's t). Where the paper publishes a value it stands beside ours with the \
          difference; where its table is withheld we report only what the simulation gives."
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// A reproduction that notes whether it ran, and whose inputs are missing or not.
+    struct Fake {
+        name: &'static str,
+        inputs_missing: bool,
+        ran: AtomicBool,
+    }
+
+    impl Reproduction for Fake {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn title(&self) -> &'static str {
+            self.name
+        }
+        fn run(&self, _: &Context) -> anyhow::Result<Section> {
+            self.ran.store(true, Ordering::SeqCst);
+            Err(anyhow!("stops here: only whether it ran matters"))
+        }
+        fn check(&self) -> anyhow::Result<()> {
+            match self.inputs_missing {
+                true => Err(anyhow!("traces/missing.down: No such file or directory")),
+                false => Ok(()),
+            }
+        }
+    }
+
+    fn fake(name: &'static str, inputs_missing: bool) -> Fake {
+        let ran = AtomicBool::new(false);
+        Fake {
+            name,
+            inputs_missing,
+            ran,
+        }
+    }
+
+    #[test]
+    fn a_paper_with_a_missing_input_stops_reproduce_before_any_paper_runs() {
+        let first: &'static Fake = Box::leak(Box::new(fake("first", false)));
+        let second: &'static Fake = Box::leak(Box::new(fake("second", true)));
+        let root = tempfile::tempdir().unwrap();
+        let a = ReproduceArgs {
+            names: vec![],
+            experiments: vec![],
+            reps: 1,
+            out: root.path().to_path_buf(),
+            seed: 1,
+            jobs: Some(1),
+            readings: false,
+        };
+        let chosen: [&'static dyn Reproduction; 2] = [first, second];
+        let err = reproduce_into(root.path(), &chosen, &a).unwrap_err();
+        let text = format!("{err:?}");
+        assert!(text.contains("reproducing second"), "{text}");
+        assert!(text.contains("missing.down"), "{text}");
+        assert!(
+            !first.ran.load(Ordering::SeqCst) && !second.ran.load(Ordering::SeqCst),
+            "a paper ran before every paper's inputs were checked"
+        );
+    }
 }

@@ -145,6 +145,16 @@ fn cells(spec: &ExperimentSpec, g: &Grid) -> anyhow::Result<Vec<(Cell, SimConfig
         .collect()
 }
 
+/// Expands every grid of `spec` over its scenario, reading every file the cells name,
+/// and runs nothing: a missing trace fails here, located, as it would in the run.
+pub fn check_inputs(spec: &ExperimentSpec) -> anyhow::Result<()> {
+    for g in &spec.grid {
+        let (base, name) = base_text(spec, g.scenario.as_deref().unwrap_or(&spec.scenario))?;
+        expand(&base, &name, g)?;
+    }
+    Ok(())
+}
+
 /// One expanded cell of a grid.
 pub struct Expanded {
     /// Axis name -> value label, plus the labels its values imply.

@@ -5,7 +5,7 @@ use super::interface::Reproduction;
 use crate::context::Context;
 use crate::embedded;
 use crate::grid::result::RustBlocks;
-use crate::grid::run::run_experiment;
+use crate::grid::run::{check_inputs, run_experiment};
 use crate::grid::ExperimentSpec;
 use crate::report::Section;
 use anyhow::anyhow;
@@ -57,6 +57,11 @@ impl Reproduction for FromFile {
     }
     fn run(&self, ctx: &Context) -> anyhow::Result<Section> {
         run_experiment(&self.spec()?, ctx)
+    }
+    /// Expands every grid over its scenario, which reads the scenario's files (a
+    /// built-in path's delivery traces are read from the source tree).
+    fn check(&self) -> anyhow::Result<()> {
+        check_inputs(&self.spec()?)
     }
     fn run_readings(&self, ctx: &Context) -> anyhow::Result<Section> {
         crate::grid::readings_run::run_readings(&self.spec()?, ctx)
