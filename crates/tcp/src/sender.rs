@@ -2397,18 +2397,23 @@ mod tests {
         (s, out)
     }
 
-    /// A sender of `cfg` (MSS 1000, no handshake, no timestamps, initial window 10)
-    /// whose receiver offers 4056 B: what its initial window sends, by length.
-    fn lengths_at_a_window_edge(cfg: TcpConfig) -> Vec<u32> {
+    /// A sender of `cfg` (MSS 1000, no handshake, no timestamps, initial window
+    /// `iw`) whose receiver offers 4056 B, started with 40 kB written.
+    fn at_a_window_edge(cfg: TcpConfig, iw: u32) -> (TcpSender<Rto>, Vec<Packet>) {
         let cfg = TcpConfig {
             mss: 1000,
             handshake: false,
             timestamps: false,
-            initial_window: 10,
+            initial_window: iw,
             receiver_window: 4_056,
             ..cfg
         };
-        let (_, out) = started(&cfg, 40_000);
+        started(&cfg, 40_000)
+    }
+
+    /// What the initial window of 10 of [`at_a_window_edge`] sends, by length.
+    fn lengths_at_a_window_edge(cfg: TcpConfig) -> Vec<u32> {
+        let (_, out) = at_a_window_edge(cfg, 10);
         out.iter().map(|p| p.len).collect()
     }
 
@@ -2429,15 +2434,7 @@ mod tests {
     #[test]
     fn a_linux_host_cuts_no_segment_at_the_edge_while_cwnd_is_the_limit() {
         // max_len <= needed: cwnd (4 segments) ends the burst before the edge.
-        let cfg = TcpConfig {
-            mss: 1000,
-            handshake: false,
-            timestamps: false,
-            initial_window: 4,
-            receiver_window: 4_056,
-            ..TcpConfig::linux()
-        };
-        let (_, out) = started(&cfg, 40_000);
+        let (_, out) = at_a_window_edge(TcpConfig::linux(), 4);
         let lens: Vec<u32> = out.iter().map(|p| p.len).collect();
         assert_eq!(lens, vec![1000; 4], "no 56-byte segment");
     }
@@ -2446,15 +2443,7 @@ mod tests {
     fn a_linux_host_holds_the_next_edge_cut_while_a_small_segment_is_unacknowledged() {
         // Minshall's Nagle check (tcp_minshall_check): the 56-byte segment is still
         // out, so the next pass stops at the last whole segment before the edge.
-        let cfg = TcpConfig {
-            mss: 1000,
-            handshake: false,
-            timestamps: false,
-            initial_window: 10,
-            receiver_window: 4_056,
-            ..TcpConfig::linux()
-        };
-        let (mut s, mut out) = started(&cfg, 40_000);
+        let (mut s, mut out) = at_a_window_edge(TcpConfig::linux(), 10);
         out.clear();
         let mut a = ack(2000);
         a.rwnd = 4_056; // edge 6056: room from 4056 for 2000 B
