@@ -186,7 +186,10 @@ fn kernel_runs_in(
 /// to leave 5 lost segments against PROBE_RTT's cwnd of 4 after seed 2's freeze and
 /// stall it until a loss probe 2 x srtt (30 s) later. Reno and CUBIC kept every
 /// floor at 150000 B.) (Before the emulator held the clamp, Linux widened it from the
-/// receive buffer and advertised 262140 B from 1.34 s on.)
+/// receive buffer and advertised 262140 B from 1.34 s on.) Given the 150000 B clamp,
+/// the model offers 152000 B and 151000 B on its first two ACKs too: the clamp
+/// `tcp_measure_rcv_mss` puts in place stays for the first segment's growth and ACK
+/// (crates/tcp/src/linux_rcvbuf.rs).
 /// The emulator's `SO_RCVBUF` on the kernel's receiver (4 x the 150000 B
 /// `receiver_window`, crates/emulate): a locked buffer of 1.2 MB, so the kernel
 /// offered the clamp from its first ACK and never autotuned.

@@ -31,7 +31,19 @@
 //!   min(rcv_wnd, clamp) if the clamp grew). That replaces `TCP_WINDOW_CLAMP`, which
 //!   the receiving application (as `spikelab emulate`'s, `hold_window_clamp`) sets
 //!   again: the clamp stays `receiver_window`, but the free space (`tcp_space`) is
-//!   now the buffer at the measured ratio. A Linux 6.18 receiver with `SO_RCVBUF` =
+//!   now the buffer at the measured ratio.
+//! * When the application's clamp is back (Linux 6.7+, tcp_input.c
+//!   `tcp_event_data_recv` -> `tcp_measure_rcv_mss`, then `tcp_grow_window`, then
+//!   `__tcp_ack_snd_check`; tcp.c `tcp_set_window_clamp`): the replaced clamp is in
+//!   force for the rest of the segment's softirq, so that segment grows
+//!   `rcv_ssthresh` by 2 x advmss under it and its immediate ACK offers the grown
+//!   window; the application can only set its clamp once the softirq is over
+//!   ([`LinuxRcvBuf::on_segment_processed`]), lowering `rcv_ssthresh` to it. With
+//!   the real paths' receiver (clamp 262144 B, `SO_RCVBUF` 1048576 B, MSS 1448) the
+//!   kernel offers 262088 B (181 segments) at first, 264984 B on the first data ACK,
+//!   263536 B on the second (the right edge already offered kept), then 262144 B
+//!   (`spikelab emulate --pcap` on Linux 6.18, the emulator re-setting the clamp
+//!   after each segment the kernel processed). A Linux 6.18 receiver with `SO_RCVBUF` =
 //!   209716 B and `TCP_WINDOW_CLAMP` = 262144 B offers 208512 B in its SYN-ACK (at
 //!   1/2), 211408 B on its first ACK and 262140 B (65535 << 2) from then on
 //!   (`spikelab emulate --pcap`): 181 segments, where a ratio of 1/2 would hold it at
@@ -48,7 +60,12 @@
 //! timing is not re-measured (`tcp_rcv_rtt_measure`); the window is capped by the
 //! window scale but not rounded to its granularity; `net.core.rmem_max` is taken to
 //! be below `tcp_rmem[2]` in the window-scale choice; memory pressure
-//! (`tcp_under_memory_pressure`, `tcp_clamp_window`) never happens.
+//! (`tcp_under_memory_pressure`, `tcp_clamp_window`) never happens; the application
+//! sets its clamp again right after the segment whose processing replaced it (as
+//! `spikelab emulate`'s receiver once it re-sets the clamp after each segment the
+//! kernel processed; a reader that wakes later leaves the kernel's clamp, and its
+//! growth steps, for more segments), and only then: when autotuning moves the
+//! clamp of an unlocked buffer (`tcp_rcvbuf_grow`), the model keeps the kernel's.
 
 use spikelab_core::{Dur, Time};
 
@@ -141,6 +158,18 @@ pub enum Growth {
     Held,
 }
 
+/// Whose window clamp is in force: the application's `TCP_WINDOW_CLAMP`, or the one
+/// `tcp_measure_rcv_mss` put in its place while the segment that changed the
+/// scaling ratio is processed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClampOwner {
+    /// `TCP_WINDOW_CLAMP` as the application set it (or no change since).
+    Application,
+    /// Replaced by the buffer's payload at the new ratio; the application sets its
+    /// own again after the segment's processing.
+    Replaced,
+}
+
 /// The receiver's window state (`sk_rcvbuf`, `window_clamp`, `rcv_ssthresh`,
 /// `rcvq_space`, `rcv_wnd` / `rcv_wup`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,6 +198,8 @@ pub struct LinuxRcvBuf {
     max_window: u64,
     /// `TCP_WINDOW_CLAMP` as the application holds it (`receiver_window`).
     held_clamp: u64,
+    /// Whether `window_clamp` is the application's or the replaced one.
+    clamp_owner: ClampOwner,
 }
 
 impl LinuxRcvBuf {
@@ -214,6 +245,7 @@ impl LinuxRcvBuf {
             header_bytes: c.header_bytes,
             max_window: 65_535 << wscale,
             held_clamp: c.window_clamp,
+            clamp_owner: ClampOwner::Application,
         }
     }
 
@@ -221,8 +253,9 @@ impl LinuxRcvBuf {
     /// (`tcp_event_data_recv`, before `tcp_grow_window`): a segment at least as long
     /// as `rcv_mss` and of another length re-measures the scaling ratio; a changed
     /// ratio resets the window clamp to the buffer's payload (`tcp_set_window_clamp`)
-    /// and bounds the autotuning measure by it; then the application sets its
-    /// `TCP_WINDOW_CLAMP` again (`do_tcp_setsockopt` -> `tcp_set_window_clamp`).
+    /// and bounds the autotuning measure by it. That clamp stays for the rest of the
+    /// segment's processing (the growth, the ACK sent at once); the application's
+    /// comes back at [`Self::on_segment_processed`].
     pub fn on_in_order_segment(&mut self, len: u64) {
         if len < self.rcv_mss {
             return;
@@ -234,17 +267,33 @@ impl LinuxRcvBuf {
                 self.ratio = ratio;
                 self.set_window_clamp(win_from_space(ratio, self.rcvbuf));
                 self.space = self.space.min(self.window_clamp);
-                self.set_window_clamp(self.held_clamp);
+                self.clamp_owner = ClampOwner::Replaced;
             }
         }
         self.rcv_mss = len.min(self.advmss);
     }
 
-    /// `tcp_set_window_clamp`: a smaller clamp lowers `rcv_ssthresh` to it
-    /// (`__tcp_adjust_rcv_ssthresh`); a larger one raises `rcv_ssthresh` to
-    /// min(rcv_wnd, clamp) if that is more.
+    /// The receiver is done with a segment (tcp_input.c `tcp_rcv_established`: after
+    /// `tcp_data_queue` and `__tcp_ack_snd_check`, the softirq ends): a receiving
+    /// application that holds its `TCP_WINDOW_CLAMP` (`spikelab emulate`'s
+    /// `hold_window_clamp`) finds it replaced and sets it again
+    /// (`do_tcp_setsockopt` -> tcp.c `tcp_set_window_clamp`). An ACK sent later (the
+    /// delayed-ACK timer's) sees the application's clamp.
+    pub fn on_segment_processed(&mut self) {
+        if self.clamp_owner == ClampOwner::Replaced {
+            self.set_window_clamp(self.held_clamp);
+            self.clamp_owner = ClampOwner::Application;
+        }
+    }
+
+    /// `tcp_set_window_clamp` (tcp.c): the same clamp changes nothing; a smaller
+    /// one lowers `rcv_ssthresh` to it (`__tcp_adjust_rcv_ssthresh`); a larger one
+    /// raises `rcv_ssthresh` to min(rcv_wnd, clamp) if that is more.
     fn set_window_clamp(&mut self, val: u64) {
         let new = val.max(MIN_WINDOW_CLAMP);
+        if new == self.window_clamp {
+            return;
+        }
         if new < self.window_clamp {
             self.rcv_ssthresh = self.rcv_ssthresh.min(new);
         } else {
@@ -494,6 +543,108 @@ mod tests {
         })
     }
 
+    /// One in-order segment of `len` bytes processed whole, without an ACK.
+    fn in_order(r: &mut LinuxRcvBuf, len: u64) {
+        r.on_in_order_segment(len);
+        r.on_segment(len, 0);
+        r.on_segment_processed();
+    }
+
+    /// The real paths' receiver (scenarios/paths/*.toml): TCP_WINDOW_CLAMP 262144,
+    /// SO_RCVBUF 1048576 (sk_rcvbuf 2097152, locked), 1448-byte payloads with
+    /// timestamps.
+    fn real_paths_receiver() -> LinuxRcvBuf {
+        LinuxRcvBuf::new(&RcvBufConfig {
+            tcp_rmem: [4096, 131_072, 6_291_456],
+            locked_rcvbuf: Some(2 * 1_048_576),
+            window_clamp: 262_144,
+            advmss: 1448,
+            header_bytes: 52,
+        })
+    }
+
+    #[test]
+    fn the_replaced_clamp_grows_the_first_ack_then_the_held_clamp_comes_back() {
+        // Linux 6.18 through spikelab emulate, the emulator re-setting the clamp after
+        // each segment (/work/pcaps-rp3/att-lte-drive-reno-frto2-310-r1, its
+        // rep0-download-sender.pcap: ack 1449 win 264984, ack 2897 win 263536, ack
+        // 4345 win 262144, and 262144 on from there).
+        let mut r = real_paths_receiver();
+        assert_eq!(r.window(0, 0), 262_088, "181 segments of 1448 B");
+        r.on_in_order_segment(1448);
+        assert_eq!(r.window_clamp(), 1_310_720, "2097152 x 160 / 256");
+        assert_eq!(
+            r.on_segment(1448, 0),
+            Growth::Grew,
+            "room under the new clamp"
+        );
+        assert_eq!(r.window(1448, 0), 264_984, "262088 + 2 x 1448");
+        r.on_segment_processed();
+        assert_eq!(r.rcv_ssthresh(), 262_144, "lowered to TCP_WINDOW_CLAMP");
+        r.on_in_order_segment(1448);
+        assert_eq!(r.on_segment(1448, 0), Growth::Held);
+        assert_eq!(r.window(2896, 0), 263_536, "the right edge 266432 kept");
+        r.on_segment_processed();
+        let mut rcv_nxt = 2896;
+        for _ in 0..20 {
+            in_order(&mut r, 1448);
+            rcv_nxt += 1448;
+            assert_eq!(r.window(rcv_nxt, 0), 262_144);
+        }
+    }
+
+    #[test]
+    fn the_table1_receiver_offers_152000_then_151000_then_its_clamp() {
+        // The emulator's Table 1 receiver (TCP_WINDOW_CLAMP 150000, SO_RCVBUF 600000,
+        // MSS 1000 with timestamps): Linux 6.18 offered 152000 B and 151000 B on its
+        // first two ACKs, 150000 B on every later one (crates/scenario/tests/data/
+        // kernel-6.18.44-fc-v445/receiver-window.csv, kernel-6.18.44-fc-v1272/
+        // table1-bbr-receiver-window.csv).
+        let mut r = LinuxRcvBuf::new(&RcvBufConfig {
+            locked_rcvbuf: Some(1_200_000),
+            advmss: 1000,
+            header_bytes: 52,
+            ..cfg(150_000, None)
+        });
+        assert_eq!(r.window(0, 0), 150_000);
+        let mut offered = Vec::new();
+        for i in 1..=4 {
+            r.on_in_order_segment(1000);
+            r.on_segment(1000, 0);
+            offered.push(r.window(i * 1000, 0));
+            r.on_segment_processed();
+        }
+        assert_eq!(r.scaling_ratio(), 111, "1000 x 256 / 2304");
+        assert_eq!(offered, [152_000, 151_000, 150_000, 150_000]);
+    }
+
+    #[test]
+    fn an_ack_sent_after_the_segment_was_processed_offers_the_held_clamp() {
+        // The growth under the replaced clamp is undone by the application's clamp
+        // before a later ACK (the delayed-ACK timer's) is built.
+        let mut r = real_paths_receiver();
+        assert_eq!(r.window(0, 0), 262_088);
+        in_order(&mut r, 1448);
+        assert_eq!(r.window(1448, 0), 262_144);
+    }
+
+    #[test]
+    fn setting_the_same_clamp_again_changes_nothing() {
+        // tcp_set_window_clamp returns at once when the clamp does not change, even
+        // where min(rcv_wnd, clamp) is above rcv_ssthresh.
+        let mut r = real_paths_receiver();
+        assert_eq!(r.window(0, 0), 262_088);
+        r.rcv_ssthresh = 200_000;
+        r.set_window_clamp(262_144);
+        assert_eq!(r.rcv_ssthresh(), 200_000);
+        r.set_window_clamp(262_145);
+        assert_eq!(
+            r.rcv_ssthresh(),
+            262_088,
+            "a larger clamp: min(rcv_wnd, clamp)"
+        );
+    }
+
     #[test]
     fn a_1500_byte_packet_through_tun_takes_2304_bytes_of_buffer() {
         assert_eq!(tun_truesize(1500), 2304);
@@ -509,14 +660,15 @@ mod tests {
         assert_eq!(r.window(0, 0), 208_512);
         r.on_in_order_segment(1448);
         assert_eq!(r.scaling_ratio(), 160, "1448 x 256 / 2304");
-        assert_eq!(r.window_clamp(), 262_144, "TCP_WINDOW_CLAMP, held");
+        assert_eq!(r.window_clamp(), 262_145, "replaced: 419432 x 160 / 256");
         assert_eq!(r.tcp_space(0), 262_145, "419432 x 160 / 256");
         assert_eq!(r.on_segment(1448, 0), Growth::Grew);
         assert_eq!(r.window(1448, 0), 211_408);
+        r.on_segment_processed();
+        assert_eq!(r.window_clamp(), 262_144, "TCP_WINDOW_CLAMP, set again");
         let mut rcv_nxt = 1448;
         for _ in 0..40 {
-            r.on_in_order_segment(1448);
-            r.on_segment(1448, 0);
+            in_order(&mut r, 1448);
             rcv_nxt += 1448;
         }
         assert_eq!(r.window(rcv_nxt, 0), 262_140, "the window scale's bound");
@@ -540,8 +692,7 @@ mod tests {
         assert_eq!(r.window(0, 0), 262_144 - 262_144 % 1448);
         let mut rcv_nxt = 0;
         for _ in 0..200 {
-            r.on_in_order_segment(1448);
-            r.on_segment(1448, 0);
+            in_order(&mut r, 1448);
             rcv_nxt += 1448;
         }
         assert_eq!(r.tcp_space(0), 1_310_720);
@@ -560,8 +711,7 @@ mod tests {
         });
         let mut rcv_nxt = 0;
         for _ in 0..100 {
-            r.on_in_order_segment(1448);
-            r.on_segment(1448, 0);
+            in_order(&mut r, 1448);
             rcv_nxt += 1448;
         }
         assert_eq!(r.tcp_space(0), 163_838);

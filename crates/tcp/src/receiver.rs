@@ -223,6 +223,10 @@ impl TcpReceiver {
         } else {
             self.delay_ack(now, seg.len, out);
         }
+        if let Some(b) = self.linux_rcvbuf.as_mut() {
+            // After __tcp_ack_snd_check: the receiving application's turn.
+            b.on_segment_processed();
+        }
         DataOutcome {
             new_bytes,
             duplicate,
@@ -679,6 +683,43 @@ mod tests {
         assert_eq!(out.len(), 17);
         r.on_data(t(18), &seg(18, 18), &mut out);
         assert_eq!(r.next_deadline(), Some(t(18 + 40)), "TCP_ATO_MIN");
+    }
+
+    #[test]
+    fn a_linux_receivers_first_acks_offer_the_growth_under_the_replaced_clamp() {
+        // The real paths' receiver (TCP_WINDOW_CLAMP 262144, SO_RCVBUF 1048576, MSS
+        // 1448): as Linux 6.18's pcap through spikelab emulate, ack 1448 offers
+        // 264984 B, ack 2896 263536 B, then the clamp, 262144 B.
+        let mut c = TcpConfig {
+            mss: 1448,
+            receiver_window: 262_144,
+            ..TcpConfig::linux()
+        };
+        if let Some(l) = c.linux.as_mut() {
+            l.so_rcvbuf = Some(1_048_576);
+        }
+        let mut r = TcpReceiver::new(FlowId(0), &c);
+        let mut out = Vec::new();
+        let mut syn = Packet::new(0, FlowId(0), PacketKind::Syn, Time::ZERO);
+        syn.set_ts(Some(Timestamps { val: 1, ecr: 0 }));
+        r.on_syn(t(0), &syn, &mut out);
+        for i in 0..5 {
+            let mut p = seg(i, 2 + i);
+            (p.seq, p.len) = (i * 1448, 1448);
+            r.on_data(t(100), &p, &mut out);
+        }
+        let offered: Vec<(u64, u32)> = out.iter().map(|p| (p.ack, p.rwnd)).collect();
+        assert_eq!(
+            offered,
+            [
+                (0, 65_535),
+                (1448, 264_984),
+                (2896, 263_536),
+                (4344, 262_144),
+                (5792, 262_144),
+                (7240, 262_144)
+            ]
+        );
     }
 
     #[test]
