@@ -561,10 +561,7 @@ fn receive(l: &TcpListener, acc: &Mutex<Option<Arc<TcpStream>>>, rec: &Mutex<u64
     // The forwarder holds the window clamp from here (`ClampKeeper`).
     *acc.lock().unwrap() = Some(stream.clone());
     let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let Ok(n) = (&*stream).read(&mut buf) else {
-            break;
-        };
+    while let Ok(n) = (&*stream).read(&mut buf) {
         if n == 0 {
             break;
         }
