@@ -14,6 +14,7 @@
 //! at the moment it was read. The only difference is that the loop may run late: the
 //! lateness of each packet written out (actual minus scheduled release) is recorded.
 
+use crate::host::ClampKeeper;
 use crate::truth::{ack_owed, classify, RangeSet, RetxTruth};
 use crate::wire::{self, FlowSeq, Side};
 use spikelab_core::{FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
@@ -166,6 +167,13 @@ pub struct Forwarder {
     /// TUN writes that failed.
     pub write_errors: u64,
     pub box_counts: BoxCounts,
+    /// Per flow, what sets the receive window again after a delivery
+    /// ([`Forwarder::keep_clamps`]), and whether the kernel has replaced it yet.
+    clamps: Vec<Option<(ClampKeeper, bool)>>,
+    /// How often a delivery found the receiver's clamp replaced and set it again.
+    pub clamp_resets: u64,
+    /// Data deliveries that waited for the receiving application's `accept`.
+    pub accept_waits: u64,
 }
 
 impl Forwarder {
@@ -235,6 +243,9 @@ impl Forwarder {
             ignored: 0,
             write_errors: 0,
             box_counts: BoxCounts::default(),
+            clamps: Vec::new(),
+            clamp_resets: 0,
+            accept_waits: 0,
         };
         for l in 0..fw.links.len() {
             for s in 0..fw.links[l].spikes.len() {
@@ -242,6 +253,55 @@ impl Forwarder {
             }
         }
         fw
+    }
+
+    /// Holds each TCP flow's receive window from here: after every data segment
+    /// written into a receiver's device, the clamp the kernel may have replaced is set
+    /// again (see [`ClampKeeper`]).
+    pub fn keep_clamps(&mut self, keepers: Vec<Option<ClampKeeper>>) {
+        self.clamps = keepers.into_iter().map(|k| k.map(|k| (k, false))).collect();
+    }
+
+    /// A data segment for a connection the receiving application has not accepted
+    /// yet waits for it (at most 20 ms), so that its clamp can be held.
+    fn wait_for_accept(&mut self, f: usize) {
+        let Some((k, _)) = self.clamps.get(f).and_then(Option::as_ref) else {
+            return;
+        };
+        if k.accepted() {
+            return;
+        }
+        self.accept_waits += 1;
+        let until = Instant::now() + std::time::Duration::from_millis(20);
+        while !k.accepted() && Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+    }
+
+    /// After a data segment's delivery: the clamp set again if the kernel moved it.
+    /// Until the kernel has replaced it once, a delivery of `len` >= 536 payload
+    /// bytes (`TCP_MSS_DEFAULT`: one that can re-measure the ratio) waits for the
+    /// replacement (at most 5 ms): when the reading thread owned the socket at the
+    /// write, the kernel processes the segment from the socket's backlog at
+    /// `release_sock`, after the write returned, and the next delivery must not
+    /// come first.
+    fn hold_clamp(&mut self, f: usize, len: u64) {
+        let Some((k, replaced)) = self.clamps.get_mut(f).and_then(Option::as_mut) else {
+            return;
+        };
+        let first = !*replaced && len >= 536;
+        let until = Instant::now() + std::time::Duration::from_millis(5);
+        loop {
+            if k.after_delivery() {
+                *replaced = true;
+                self.clamp_resets += 1;
+                return;
+            }
+            if !first || Instant::now() >= until {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(20));
+        }
     }
 
     /// Records every forward packet's [`Transits`] from now on (for comparing the
@@ -580,8 +640,15 @@ impl Forwarder {
             flow.delivered_bytes.insert(p.seq, p.end_seq());
             flow.counts.delivered += 1;
         }
+        let data = p.kind.is_forward() && p.len > 0 && p.kind != PacketKind::Datagram;
+        if data {
+            self.wait_for_accept(f);
+        }
         if crate::sys::write_packet(fd, &bytes).is_err() {
             self.write_errors += 1;
+        }
+        if data {
+            self.hold_clamp(f, p.len as u64);
         }
         let now = self.now();
         self.lateness_ns.push(now.0.saturating_sub(sched.0));

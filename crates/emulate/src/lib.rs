@@ -390,6 +390,7 @@ fn run_in(
         .collect();
     let (sim, mss, pcap) = (plan.sim.clone(), plan.mss.clone(), plan.pcap);
     let record = plan.record_transits;
+    let keepers: Vec<_> = endpoints.iter().map(Endpoints::clamp_keeper).collect();
     let stop_at = Time::ZERO + plan.sim.stop_at;
     let fwd = std::thread::spawn(move || {
         let fifo = sys::make_timely();
@@ -397,6 +398,7 @@ fn run_in(
         if record {
             fw.record_transits();
         }
+        fw.keep_clamps(keepers);
         let r = forward_loop(&mut fw, &fds, &done, stop_at);
         (fw, fifo, r)
     });
@@ -429,6 +431,8 @@ fn run_in(
         box_counts: fw.box_counts.clone(),
         packets_ignored: fw.ignored,
         write_errors: fw.write_errors,
+        clamp_resets: fw.clamp_resets,
+        accept_waits: fw.accept_waits,
         raw_peak: fw.raw_peak,
         sched_fifo: fifo,
         prefix: sb.prefix().to_owned(),

@@ -341,6 +341,11 @@ pub struct RepReport {
     pub box_counts: crate::forwarder::BoxCounts,
     pub packets_ignored: u64,
     pub write_errors: u64,
+    /// Deliveries after which the receiver's window clamp was set again
+    /// ([`crate::host::ClampKeeper`]; one per connection when nothing else moved it).
+    pub clamp_resets: u64,
+    /// Data deliveries that waited for the receiving application's `accept`.
+    pub accept_waits: u64,
     /// The most packets whose bytes the forwarder held at once.
     pub raw_peak: usize,
     pub sched_fifo: bool,
