@@ -731,11 +731,17 @@ fn the_bbr_recording_covers_the_table1_paths_ten_schedules_in_three_configuratio
 /// are in docs/src/validation-linux.md. (c) seed 1 meets retransmissions (174 against
 /// 174) since a linux host keeps its SACK marks over a timeout and resends only the
 /// holes, each as the delayed flight's SACKs reveal it (`tcp_timeout_mark_lost`).
+/// Recorded again (all 30 runs) once the emulator held the receiver's clamp right
+/// after the delivery that made the kernel replace it (4678838; the applications'
+/// threads SCHED_FIFO): the kernel's (a) seed 5 and (b) seed 8 now take 37.2 s and
+/// 39.0 s (77.4 s and 72.3 s in the first recording, whose reading thread let the
+/// wider clamp act on more segments: one more quick ACK, the first diverging decision
+/// named before), as the model does; every seed meets every goal.
 const FLOOR_BBR_TABLE1: Met4 = Met4 {
-    completion: 28,
+    completion: 30,
     retransmissions: 30,
-    timeouts: 29,
-    undos: 29,
+    timeouts: 30,
+    undos: 30,
 };
 
 #[test]
