@@ -372,7 +372,7 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// out (module docs): the first recordings' extra quick ACKs, late first data and
 /// 376-byte write tails are gone from the kernel's side, so the floors are what the
 /// profile meets on the new recordings (summed over the 18 groups, of 180: completion
-/// 158 -> 156, retransmissions 124 -> 129, RTOs 166 -> 166, undos 164 -> 165; cells at
+/// 158 -> 156, retransmissions 124 -> 129, RTOs 166 -> 167, undos 164 -> 165; cells at
 /// 9 of 10 or more 44 -> 47 of 72). The new misses' first diverging decision (AT&T reno
 /// 172 s and 656 s, cubic 310 s, bbr 242 s): the receiver's 18th ACK, where the kernel
 /// acknowledges a lone full-sized segment its sender marked PSH (`tcp_measure_rcv_mss`:
