@@ -127,25 +127,39 @@ fn the_scenarios_receive_window_bounds_the_kernel_receiver() {
     );
 }
 
-/// The windows (scaled, bytes) of the receiver's segments in a pcap the emulator wrote
-/// (LINKTYPE_RAW, IPv4): the SYN-ACK's unscaled, every later one shifted by the
-/// SYN-ACK's window scale.
-fn receiver_windows(pcap: &std::path::Path) -> Vec<u64> {
-    use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice, TcpOptionElement};
+/// Calls `f` with the IPv4 and TCP headers and the payload length of every packet in a
+/// pcap the emulator wrote (LINKTYPE_RAW, IPv4, TCP), in order.
+fn each_tcp_packet(
+    pcap: &std::path::Path,
+    mut f: impl FnMut(&etherparse::TcpHeaderSlice<'_>, u32),
+) {
+    use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice};
     let bytes = std::fs::read(pcap).unwrap();
-    let (mut at, mut sender_port, mut shift, mut out) = (24, None, 0, Vec::new());
+    let mut at = 24;
     while at + 16 <= bytes.len() {
         let len = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
         let pkt = &bytes[at + 16..at + 16 + len];
         at += 16 + len;
         let ip = Ipv4HeaderSlice::from_slice(pkt).unwrap();
         let tcp = TcpHeaderSlice::from_slice(&pkt[ip.slice().len()..]).unwrap();
+        let payload = ip.total_len() as usize - ip.slice().len() - tcp.slice().len();
+        f(&tcp, payload as u32);
+    }
+}
+
+/// The windows (scaled, bytes) of the receiver's segments in a pcap the emulator
+/// wrote: the SYN-ACK's unscaled, every later one shifted by the SYN-ACK's window
+/// scale.
+fn receiver_windows(pcap: &std::path::Path) -> Vec<u64> {
+    use etherparse::TcpOptionElement;
+    let (mut sender_port, mut shift, mut out) = (None, 0, Vec::new());
+    each_tcp_packet(pcap, |tcp, _| {
         if tcp.syn() && !tcp.ack() {
             sender_port = Some(tcp.source_port());
-            continue;
+            return;
         }
         if Some(tcp.source_port()) == sender_port {
-            continue;
+            return;
         }
         if tcp.syn() {
             for o in tcp.options_iterator().flatten() {
@@ -157,22 +171,14 @@ fn receiver_windows(pcap: &std::path::Path) -> Vec<u64> {
         } else {
             out.push((tcp.window_size() as u64) << shift);
         }
-    }
+    });
     out
 }
 
 /// The payload sizes of the sender's first transmissions in a pcap the emulator wrote.
 fn sender_payloads(pcap: &std::path::Path) -> Vec<u64> {
-    use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice};
-    let bytes = std::fs::read(pcap).unwrap();
-    let (mut at, mut sender_port, mut high, mut out) = (24, None, 0u32, Vec::new());
-    while at + 16 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
-        let pkt = &bytes[at + 16..at + 16 + len];
-        at += 16 + len;
-        let ip = Ipv4HeaderSlice::from_slice(pkt).unwrap();
-        let tcp = TcpHeaderSlice::from_slice(&pkt[ip.slice().len()..]).unwrap();
-        let payload = (ip.total_len() as usize - ip.slice().len() - tcp.slice().len()) as u32;
+    let (mut sender_port, mut high, mut out) = (None, 0u32, Vec::new());
+    each_tcp_packet(pcap, |tcp, payload| {
         if tcp.syn() && !tcp.ack() {
             sender_port = Some(tcp.source_port());
         }
@@ -182,7 +188,7 @@ fn sender_payloads(pcap: &std::path::Path) -> Vec<u64> {
             high = end;
             out.push(payload as u64);
         }
-    }
+    });
     out
 }
 
