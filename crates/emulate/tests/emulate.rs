@@ -320,6 +320,79 @@ fn the_replaced_receive_window_acts_on_one_segment_even_on_a_busy_machine() {
     assert_eq!(above, [152_000, 151_000], "{windows:?}");
 }
 
+/// The in-order, full-sized data segments carrying PSH in a receiver-side pcap the
+/// emulator wrote, and whether the receiver acknowledged each one's end exactly (by
+/// an ACK of its own, not one covering later segments too). Segments above a hole
+/// and those after the first loss are left out.
+fn pushed_segments_acked_alone(pcap: &std::path::Path, mss: u32) -> Vec<(u32, bool)> {
+    let (mut sender_port, mut next, mut lossless) = (None, None::<u32>, true);
+    let (mut pushed, mut acks) = (Vec::new(), std::collections::BTreeSet::new());
+    each_tcp_packet(pcap, |tcp, payload| {
+        if tcp.syn() {
+            if !tcp.ack() {
+                sender_port = Some(tcp.source_port());
+                next = Some(tcp.sequence_number().wrapping_add(1));
+            }
+            return;
+        }
+        if Some(tcp.source_port()) != sender_port {
+            acks.insert(tcp.acknowledgment_number());
+            return;
+        }
+        let in_order = next == Some(tcp.sequence_number());
+        lossless &= in_order || payload == 0;
+        if payload > 0 && in_order {
+            let end = tcp.sequence_number().wrapping_add(payload);
+            next = Some(end);
+            if lossless && tcp.psh() && payload == mss {
+                pushed.push(end);
+            }
+        }
+    });
+    pushed.into_iter().map(|e| (e, acks.contains(&e))).collect()
+}
+
+/// Linux acknowledges a lone full-sized segment carrying PSH from the application's
+/// read (`ICSK_ACK_PUSHED`, `__tcp_cleanup_rbuf`), about 50 us after its delivery.
+/// The model's application reads each segment the moment it arrives, so each such
+/// segment gets an ACK of its own; the forwarder waits for the read before the next
+/// write, so the kernel's does too, even when a cellular trace delivers five segments
+/// in one millisecond (the sender's two-segment skbs put PSH on every second).
+/// Written back to back, the reading thread woke after several and one ACK covered
+/// them.
+#[test]
+fn each_pushed_segment_is_acknowledged_by_the_read_before_the_next_arrives() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped("each_pushed_segment_is_acknowledged_by_the_read") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = plan_of(&bursty_path(dir.path()), &[]);
+    p.pcap = true;
+    let r = run_rep(&p, 0, 1, dir.path()).unwrap();
+    let pushed = pushed_segments_acked_alone(&dir.path().join("pcap/rep0-tcp-receiver.pcap"), 1000);
+    let alone = pushed.iter().filter(|(_, a)| *a).count();
+    eprintln!(
+        "{} of {} pushed segments ACKed alone; {} read waits, {} timed out",
+        alone,
+        pushed.len(),
+        r.read_waits,
+        r.read_wait_timeouts
+    );
+    assert!(r.flows[0].completed.is_some());
+    assert!(
+        pushed.len() >= 50,
+        "too few PSH segments to tell: {}",
+        pushed.len()
+    );
+    assert_eq!(r.read_wait_timeouts, 0);
+    let missed: Vec<u32> = pushed.iter().filter(|(_, a)| !a).map(|(e, _)| *e).collect();
+    assert!(
+        missed.is_empty(),
+        "pushed segments ACKed with later ones: {missed:?}"
+    );
+}
+
 #[test]
 fn a_six_second_freeze_makes_kernel_rtos_that_the_truth_calls_spurious() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());

@@ -30,7 +30,7 @@
 //!   window clamp to the buffer's payload at the new ratio (raising `rcv_ssthresh` to
 //!   min(rcv_wnd, clamp) if the clamp grew). That replaces `TCP_WINDOW_CLAMP`, which
 //!   the application holding it sets again (`spikelab emulate`'s forwarder does so
-//!   for its receiver, `ClampKeeper`): the clamp stays `receiver_window`, but the free space (`tcp_space`) is
+//!   for its receiver, `ReceivingApp`): the clamp stays `receiver_window`, but the free space (`tcp_space`) is
 //!   now the buffer at the measured ratio.
 //! * When the application's clamp is back (Linux 6.7+, tcp_input.c
 //!   `tcp_event_data_recv` -> `tcp_measure_rcv_mss`, then `tcp_grow_window`, then
@@ -276,7 +276,7 @@ impl LinuxRcvBuf {
     /// The receiver is done with a segment (tcp_input.c `tcp_rcv_established`: after
     /// `tcp_data_queue` and `__tcp_ack_snd_check`, the softirq ends): a receiving
     /// application that holds its `TCP_WINDOW_CLAMP` (for `spikelab emulate`'s
-    /// receiver the forwarder, `ClampKeeper`, right after the delivery's softirq)
+    /// receiver the forwarder, `ReceivingApp`, right after the delivery's softirq)
     /// finds it replaced and sets it again
     /// (`do_tcp_setsockopt` -> tcp.c `tcp_set_window_clamp`). An ACK sent later (the
     /// delayed-ACK timer's) sees the application's clamp.
