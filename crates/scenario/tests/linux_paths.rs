@@ -16,8 +16,14 @@
 //! wider clamp act on 2 to 27 ACKs, one more quick ACK per growth step), the
 //! applications' threads run SCHED_FIFO (the first data 0.05 ms after the SYN-ACK,
 //! 0.1-20 ms before), and the bulk sender's whole transfer sits in a locked send buffer
-//! (no 376-byte tail of a blocked 64 KiB write). `lateness_p99_ms` is the forwarder's
-//! lateness and `loadavg` the machine's load as each run ended.
+//! (no 376-byte tail of a blocked 64 KiB write): recording 1 (all 180 configurations)
+//! and recording 2 (AT&T's 60, minutes later). Then all of them again, recordings 3
+//! (180) and 4 (AT&T's 60), once the forwarder also wrote the next packet only after the
+//! receiving application had read every in-order byte (5dd5be1: the model's application
+//! reads at once, and Linux acknowledges a pushed segment from that read). Every
+//! recording is kept: each is the kernel on the same path, and the kernel's runs of one
+//! configuration differ (module `FLOORS`' history). `lateness_p99_ms` is the
+//! forwarder's lateness and `loadavg` the machine's load as each run ended.
 
 use spikelab_engine::FlowResult;
 use spikelab_tcp::spurious::UndoCounters;
@@ -387,12 +393,28 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// as closely as the goal asks of the model. With both recordings (an offset meets a
 /// goal against at least one of its two), the AT&T floors are raised to what the
 /// profile meets.
+/// Then every configuration recorded a third time (recording 3) and AT&T a fourth
+/// (recording 4) with the forwarder waiting for the receiving application's read
+/// (module docs). The kernel's recordings 3 and 4 agree with each other better than
+/// 1 and 2 did: on AT&T, completion / retransmissions / RTOs / undos at 9/10/10/10 (reno
+/// tcp_frto 2 and 0), 10/9/10/10 (cubic 2 and 0), 10/7/9/8 (bbr 2) and 8/4/9/8 (bbr 0)
+/// of 10 offsets; recording 3 against recording 1 over all 180: 175 / 155 / 175 / 174.
+/// BBR on AT&T stays the kernel's least repeatable: at 586 s it gives 6.03 s / 140-147
+/// retransmissions or 7.21-7.65 s / none (two and two of four; the model 7.53 s / none),
+/// at 380 s 17.6-19.5 s with 0-10 retransmissions. With four recordings an AT&T offset
+/// must meet a goal against two of them: AT&T bbr tcp_frto 2 lost completion at 380 s
+/// and 586 s (10 -> 8), both bbr groups retransmissions at 586 s (6 -> 5), and reno
+/// tcp_frto 0 retransmissions at 518 s (9 -> 8: the kernel 83 once, 141-145 three
+/// times; the model 90); every other group met as many offsets as before or more, four
+/// of them more (sums of 180: completion 159 ->
+/// 161, retransmissions 137 -> 142, RTOs 167 -> 169, undos 165 -> 167; cells at 9 of 10
+/// or more 49 -> 53 of 72; against recordings 3 and 4 alone 160 / 141 / 167 / 166 and 47).
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [9, 7, 10, 10]),
-    ("tmobile-lte-drive", "reno", 2, [7, 8, 9, 9]),
+    ("tmobile-lte-drive", "reno", 2, [7, 9, 9, 9]),
     ("tmobile-umts-drive", "reno", 2, [10, 9, 10, 10]),
-    ("att-lte-drive", "reno", 0, [9, 9, 10, 10]),
-    ("tmobile-lte-drive", "reno", 0, [7, 9, 8, 7]),
+    ("att-lte-drive", "reno", 0, [9, 8, 10, 10]),
+    ("tmobile-lte-drive", "reno", 0, [7, 9, 9, 8]),
     ("tmobile-umts-drive", "reno", 0, [10, 9, 10, 10]),
     // AT&T 380 s and T-Mobile UMTS 793 s (cubic, tcp_frto 2) recorded again: their
     // first recordings started late against the trace (the emulator's sender
@@ -405,16 +427,16 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     // AT&T 656 s (both tcp_frto groups) meets RTOs and undos since a retransmission of
     // the head in fast recovery restarts the RTO (540f2ce): no RTO, as the kernel.
     ("att-lte-drive", "cubic", 2, [8, 6, 9, 9]),
-    ("tmobile-lte-drive", "cubic", 2, [7, 6, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 6, 9, 9]),
+    ("tmobile-lte-drive", "cubic", 2, [8, 8, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 7, 9, 9]),
     ("att-lte-drive", "cubic", 0, [8, 8, 9, 9]),
-    ("tmobile-lte-drive", "cubic", 0, [8, 8, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 6, 9, 9]),
-    ("att-lte-drive", "bbr", 2, [10, 6, 9, 10]),
-    ("tmobile-lte-drive", "bbr", 2, [8, 9, 9, 8]),
+    ("tmobile-lte-drive", "cubic", 0, [8, 9, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 7, 9, 9]),
+    ("att-lte-drive", "bbr", 2, [8, 5, 9, 10]),
+    ("tmobile-lte-drive", "bbr", 2, [10, 10, 10, 9]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 9, 9]),
-    ("att-lte-drive", "bbr", 0, [10, 6, 9, 9]),
-    ("tmobile-lte-drive", "bbr", 0, [8, 7, 9, 8]),
+    ("att-lte-drive", "bbr", 0, [10, 5, 9, 9]),
+    ("tmobile-lte-drive", "bbr", 0, [9, 8, 9, 8]),
     ("tmobile-umts-drive", "bbr", 0, [10, 9, 9, 9]),
 ];
 
