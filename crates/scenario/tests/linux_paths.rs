@@ -386,12 +386,24 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "cubic", 0, [8, 5, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [8, 7, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 6, 9, 9]),
-    ("att-lte-drive", "bbr", 2, [9, 4, 9, 9]),
-    ("tmobile-lte-drive", "bbr", 2, [9, 5, 10, 9]),
-    ("tmobile-umts-drive", "bbr", 2, [10, 9, 9, 9]),
-    ("att-lte-drive", "bbr", 0, [9, 3, 8, 9]),
-    ("tmobile-lte-drive", "bbr", 0, [8, 7, 9, 8]),
-    ("tmobile-umts-drive", "bbr", 0, [10, 8, 9, 9]),
+    // BBR since its paced skbs of `tcp_tso_segs` segments carry PSH on their last
+    // segment and the linux receiver ACKs a lone full-sized PSH segment at once (as
+    // the kernel's pcaps: every skb of two or more ends in PSH): the first receiver ACK
+    // that differs from the kernel's (rp3 recordings against `spikelab run --pcap`)
+    // was the 18th in 49 of 60 runs (0.2-0.4 s); it moved to the 112th-785th in 21 runs
+    // and to none in one (T-Mobile UMTS 710 s, tcp_frto 0), by one ACK in most others.
+    // Of the runs that lost goals, AT&T 104 s (both tcp_frto) now ACKs as the kernel up
+    // to the 207th/268th, where the kernel's queue drops segment 395 in STARTUP's
+    // overshoot and the model's does not (then an RTO the kernel does not take, 5.13 s
+    // against 4.62 s); T-Mobile LTE 212 s and 289 s part from the kernel's at the 18th
+    // to 22nd ACK before and after, so their new RTOs are downstream. Was [9, 4, 9, 9],
+    // [9, 5, 10, 9], [10, 9, 9, 9], [9, 3, 8, 9], [8, 7, 9, 8], [10, 8, 9, 9].
+    ("att-lte-drive", "bbr", 2, [8, 4, 8, 8]),
+    ("tmobile-lte-drive", "bbr", 2, [9, 7, 8, 7]),
+    ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
+    ("att-lte-drive", "bbr", 0, [8, 4, 7, 8]),
+    ("tmobile-lte-drive", "bbr", 0, [8, 7, 7, 7]),
+    ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
 
 #[test]

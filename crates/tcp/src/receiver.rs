@@ -214,8 +214,13 @@ impl TcpReceiver {
         });
         let quick = self.linux_on_data(now, was_in_order && !duplicate, duplicate);
         let quick = self.linux_grow_window(now, seg.len as u64, was_in_order, new_bytes) || quick;
-        let immediate =
-            !was_in_order || had_holes || duplicate || !self.cfg.delayed_ack.enabled || quick;
+        let pushed = self.linux_pushed(seg, was_in_order && !duplicate);
+        let immediate = !was_in_order
+            || had_holes
+            || duplicate
+            || !self.cfg.delayed_ack.enabled
+            || quick
+            || pushed;
         if immediate {
             // RFC 5681 4.2: out-of-order segments, segments that fill a hole, and (with
             // D-SACK) duplicates are acknowledged at once.
@@ -365,6 +370,22 @@ impl TcpReceiver {
             a.on_data(now, wnd, mss, rto);
         }
         a.in_quickack_mode()
+    }
+
+    /// The `linux` receiver's `ICSK_ACK_PUSHED` for a full-sized segment (Linux 6.6+,
+    /// `tcp_measure_rcv_mss`: "If the skb has a len of exactly 1*MSS and has the PSH
+    /// bit set then it is likely the end of an application write"): the application's
+    /// read that empties the receive queue then sends the ACK the segment would have
+    /// delayed (`__tcp_cleanup_rbuf`: `ICSK_ACK_PUSHED`, not ping-pong, nothing left
+    /// in `sk_rmem_alloc`). The model's application reads in-order data at once, so
+    /// the queue is empty unless segments wait out of order.
+    #[inline]
+    fn linux_pushed(&self, seg: &Packet, new_in_order: bool) -> bool {
+        self.linux_ack.is_some()
+            && seg.push()
+            && new_in_order
+            && seg.len as u64 >= self.cfg.mss as u64
+            && self.ooo.is_empty()
     }
 
     /// The `linux` profile's window growth: `tcp_grow_window` for new data (in order
@@ -736,6 +757,50 @@ mod tests {
             out.len(),
             1,
             "acknowledged without waiting for a second segment"
+        );
+    }
+
+    /// A linux receiver past its quick ACKs, an ACK just sent (18 segments: 16 quick
+    /// ACKs, then one for 16 and 17), and the next segment, `push` as given.
+    fn after_quick_acks_then(push: bool, cfg: TcpConfig) -> (TcpReceiver, Vec<Packet>) {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg);
+        let mut out = Vec::new();
+        for i in 0..18 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        out.clear();
+        let mut p = seg(18, 18);
+        p.set_push(push);
+        r.on_data(t(18), &p, &mut out);
+        (r, out)
+    }
+
+    #[test]
+    fn a_linux_receiver_acks_a_lone_full_segment_marked_push_at_once() {
+        // Linux 6.18 through spikelab emulate, Table 1 (a) seed 5: after the pair ACK
+        // 64001 the sender's first two-segment skb ends in segment 65 (PSH, as every
+        // skb of two or more) and the receiver ACKs it alone, at once (ack 65001).
+        let linux = || TcpConfig {
+            mss: 1000,
+            receiver_window: 64_000,
+            ..TcpConfig::linux()
+        };
+        let (r, out) = after_quick_acks_then(true, linux());
+        assert_eq!(out.iter().map(|p| p.ack).collect::<Vec<_>>(), [19_000]);
+        assert_eq!(r.next_deadline(), None);
+        let (r, out) = after_quick_acks_then(false, linux());
+        assert!(out.is_empty(), "without PSH it waits for a second segment");
+        assert_eq!(r.next_deadline(), Some(t(18 + 40)));
+    }
+
+    #[test]
+    fn only_the_linux_receiver_heeds_push() {
+        let (_, out) = after_quick_acks_then(true, cfg(false));
+        let (_, unpushed) = after_quick_acks_then(false, cfg(false));
+        assert_eq!(
+            out.len(),
+            unpushed.len(),
+            "RFC 5681: the same ACKs either way"
         );
     }
 
