@@ -364,12 +364,23 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// at the receiver's quick-ACK count (the 19th ACK, 0.33 s: 26065 against 27513), the
 /// divergence above, by which that floor is lowered.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
+    // Reno's skbs of two segments, PSH on the second (`unpaced_skb`, as the kernel's
+    // pcaps: its slow start sends pairs whose second is marked), with the linux
+    // receiver's ACK of a lone full-sized PSH segment: every reno and cubic group's
+    // first receiver ACK that differs from the kernel's (the 18th, where the kernel
+    // ACKs a lone PSH segment) moves later (AT&T reno 172 s to the 38th/130th, 656 s
+    // to the 37th; cubic 310 s tcp_frto 0 to the 41st). Groups: T-Mobile LTE reno 2
+    // +3, cubic +3/+3, AT&T cubic +2/+3, UMTS cubic +1/+1; T-Mobile UMTS reno -4/-5
+    // (42 s and 292 s fewer retransmissions; 793 s an RTO the kernel does not take:
+    // its receiver compresses the duplicate ACKs after the third (`tcp_sack_compress`,
+    // 1.1 ms) where the model ACKs each, 1.299 s), AT&T reno 0 -1, T-Mobile LTE reno 0
+    // -1. Was [10, 8, 10, 10], [8, 9, 9, 9], [7, 7, 9, 8], [10, 10, 10, 10].
     ("att-lte-drive", "reno", 2, [8, 8, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [8, 9, 8, 8]),
-    ("tmobile-umts-drive", "reno", 2, [10, 8, 10, 10]),
-    ("att-lte-drive", "reno", 0, [8, 9, 9, 9]),
-    ("tmobile-lte-drive", "reno", 0, [7, 7, 9, 8]),
-    ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
+    ("tmobile-umts-drive", "reno", 2, [10, 6, 9, 9]),
+    ("att-lte-drive", "reno", 0, [8, 8, 9, 9]),
+    ("tmobile-lte-drive", "reno", 0, [7, 7, 8, 7]),
+    ("tmobile-umts-drive", "reno", 0, [10, 7, 9, 9]),
     // AT&T 380 s and T-Mobile UMTS 793 s (cubic, tcp_frto 2) recorded again: their
     // first recordings started late against the trace (the emulator's sender
     // connected 8.6 ms after its clock started at 793 s, where every other cubic

@@ -41,6 +41,7 @@ pub mod spurious;
 pub mod stacks;
 pub mod tlp;
 pub mod ts_clock;
+pub mod unpaced_skb;
 pub mod window;
 pub mod wire_size;
 

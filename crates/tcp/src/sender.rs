@@ -1744,7 +1744,13 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// of new data runs once per segment).
     #[inline(always)]
     fn emit(&mut self, now: Time, start: u64, end: u64, retx: bool, out: &mut Vec<Packet>) {
-        let joins_skb = self.cc_on_sent(now, start, end, retx);
+        let joins_skb = match self.drv {
+            Some(_) => self.cc_on_sent(now, start, end, retx),
+            None => {
+                let segs = self.stack.unpaced_skb_segments();
+                crate::unpaced_skb::joins_skb(out, start, segs)
+            }
+        };
         if joins_skb {
             move_push_to_new_tail(out, start);
         }
