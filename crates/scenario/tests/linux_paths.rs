@@ -9,10 +9,15 @@
 //! offset recorded several times meets a goal against at least half its recordings).
 //! Rows with `trace_shift` 1 ran the traces shifted to the offset with the flow at 0
 //! (the recorder's default; the model gives the same run either way, tested below);
-//! rows with 0 waited the offset in real time. The recordings were made on a machine
-//! loaded by other helpers' builds and emulations (the `loadavg` column, up to 25;
-//! `lateness_p99_ms` is the forwarder's lateness, 0.11-0.65 ms in all but six runs,
-//! 0.76-2.59 ms in those).
+//! rows with 0 waited the offset in real time. Every row was recorded again (one run
+//! per configuration) once the emulator kept host timing out of the kernel's run
+//! (4678838, c599148): the forwarder sets the receiver's TCP_WINDOW_CLAMP again right
+//! after the delivery that made the kernel replace it (the reading thread had let the
+//! wider clamp act on 2 to 27 ACKs, one more quick ACK per growth step), the
+//! applications' threads run SCHED_FIFO (the first data 0.05 ms after the SYN-ACK,
+//! 0.1-20 ms before), and the bulk sender's whole transfer sits in a locked send buffer
+//! (no 376-byte tail of a blocked 64 KiB write). `lateness_p99_ms` is the forwarder's
+//! lateness and `loadavg` the machine's load as each run ended.
 
 use spikelab_engine::FlowResult;
 use spikelab_tcp::spurious::UndoCounters;
@@ -363,24 +368,22 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// the kernel's (4.30 s) falls outside it; the run parts from the kernel's pcap first
 /// at the receiver's quick-ACK count (the 19th ACK, 0.33 s: 26065 against 27513), the
 /// divergence above, by which that floor is lowered.
+/// Then every configuration recorded again with the emulator that keeps host timing
+/// out (module docs): the first recordings' extra quick ACKs, late first data and
+/// 376-byte write tails are gone from the kernel's side, so the floors are what the
+/// profile meets on the new recordings (summed over the 18 groups, of 180: completion
+/// 158 -> 156, retransmissions 124 -> 129, RTOs 166 -> 166, undos 164 -> 165; cells at
+/// 9 of 10 or more 44 -> 47 of 72). The new misses' first diverging decision (AT&T reno
+/// 172 s and 656 s, cubic 310 s, bbr 242 s): the receiver's 18th ACK, where the kernel
+/// acknowledges a lone full-sized segment its sender marked PSH (`tcp_measure_rcv_mss`:
+/// ICSK_ACK_PUSHED; the kernel's sender sends two-segment skbs, PSH on each).
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
-    // Reno's skbs of two segments, PSH on the second (`unpaced_skb`, as the kernel's
-    // pcaps: its slow start sends pairs whose second is marked), with the linux
-    // receiver's ACK of a lone full-sized PSH segment: every reno and cubic group's
-    // first receiver ACK that differs from the kernel's (the 18th, where the kernel
-    // ACKs a lone PSH segment) moves later (AT&T reno 172 s to the 38th/130th, 656 s
-    // to the 37th; cubic 310 s tcp_frto 0 to the 41st). Groups: T-Mobile LTE reno 2
-    // +3, cubic +3/+3, AT&T cubic +2/+3, UMTS cubic +1/+1; T-Mobile UMTS reno -4/-5
-    // (42 s and 292 s fewer retransmissions; 793 s an RTO the kernel does not take:
-    // its receiver compresses the duplicate ACKs after the third (`tcp_sack_compress`,
-    // 1.1 ms) where the model ACKs each, 1.299 s), AT&T reno 0 -1, T-Mobile LTE reno 0
-    // -1. Was [10, 8, 10, 10], [8, 9, 9, 9], [7, 7, 9, 8], [10, 10, 10, 10].
-    ("att-lte-drive", "reno", 2, [8, 8, 10, 10]),
-    ("tmobile-lte-drive", "reno", 2, [8, 9, 8, 8]),
-    ("tmobile-umts-drive", "reno", 2, [10, 6, 9, 9]),
-    ("att-lte-drive", "reno", 0, [8, 8, 9, 9]),
-    ("tmobile-lte-drive", "reno", 0, [7, 7, 8, 7]),
-    ("tmobile-umts-drive", "reno", 0, [10, 7, 9, 9]),
+    ("att-lte-drive", "reno", 2, [8, 6, 10, 10]),
+    ("tmobile-lte-drive", "reno", 2, [7, 8, 9, 9]),
+    ("tmobile-umts-drive", "reno", 2, [10, 9, 10, 10]),
+    ("att-lte-drive", "reno", 0, [9, 8, 10, 10]),
+    ("tmobile-lte-drive", "reno", 0, [7, 9, 8, 7]),
+    ("tmobile-umts-drive", "reno", 0, [10, 9, 10, 10]),
     // AT&T 380 s and T-Mobile UMTS 793 s (cubic, tcp_frto 2) recorded again: their
     // first recordings started late against the trace (the emulator's sender
     // connected 8.6 ms after its clock started at 793 s, where every other cubic
@@ -391,30 +394,18 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     // (HyStart at 28, as the model) and 13.34 s / 23 (57 before; the model 21).
     // AT&T 656 s (both tcp_frto groups) meets RTOs and undos since a retransmission of
     // the head in fast recovery restarts the RTO (540f2ce): no RTO, as the kernel.
-    ("att-lte-drive", "cubic", 2, [8, 5, 9, 9]),
-    ("tmobile-lte-drive", "cubic", 2, [8, 8, 10, 10]),
+    ("att-lte-drive", "cubic", 2, [8, 6, 9, 9]),
+    ("tmobile-lte-drive", "cubic", 2, [7, 6, 10, 10]),
     ("tmobile-umts-drive", "cubic", 2, [10, 6, 9, 9]),
     ("att-lte-drive", "cubic", 0, [8, 5, 9, 9]),
-    ("tmobile-lte-drive", "cubic", 0, [8, 7, 10, 10]),
+    ("tmobile-lte-drive", "cubic", 0, [8, 8, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 6, 9, 9]),
-    // BBR since its paced skbs of `tcp_tso_segs` segments carry PSH on their last
-    // segment and the linux receiver ACKs a lone full-sized PSH segment at once (as
-    // the kernel's pcaps: every skb of two or more ends in PSH): the first receiver ACK
-    // that differs from the kernel's (rp3 recordings against `spikelab run --pcap`)
-    // was the 18th in 49 of 60 runs (0.2-0.4 s); it moved to the 112th-785th in 21 runs
-    // and to none in one (T-Mobile UMTS 710 s, tcp_frto 0), by one ACK in most others.
-    // Of the runs that lost goals, AT&T 104 s (both tcp_frto) now ACKs as the kernel up
-    // to the 207th/268th, where the kernel's queue drops segment 395 in STARTUP's
-    // overshoot and the model's does not (then an RTO the kernel does not take, 5.13 s
-    // against 4.62 s); T-Mobile LTE 212 s and 289 s part from the kernel's at the 18th
-    // to 22nd ACK before and after, so their new RTOs are downstream. Was [9, 4, 9, 9],
-    // [9, 5, 10, 9], [10, 9, 9, 9], [9, 3, 8, 9], [8, 7, 9, 8], [10, 8, 9, 9].
-    ("att-lte-drive", "bbr", 2, [8, 4, 8, 8]),
-    ("tmobile-lte-drive", "bbr", 2, [9, 7, 8, 7]),
-    ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 0, [8, 4, 7, 8]),
-    ("tmobile-lte-drive", "bbr", 0, [8, 7, 7, 7]),
-    ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
+    ("att-lte-drive", "bbr", 2, [9, 5, 9, 10]),
+    ("tmobile-lte-drive", "bbr", 2, [8, 9, 9, 8]),
+    ("tmobile-umts-drive", "bbr", 2, [10, 9, 9, 9]),
+    ("att-lte-drive", "bbr", 0, [9, 4, 9, 9]),
+    ("tmobile-lte-drive", "bbr", 0, [8, 7, 9, 8]),
+    ("tmobile-umts-drive", "bbr", 0, [10, 9, 9, 9]),
 ];
 
 #[test]
