@@ -14,7 +14,7 @@
 //! at the moment it was read. The only difference is that the loop may run late: the
 //! lateness of each packet written out (actual minus scheduled release) is recorded.
 
-use crate::host::ClampKeeper;
+use crate::host::{ReadWait, ReceivingApp};
 use crate::truth::{ack_owed, classify, RangeSet, RetxTruth};
 use crate::wire::{self, FlowSeq, Side};
 use spikelab_core::{FlowId, Packet, PacketKind, RngStreams, SimRng, Time};
@@ -167,13 +167,17 @@ pub struct Forwarder {
     /// TUN writes that failed.
     pub write_errors: u64,
     pub box_counts: BoxCounts,
-    /// Per flow, what sets the receive window again after a delivery
-    /// ([`Forwarder::keep_clamps`]), and whether the kernel has replaced it yet.
-    clamps: Vec<Option<(ClampKeeper, bool)>>,
+    /// Per flow, its receiving application ([`Forwarder::watch_receivers`]), and
+    /// whether the kernel has replaced its clamp yet.
+    clamps: Vec<Option<(ReceivingApp, bool)>>,
     /// How often a delivery found the receiver's clamp replaced and set it again.
     pub clamp_resets: u64,
     /// Data deliveries that waited for the receiving application's `accept`.
     pub accept_waits: u64,
+    /// Data deliveries after which the forwarder waited for the application's read.
+    pub read_waits: u64,
+    /// Of those, the waits that ran out (5 ms) before the read returned.
+    pub read_wait_timeouts: u64,
 }
 
 impl Forwarder {
@@ -246,6 +250,8 @@ impl Forwarder {
             clamps: Vec::new(),
             clamp_resets: 0,
             accept_waits: 0,
+            read_waits: 0,
+            read_wait_timeouts: 0,
         };
         for l in 0..fw.links.len() {
             for s in 0..fw.links[l].spikes.len() {
@@ -255,11 +261,12 @@ impl Forwarder {
         fw
     }
 
-    /// Holds each TCP flow's receive window from here: after every data segment
-    /// written into a receiver's device, the clamp the kernel may have replaced is set
-    /// again (see [`ClampKeeper`]).
-    pub fn keep_clamps(&mut self, keepers: Vec<Option<ClampKeeper>>) {
-        self.clamps = keepers.into_iter().map(|k| k.map(|k| (k, false))).collect();
+    /// Watches each TCP flow's receiving application from here: after every data
+    /// segment written into a receiver's device, the clamp the kernel may have
+    /// replaced is set again and the application's read awaited (see
+    /// [`ReceivingApp`]).
+    pub fn watch_receivers(&mut self, apps: Vec<Option<ReceivingApp>>) {
+        self.clamps = apps.into_iter().map(|k| k.map(|k| (k, false))).collect();
     }
 
     /// A data segment for a connection the receiving application has not accepted
@@ -292,7 +299,7 @@ impl Forwarder {
         let first = !*replaced && len >= 536;
         let until = Instant::now() + std::time::Duration::from_millis(5);
         loop {
-            if k.after_delivery() {
+            if k.hold_clamp() {
                 *replaced = true;
                 self.clamp_resets += 1;
                 return;
@@ -301,6 +308,23 @@ impl Forwarder {
                 return;
             }
             std::thread::sleep(std::time::Duration::from_micros(20));
+        }
+    }
+
+    /// After a data segment's delivery (and its clamp): the next packet waits until
+    /// the receiving application has read every byte received in order (at most
+    /// 5 ms), so that an ACK Linux sends from the read leaves before it.
+    fn await_read(&mut self, f: usize) {
+        let Some((k, _)) = self.clamps.get(f).and_then(Option::as_ref) else {
+            return;
+        };
+        match k.wait_read(Instant::now() + std::time::Duration::from_millis(5)) {
+            ReadWait::Nothing => {}
+            ReadWait::Read => self.read_waits += 1,
+            ReadWait::TimedOut => {
+                self.read_waits += 1;
+                self.read_wait_timeouts += 1;
+            }
         }
     }
 
@@ -649,6 +673,7 @@ impl Forwarder {
         }
         if data {
             self.hold_clamp(f, p.len as u64);
+            self.await_read(f);
         }
         let now = self.now();
         self.lateness_ns.push(now.0.saturating_sub(sched.0));

@@ -438,11 +438,15 @@ impl Endpoints {
         self.threads = vec![sink, source];
     }
 
-    /// What holds this flow's receive window from the forwarder (TCP flows).
-    pub fn clamp_keeper(&self) -> Option<ClampKeeper> {
+    /// What the forwarder watches of this flow's receiving application (TCP flows).
+    pub fn receiving_app(&self) -> Option<ReceivingApp> {
         let clamp = self.clamp?;
-        let accepted = self.accepted.clone();
-        Some(ClampKeeper { accepted, clamp })
+        let (accepted, read) = (self.accepted.clone(), self.received.clone());
+        Some(ReceivingApp {
+            accepted,
+            clamp,
+            read,
+        })
     }
 
     /// Stops everything: shuts the sockets down (unblocking their threads) and joins.
@@ -515,26 +519,51 @@ fn hold_window_clamp(s: &TcpStream, clamp: i32) -> bool {
     moved
 }
 
-/// Holds a flow's receive window from the forwarder: [`ClampKeeper::after_delivery`]
-/// runs right after each packet is written into the receiver's device. The write
-/// runs the receiving kernel's softirq to its end (`tun_get_user` ->
-/// `netif_receive_skb`, unless the socket is owned by the reading thread, when
-/// `release_sock` runs the backlog), so when it returns the segment that replaced the
-/// clamp (`tcp_measure_rcv_mss`) has been processed and its immediate ACK sent, and
-/// no later segment has been: the replaced clamp acts on exactly that segment (its
-/// `tcp_grow_window` step and its ACK, as the `linux` profile models), never on the
-/// next ones. Re-setting it from the reading thread alone (as before) left it to
-/// the scheduler: the recorded pcaps of the real paths show 2 to 27 ACKs above the
-/// clamp, one extra quick ACK per growth step.
+/// What the forwarder watches of a flow's receiving application (TCP flows), right
+/// after each data segment it writes into the receiver's device.
+///
+/// **The window clamp** ([`ReceivingApp::hold_clamp`]). The write runs the receiving
+/// kernel's softirq to its end (`tun_get_user` -> `netif_receive_skb`, unless the
+/// socket is owned by the reading thread, when `release_sock` runs the backlog), so
+/// when it returns the segment that replaced the clamp (`tcp_measure_rcv_mss`) has
+/// been processed and its immediate ACK sent, and no later segment has been: the
+/// replaced clamp acts on exactly that segment (its `tcp_grow_window` step and its
+/// ACK, as the `linux` profile models), never on the next ones. Re-setting it from
+/// the reading thread alone (as before) left it to the scheduler: the recorded pcaps
+/// of the real paths show 2 to 27 ACKs above the clamp, one extra quick ACK per
+/// growth step.
+///
+/// **The read** ([`ReceivingApp::wait_read`]). The model's receiving application
+/// reads every in-order byte the moment it arrives, and Linux sends some ACKs from
+/// that read, not from the softirq: a full-sized segment carrying PSH marks
+/// `ICSK_ACK_PUSHED` (`tcp_measure_rcv_mss`) and `__tcp_cleanup_rbuf` acknowledges
+/// it once the read has emptied the receive queue, about 50 us after the delivery.
+/// Segments written back to back inside that time (a cellular trace's burst) were
+/// ACKed together or apart as the reading thread's wake-up raced the forwarder's
+/// next write. So the forwarder writes the next packet only once the application
+/// has read everything the kernel has received in order.
 #[derive(Clone)]
-pub struct ClampKeeper {
+pub struct ReceivingApp {
     accepted: Arc<Mutex<Option<Arc<TcpStream>>>>,
     clamp: i32,
+    /// Bytes the reading thread's `read` calls have returned (set after each returns).
+    read: Arc<Mutex<u64>>,
 }
 
-impl ClampKeeper {
+/// How a wait for the receiving application's read ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadWait {
+    /// It had already read everything received in order.
+    Nothing,
+    /// It read everything received in order while the forwarder waited.
+    Read,
+    /// The deadline passed first.
+    TimedOut,
+}
+
+impl ReceivingApp {
     /// Sets the clamp again if the kernel moved it; whether it did.
-    pub fn after_delivery(&self) -> bool {
+    pub fn hold_clamp(&self) -> bool {
         match self.accepted.lock().unwrap().as_ref() {
             Some(s) => hold_window_clamp(s, self.clamp),
             None => false,
@@ -544,6 +573,29 @@ impl ClampKeeper {
     /// Has the receiver's application accepted the connection yet?
     pub fn accepted(&self) -> bool {
         self.accepted.lock().unwrap().is_some()
+    }
+
+    /// Waits (until `deadline`) for the application's reads to return every byte the
+    /// kernel has received in order (`tcpi_bytes_received`).
+    pub fn wait_read(&self, deadline: Instant) -> ReadWait {
+        let Some(s) = self.accepted.lock().unwrap().clone() else {
+            return ReadWait::Nothing;
+        };
+        let mut waited = false;
+        loop {
+            let Ok(raw) = sys::tcp_info(s.as_raw_fd()) else {
+                return ReadWait::Nothing;
+            };
+            let received = crate::kernel::TcpInfo::parse(&raw).bytes_received;
+            match (*self.read.lock().unwrap() >= received, waited) {
+                (true, false) => return ReadWait::Nothing,
+                (true, true) => return ReadWait::Read,
+                _ if Instant::now() >= deadline => return ReadWait::TimedOut,
+                _ => {}
+            }
+            waited = true;
+            std::thread::sleep(Duration::from_micros(10));
+        }
     }
 }
 
@@ -558,7 +610,7 @@ fn receive(l: &TcpListener, acc: &Mutex<Option<Arc<TcpStream>>>, rec: &Mutex<u64
     sys::make_timely();
     let Ok((stream, _)) = l.accept() else { return };
     let stream = Arc::new(stream);
-    // The forwarder holds the window clamp from here (`ClampKeeper`).
+    // The forwarder holds the window clamp from here (`ReceivingApp`).
     *acc.lock().unwrap() = Some(stream.clone());
     let mut buf = vec![0u8; 1 << 16];
     while let Ok(n) = (&*stream).read(&mut buf) {

@@ -257,6 +257,8 @@ pub struct TcpInfo {
     pub reordering: u32,
     pub total_retrans: u32,
     pub bytes_acked: u64,
+    /// `tcpi_bytes_received`: payload bytes received in order (`rcv_nxt` moved).
+    pub bytes_received: u64,
     pub notsent_bytes: u32,
     pub min_rtt_us: u32,
     pub data_segs_out: u32,
@@ -295,6 +297,7 @@ impl TcpInfo {
             reordering: u32_at(b, 88),
             total_retrans: u32_at(b, 100),
             bytes_acked: u64_at(b, 120),
+            bytes_received: u64_at(b, 128),
             notsent_bytes: u32_at(b, 144),
             min_rtt_us: u32_at(b, 148),
             data_segs_out: u32_at(b, 156),

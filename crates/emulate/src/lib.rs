@@ -390,7 +390,7 @@ fn run_in(
         .collect();
     let (sim, mss, pcap) = (plan.sim.clone(), plan.mss.clone(), plan.pcap);
     let record = plan.record_transits;
-    let keepers: Vec<_> = endpoints.iter().map(Endpoints::clamp_keeper).collect();
+    let receivers: Vec<_> = endpoints.iter().map(Endpoints::receiving_app).collect();
     let stop_at = Time::ZERO + plan.sim.stop_at;
     let fwd = std::thread::spawn(move || {
         let fifo = sys::make_timely();
@@ -398,7 +398,7 @@ fn run_in(
         if record {
             fw.record_transits();
         }
-        fw.keep_clamps(keepers);
+        fw.watch_receivers(receivers);
         let r = forward_loop(&mut fw, &fds, &done, stop_at);
         (fw, fifo, r)
     });
@@ -433,6 +433,8 @@ fn run_in(
         write_errors: fw.write_errors,
         clamp_resets: fw.clamp_resets,
         accept_waits: fw.accept_waits,
+        read_waits: fw.read_waits,
+        read_wait_timeouts: fw.read_wait_timeouts,
         raw_peak: fw.raw_peak,
         sched_fifo: fifo,
         prefix: sb.prefix().to_owned(),

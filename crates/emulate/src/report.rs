@@ -342,10 +342,14 @@ pub struct RepReport {
     pub packets_ignored: u64,
     pub write_errors: u64,
     /// Deliveries after which the receiver's window clamp was set again
-    /// ([`crate::host::ClampKeeper`]; one per connection when nothing else moved it).
+    /// ([`crate::host::ReceivingApp`]; one per connection when nothing else moved it).
     pub clamp_resets: u64,
     /// Data deliveries that waited for the receiving application's `accept`.
     pub accept_waits: u64,
+    /// Data deliveries after which the forwarder waited for the application's read
+    /// ([`crate::host::ReceivingApp::wait_read`]), and those whose wait ran out.
+    pub read_waits: u64,
+    pub read_wait_timeouts: u64,
     /// The most packets whose bytes the forwarder held at once.
     pub raw_peak: usize,
     pub sched_fifo: bool,

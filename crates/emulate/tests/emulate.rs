@@ -127,25 +127,39 @@ fn the_scenarios_receive_window_bounds_the_kernel_receiver() {
     );
 }
 
-/// The windows (scaled, bytes) of the receiver's segments in a pcap the emulator wrote
-/// (LINKTYPE_RAW, IPv4): the SYN-ACK's unscaled, every later one shifted by the
-/// SYN-ACK's window scale.
-fn receiver_windows(pcap: &std::path::Path) -> Vec<u64> {
-    use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice, TcpOptionElement};
+/// Calls `f` with the IPv4 and TCP headers and the payload length of every packet in a
+/// pcap the emulator wrote (LINKTYPE_RAW, IPv4, TCP), in order.
+fn each_tcp_packet(
+    pcap: &std::path::Path,
+    mut f: impl FnMut(&etherparse::TcpHeaderSlice<'_>, u32),
+) {
+    use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice};
     let bytes = std::fs::read(pcap).unwrap();
-    let (mut at, mut sender_port, mut shift, mut out) = (24, None, 0, Vec::new());
+    let mut at = 24;
     while at + 16 <= bytes.len() {
         let len = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
         let pkt = &bytes[at + 16..at + 16 + len];
         at += 16 + len;
         let ip = Ipv4HeaderSlice::from_slice(pkt).unwrap();
         let tcp = TcpHeaderSlice::from_slice(&pkt[ip.slice().len()..]).unwrap();
+        let payload = ip.total_len() as usize - ip.slice().len() - tcp.slice().len();
+        f(&tcp, payload as u32);
+    }
+}
+
+/// The windows (scaled, bytes) of the receiver's segments in a pcap the emulator
+/// wrote: the SYN-ACK's unscaled, every later one shifted by the SYN-ACK's window
+/// scale.
+fn receiver_windows(pcap: &std::path::Path) -> Vec<u64> {
+    use etherparse::TcpOptionElement;
+    let (mut sender_port, mut shift, mut out) = (None, 0, Vec::new());
+    each_tcp_packet(pcap, |tcp, _| {
         if tcp.syn() && !tcp.ack() {
             sender_port = Some(tcp.source_port());
-            continue;
+            return;
         }
         if Some(tcp.source_port()) == sender_port {
-            continue;
+            return;
         }
         if tcp.syn() {
             for o in tcp.options_iterator().flatten() {
@@ -157,22 +171,14 @@ fn receiver_windows(pcap: &std::path::Path) -> Vec<u64> {
         } else {
             out.push((tcp.window_size() as u64) << shift);
         }
-    }
+    });
     out
 }
 
 /// The payload sizes of the sender's first transmissions in a pcap the emulator wrote.
 fn sender_payloads(pcap: &std::path::Path) -> Vec<u64> {
-    use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice};
-    let bytes = std::fs::read(pcap).unwrap();
-    let (mut at, mut sender_port, mut high, mut out) = (24, None, 0u32, Vec::new());
-    while at + 16 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
-        let pkt = &bytes[at + 16..at + 16 + len];
-        at += 16 + len;
-        let ip = Ipv4HeaderSlice::from_slice(pkt).unwrap();
-        let tcp = TcpHeaderSlice::from_slice(&pkt[ip.slice().len()..]).unwrap();
-        let payload = (ip.total_len() as usize - ip.slice().len() - tcp.slice().len()) as u32;
+    let (mut sender_port, mut high, mut out) = (None, 0u32, Vec::new());
+    each_tcp_packet(pcap, |tcp, payload| {
         if tcp.syn() && !tcp.ack() {
             sender_port = Some(tcp.source_port());
         }
@@ -182,7 +188,7 @@ fn sender_payloads(pcap: &std::path::Path) -> Vec<u64> {
             high = end;
             out.push(payload as u64);
         }
-    }
+    });
     out
 }
 
@@ -312,6 +318,79 @@ fn the_replaced_receive_window_acts_on_one_segment_even_on_a_busy_machine() {
     assert!(r.flows[0].completed.is_some());
     assert_eq!(r.clamp_resets, 1, "the kernel replaces the clamp once");
     assert_eq!(above, [152_000, 151_000], "{windows:?}");
+}
+
+/// The in-order, full-sized data segments carrying PSH in a receiver-side pcap the
+/// emulator wrote, and whether the receiver acknowledged each one's end exactly (by
+/// an ACK of its own, not one covering later segments too). Segments above a hole
+/// and those after the first loss are left out.
+fn pushed_segments_acked_alone(pcap: &std::path::Path, mss: u32) -> Vec<(u32, bool)> {
+    let (mut sender_port, mut next, mut lossless) = (None, None::<u32>, true);
+    let (mut pushed, mut acks) = (Vec::new(), std::collections::BTreeSet::new());
+    each_tcp_packet(pcap, |tcp, payload| {
+        if tcp.syn() {
+            if !tcp.ack() {
+                sender_port = Some(tcp.source_port());
+                next = Some(tcp.sequence_number().wrapping_add(1));
+            }
+            return;
+        }
+        if Some(tcp.source_port()) != sender_port {
+            acks.insert(tcp.acknowledgment_number());
+            return;
+        }
+        let in_order = next == Some(tcp.sequence_number());
+        lossless &= in_order || payload == 0;
+        if payload > 0 && in_order {
+            let end = tcp.sequence_number().wrapping_add(payload);
+            next = Some(end);
+            if lossless && tcp.psh() && payload == mss {
+                pushed.push(end);
+            }
+        }
+    });
+    pushed.into_iter().map(|e| (e, acks.contains(&e))).collect()
+}
+
+/// Linux acknowledges a lone full-sized segment carrying PSH from the application's
+/// read (`ICSK_ACK_PUSHED`, `__tcp_cleanup_rbuf`), about 50 us after its delivery.
+/// The model's application reads each segment the moment it arrives, so each such
+/// segment gets an ACK of its own; the forwarder waits for the read before the next
+/// write, so the kernel's does too, even when a cellular trace delivers five segments
+/// in one millisecond (the sender's two-segment skbs put PSH on every second).
+/// Written back to back, the reading thread woke after several and one ACK covered
+/// them.
+#[test]
+fn each_pushed_segment_is_acknowledged_by_the_read_before_the_next_arrives() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped("each_pushed_segment_is_acknowledged_by_the_read") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = plan_of(&bursty_path(dir.path()), &[]);
+    p.pcap = true;
+    let r = run_rep(&p, 0, 1, dir.path()).unwrap();
+    let pushed = pushed_segments_acked_alone(&dir.path().join("pcap/rep0-tcp-receiver.pcap"), 1000);
+    let alone = pushed.iter().filter(|(_, a)| *a).count();
+    eprintln!(
+        "{} of {} pushed segments ACKed alone; {} read waits, {} timed out",
+        alone,
+        pushed.len(),
+        r.read_waits,
+        r.read_wait_timeouts
+    );
+    assert!(r.flows[0].completed.is_some());
+    assert!(
+        pushed.len() >= 50,
+        "too few PSH segments to tell: {}",
+        pushed.len()
+    );
+    assert_eq!(r.read_wait_timeouts, 0);
+    let missed: Vec<u32> = pushed.iter().filter(|(_, a)| !a).map(|(e, _)| *e).collect();
+    assert!(
+        missed.is_empty(),
+        "pushed segments ACKed with later ones: {missed:?}"
+    );
 }
 
 #[test]

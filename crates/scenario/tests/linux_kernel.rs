@@ -302,7 +302,7 @@ fn scenario_table2(k: &KernelRun) -> (String, PathBuf) {
     let text = text.replace(profile, "profile = \"linux\"").replace(
         &format!("{tcp} }}"),
         &format!(
-            "{tcp}, linux = {{ tcp_congestion_control = \"{}\" }} }}",
+            "{tcp}, linux = {{ tcp_congestion_control = \"{}\", so_rcvbuf = {EMULATOR_SO_RCVBUF} }} }}",
             k.cc
         ),
     );
@@ -553,11 +553,9 @@ fn the_cubic_recording_covers_configuration_a_of_ten_seeds() {
 /// `tcp_congestion_control = "cubic"` against the kernel's CUBIC on configuration (a)
 /// (recorded with `record_kernel_linux.py --configs a --cc cubic`), as floors: seeds
 /// of 10 meeting each goal when it was recorded (retransmissions 9 -> 10 with the
-/// window grown only while cwnd-limited). Completion 10 -> 9 with reno's and cubic's
-/// skbs of two segments, PSH on the second (`unpaced_skb`): seed 10 takes 34.0 s
-/// against the kernel's 31.6 s (31.7 s before); the real paths gained 5 goals net.
+/// window grown only while cwnd-limited).
 const FLOOR_CUBIC: Met4 = Met4 {
-    completion: 9,
+    completion: 10,
     retransmissions: 10,
     timeouts: 10,
     undos: 10,
@@ -739,22 +737,10 @@ fn the_bbr_recording_covers_the_table1_paths_ten_schedules_in_three_configuratio
 /// 39.0 s (77.4 s and 72.3 s in the first recording, whose reading thread let the
 /// wider clamp act on more segments: one more quick ACK, the first diverging decision
 /// named before), as the model does; every seed meets every goal.
-/// Since the sender sends paced skbs of `tcp_tso_segs` segments, the last of each skb
-/// of two or more marked PSH, and the receiver ACKs a lone full-sized PSH segment at
-/// once (`ICSK_ACK_PUSHED`), the model's receiver ACKs as the kernel's far longer
-/// (against the first recording's pcaps, the receiver's ACKs against `spikelab run
-/// --pcap`): the first differing ACK moved from the 42nd (1.25 s: segment 65, the
-/// kernel's first PSH, ACKed alone) to the 362nd-2209th in 28 of 30 runs, (a) seed 1
-/// on every ACK; (c) seed 9 from the 306th to the 42nd (there the kernel's first
-/// two-segment skb begins one segment later). Timeouts 30 -> 29: (c) seed 1 takes 4
-/// against 3 (the kernel's run recorded again: 36.74 s, 174, 3, as the first). Every
-/// ACK up to the 406th is the kernel's; after the first freeze the kernel resends
-/// segments 437-439 at 16.147 s, the model at 16.308 s, so its segment 440 arrives at
-/// 16.527 s against 16.46 s and its ACKs stay at 439001 (the first diverging decision).
 const FLOOR_BBR_TABLE1: Met4 = Met4 {
     completion: 30,
     retransmissions: 30,
-    timeouts: 29,
+    timeouts: 30,
     undos: 30,
 };
 
@@ -803,29 +789,30 @@ fn the_table2_recordings_cover_the_same_six_seeds_with_bbr_reno_and_cubic() {
 /// 150000 B clamp in a locked 600000 B buffer (b096556, docs/src/validation-linux.md):
 /// a downstream divergence revealed, the RTO floor lowered for that reason.
 /// F-RTO started only below the Recovery state or on a backed-off repeat
-/// (`tcp_enter_loss`) made undos 4 -> 5. The paced skbs with PSH on their last segment
-/// (see the Table 1 floor) moved completion 2 -> 1 (seed 9793523666579309403: 60.0 s
-/// against 72.4 s, 75.2 s before), undos 5 -> 4 and timeouts 0 -> 1: every seed's
-/// ACKs part from the kernel's at the 17th (0.68 s, the kernel ACKs segment 17 alone,
-/// this test's autotuning receiver pairs 17 and 18) before and after the change, so
-/// these moves are downstream of that divergence.
+/// (`tcp_enter_loss`) made undos 4 -> 5.
+/// Then all 18 runs recorded again with the emulator that keeps host timing out of
+/// the kernel's run (4678838, c599148: the clamp held by the forwarder, SCHED_FIFO
+/// applications, the whole transfer in a locked send buffer), and this test's
+/// receiver given the emulator's (`so_rcvbuf` = 600000 with the 150000 B clamp, as
+/// Table 1's test already has it; it autotuned before): BBR 2/3/0/5 -> 3/5/2/3, Reno
+/// 6/5/6/6 -> 6/6/6/6, CUBIC 6/5/5/6 -> 6/3/5/6. On the new recordings without the
+/// receiver's change BBR meets 0/3/1/4. CUBIC's two lost retransmission seeds and
+/// BBR's undos (5 -> 3) are not traced to their first diverging decision yet.
 const FLOOR_TABLE2_BBR: Met4 = Met4 {
-    completion: 1,
-    retransmissions: 3,
-    timeouts: 1,
-    undos: 4,
+    completion: 3,
+    retransmissions: 5,
+    timeouts: 2,
+    undos: 3,
 };
-/// Reno's timeouts 6 -> 5 with its skbs of two segments, PSH on the second
-/// (`unpaced_skb`): seed 11184998728447369335 takes 8 RTOs against the kernel's 7.
 const FLOOR_TABLE2_RENO: Met4 = Met4 {
     completion: 6,
-    retransmissions: 5,
-    timeouts: 5,
+    retransmissions: 6,
+    timeouts: 6,
     undos: 6,
 };
 const FLOOR_TABLE2_CUBIC: Met4 = Met4 {
     completion: 6,
-    retransmissions: 5,
+    retransmissions: 3,
     timeouts: 5,
     undos: 6,
 };
@@ -839,10 +826,13 @@ fn the_linux_profile_keeps_its_measured_agreement_on_the_congested_table2_path()
 
 /// The congested path's BBR cell (`linux-bbr` of eifel-response's `linux-table2`: the
 /// slowest Linux host, with genuine timeouts where Reno and CUBIC take none) is the
-/// kernel's behaviour, not the model's alone: on the six recorded seeds the kernel's
-/// BBR takes 2.4 times Reno's mean download time and 17 genuine expiries (each an RTO
-/// of 17-120 s, inflated by the 5-14 s RTT samples of a flight a freeze held), its
-/// Reno and CUBIC none; the model's BBR takes 2.2 times and 14 (1.8 times and 16
+/// kernel's behaviour, not the model's alone: on the six recorded seeds (recorded
+/// again with the emulator that keeps host timing out, 4678838) the kernel's BBR takes
+/// 2.2 times Reno's mean download time (162.7 against 73.0 s) and 9 genuine expiries
+/// (17 in the first recording; each an RTO of many seconds, inflated by the RTT
+/// samples of a flight a freeze held), its Reno and CUBIC none; the model's BBR, its
+/// receiver now the emulator's, takes 2.3 times (170.9 s) and 16 (2.2 times and 14
+/// against the first recording with an autotuning receiver; 1.8 times and 16
 /// before a linux host kept its SACK marks over a timeout; 1.9 times and 20
 /// before the RTO restart at a retransmission of the head; 2.2 times and 18 before the
 /// linux stack's new-recovery rule of issue 41, f1ef13a).
@@ -873,6 +863,6 @@ fn the_kernel_and_the_model_both_make_bbr_the_slow_host_of_the_congested_path() 
             bbr.0 > 1.5 * reno.0 && bbr.0 > 1.5 * cubic.0,
             "{who}: {v:?}"
         );
-        assert!(bbr.1 >= 10 && reno.1 + cubic.1 <= 1, "{who}: {v:?}");
+        assert!(bbr.1 >= 5 && reno.1 + cubic.1 <= 1, "{who}: {v:?}");
     }
 }

@@ -372,16 +372,26 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// out (module docs): the first recordings' extra quick ACKs, late first data and
 /// 376-byte write tails are gone from the kernel's side, so the floors are what the
 /// profile meets on the new recordings (summed over the 18 groups, of 180: completion
-/// 158 -> 156, retransmissions 124 -> 129, RTOs 166 -> 166, undos 164 -> 165; cells at
+/// 158 -> 156, retransmissions 124 -> 129, RTOs 166 -> 167, undos 164 -> 165; cells at
 /// 9 of 10 or more 44 -> 47 of 72). The new misses' first diverging decision (AT&T reno
 /// 172 s and 656 s, cubic 310 s, bbr 242 s): the receiver's 18th ACK, where the kernel
 /// acknowledges a lone full-sized segment its sender marked PSH (`tcp_measure_rcv_mss`:
 /// ICSK_ACK_PUSHED; the kernel's sender sends two-segment skbs, PSH on each).
+/// Then the AT&T trace recorded a second time (recording 2, all 60 configurations,
+/// the same emulator and machine, minutes later): the kernel against its own first
+/// recording meets completion / retransmissions / RTOs / undos at 9/10/10/10 (reno
+/// tcp_frto 2), 10/8/10/10 (reno 0), 10/8/10/10 (cubic 2), 10/7/10/10 (cubic 0),
+/// 8/5/9/10 (bbr 2) and 9/6/10/10 (bbr 0) of 10 offsets: retransmitted segments within
+/// 20 % at 5-8 of 10 in four groups (reno 0 at 518 s: 83 and 141; cubic 0 at 310 s: 16
+/// and 53), so on this trace the kernel does not reproduce its own retransmission count
+/// as closely as the goal asks of the model. With both recordings (an offset meets a
+/// goal against at least one of its two), the AT&T floors are raised to what the
+/// profile meets.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
-    ("att-lte-drive", "reno", 2, [8, 6, 10, 10]),
+    ("att-lte-drive", "reno", 2, [9, 7, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [7, 8, 9, 9]),
     ("tmobile-umts-drive", "reno", 2, [10, 9, 10, 10]),
-    ("att-lte-drive", "reno", 0, [9, 8, 10, 10]),
+    ("att-lte-drive", "reno", 0, [9, 9, 10, 10]),
     ("tmobile-lte-drive", "reno", 0, [7, 9, 8, 7]),
     ("tmobile-umts-drive", "reno", 0, [10, 9, 10, 10]),
     // AT&T 380 s and T-Mobile UMTS 793 s (cubic, tcp_frto 2) recorded again: their
@@ -397,13 +407,13 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "cubic", 2, [8, 6, 9, 9]),
     ("tmobile-lte-drive", "cubic", 2, [7, 6, 10, 10]),
     ("tmobile-umts-drive", "cubic", 2, [10, 6, 9, 9]),
-    ("att-lte-drive", "cubic", 0, [8, 5, 9, 9]),
+    ("att-lte-drive", "cubic", 0, [8, 8, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [8, 8, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 6, 9, 9]),
-    ("att-lte-drive", "bbr", 2, [9, 5, 9, 10]),
+    ("att-lte-drive", "bbr", 2, [10, 6, 9, 10]),
     ("tmobile-lte-drive", "bbr", 2, [8, 9, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 9, 9]),
-    ("att-lte-drive", "bbr", 0, [9, 4, 9, 9]),
+    ("att-lte-drive", "bbr", 0, [10, 6, 9, 9]),
     ("tmobile-lte-drive", "bbr", 0, [8, 7, 9, 8]),
     ("tmobile-umts-drive", "bbr", 0, [10, 9, 9, 9]),
 ];

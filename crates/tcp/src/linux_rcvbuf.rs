@@ -29,8 +29,8 @@
 //!   skb->len / skb->truesize, and when it changed, `tcp_set_window_clamp` sets the
 //!   window clamp to the buffer's payload at the new ratio (raising `rcv_ssthresh` to
 //!   min(rcv_wnd, clamp) if the clamp grew). That replaces `TCP_WINDOW_CLAMP`, which
-//!   the receiving application (as `spikelab emulate`'s, `hold_window_clamp`) sets
-//!   again: the clamp stays `receiver_window`, but the free space (`tcp_space`) is
+//!   the application holding it sets again (`spikelab emulate`'s forwarder does so
+//!   for its receiver, `ReceivingApp`): the clamp stays `receiver_window`, but the free space (`tcp_space`) is
 //!   now the buffer at the measured ratio.
 //! * When the application's clamp is back (Linux 6.7+, tcp_input.c
 //!   `tcp_event_data_recv` -> `tcp_measure_rcv_mss`, then `tcp_grow_window`, then
@@ -275,8 +275,9 @@ impl LinuxRcvBuf {
 
     /// The receiver is done with a segment (tcp_input.c `tcp_rcv_established`: after
     /// `tcp_data_queue` and `__tcp_ack_snd_check`, the softirq ends): a receiving
-    /// application that holds its `TCP_WINDOW_CLAMP` (`spikelab emulate`'s
-    /// `hold_window_clamp`) finds it replaced and sets it again
+    /// application that holds its `TCP_WINDOW_CLAMP` (for `spikelab emulate`'s
+    /// receiver the forwarder, `ReceivingApp`, right after the delivery's softirq)
+    /// finds it replaced and sets it again
     /// (`do_tcp_setsockopt` -> tcp.c `tcp_set_window_clamp`). An ACK sent later (the
     /// delayed-ACK timer's) sees the application's clamp.
     pub fn on_segment_processed(&mut self) {
@@ -565,10 +566,10 @@ mod tests {
 
     #[test]
     fn the_replaced_clamp_grows_the_first_ack_then_the_held_clamp_comes_back() {
-        // Linux 6.18 through spikelab emulate, the emulator re-setting the clamp after
-        // each segment (/work/pcaps-rp3/att-lte-drive-reno-frto2-310-r1, its
-        // rep0-download-sender.pcap: ack 1449 win 264984, ack 2897 win 263536, ack
-        // 4345 win 262144, and 262144 on from there).
+        // Linux 6.18 through spikelab emulate, the clamp re-set before the second
+        // segment (the real-path recording of AT&T at 310 s, reno, tcp_frto 2, its
+        // sender-side pcap: ack 1449 win 264984, ack 2897 win 263536, ack 4345 win
+        // 262144, and 262144 on from there; every recording since 4678838 so).
         let mut r = real_paths_receiver();
         assert_eq!(r.window(0, 0), 262_088, "181 segments of 1448 B");
         r.on_in_order_segment(1448);
