@@ -7,6 +7,7 @@
 use crate::config::{EchoRule, TcpConfig};
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
+use crate::linux_sack_compress::{Decision, SackCompress, NUM_SACKS};
 use crate::rto::{Rto, RtoEstimator};
 use crate::ts_clock::TsClock;
 use crate::wire_size::WireSizes;
@@ -70,6 +71,9 @@ pub struct TcpReceiver {
     linux_ack: Option<LinuxAck>,
     /// The `linux` profile's advertised window ([`crate::linux_rcvbuf`]).
     linux_rcvbuf: Option<LinuxRcvBuf>,
+    /// The `linux` profile's SACK compression, SACK flows only
+    /// ([`crate::linux_sack_compress`]).
+    linux_sack_compress: Option<SackCompress>,
     /// The receiver's own RTT estimate, from its SYN-ACK (`tcp_synack_rtt_meas`).
     own_rto: Option<Rto>,
     /// When the SYN-ACK went out, until the first data segment times it.
@@ -129,6 +133,8 @@ impl TcpReceiver {
                     header_bytes: WireSizes::new(&cfg).data_header() as u64,
                 })
             }),
+            linux_sack_compress: (cfg.linux.is_some() && cfg.sack_enabled())
+                .then(SackCompress::default),
             own_rto: None,
             syn_ack_sent: None,
             answering: None,
@@ -149,22 +155,32 @@ impl TcpReceiver {
         seq < self.rcv_nxt || self.ooo.iter().any(|b| b.start <= seq && seq < b.end)
     }
 
-    /// Is an ACK owed but held back by the delayed-ACK timer?
+    /// Is an ACK owed but held back by the delayed-ACK timer (or, under `linux`,
+    /// the compressed-ACK timer)?
     pub fn ack_pending(&self) -> bool {
-        self.delack_deadline.is_some()
+        self.delack_deadline.is_some() || self.linux_compress_deadline().is_some()
     }
 
     pub fn stats(&self) -> ReceiverStats {
         self.stats
     }
 
-    /// When the delayed-ACK timer fires, if armed.
+    /// When the delayed-ACK timer (or, under `linux`, the compressed-ACK timer)
+    /// fires, if armed.
     pub fn next_deadline(&self) -> Option<Time> {
-        self.delack_deadline
+        match self.linux_compress_deadline() {
+            None => self.delack_deadline,
+            Some(c) => Some(self.delack_deadline.map_or(c, |d| d.min(c))),
+        }
     }
 
     /// The delayed-ACK timer fired: send the pending ACK.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.linux_compress_kick(now) {
+            // tcp_compressed_ack_kick: one ACK for those held.
+            self.send_ack(now, out);
+            return;
+        }
         if self.delack_deadline.is_some_and(|d| d <= now) {
             if std::mem::take(&mut self.syn_ack_pending) {
                 self.delack_deadline = None;
@@ -202,6 +218,7 @@ impl TcpReceiver {
         let (start, end) = (seg.seq, seg.end_seq());
         let was_in_order = start <= self.rcv_nxt;
         let had_holes = !self.ooo.is_empty();
+        let blocks_before = self.ooo.len();
         let new_bytes = self.absorb(start, end);
         let duplicate = new_bytes == 0;
         if duplicate {
@@ -221,7 +238,9 @@ impl TcpReceiver {
             || !self.cfg.delayed_ack.enabled
             || quick
             || pushed;
-        if immediate {
+        if immediate && self.linux_compresses(now, blocks_before, out) {
+            // The linux receiver holds this duplicate ACK back (SACK compression).
+        } else if immediate {
             // RFC 5681 4.2: out-of-order segments, segments that fill a hole, and (with
             // D-SACK) duplicates are acknowledged at once.
             self.send_ack(now, out);
@@ -422,6 +441,57 @@ impl TcpReceiver {
         false
     }
 
+    /// The `linux` profile's SACK compression ([`crate::linux_sack_compress`]) for
+    /// an ACK owed at once: whether it is held back. `blocks_before` is how many
+    /// out-of-order blocks were held before the segment.
+    #[inline]
+    fn linux_compresses(&mut self, now: Time, blocks_before: usize, out: &mut Vec<Packet>) -> bool {
+        self.linux_sack_compress.is_some() && self.linux_compress(now, blocks_before, out)
+    }
+
+    /// [`Self::linux_compresses`] on a SACK flow's `linux` receiver: the rest of
+    /// `__tcp_ack_snd_check` once the out-of-order queue is known not empty.
+    fn linux_compress(&mut self, now: Time, blocks_before: usize, out: &mut Vec<Packet>) -> bool {
+        // The immediate-ACK branch comes first: "More than one full frame received"
+        // since the last ACK (rcv_nxt - rcv_wup > rcv_mss; its window clause is
+        // taken to hold), or quick-ACK mode (a duplicate, a window growth, the first
+        // segments); an empty out-of-order queue (the hole filled: ICSK_ACK_NOW)
+        // never reaches the compression branch.
+        let quick = self.linux_ack.is_some_and(|a| a.in_quickack_mode());
+        let full_frame = self.rcv_nxt - self.last_ack_sent > self.cfg.mss as u64;
+        if self.ooo.is_empty() || quick || full_frame {
+            return false;
+        }
+        let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
+        let Some(c) = self.linux_sack_compress else {
+            return false;
+        };
+        // tcp_sack_new_ofo_skb: a new block with the SACK array full sends the held
+        // ACKs first (tcp_sack_compress_send_ack).
+        if blocks_before >= NUM_SACKS && self.ooo.len() > blocks_before && c.flushes_for_new_block()
+        {
+            self.send_ack(now, out);
+        }
+        let Some(c) = self.linux_sack_compress else {
+            return false;
+        };
+        let (next, decision) = c.decide(now, self.rcv_nxt, srtt);
+        self.linux_sack_compress = Some(next);
+        matches!(decision, Decision::Compress { .. })
+    }
+
+    /// The compressed-ACK timer's expiry, if armed.
+    fn linux_compress_deadline(&self) -> Option<Time> {
+        self.linux_sack_compress.and_then(|c| c.deadline())
+    }
+
+    /// The compressed-ACK timer at `now`: does it send an ACK?
+    fn linux_compress_kick(&mut self, now: Time) -> bool {
+        self.linux_sack_compress
+            .as_mut()
+            .is_some_and(|c| c.kick(now))
+    }
+
     /// Bytes queued out of order (`sk_rmem_alloc`: in-order bytes are read at once).
     fn held_out_of_order(&self) -> u64 {
         self.ooo.iter().map(|b| b.end - b.start).sum()
@@ -505,6 +575,9 @@ impl TcpReceiver {
         self.stats.acks_sent += 1;
         if let Some(a) = self.linux_ack.as_mut() {
             a.on_ack_sent(); // tcp_event_ack_sent -> tcp_dec_quickack_mode
+        }
+        if let Some(c) = self.linux_sack_compress.as_mut() {
+            c.on_ack_sent(); // tcp_event_ack_sent: compressed_ack = 0, timer cancelled
         }
         let mut p = self.ack_packet(now, PacketKind::Ack, rwnd);
         p.set_sack(&sack);
@@ -758,6 +831,41 @@ mod tests {
             1,
             "acknowledged without waiting for a second segment"
         );
+    }
+
+    #[test]
+    fn a_linux_sack_receiver_compresses_duplicate_acks_after_the_third() {
+        // __tcp_ack_snd_check: three duplicate ACKs at once, then held behind the
+        // compressed-ACK timer, which sends one ACK for all of them (no SYN here,
+        // so no RTT estimate: the kernel's rtt of 0 gives a delay of 0).
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..30 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        out.clear();
+        let mut acks = Vec::new();
+        for i in 31..38 {
+            r.on_data(t(40), &seg(i, 40), &mut out);
+            acks.push(out.len());
+        }
+        assert_eq!(acks, [1, 2, 3, 3, 3, 3, 3], "the fourth on are held");
+        assert!(r.ack_pending());
+        let due = r.next_deadline().expect("the compressed-ACK timer");
+        r.on_timer(due, &mut out);
+        assert_eq!(out.len(), 4);
+        assert_eq!(out[3].sack(), &[(31_000, 38_000)]);
+        assert_eq!(r.next_deadline(), None);
+    }
+
+    #[test]
+    fn an_rfc_sack_receiver_never_compresses() {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(true));
+        let mut out = Vec::new();
+        for i in 1..8 {
+            r.on_data(t(0), &seg(i, 1), &mut out);
+        }
+        assert_eq!(out.len(), 7);
     }
 
     /// A linux receiver past its quick ACKs, an ACK just sent (18 segments: 16 quick
