@@ -46,6 +46,10 @@ pub const COMP_SACK_NR: u32 = 44;
 pub const COMP_SACK_DELAY: Dur = Dur::from_millis(1);
 /// `sysctl_tcp_comp_sack_slack_ns` (default 100 us): the hrtimer's slack.
 pub const COMP_SACK_SLACK: Dur = Dur::from_micros(100);
+/// `TCP_SACK_BLOCKS_EXPECTED` (Linux 5.8+): SACK blocks an ACK is counted on to
+/// carry; `tcp_sack_new_ofo_skb` sends the held ACKs before a block would stand
+/// later in the array.
+pub const SACK_BLOCKS_EXPECTED: usize = 2;
 /// `TCP_NUM_SACKS`: SACK blocks the receiver remembers (`tp->selective_acks`).
 pub const NUM_SACKS: usize = 4;
 
@@ -129,9 +133,9 @@ impl SackCompress {
         self.compressed_ack > 0
     }
 
-    /// `tcp_sack_new_ofo_skb` with its SACK array full (`TCP_NUM_SACKS` blocks, the
-    /// new segment extending none): `tcp_sack_compress_send_ack` sends the held
-    /// ACKs first, if any.
+    /// `tcp_sack_new_ofo_skb` about to leave a block past the first
+    /// [`SACK_BLOCKS_EXPECTED`]: `tcp_sack_compress_send_ack` sends the held ACKs
+    /// first, if any.
     pub fn flushes_for_new_block(&self) -> bool {
         self.compressed_ack > 0
     }

@@ -7,7 +7,7 @@
 use crate::config::{EchoRule, TcpConfig};
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
-use crate::linux_sack_compress::{Decision, SackCompress, NUM_SACKS};
+use crate::linux_sack_compress::{Decision, SackCompress, NUM_SACKS, SACK_BLOCKS_EXPECTED};
 use crate::rto::{Rto, RtoEstimator};
 use crate::ts_clock::TsClock;
 use crate::wire_size::WireSizes;
@@ -218,7 +218,7 @@ impl TcpReceiver {
         let (start, end) = (seg.seq, seg.end_seq());
         let was_in_order = start <= self.rcv_nxt;
         let had_holes = !self.ooo.is_empty();
-        let blocks_before = self.ooo.len();
+        self.linux_flush_compressed(now, start, end, out);
         let new_bytes = self.absorb(start, end);
         let duplicate = new_bytes == 0;
         if duplicate {
@@ -238,7 +238,7 @@ impl TcpReceiver {
             || !self.cfg.delayed_ack.enabled
             || quick
             || pushed;
-        if immediate && self.linux_compresses(now, blocks_before, out) {
+        if immediate && self.linux_compresses(now) {
             // The linux receiver holds this duplicate ACK back (SACK compression).
         } else if immediate {
             // RFC 5681 4.2: out-of-order segments, segments that fill a hole, and (with
@@ -442,16 +442,15 @@ impl TcpReceiver {
     }
 
     /// The `linux` profile's SACK compression ([`crate::linux_sack_compress`]) for
-    /// an ACK owed at once: whether it is held back. `blocks_before` is how many
-    /// out-of-order blocks were held before the segment.
+    /// an ACK owed at once: whether it is held back.
     #[inline]
-    fn linux_compresses(&mut self, now: Time, blocks_before: usize, out: &mut Vec<Packet>) -> bool {
-        self.linux_sack_compress.is_some() && self.linux_compress(now, blocks_before, out)
+    fn linux_compresses(&mut self, now: Time) -> bool {
+        self.linux_sack_compress.is_some() && self.linux_compress(now)
     }
 
     /// [`Self::linux_compresses`] on a SACK flow's `linux` receiver: the rest of
     /// `__tcp_ack_snd_check` once the out-of-order queue is known not empty.
-    fn linux_compress(&mut self, now: Time, blocks_before: usize, out: &mut Vec<Packet>) -> bool {
+    fn linux_compress(&mut self, now: Time) -> bool {
         // The immediate-ACK branch comes first: "More than one full frame received"
         // since the last ACK (rcv_nxt - rcv_wup > rcv_mss; its window clause is
         // taken to hold), or quick-ACK mode (a duplicate, a window growth, the first
@@ -466,18 +465,40 @@ impl TcpReceiver {
         let Some(c) = self.linux_sack_compress else {
             return false;
         };
-        // tcp_sack_new_ofo_skb: a new block with the SACK array full sends the held
-        // ACKs first (tcp_sack_compress_send_ack).
-        if blocks_before >= NUM_SACKS && self.ooo.len() > blocks_before && c.flushes_for_new_block()
-        {
-            self.send_ack(now, out);
-        }
-        let Some(c) = self.linux_sack_compress else {
-            return false;
-        };
         let (next, decision) = c.decide(now, self.rcv_nxt, srtt);
         self.linux_sack_compress = Some(next);
         matches!(decision, Decision::Compress { .. })
+    }
+
+    /// `tcp_sack_new_ofo_skb` for an out-of-order segment `[start, end)` on a SACK
+    /// flow's `linux` receiver, before the segment is queued: the held ACKs leave
+    /// first (`tcp_sack_compress_send_ack`, reporting the blocks as they were) when
+    /// the segment's block would otherwise stand past the first
+    /// `TCP_SACK_BLOCKS_EXPECTED` (2) of the SACK array, or push one there
+    /// ([`Self::sack_array_pushes_past_two`]).
+    #[inline]
+    fn linux_flush_compressed(&mut self, now: Time, start: u64, end: u64, out: &mut Vec<Packet>) {
+        let held = self
+            .linux_sack_compress
+            .is_some_and(|c| c.flushes_for_new_block());
+        let new = self.held_bytes_in(start, end) < end - start;
+        if held && new && start > self.rcv_nxt && self.sack_array_pushes_past_two(start, end) {
+            self.send_ack(now, out);
+        }
+    }
+
+    /// `tcp_sack_new_ofo_skb`'s two flush conditions over `tp->selective_acks` (the
+    /// model's `TCP_NUM_SACKS` most recently changed blocks, most recent first): the
+    /// segment extends (`tcp_sack_extend`: overlaps or abuts) the block at index 2 or
+    /// later, or extends none while 2 or more are held ("before a range is in third
+    /// or fourth position, at least one ACK packet included it in first/second
+    /// position", Linux 5.8+).
+    fn sack_array_pushes_past_two(&self, start: u64, end: u64) -> bool {
+        let mut array = most_recent_blocks(&self.ooo, NUM_SACKS);
+        match array.position(|b| start <= b.end && b.start <= end) {
+            Some(i) => i >= SACK_BLOCKS_EXPECTED,
+            None => self.ooo.len().min(NUM_SACKS) >= SACK_BLOCKS_EXPECTED,
+        }
     }
 
     /// The compressed-ACK timer's expiry, if armed.
@@ -856,6 +877,43 @@ mod tests {
         assert_eq!(out.len(), 4);
         assert_eq!(out[3].sack(), &[(31_000, 38_000)]);
         assert_eq!(r.next_deadline(), None);
+    }
+
+    #[test]
+    fn a_third_block_sends_the_held_acks_first_without_it() {
+        // tcp_sack_new_ofo_skb (TCP_SACK_BLOCKS_EXPECTED): a new block with two held
+        // sends the compressed ACKs before the block is added, as the kernel's
+        // receiver on T-Mobile LTE offset 212 s at 1.03 s.
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..30 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        out.clear();
+        for i in [31, 32, 33, 34, 36] {
+            r.on_data(t(40), &seg(i, 40), &mut out); // three at once, then held
+        }
+        assert_eq!(out.len(), 3);
+        assert!(r.ack_pending(), "two held, two blocks");
+        r.on_data(t(40), &seg(38, 40), &mut out);
+        assert_eq!(out.len(), 4, "the held ACKs left first");
+        assert_eq!(out[3].sack(), &[(36_000, 37_000), (31_000, 35_000)]);
+        assert!(r.ack_pending(), "the new block's ACK is held in turn");
+    }
+
+    #[test]
+    fn extending_one_of_the_first_two_blocks_keeps_the_acks_held() {
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..30 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        out.clear();
+        for i in [31, 32, 33, 35, 36, 34] {
+            r.on_data(t(40), &seg(i, 40), &mut out);
+        }
+        assert_eq!(out.len(), 3, "35 is a second block, 34 joins the first two");
+        assert!(r.ack_pending());
     }
 
     #[test]
