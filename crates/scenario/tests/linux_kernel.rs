@@ -747,11 +747,18 @@ fn the_bbr_recording_covers_the_table1_paths_ten_schedules_in_three_configuratio
 /// 39.0 s (77.4 s and 72.3 s in the first recording, whose reading thread let the
 /// wider clamp act on more segments: one more quick ACK, the first diverging decision
 /// named before), as the model does; every seed meets every goal.
+/// 30/30/30/30 -> 29/29/28/29: (a) seed 3 with the receiver's SACK compression
+/// (`linux_sack_compress`) takes 65.6 s, 41 retransmissions, 6 RTOs and 2 undos against
+/// this recording's 34.2 s, 33, 3 and 1, and meets the second recording's 66.0 s, 42, 6
+/// and 2 (below): its first diverging decision is the fourth duplicate ACK of the first
+/// recovery held 1.1 ms (2.2476 s), as the kernel's receiver in the second recording's
+/// pcap holds it (2.2534 -> 2.2545 s). (c) seed 1's fourth RTO (three in the kernel)
+/// came with the PSH ACK rule (h-psh7), before the compression.
 const FLOOR_BBR_TABLE1: Met4 = Met4 {
-    completion: 30,
-    retransmissions: 30,
-    timeouts: 30,
-    undos: 30,
+    completion: 29,
+    retransmissions: 29,
+    timeouts: 28,
+    undos: 29,
 };
 
 #[test]
@@ -764,7 +771,8 @@ fn the_bbr_linux_profile_keeps_its_measured_agreement_on_the_table1_path() {
 /// stalls after a freeze in this recording (72.3 s, as (a) seed 8 does in kernel and
 /// model alike, and as (b) seed 8 did in BBR's very first recording) where the model
 /// and the first recording finish at 39.0 s; (a) seed 3 takes 66.0 s and six RTOs
-/// (34.2 s and three in the first recording, as the model).
+/// (34.2 s and three in the first recording, as the model without SACK compression;
+/// with it the model takes 65.6 s and six and meets this recording: 29/30/29/30).
 const FLOOR_BBR_TABLE1_2: Met4 = Met4 {
     completion: 28,
     retransmissions: 29,
