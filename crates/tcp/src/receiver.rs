@@ -481,8 +481,11 @@ impl TcpReceiver {
         let held = self
             .linux_sack_compress
             .is_some_and(|c| c.flushes_for_new_block());
-        let new = self.held_bytes_in(start, end) < end - start;
-        if held && new && start > self.rcv_nxt && self.sack_array_pushes_past_two(start, end) {
+        if held
+            && start > self.rcv_nxt
+            && self.held_bytes_in(start, end) < end - start
+            && self.sack_array_pushes_past_two(start, end)
+        {
             self.send_ack(now, out);
         }
     }
