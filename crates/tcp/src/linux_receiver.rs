@@ -15,8 +15,14 @@
 //! The advertised window and its growth are [`crate::linux_rcvbuf`]'s; each growth
 //! step asks for one immediate ACK here ([`LinuxAck::on_window_growth`]).
 //!
-//! Not modelled: ping-pong (interactive) mode and `ICSK_ACK_PUSHED`, which a bulk receiver never
-//! enters.
+//! A full-sized segment marked PSH that would wait for a second one is acknowledged
+//! at once (`ICSK_ACK_PUSHED` and `__tcp_cleanup_rbuf`, Linux 6.6+): the receiver's
+//! part (the receiver's `linux_pushed`) of what the Linux sender's PSH on every
+//! skb of two or more segments does (the `pacing` module).
+//!
+//! Not modelled: ping-pong (interactive) mode, which a bulk receiver never enters, and
+//! `ICSK_ACK_PUSHED` for a segment shorter than `rcv_mss` (`tcp_measure_rcv_mss`'s
+//! other branch: most short segments set it, PSH or not).
 
 use spikelab_core::{Dur, Time};
 

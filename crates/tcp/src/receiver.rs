@@ -7,6 +7,7 @@
 use crate::config::{EchoRule, TcpConfig};
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
+use crate::linux_sack_compress::{Decision, SackCompress, NUM_SACKS, SACK_BLOCKS_EXPECTED};
 use crate::rto::{Rto, RtoEstimator};
 use crate::ts_clock::TsClock;
 use crate::wire_size::WireSizes;
@@ -70,6 +71,9 @@ pub struct TcpReceiver {
     linux_ack: Option<LinuxAck>,
     /// The `linux` profile's advertised window ([`crate::linux_rcvbuf`]).
     linux_rcvbuf: Option<LinuxRcvBuf>,
+    /// The `linux` profile's SACK compression, SACK flows only
+    /// ([`crate::linux_sack_compress`]).
+    linux_sack_compress: Option<SackCompress>,
     /// The receiver's own RTT estimate, from its SYN-ACK (`tcp_synack_rtt_meas`).
     own_rto: Option<Rto>,
     /// When the SYN-ACK went out, until the first data segment times it.
@@ -129,6 +133,8 @@ impl TcpReceiver {
                     header_bytes: WireSizes::new(&cfg).data_header() as u64,
                 })
             }),
+            linux_sack_compress: (cfg.linux.is_some() && cfg.sack_enabled())
+                .then(SackCompress::default),
             own_rto: None,
             syn_ack_sent: None,
             answering: None,
@@ -149,22 +155,32 @@ impl TcpReceiver {
         seq < self.rcv_nxt || self.ooo.iter().any(|b| b.start <= seq && seq < b.end)
     }
 
-    /// Is an ACK owed but held back by the delayed-ACK timer?
+    /// Is an ACK owed but held back by the delayed-ACK timer (or, under `linux`,
+    /// the compressed-ACK timer)?
     pub fn ack_pending(&self) -> bool {
-        self.delack_deadline.is_some()
+        self.delack_deadline.is_some() || self.linux_compress_deadline().is_some()
     }
 
     pub fn stats(&self) -> ReceiverStats {
         self.stats
     }
 
-    /// When the delayed-ACK timer fires, if armed.
+    /// When the delayed-ACK timer (or, under `linux`, the compressed-ACK timer)
+    /// fires, if armed.
     pub fn next_deadline(&self) -> Option<Time> {
-        self.delack_deadline
+        match self.linux_compress_deadline() {
+            None => self.delack_deadline,
+            Some(c) => Some(self.delack_deadline.map_or(c, |d| d.min(c))),
+        }
     }
 
     /// The delayed-ACK timer fired: send the pending ACK.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.linux_compress_kick(now) {
+            // tcp_compressed_ack_kick: one ACK for those held.
+            self.send_ack(now, out);
+            return;
+        }
         if self.delack_deadline.is_some_and(|d| d <= now) {
             if std::mem::take(&mut self.syn_ack_pending) {
                 self.delack_deadline = None;
@@ -202,6 +218,7 @@ impl TcpReceiver {
         let (start, end) = (seg.seq, seg.end_seq());
         let was_in_order = start <= self.rcv_nxt;
         let had_holes = !self.ooo.is_empty();
+        self.linux_flush_compressed(now, start, end, out);
         let new_bytes = self.absorb(start, end);
         let duplicate = new_bytes == 0;
         if duplicate {
@@ -214,9 +231,16 @@ impl TcpReceiver {
         });
         let quick = self.linux_on_data(now, was_in_order && !duplicate, duplicate);
         let quick = self.linux_grow_window(now, seg.len as u64, was_in_order, new_bytes) || quick;
-        let immediate =
-            !was_in_order || had_holes || duplicate || !self.cfg.delayed_ack.enabled || quick;
-        if immediate {
+        let pushed = self.linux_pushed(seg, was_in_order && !duplicate);
+        let immediate = !was_in_order
+            || had_holes
+            || duplicate
+            || !self.cfg.delayed_ack.enabled
+            || quick
+            || pushed;
+        if immediate && self.linux_compresses(now) {
+            // The linux receiver holds this duplicate ACK back (SACK compression).
+        } else if immediate {
             // RFC 5681 4.2: out-of-order segments, segments that fill a hole, and (with
             // D-SACK) duplicates are acknowledged at once.
             self.send_ack(now, out);
@@ -367,6 +391,22 @@ impl TcpReceiver {
         a.in_quickack_mode()
     }
 
+    /// The `linux` receiver's `ICSK_ACK_PUSHED` for a full-sized segment (Linux 6.6+,
+    /// `tcp_measure_rcv_mss`: "If the skb has a len of exactly 1*MSS and has the PSH
+    /// bit set then it is likely the end of an application write"): the application's
+    /// read that empties the receive queue then sends the ACK the segment would have
+    /// delayed (`__tcp_cleanup_rbuf`: `ICSK_ACK_PUSHED`, not ping-pong, nothing left
+    /// in `sk_rmem_alloc`). The model's application reads in-order data at once, so
+    /// the queue is empty unless segments wait out of order.
+    #[inline]
+    fn linux_pushed(&self, seg: &Packet, new_in_order: bool) -> bool {
+        self.linux_ack.is_some()
+            && seg.push()
+            && new_in_order
+            && seg.len as u64 >= self.cfg.mss as u64
+            && self.ooo.is_empty()
+    }
+
     /// The `linux` profile's window growth: `tcp_grow_window` for new data (in order
     /// from `tcp_event_data_recv`; out of order from `tcp_data_queue_ofo`, SACK
     /// flows only), then `tcp_rcv_space_adjust` as the application reads the
@@ -399,6 +439,81 @@ impl TcpReceiver {
             }
         }
         false
+    }
+
+    /// The `linux` profile's SACK compression ([`crate::linux_sack_compress`]) for
+    /// an ACK owed at once: whether it is held back.
+    #[inline]
+    fn linux_compresses(&mut self, now: Time) -> bool {
+        self.linux_sack_compress.is_some() && self.linux_compress(now)
+    }
+
+    /// [`Self::linux_compresses`] on a SACK flow's `linux` receiver: the rest of
+    /// `__tcp_ack_snd_check` once the out-of-order queue is known not empty.
+    fn linux_compress(&mut self, now: Time) -> bool {
+        // The immediate-ACK branch comes first: "More than one full frame received"
+        // since the last ACK (rcv_nxt - rcv_wup > rcv_mss; its window clause is
+        // taken to hold), or quick-ACK mode (a duplicate, a window growth, the first
+        // segments); an empty out-of-order queue (the hole filled: ICSK_ACK_NOW)
+        // never reaches the compression branch.
+        let quick = self.linux_ack.is_some_and(|a| a.in_quickack_mode());
+        let full_frame = self.rcv_nxt - self.last_ack_sent > self.cfg.mss as u64;
+        if self.ooo.is_empty() || quick || full_frame {
+            return false;
+        }
+        let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
+        let Some(c) = self.linux_sack_compress else {
+            return false;
+        };
+        let (next, decision) = c.decide(now, self.rcv_nxt, srtt);
+        self.linux_sack_compress = Some(next);
+        matches!(decision, Decision::Compress { .. })
+    }
+
+    /// `tcp_sack_new_ofo_skb` for an out-of-order segment `[start, end)` on a SACK
+    /// flow's `linux` receiver, before the segment is queued: the held ACKs leave
+    /// first (`tcp_sack_compress_send_ack`, reporting the blocks as they were) when
+    /// the segment's block would otherwise stand past the first
+    /// `TCP_SACK_BLOCKS_EXPECTED` (2) of the SACK array, or push one there
+    /// ([`Self::sack_array_pushes_past_two`]).
+    #[inline]
+    fn linux_flush_compressed(&mut self, now: Time, start: u64, end: u64, out: &mut Vec<Packet>) {
+        let held = self
+            .linux_sack_compress
+            .is_some_and(|c| c.flushes_for_new_block());
+        if held
+            && start > self.rcv_nxt
+            && self.held_bytes_in(start, end) < end - start
+            && self.sack_array_pushes_past_two(start, end)
+        {
+            self.send_ack(now, out);
+        }
+    }
+
+    /// `tcp_sack_new_ofo_skb`'s two flush conditions over `tp->selective_acks` (the
+    /// model's `TCP_NUM_SACKS` most recently changed blocks, most recent first): the
+    /// segment extends (`tcp_sack_extend`: overlaps or abuts) the block at index 2 or
+    /// later, or extends none while 2 or more are held ("before a range is in third
+    /// or fourth position, at least one ACK packet included it in first/second
+    /// position", Linux 5.8+).
+    fn sack_array_pushes_past_two(&self, start: u64, end: u64) -> bool {
+        let mut array = most_recent_blocks(&self.ooo, NUM_SACKS);
+        match array.position(|b| start <= b.end && b.start <= end) {
+            Some(i) => i >= SACK_BLOCKS_EXPECTED,
+            None => self.ooo.len().min(NUM_SACKS) >= SACK_BLOCKS_EXPECTED,
+        }
+    }
+
+    /// The compressed-ACK timer's expiry, if armed.
+    fn linux_compress_deadline(&self) -> Option<Time> {
+        self.linux_sack_compress.and_then(|c| c.deadline())
+    }
+
+    /// The compressed-ACK timer at `now`: does it send an ACK?
+    fn linux_compress_kick(&mut self, now: Time) -> bool {
+        self.linux_sack_compress
+            .as_mut()
+            .is_some_and(|c| c.kick(now))
     }
 
     /// Bytes queued out of order (`sk_rmem_alloc`: in-order bytes are read at once).
@@ -484,6 +599,9 @@ impl TcpReceiver {
         self.stats.acks_sent += 1;
         if let Some(a) = self.linux_ack.as_mut() {
             a.on_ack_sent(); // tcp_event_ack_sent -> tcp_dec_quickack_mode
+        }
+        if let Some(c) = self.linux_sack_compress.as_mut() {
+            c.on_ack_sent(); // tcp_event_ack_sent: compressed_ack = 0, timer cancelled
         }
         let mut p = self.ack_packet(now, PacketKind::Ack, rwnd);
         p.set_sack(&sack);
@@ -736,6 +854,122 @@ mod tests {
             out.len(),
             1,
             "acknowledged without waiting for a second segment"
+        );
+    }
+
+    #[test]
+    fn a_linux_sack_receiver_compresses_duplicate_acks_after_the_third() {
+        // __tcp_ack_snd_check: three duplicate ACKs at once, then held behind the
+        // compressed-ACK timer, which sends one ACK for all of them (no SYN here,
+        // so no RTT estimate: the kernel's rtt of 0 gives a delay of 0).
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..30 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        out.clear();
+        let mut acks = Vec::new();
+        for i in 31..38 {
+            r.on_data(t(40), &seg(i, 40), &mut out);
+            acks.push(out.len());
+        }
+        assert_eq!(acks, [1, 2, 3, 3, 3, 3, 3], "the fourth on are held");
+        assert!(r.ack_pending());
+        let due = r.next_deadline().expect("the compressed-ACK timer");
+        r.on_timer(due, &mut out);
+        assert_eq!(out.len(), 4);
+        assert_eq!(out[3].sack(), &[(31_000, 38_000)]);
+        assert_eq!(r.next_deadline(), None);
+    }
+
+    #[test]
+    fn a_third_block_sends_the_held_acks_first_without_it() {
+        // tcp_sack_new_ofo_skb (TCP_SACK_BLOCKS_EXPECTED): a new block with two held
+        // sends the compressed ACKs before the block is added, as the kernel's
+        // receiver on T-Mobile LTE offset 212 s at 1.03 s.
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..30 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        out.clear();
+        for i in [31, 32, 33, 34, 36] {
+            r.on_data(t(40), &seg(i, 40), &mut out); // three at once, then held
+        }
+        assert_eq!(out.len(), 3);
+        assert!(r.ack_pending(), "two held, two blocks");
+        r.on_data(t(40), &seg(38, 40), &mut out);
+        assert_eq!(out.len(), 4, "the held ACKs left first");
+        assert_eq!(out[3].sack(), &[(36_000, 37_000), (31_000, 35_000)]);
+        assert!(r.ack_pending(), "the new block's ACK is held in turn");
+    }
+
+    #[test]
+    fn extending_one_of_the_first_two_blocks_keeps_the_acks_held() {
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..30 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        out.clear();
+        for i in [31, 32, 33, 35, 36, 34] {
+            r.on_data(t(40), &seg(i, 40), &mut out);
+        }
+        assert_eq!(out.len(), 3, "35 is a second block, 34 joins the first two");
+        assert!(r.ack_pending());
+    }
+
+    #[test]
+    fn an_rfc_sack_receiver_never_compresses() {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg(true));
+        let mut out = Vec::new();
+        for i in 1..8 {
+            r.on_data(t(0), &seg(i, 1), &mut out);
+        }
+        assert_eq!(out.len(), 7);
+    }
+
+    /// A linux receiver past its quick ACKs, an ACK just sent (18 segments: 16 quick
+    /// ACKs, then one for 16 and 17), and the next segment, `push` as given.
+    fn after_quick_acks_then(push: bool, cfg: TcpConfig) -> (TcpReceiver, Vec<Packet>) {
+        let mut r = TcpReceiver::new(FlowId(0), &cfg);
+        let mut out = Vec::new();
+        for i in 0..18 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        out.clear();
+        let mut p = seg(18, 18);
+        p.set_push(push);
+        r.on_data(t(18), &p, &mut out);
+        (r, out)
+    }
+
+    #[test]
+    fn a_linux_receiver_acks_a_lone_full_segment_marked_push_at_once() {
+        // Linux 6.18 through spikelab emulate, Table 1 (a) seed 5: after the pair ACK
+        // 64001 the sender's first two-segment skb ends in segment 65 (PSH, as every
+        // skb of two or more) and the receiver ACKs it alone, at once (ack 65001).
+        let linux = || TcpConfig {
+            mss: 1000,
+            receiver_window: 64_000,
+            ..TcpConfig::linux()
+        };
+        let (r, out) = after_quick_acks_then(true, linux());
+        assert_eq!(out.iter().map(|p| p.ack).collect::<Vec<_>>(), [19_000]);
+        assert_eq!(r.next_deadline(), None);
+        let (r, out) = after_quick_acks_then(false, linux());
+        assert!(out.is_empty(), "without PSH it waits for a second segment");
+        assert_eq!(r.next_deadline(), Some(t(18 + 40)));
+    }
+
+    #[test]
+    fn only_the_linux_receiver_heeds_push() {
+        let (_, out) = after_quick_acks_then(true, cfg(false));
+        let (_, unpushed) = after_quick_acks_then(false, cfg(false));
+        assert_eq!(
+            out.len(),
+            unpushed.len(),
+            "RFC 5681: the same ACKs either way"
         );
     }
 

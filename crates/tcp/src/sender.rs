@@ -1744,12 +1744,22 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// of new data runs once per segment).
     #[inline(always)]
     fn emit(&mut self, now: Time, start: u64, end: u64, retx: bool, out: &mut Vec<Packet>) {
-        self.cc_on_sent(now, start, end, retx);
+        let joins_skb = match self.drv {
+            Some(_) => self.cc_on_sent(now, start, end, retx),
+            None => {
+                let segs = self.stack.unpaced_skb_segments();
+                crate::unpaced_skb::joins_skb(out, start, segs)
+            }
+        };
+        if joins_skb {
+            move_push_to_new_tail(out, start);
+        }
         let mut p = Packet::new(0, self.flow, PacketKind::Data, now);
         p.wire_model = self.wire_model();
         p.seq = start;
         p.len = (end - start) as u32;
         p.retx = retx;
+        p.set_push(joins_skb);
         // Karn (RFC 6298 section 3): time one new segment per flight.
         let starts_timing = !retx && self.timing.is_none();
         if starts_timing {
@@ -1844,6 +1854,19 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 }
 
+/// A segment starting at `start` joins the skb of the segment before it: the skb's PSH
+/// flag moves from that segment, still in `out`, to the new one. Linux forces PSH on
+/// every skb of two or more segments (`__tcp_transmit_skb`: "Force a PSH flag on all
+/// (GSO) packets to expedite GRO flush at receiver") and GSO leaves it on the last
+/// segment only (`tcp_gso_segment`), so of an skb's segments the last carries it.
+fn move_push_to_new_tail(out: &mut [Packet], start: u64) {
+    if let Some(prev) = out.last_mut() {
+        if prev.kind == PacketKind::Data && prev.end_seq() == start {
+            prev.set_push(false);
+        }
+    }
+}
+
 /// The window as a congestion controller reads it.
 #[inline]
 fn cwnd_view(w: &Window) -> CwndView {
@@ -1858,6 +1881,26 @@ fn cwnd_view(w: &Window) -> CwndView {
 mod tests {
     use super::*;
     use crate::rto::Rto;
+
+    #[test]
+    fn an_skbs_psh_flag_moves_to_the_segment_that_joins_it() {
+        let data = |seq: u64, push: bool| {
+            let mut p = Packet::new(0, FlowId(0), PacketKind::Data, Time::ZERO);
+            (p.seq, p.len) = (seq, 1000);
+            p.set_push(push);
+            p
+        };
+        let mut out = vec![data(0, false), data(1000, true)];
+        move_push_to_new_tail(&mut out, 2000);
+        assert_eq!(
+            out.iter().map(|p| p.push()).collect::<Vec<_>>(),
+            [false, false]
+        );
+        // A segment not contiguous with the last one sent leaves that one's flag.
+        let mut out = vec![data(5000, true)];
+        move_push_to_new_tail(&mut out, 2000);
+        assert!(out[0].push());
+    }
     use crate::spurious::DetectorKind;
 
     fn ms(v: u64) -> Time {
@@ -1873,7 +1916,7 @@ mod tests {
         let sender = std::mem::size_of::<TcpSender<Rto>>();
         let receiver = std::mem::size_of::<crate::TcpReceiver>();
         assert!(sender <= 1552, "TcpSender<Rto> grew to {sender} bytes");
-        assert!(receiver <= 608, "TcpReceiver grew to {receiver} bytes");
+        assert!(receiver <= 640, "TcpReceiver grew to {receiver} bytes");
     }
 
     /// A sender of `cfg` started at t = 0 with `bytes` written; `out` holds what it sent.

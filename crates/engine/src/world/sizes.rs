@@ -33,12 +33,12 @@ fn sizes() -> Vec<(&'static str, &'static str, usize, usize)> {
             size_of::<Connection<Transports>>(),
             2304,
         ),
-        ("Transports", "connection", size_of::<Transports>(), 2160),
+        ("Transports", "connection", size_of::<Transports>(), 2192),
         (
             "TcpTransport",
             "connection",
             size_of::<TcpTransport>(),
-            2160,
+            2192,
         ),
         (
             "TcpSender<Rto>",
@@ -46,7 +46,7 @@ fn sizes() -> Vec<(&'static str, &'static str, usize, usize)> {
             size_of::<TcpSender<Rto>>(),
             1552,
         ),
-        ("TcpReceiver", "connection", size_of::<TcpReceiver>(), 608),
+        ("TcpReceiver", "connection", size_of::<TcpReceiver>(), 640),
         ("TimerSlot", "endpoint", size_of::<TimerSlot>(), 24),
         ("LinkState", "link", size_of::<LinkState<()>>(), 640),
         (

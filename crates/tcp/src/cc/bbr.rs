@@ -66,6 +66,11 @@ const LT_BW_MAX_RTTS: u8 = 48;
 const TCP_INIT_CWND: u64 = 10;
 /// `GSO_MAX_SIZE - 1 - MAX_TCP_HEADER` (see the module notes).
 const GSO_BYTES_MAX: u64 = 65536 - 1 - 320;
+/// `sk_gso_max_size`: `GSO_LEGACY_MAX_SIZE`, a device's default (the emulator's TUN).
+const SK_GSO_MAX_SIZE: u64 = 65536;
+/// `net.ipv4.tcp_tso_rtt_log` (default 9): `tcp_tso_autosize` adds
+/// `sk_gso_max_size >> (tcp_min_rtt >> 9)` for paths of small min_rtt.
+const TSO_RTT_LOG: u32 = 9;
 
 /// The windowed max filter of lib/win_minmax.c (Kathleen Nichols' algorithm): the
 /// best, second and third best samples, widely spaced in the window.
@@ -280,12 +285,21 @@ impl Bbr {
         }
     }
 
+    /// `bbr_min_tso_segs`: 1 below 1.2 Mbit/s of pacing, else 2.
+    fn min_tso_segs(&self) -> u64 {
+        let rate = self.pacing_rate.unwrap_or(u64::MAX);
+        if rate < MIN_TSO_RATE >> 3 {
+            1
+        } else {
+            2
+        }
+    }
+
     /// `bbr_tso_segs_goal` with `bbr_min_tso_segs`.
     fn tso_segs_goal(&self) -> u64 {
         let rate = self.pacing_rate.unwrap_or(u64::MAX);
-        let min = if rate < MIN_TSO_RATE >> 3 { 1 } else { 2 };
         let bytes = (rate >> PACING_SHIFT).min(GSO_BYTES_MAX);
-        (bytes / self.mss).max(min).min(0x7F)
+        (bytes / self.mss).max(self.min_tso_segs()).min(0x7F)
     }
 
     /// `bbr_save_cwnd`: the last good cwnd, kept through recovery and PROBE_RTT.
@@ -785,6 +799,20 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate(&self) -> Option<u64> {
         self.pacing_rate
+    }
+
+    /// `tcp_tso_segs`: mainline's v1 has no `tso_segs` hook, so the kernel's
+    /// `tcp_tso_autosize` (about 1 ms of the pacing rate, plus `sk_gso_max_size >>
+    /// (tcp_min_rtt >> 9)`, at most `sk_gso_max_size`) with `bbr_min_tso_segs` as the
+    /// floor: 2-segment skbs on a 2 Mbit/s path, as the kernel's pcaps show.
+    fn tso_segs(&self, c: &ConnView) -> u64 {
+        let mut bytes = self.pacing_rate.unwrap_or(u64::MAX) >> PACING_SHIFT;
+        let r = c.min_rtt.map_or(u64::MAX, us) >> TSO_RTT_LOG;
+        if r < 32 {
+            bytes = bytes.saturating_add(SK_GSO_MAX_SIZE >> r);
+        }
+        let bytes = bytes.min(SK_GSO_MAX_SIZE);
+        (bytes / c.mss.max(1)).max(self.min_tso_segs())
     }
 
     fn estimates(&self) -> Option<super::ModelEstimates> {

@@ -110,7 +110,7 @@ pub struct ConnView {
     /// The smoothed RTT and `tcp_min_rtt`, once sampled.
     pub srtt: Option<Dur>,
     pub min_rtt: Option<Dur>,
-    /// `tcp_wstamp_ns`: when pacing lets the next segment leave ([`crate::pacing`]).
+    /// `tcp_wstamp_ns`: when pacing lets the next segment leave (the `pacing` module).
     pub wstamp: Time,
     /// `tp->is_cwnd_limited` ([`crate::linux_cwnd_limited`]; false outside the
     /// `linux` stack).
@@ -196,6 +196,11 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<u64> {
         None
     }
+    /// Segments per skb (`tcp_tso_segs`): how many a paced transmission sends back to
+    /// back (the `pacing` module). Default: one.
+    fn tso_segs(&self, _c: &ConnView) -> u64 {
+        1
+    }
     /// The model's estimates, if the controller keeps a model (for traces).
     /// Default: none.
     fn estimates(&self) -> Option<ModelEstimates> {
@@ -268,6 +273,7 @@ macro_rules! controllers {
                 fn on_enter_loss(&mut self, c: &ConnView);
                 #[inline]
                 fn pacing_rate(&self) -> Option<u64>;
+                fn tso_segs(&self, c: &ConnView) -> u64;
                 fn estimates(&self) -> Option<ModelEstimates>;
             }
         }

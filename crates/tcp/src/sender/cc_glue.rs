@@ -90,15 +90,13 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// it is a retransmission; new data is in the table already). Inlined, the driver's
     /// part out of line: asked at every transmission, and most controllers have none.
     #[inline(always)]
-    pub(super) fn cc_on_sent(&mut self, now: Time, start: u64, end: u64, retx: bool) {
-        if self.drv.is_some() {
-            self.drive_on_sent(now, start, end, retx);
-        }
+    pub(super) fn cc_on_sent(&mut self, now: Time, start: u64, end: u64, retx: bool) -> bool {
+        self.drv.is_some() && self.drive_on_sent(now, start, end, retx)
     }
 
     /// [`Self::cc_on_sent`] with a driver.
     #[inline(never)]
-    fn drive_on_sent(&mut self, now: Time, start: u64, end: u64, retx: bool) {
+    fn drive_on_sent(&mut self, now: Time, start: u64, end: u64, retx: bool) -> bool {
         let idle = !retx && start == self.w.snd_una;
         // tcp_event_data_sent: CA_EVENT_TX_START with nothing in flight before this
         // segment (counted in flight already, new or marked retransmitted).
@@ -110,9 +108,14 @@ impl<E: RtoEstimator> TcpSender<E> {
             let cwnd = self.cc.on_tx_start(&c, d.app_limited());
             self.w.cwnd = cwnd * self.w.mss;
         }
-        let rate = self.cc.pacing_rate();
-        if let Some(d) = &mut self.drv {
-            d.on_sent(now, (start, end), idle, in_flight + 1, rate);
+        let rate = self.cc.pacing_rate().map(|r| {
+            let view = self.sender_view(now);
+            let d = self.drv.as_ref().expect("checked");
+            (r, self.cc.tso_segs(&d.view(&view)))
+        });
+        match &mut self.drv {
+            Some(d) => d.on_sent(now, (start, end), idle, in_flight + 1, rate),
+            None => false,
         }
     }
 

@@ -236,6 +236,12 @@ pub trait StackRules {
     fn frto_room_segments(&self) -> u64 {
         1
     }
+    /// When sending without pacing: the segments one skb holds, the last of an skb of
+    /// two or more marked PSH ([`crate::unpaced_skb`]; RFC: one, a segment is sent as
+    /// itself).
+    fn unpaced_skb_segments(&self) -> u64 {
+        1
+    }
     /// A spurious timeout was found (`by_ns2_frto`: by a detector modelling an ns-2
     /// F-RTO agent): ssthresh and cwnd when the stack restores them its own way
     /// (RFC 5682 / RFC 4015: `None`, the configured response).
@@ -500,6 +506,8 @@ spikelab_core::dispatch_enum! {
         fn go_back_n_resends_sacked(&self) -> bool;
         #[inline]
         fn frto_room_segments(&self) -> u64;
+        #[inline]
+        fn unpaced_skb_segments(&self) -> u64;
         fn spurious_response(&self, by_ns2_frto: bool, snd_max: u64, mss: u64) -> Option<(u64, u64)>;
         fn on_enter_recovery(&mut self, cwnd: u64, rwnd: u64, mss: u64, dupthresh: u64) -> Option<u64>;
         fn recovery_floor(&self) -> Option<u64>;
@@ -608,6 +616,7 @@ mod tests {
         let s = Stack::new(&TcpConfig::default());
         assert!(s.counts_toward_recovery(true, 0));
         assert_eq!(s.frto_room_segments(), 1);
+        assert_eq!(s.unpaced_skb_segments(), 1);
         assert_eq!(s.timer_fires_at(Time(5), Time(7)), Time(7));
         assert_eq!(s.initial_ssthresh(100, 10), 100);
         assert!(!s.restarts_timer_on_head_retransmit());

@@ -20,6 +20,9 @@ use crate::tlp::{Probe, ProbeAck};
 use crate::window::Window;
 use rack_detection::RackDetection;
 use spikelab_core::{Dur, Packet, Time};
+
+/// `net.ipv4.tcp_min_tso_segs` (default 2).
+const TCP_MIN_TSO_SEGS: u64 = 2;
 use tail_probe::TailProbe;
 use window_edge::Minshall;
 
@@ -150,6 +153,16 @@ impl StackRules for LinuxHost {
     /// remainder unless Nagle's check (Minshall's variant) holds it ([`window_edge`]).
     fn cuts_at_window_edge(&self, snd_una: u64, snd_max: u64) -> bool {
         self.minshall.sends_partial(snd_una, snd_max)
+    }
+
+    /// `tcp_tso_autosize`'s floor, `net.ipv4.tcp_min_tso_segs` (2): reno and cubic
+    /// send skbs of two segments, PSH on the second ([`crate::unpaced_skb`]). The
+    /// autosize's other term, `sk_pacing_rate >> sk_pacing_shift` bytes (about 1 ms of
+    /// the rate `tcp_update_pacing_rate` sets for every controller), passes two
+    /// segments only above 2.97 MB/s of pacing rate; not modelled.
+    #[inline]
+    fn unpaced_skb_segments(&self) -> u64 {
+        TCP_MIN_TSO_SEGS
     }
 
     /// `tcp_minshall_update`.
