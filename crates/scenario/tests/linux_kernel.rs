@@ -867,9 +867,10 @@ const FLOOR_TABLE2_RENO: Met4 = Met4 {
     timeouts: 5,
     undos: 6,
 };
+/// CUBIC's retransmissions 3 -> 5 with this stop's linux rules (06d88e7).
 const FLOOR_TABLE2_CUBIC: Met4 = Met4 {
     completion: 6,
-    retransmissions: 3,
+    retransmissions: 5,
     timeouts: 5,
     undos: 6,
 };
