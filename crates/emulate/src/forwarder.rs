@@ -169,7 +169,7 @@ pub struct Forwarder {
     pub box_counts: BoxCounts,
     /// Per flow, its receiving application ([`Forwarder::watch_receivers`]), and
     /// whether the kernel has replaced its clamp yet.
-    clamps: Vec<Option<(ReceivingApp, bool)>>,
+    receivers: Vec<Option<(ReceivingApp, bool)>>,
     /// How often a delivery found the receiver's clamp replaced and set it again.
     pub clamp_resets: u64,
     /// Data deliveries that waited for the receiving application's `accept`.
@@ -247,7 +247,7 @@ impl Forwarder {
             ignored: 0,
             write_errors: 0,
             box_counts: BoxCounts::default(),
-            clamps: Vec::new(),
+            receivers: Vec::new(),
             clamp_resets: 0,
             accept_waits: 0,
             read_waits: 0,
@@ -266,13 +266,13 @@ impl Forwarder {
     /// replaced is set again and the application's read awaited (see
     /// [`ReceivingApp`]).
     pub fn watch_receivers(&mut self, apps: Vec<Option<ReceivingApp>>) {
-        self.clamps = apps.into_iter().map(|k| k.map(|k| (k, false))).collect();
+        self.receivers = apps.into_iter().map(|k| k.map(|k| (k, false))).collect();
     }
 
     /// A data segment for a connection the receiving application has not accepted
     /// yet waits for it (at most 20 ms), so that its clamp can be held.
     fn wait_for_accept(&mut self, f: usize) {
-        let Some((k, _)) = self.clamps.get(f).and_then(Option::as_ref) else {
+        let Some((k, _)) = self.receivers.get(f).and_then(Option::as_ref) else {
             return;
         };
         if k.accepted() {
@@ -293,7 +293,7 @@ impl Forwarder {
     /// `release_sock`, after the write returned, and the next delivery must not
     /// come first.
     fn hold_clamp(&mut self, f: usize, len: u64) {
-        let Some((k, replaced)) = self.clamps.get_mut(f).and_then(Option::as_mut) else {
+        let Some((k, replaced)) = self.receivers.get_mut(f).and_then(Option::as_mut) else {
             return;
         };
         let first = !*replaced && len >= 536;
@@ -315,7 +315,7 @@ impl Forwarder {
     /// the receiving application has read every byte received in order (at most
     /// 5 ms), so that an ACK Linux sends from the read leaves before it.
     fn await_read(&mut self, f: usize) {
-        let Some((k, _)) = self.clamps.get(f).and_then(Option::as_ref) else {
+        let Some((k, _)) = self.receivers.get(f).and_then(Option::as_ref) else {
             return;
         };
         match k.wait_read(Instant::now() + std::time::Duration::from_millis(5)) {
