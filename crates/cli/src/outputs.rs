@@ -25,6 +25,7 @@ use spikelab_output::csv::{write_trace_csv, CsvWriter};
 use spikelab_output::pcap::{self, create_pcap, Seen, Vantage};
 pub use spikelab_results::{PcapSides, RepOutcome, RunInfo};
 use spikelab_scenario::Scenario;
+use spikelab_tcp::stacks::{Stack, StackRules};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -95,7 +96,8 @@ fn write_pcap(
         w = w
             .with_mss(u16::try_from(tcp.mss).unwrap_or(u16::MAX))
             .with_window(tcp.receiver_window)
-            .with_handshake(tcp.handshake);
+            .with_handshake(tcp.handshake)
+            .with_stack_push(StackRules::marks_push(&Stack::new(tcp)));
     }
     for (time, record) in pcap::records_at(seen, at, result.completed) {
         w.write_record(time, &record)?;

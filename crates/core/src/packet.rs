@@ -239,10 +239,10 @@ impl Packet {
     }
 
     /// The PSH flag as the sending stack sets it, for the receivers that react to it
-    /// (the `linux` receiver's `ICSK_ACK_PUSHED`). Only a paced Linux sender sets it,
-    /// on the last segment of each skb of two or more segments (`__tcp_transmit_skb`:
-    /// "Force a PSH flag on all (GSO) packets"). Not what pcaps show: they mark every
-    /// data segment PSH whatever the stack.
+    /// (the `linux` receiver's `ICSK_ACK_PUSHED`). Only a Linux sender sets it, on the
+    /// last segment of each skb of two or more segments (`__tcp_transmit_skb`: "Force a
+    /// PSH flag on all (GSO) packets"); pcaps show it for such a stack and mark every
+    /// data segment PSH for the others.
     pub fn push(&self) -> bool {
         self.bits & PUSH != 0
     }

@@ -33,7 +33,10 @@
 //!   `a` is written the same way, so a SYN-ACK with `ack = 0` acknowledges the SYN. The
 //!   receiver's SYN-ACK carries [`isn_receiver`] and its later segments that + 1; the
 //!   sender's data segments acknowledge it.
-//! * Flags: SYN; SYN+ACK; data ACK+PSH; pure ACK; FIN+ACK (the synthesised close).
+//! * Flags: SYN; SYN+ACK; data ACK, with PSH where the sending stack set it
+//!   ([`Packet::push`], [`PcapWriter::with_stack_push`]: a `linux` sender marks the
+//!   last segment of each skb of two or more) or, for a stack that does not choose,
+//!   on every data segment; pure ACK; FIN+ACK (the synthesised close).
 //! * Checksums: every TCP and UDP checksum is correct for the packet with a payload of
 //!   zero bytes, the payload [`PcapWriter::with_payload`] writes (the simulator carries
 //!   no payload bytes). Wireshark with `tcp.check_checksum:TRUE` reports segments
@@ -167,6 +170,9 @@ pub struct Hosts {
     /// Whether the flow opens with a SYN exchange, the only place window scaling can
     /// be agreed (RFC 7323 section 2.2).
     pub handshake: bool,
+    /// Whether the sending stack chooses which data segments carry PSH
+    /// ([`Packet::push`]); if not, every data segment carries it.
+    pub stack_push: bool,
 }
 
 impl Hosts {
@@ -183,6 +189,7 @@ impl Default for Hosts {
             mss: DEFAULT_MSS,
             window: DEFAULT_WINDOW,
             handshake: true,
+            stack_push: false,
         }
     }
 }
@@ -500,13 +507,14 @@ fn wire_seq(flow: FlowId, off: u64) -> u32 {
 }
 
 /// Sequence number, acknowledgment number and flags of a simulated segment.
-fn seq_ack_flags(p: &Packet) -> (u32, u32, u8) {
+fn seq_ack_flags(p: &Packet, stack_push: bool) -> (u32, u32, u8) {
     let (f, r) = (p.flow, isn_receiver(p.flow));
+    let push = if p.push() || !stack_push { PSH } else { 0 };
     match p.kind {
         PacketKind::Syn => (isn_sender(f), 0, SYN),
         PacketKind::SynAck => (r, wire_seq(f, p.ack), SYN | ACK),
         PacketKind::Data if p.len == 0 => (wire_seq(f, p.seq), r.wrapping_add(1), ACK),
-        PacketKind::Data => (wire_seq(f, p.seq), r.wrapping_add(1), ACK | PSH),
+        PacketKind::Data => (wire_seq(f, p.seq), r.wrapping_add(1), ACK | push),
         PacketKind::Ack | PacketKind::Datagram => (r.wrapping_add(1), wire_seq(f, p.ack), ACK),
     }
 }
@@ -521,7 +529,7 @@ fn tcp_of_packet(p: &Packet, hosts: &Hosts) -> TcpWire {
     } else {
         p.rwnd.into()
     };
-    let (seq, ack, flags) = seq_ack_flags(p);
+    let (seq, ack, flags) = seq_ack_flags(p, hosts.stack_push);
     TcpWire {
         flow: p.flow,
         from_sender: p.kind.is_forward(),
@@ -705,6 +713,13 @@ impl<W: Write> PcapWriter<W> {
         self
     }
 
+    /// Whether the sending stack chooses which data segments carry PSH (the `linux`
+    /// stack does); if not (the default), every data segment carries it.
+    pub fn with_stack_push(mut self, stack_push: bool) -> Self {
+        self.hosts.stack_push = stack_push;
+        self
+    }
+
     /// Also writes each packet's payload (zero bytes), so that every checksum can be
     /// verified; files grow by the payload.
     pub fn with_payload(mut self, payload: bool) -> Self {
@@ -876,6 +891,7 @@ mod tests {
             mss: 1000,
             window: 150_000,
             handshake: true,
+            stack_push: false,
         };
         let mut syn = pkt(PacketKind::Syn, 0);
         syn.set_ts(Some(Timestamps::default()));
@@ -908,6 +924,7 @@ mod tests {
             mss: 1000,
             window: 150_000,
             handshake: false,
+            stack_push: false,
         };
         let mut data = pkt(PacketKind::Data, 0);
         data.len = 1000;
@@ -929,6 +946,7 @@ mod tests {
                 mss: 1000,
                 window: 64_000,
                 handshake: true,
+                stack_push: false,
             },
         );
         assert_eq!(be16(h.bytes(), 34), 64_000);
@@ -948,6 +966,24 @@ mod tests {
         assert_eq!(be32(t, 4), isn_receiver(FlowId(3)));
         assert_eq!(be32(t, 8), isn_sender(FlowId(3)).wrapping_add(1));
         assert_eq!(t[13], 0x12);
+    }
+
+    #[test]
+    fn psh_follows_a_stack_that_chooses_it_and_marks_every_segment_otherwise() {
+        let flags = |push: bool, stack_push: bool| {
+            let mut p = pkt(PacketKind::Data, 1);
+            p.len = 1_000;
+            p.set_push(push);
+            let hosts = Hosts {
+                stack_push,
+                ..Hosts::default()
+            };
+            enc(&p, hosts).bytes()[20 + 13]
+        };
+        assert_eq!(flags(false, true), 0x10); // ACK: the linux stack left PSH off
+        assert_eq!(flags(true, true), 0x18); // ACK | PSH: the last of its skb
+        assert_eq!(flags(false, false), 0x18); // a stack that does not choose
+        assert_eq!(flags(true, false), 0x18);
     }
 
     #[test]
@@ -1116,6 +1152,7 @@ mod tests {
             mss: 1000,
             window: 64_000,
             handshake: true,
+            stack_push: false,
         };
         let [fin, fin_ack, last] = c.map(|c| encode(&Record::Close(c.segment), &hosts).unwrap());
         let (i, r) = (isn_sender(FlowId(4)), isn_receiver(FlowId(4)));

@@ -242,6 +242,13 @@ pub trait StackRules {
     fn unpaced_skb_segments(&self) -> u64 {
         1
     }
+    /// The stack chooses which data segments carry PSH ([`spikelab_core::Packet::push`];
+    /// linux: the last of each skb of two or more). RFC: no, and a capture shows PSH
+    /// on every data segment, as a sender that empties its buffer with each segment
+    /// would set it.
+    fn marks_push(&self) -> bool {
+        false
+    }
     /// A spurious timeout was found (`by_ns2_frto`: by a detector modelling an ns-2
     /// F-RTO agent): ssthresh and cwnd when the stack restores them its own way
     /// (RFC 5682 / RFC 4015: `None`, the configured response).
@@ -508,6 +515,7 @@ spikelab_core::dispatch_enum! {
         fn frto_room_segments(&self) -> u64;
         #[inline]
         fn unpaced_skb_segments(&self) -> u64;
+        fn marks_push(&self) -> bool;
         fn spurious_response(&self, by_ns2_frto: bool, snd_max: u64, mss: u64) -> Option<(u64, u64)>;
         fn on_enter_recovery(&mut self, cwnd: u64, rwnd: u64, mss: u64, dupthresh: u64) -> Option<u64>;
         fn recovery_floor(&self) -> Option<u64>;

@@ -165,6 +165,12 @@ impl StackRules for LinuxHost {
         TCP_MIN_TSO_SEGS
     }
 
+    /// PSH on the last segment of each skb of two or more (`__tcp_transmit_skb`:
+    /// "Force a PSH flag on all (GSO) packets"), set by the sender and the pacer.
+    fn marks_push(&self) -> bool {
+        true
+    }
+
     /// `tcp_minshall_update`.
     fn on_small_segment_sent(&mut self, end: u64) {
         self.minshall.on_small_sent(end);
