@@ -30,12 +30,44 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Run real Linux TCP (namespaces, TUN) through the scenario's path in real time (root).
     Emulate(spikelab_emulate::EmulateArgs),
+    /// Where two runs of the same flows first part (kernel against model, or any two
+    /// outputs with captures at both ends): the first diverging decision of each flow.
+    Diverge(DivergeArgs),
     /// Which fix works on this path? Sweep the detectors, responses, RTO estimators and
     /// network boxes on a scenario or a trace, ranked with 95 % confidence intervals.
     Advise(AdviseArgs),
     /// Write a scenario as another simulator's script.
     #[command(subcommand)]
     Export(ExportCommand),
+}
+
+/// `spikelab diverge`.
+#[derive(Debug, Args)]
+pub struct DivergeArgs {
+    /// An output folder with captures at both ends (`spikelab emulate --pcap`, or
+    /// `spikelab run --pcap`).
+    pub a: PathBuf,
+    /// The other run's output folder (same scenario, --reps and --seed).
+    pub b: PathBuf,
+    /// Send times of the same data segment that differ by more than this are a
+    /// divergence (a timer, the pacer, the path's timing).
+    #[arg(long, default_value_t = spikelab_emulate::diverge::DEFAULT_TOLERANCE_MS, value_name = "MS", value_parser = non_negative_ms)]
+    pub tolerance_ms: f64,
+    /// Packets of each capture shown before the divergence.
+    #[arg(long, default_value_t = spikelab_emulate::diverge::DEFAULT_CONTEXT)]
+    pub context: usize,
+    /// Also write the table (one row per repetition and flow) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+fn non_negative_ms(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a non-negative number of milliseconds"
+        )),
+    }
 }
 
 /// `spikelab advise`.

@@ -1,6 +1,7 @@
 //! `spikelab emulate`: the kernel's TCP on the scenario's path (crates/emulate), with
 //! the same files as `spikelab run` written by the same writers ([`crate::outputs`]),
-//! staged and published the same way ([`crate::run`]), plus the emulator's own.
+//! staged and published the same way ([`crate::run`]), plus the emulator's own; and
+//! `spikelab diverge`, the first diverging decision of two runs' captures.
 
 use crate::exit::Failure;
 use crate::outdir::{self, Scope};
@@ -72,7 +73,38 @@ pub fn emulate_command(a: &EmulateArgs) -> Result<(), Failure> {
     eprintln!("wrote {}", out.display());
     if let Some(sim) = &a.compare {
         print!("{}", spikelab_emulate::outputs::compare(sim, &out)?);
+        if a.pcap && sim.join("pcap").is_dir() {
+            use spikelab_emulate::diverge::{DEFAULT_CONTEXT, DEFAULT_TOLERANCE_MS};
+            let (text, csv) = diverge(&out, sim, ns(DEFAULT_TOLERANCE_MS), DEFAULT_CONTEXT)?;
+            let file = out.join("divergence.csv");
+            std::fs::write(&file, csv)
+                .map_err(|e| Failure::from(anyhow!("{}: {e}", file.display())))?;
+            print!("\n{text}");
+        }
     }
+    Ok(())
+}
+
+fn ns(ms: f64) -> u64 {
+    (ms * 1e6).round() as u64
+}
+
+fn diverge(
+    a: &Path,
+    b: &Path,
+    tolerance_ns: u64,
+    context: usize,
+) -> Result<(String, String), Failure> {
+    spikelab_emulate::diverge::compare_dirs(a, b, tolerance_ns, context).map_err(Failure::usage)
+}
+
+/// Runs `spikelab diverge`: the report on stdout, the table into `--csv`.
+pub fn diverge_command(a: &crate::args::DivergeArgs) -> Result<(), Failure> {
+    let (text, csv) = diverge(&a.a, &a.b, ns(a.tolerance_ms), a.context)?;
+    if let Some(file) = &a.csv {
+        std::fs::write(file, csv).map_err(|e| Failure::from(anyhow!("{}: {e}", file.display())))?;
+    }
+    print!("{text}");
     Ok(())
 }
 

@@ -13,7 +13,8 @@
 //! * `spikelab bench`: wall-clock throughput of the engine ([`bench`]);
 //! * `spikelab reproduce [NAME...]`: the papers' experiments and their report
 //!   ([`reproduce`]);
-//! * `spikelab emulate SCENARIO.toml`: real Linux TCP on the same path ([`emulate`]).
+//! * `spikelab emulate SCENARIO.toml`: real Linux TCP on the same path ([`emulate`]);
+//! * `spikelab diverge A B`: where two runs' captures first part ([`emulate`]).
 //!
 //! Exit codes are listed in [`exit`].
 
@@ -51,6 +52,7 @@ pub fn main_with(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Reproduce(a) => reproduce::reproduce_command(&a),
         Command::Validate(a) => validate::validate_command(&a),
         Command::Emulate(a) => emulate::emulate_command(&a),
+        Command::Diverge(a) => emulate::diverge_command(&a),
         Command::Export(args::ExportCommand::Ns2 { scenario, rep, out }) => {
             export_ns2(&scenario, rep, &out)
         }

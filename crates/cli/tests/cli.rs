@@ -368,3 +368,60 @@ fn detectors_csv_scores_every_detector_against_the_truth() {
         "{timeouts}"
     );
 }
+
+/// The linux-trace scenario run into `out` with `--pcap` (both ends) and `extra`.
+fn linux_trace_pcaps(tmp: &Path, out: &str, extra: &[&str]) {
+    let s = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/linux-trace.toml");
+    let mut args = vec!["run", s.to_str().unwrap(), "--out", out, "--pcap"];
+    args.extend_from_slice(extra);
+    assert_ok(&spikelab(tmp, &args));
+}
+
+#[test]
+fn diverge_finds_no_decision_between_replays_and_names_the_first_between_controllers() {
+    let tmp = tempfile::tempdir().unwrap();
+    linux_trace_pcaps(tmp.path(), "a", &[]);
+    linux_trace_pcaps(tmp.path(), "b", &[]);
+    let cubic = "flow.0.tcp.linux.tcp_congestion_control=\"cubic\"";
+    linux_trace_pcaps(tmp.path(), "c", &["--set", cubic]);
+    let same = spikelab(tmp.path(), &["diverge", "a", "b", "--csv", "same.csv"]);
+    assert_ok(&same);
+    let text = String::from_utf8_lossy(&same.stdout);
+    assert!(
+        text.starts_with("rep 0, flow tcp: no decision differs ("),
+        "{text}"
+    );
+    let csv = std::fs::read_to_string(tmp.path().join("same.csv")).unwrap();
+    assert!(
+        csv.lines().nth(1).unwrap().starts_with("0,tcp,none,"),
+        "{csv}"
+    );
+    // CUBIC's window holds back a segment Reno sends on the same ACK: the same bytes
+    // leave later, a difference in the sender's timing.
+    let other = spikelab(tmp.path(), &["diverge", "a", "c"]);
+    assert_ok(&other);
+    let text = String::from_utf8_lossy(&other.stdout);
+    assert!(
+        text.starts_with(
+            "rep 0, flow tcp: the first diverging decision is the send time of data segment"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("model 1: data ") && text.contains("model 2: data "),
+        "{text}"
+    );
+}
+
+#[test]
+fn diverge_without_captures_exits_2_and_says_which_flag_writes_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    run_quickstart(tmp.path(), "a", &[]);
+    let out = spikelab(tmp.path(), &["diverge", "a", "a"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no captures (write them with `spikelab run ... --pcap`"),
+        "{}",
+        stderr(&out)
+    );
+}

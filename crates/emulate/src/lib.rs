@@ -17,6 +17,7 @@
 //! * [`outputs`]: the emulator's own files (kernel.csv, meta.json's `emulation`) and
 //!   `--compare`.
 
+pub mod diverge;
 pub mod forwarder;
 pub mod host;
 pub mod kernel;
