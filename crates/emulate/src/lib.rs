@@ -87,7 +87,8 @@ pub struct EmulateArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: u32,
     /// After the run, print the simulation's summary (a `spikelab run` output
-    /// directory) beside the kernel's.
+    /// directory) beside the kernel's; with `--pcap` here and there, also the first
+    /// diverging decision of each flow (`divergence.csv`, as `spikelab diverge`).
     #[arg(long, value_name = "SIM_DIR")]
     pub compare: Option<PathBuf>,
 }

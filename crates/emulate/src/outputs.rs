@@ -8,7 +8,8 @@
 //! | `pcap/rep<r>-<flow>-{sender,receiver}.pcap` | the real packets at each end (`--pcap`) |
 //! | `tcp_info/rep<r>-<flow>.csv` | every change of the sender's TCP_INFO, polled each millisecond (`--tcp-info`) |
 //!
-//! and `--compare`: a `spikelab run` summary beside this one.
+//! and `--compare`: a `spikelab run` summary beside this one, and with `--pcap` on
+//! both, `divergence.csv` ([`crate::diverge`]).
 
 use crate::forwarder::Captured;
 use crate::report::{RepReport, HONEST_P99_MS};
