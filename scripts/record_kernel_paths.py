@@ -39,7 +39,9 @@ is not deterministic on a shared machine (the forwarder's timing against the sen
 bursts decides which packet a full queue drops): `--repeat R` records each run R
 times more, numbered by the `recording` column after the highest already in `--out`
 for the same configuration, and `--pcap` keeps each run's capture (`emulate --pcap`)
-in its work folder for the diff against `spikelab run --trace`.
+in its work folder, runs the model on the same scenario with `--pcap` beside it
+(`<run>-model`) and writes the first diverging decision into the run's folder
+(`spikelab diverge`: `divergence.txt`, `divergence.csv`; its first line is printed).
 """
 
 import argparse
@@ -109,6 +111,20 @@ def scenario_text(text, offset, cc, frto, shift_dir=None):
     return out
 
 
+def diverge(spikelab, scen, out):
+    """The model's run of `scen` with captures beside the kernel's `out`, and where the
+    two first part (`spikelab diverge`), into `out`."""
+    model = out + "-model"
+    subprocess.run([spikelab, "run", scen, "--reps", "1", "--pcap", "--out", model],
+                   check=True, stdout=subprocess.DEVNULL)
+    text = subprocess.run([spikelab, "diverge", out, model, "--csv",
+                           os.path.join(out, "divergence.csv")],
+                          check=True, capture_output=True, text=True).stdout
+    with open(os.path.join(out, "divergence.txt"), "w") as f:
+        f.write(text)
+    print(text.splitlines()[0] if text else "", file=sys.stderr)
+
+
 def one(a, trace, cc, frto, offset, recording=1):
     text = open(os.path.join(PATHS, f"{trace}.toml")).read()
     name = f"{trace}-{cc}-frto{frto}-{offset}-r{recording}"
@@ -121,6 +137,8 @@ def one(a, trace, cc, frto, offset, recording=1):
     if a.lock:
         cmd = ["flock", a.lock] + cmd
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    if a.pcap:
+        diverge(a.bin, scen, out)
     row = next(csv.DictReader(open(os.path.join(out, "runs.csv"))))
     meta = open(os.path.join(out, "meta.json")).read()
     p99 = max(float(x) for x in re.findall(r'"p99_ms": ([0-9.]+)', meta))
