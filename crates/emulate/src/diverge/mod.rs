@@ -554,11 +554,12 @@ pub fn captures_in(dir: &Path) -> anyhow::Result<(Layout, Captures)> {
         } else {
             n.strip_suffix(".pcap")
         };
-        let Some((rep, flow)) = stem.and_then(rep_flow) else {
+        let Some(stem) = stem else { continue };
+        let Some((rep, flow)) = rep_flow(stem) else {
             continue;
         };
         let receiver = if kernel {
-            pdir.join(format!("{}-receiver.pcap", stem.unwrap_or_default()))
+            pdir.join(format!("{stem}-receiver.pcap"))
         } else {
             pdir.join("receiver").join(n)
         };
