@@ -602,12 +602,19 @@ fn the_outage_and_trace_recordings_cover_ten_seeds_each() {
 }
 
 /// The 100 Mbit/s outage path (`scenarios/linux-outages.toml`, ten outage schedules),
-/// as floors: seeds of 10 meeting each goal when it was recorded.
+/// as floors: seeds of 10 meeting each goal when it was recorded. RTOs and undos
+/// 10 -> 9 when the receiver ACKs a segment shorter than rcv_mss at once (issue 41):
+/// seed 9's model sends its last segment (672 B, PSH) at 17.549 s, before the outage at
+/// 17.61 s; its ACK used to wait 40 ms and fall into the outage, so tail probes and
+/// four backed-off RTOs matched the kernel's 11 RTOs by chance. The kernel is still
+/// sending then (its last segment leaves at 23.08 s, a third recording with pcaps
+/// shows) and meets the outage mid-transfer; the model's first diverging decision from
+/// it is at 0.21 s, a three-segment skb (`tcp_tso_autosize`, not modelled).
 const FLOOR_OUTAGES: Met4 = Met4 {
     completion: 9,
     retransmissions: 9,
-    timeouts: 10,
-    undos: 10,
+    timeouts: 9,
+    undos: 9,
 };
 
 #[test]
@@ -632,12 +639,13 @@ fn the_linux_profile_keeps_its_measured_agreement_on_the_delivery_trace() {
     holds_floor(&run_these(&trace_runs()), &FLOOR_TRACE);
 }
 
-/// The simulator against the second recording of each path, as floors.
+/// The simulator against the second recording of each path, as floors (the outage
+/// path's RTOs and undos 10 -> 9: seed 9, as in `FLOOR_OUTAGES`).
 const FLOOR_OUTAGES_2: Met4 = Met4 {
     completion: 9,
     retransmissions: 7,
-    timeouts: 10,
-    undos: 10,
+    timeouts: 9,
+    undos: 9,
 };
 /// The trace's retransmissions: 9 until the handshake's third segment was modelled
 /// (issue 41, the real-path recordings' UMTS offsets: a pure ACK that takes a trace
