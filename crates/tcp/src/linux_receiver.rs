@@ -18,11 +18,11 @@
 //! A full-sized segment marked PSH that would wait for a second one is acknowledged
 //! at once (`ICSK_ACK_PUSHED` and `__tcp_cleanup_rbuf`, Linux 6.6+): the receiver's
 //! part (the receiver's `linux_pushed`) of what the Linux sender's PSH on every
-//! skb of two or more segments does (the `pacing` module).
+//! skb of two or more segments does (the `pacing` module). So is a segment shorter
+//! than `rcv_mss` (`tcp_measure_rcv_mss`'s other branch, PSH or not, unless it repeats
+//! a small MSS: `crate::linux_rcvbuf::short_segment`).
 //!
-//! Not modelled: ping-pong (interactive) mode, which a bulk receiver never enters, and
-//! `ICSK_ACK_PUSHED` for a segment shorter than `rcv_mss` (`tcp_measure_rcv_mss`'s
-//! other branch: most short segments set it, PSH or not).
+//! Not modelled: ping-pong (interactive) mode, which a bulk receiver never enters.
 
 use spikelab_core::{Dur, Time};
 
