@@ -20,7 +20,9 @@ use crate::spurious::{
     AckView, EpisodeVerdict, Ns2FrtoAgent, RecoveryView, Step, TimeoutView, UndoCounters, UndoKind,
     Verdict, Watchers,
 };
-use crate::stacks::{AckArrival, Delivery, LossView, SackMarks, Stack, StackRules, TimerKind};
+use crate::stacks::{
+    AckArrival, Delivery, LossView, PacingInputs, SackMarks, Stack, StackRules, TimerKind,
+};
 use crate::tlp::{Probe, ProbeAck, ProbeSchedule};
 use crate::ts_clock::TsClock;
 use crate::window::{SsthreshRule, Window};
@@ -423,6 +425,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if let Some(start) = cc_start {
             self.cc_ack_end(now, start, info.rtt_sample);
         }
+        self.update_pacing_rate(self.min_rtt);
         // RFC 5681: send what the window admits.
         if !self.stack.holds_ack() {
             self.try_send(now, out);
@@ -944,6 +947,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.handshake = Handshake::Established;
         self.timer = None;
         self.cc_init(now);
+        // tcp_ack of the SYN-ACK ends in tcp_cong_control, its sample in min_rtt.
+        self.update_pacing_rate(self.min_rtt.or(sample));
         if self.stack.completes_handshake_with_ack() {
             self.send_handshake_ack(now, out);
         }
@@ -1507,6 +1512,26 @@ impl<E: RtoEstimator> TcpSender<E> {
             return choice;
         }
         self.recovery.next_in_recovery(&self.w, fits)
+    }
+
+    /// `tcp_update_pacing_rate` at the end of `tcp_cong_control`, for a stack whose
+    /// skbs without pacing follow it ([`StackRules::on_cong_control`]); a paced
+    /// sender's skbs are its controller's. `min_rtt`: `tcp_min_rtt`.
+    #[inline]
+    fn update_pacing_rate(&mut self, min_rtt: Option<Dur>) {
+        if self.drv.is_some() || self.stack.unpaced_skb_segments() <= 1 {
+            return;
+        }
+        let w = &self.w;
+        let v = PacingInputs {
+            mss: w.mss,
+            cwnd: w.cwnd / w.mss,
+            ssthresh: w.ssthresh / w.mss,
+            packets_out: w.flight_size().div_ceil(w.mss),
+            srtt_us8: self.rto.srtt().map_or(0, |d| d.0 / 1000 * 8),
+            min_rtt_us: min_rtt.map(|d| d.0 / 1000),
+        };
+        self.stack.on_cong_control(&v);
     }
 
     /// `tcp_write_xmit`'s end: `is_cwnd_limited |= tcp_packets_in_flight >= cwnd`, then

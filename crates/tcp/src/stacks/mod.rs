@@ -26,6 +26,7 @@ use crate::segments::SegmentTable;
 use crate::tlp::{Probe, ProbeAck, ProbeSchedule};
 use crate::ts_clock::TsClock;
 use crate::window::Window;
+pub use linux::tso_autosize::PacingInputs;
 use spikelab_core::{Dur, Packet, Time};
 
 /// What ns-2 FACK's `oldack()` does on an ACK it handles (see
@@ -242,6 +243,11 @@ pub trait StackRules {
     fn unpaced_skb_segments(&self) -> u64 {
         1
     }
+    /// At the end of each ACK's congestion control, and the SYN-ACK's, for a sender that
+    /// does not pace: the state its skb size follows (Linux: `tcp_update_pacing_rate`,
+    /// for [`Self::unpaced_skb_segments`]). RFC: nothing.
+    #[inline]
+    fn on_cong_control(&mut self, _v: &PacingInputs) {}
     /// The stack chooses which data segments carry PSH ([`spikelab_core::Packet::push`];
     /// linux: the last of each skb of two or more). RFC: no, and a capture shows PSH
     /// on every data segment, as a sender that empties its buffer with each segment
@@ -515,6 +521,8 @@ spikelab_core::dispatch_enum! {
         fn frto_room_segments(&self) -> u64;
         #[inline]
         fn unpaced_skb_segments(&self) -> u64;
+        #[inline]
+        fn on_cong_control(&mut self, v: &PacingInputs);
         fn marks_push(&self) -> bool;
         fn spurious_response(&self, by_ns2_frto: bool, snd_max: u64, mss: u64) -> Option<(u64, u64)>;
         fn on_enter_recovery(&mut self, cwnd: u64, rwnd: u64, mss: u64, dupthresh: u64) -> Option<u64>;

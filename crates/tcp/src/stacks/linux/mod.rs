@@ -8,9 +8,10 @@
 pub mod profile;
 pub mod rack_detection;
 pub mod tail_probe;
+pub mod tso_autosize;
 pub mod window_edge;
 
-use super::{Delivery, LossMarks, LossView, SackMarks, StackRules, TimerKind};
+use super::{Delivery, LossMarks, LossView, PacingInputs, SackMarks, StackRules, TimerKind};
 use crate::config::TcpConfig;
 use crate::linux_cwnd_limited::CwndUsage;
 use crate::prr::Prr;
@@ -21,9 +22,8 @@ use crate::window::Window;
 use rack_detection::RackDetection;
 use spikelab_core::{Dur, Packet, Time};
 
-/// `net.ipv4.tcp_min_tso_segs` (default 2).
-const TCP_MIN_TSO_SEGS: u64 = 2;
 use tail_probe::TailProbe;
+use tso_autosize::TsoAutosize;
 use window_edge::Minshall;
 
 /// A Linux 6.x host.
@@ -42,6 +42,8 @@ pub struct LinuxHost {
     prr: Prr,
     /// The last small segment sent, for Nagle's check ([`window_edge`]).
     minshall: Minshall,
+    /// The skb size the pacing rate gives ([`tso_autosize`]).
+    autosize: TsoAutosize,
 }
 
 impl LinuxHost {
@@ -155,14 +157,17 @@ impl StackRules for LinuxHost {
         self.minshall.sends_partial(snd_una, snd_max)
     }
 
-    /// `tcp_tso_autosize`'s floor, `net.ipv4.tcp_min_tso_segs` (2): reno and cubic
-    /// send skbs of two segments, PSH on the second ([`crate::unpaced_skb`]). The
-    /// autosize's other term, `sk_pacing_rate >> sk_pacing_shift` bytes (about 1 ms of
-    /// the rate `tcp_update_pacing_rate` sets for every controller), passes two
-    /// segments only above 2.97 MB/s of pacing rate; not modelled.
+    /// `tcp_tso_segs` for reno and cubic: `tcp_tso_autosize` of the pacing rate the
+    /// last ACK's congestion control set ([`tso_autosize`]), PSH on each skb's last
+    /// segment ([`crate::unpaced_skb`]).
     #[inline]
     fn unpaced_skb_segments(&self) -> u64 {
-        TCP_MIN_TSO_SEGS
+        self.autosize.segs()
+    }
+
+    /// `tcp_update_pacing_rate` ([`tso_autosize`]).
+    fn on_cong_control(&mut self, v: &PacingInputs) {
+        self.autosize.on_cong_control(v);
     }
 
     /// PSH on the last segment of each skb of two or more (`__tcp_transmit_skb`:
