@@ -99,6 +99,20 @@ struct Answered {
     duplicate: bool,
 }
 
+/// What the `linux` receiver's window growth and `tcp_measure_rcv_mss` read of an
+/// arriving data segment.
+#[derive(Clone, Copy, Debug)]
+struct Arrival {
+    /// Payload bytes.
+    len: u64,
+    /// The segment carries PSH.
+    psh: bool,
+    /// It starts at or below `rcv_nxt`.
+    in_order: bool,
+    /// Bytes it brought that were not held yet.
+    new: u64,
+}
+
 impl TcpReceiver {
     /// A receiver expecting byte 0 first.
     pub fn new(flow: FlowId, cfg: &TcpConfig) -> TcpReceiver {
@@ -230,8 +244,13 @@ impl TcpReceiver {
             duplicate,
         });
         let quick = self.linux_on_data(now, was_in_order && !duplicate, duplicate);
-        let len = seg.len as u64;
-        let quick = self.linux_grow_window(now, len, seg.push(), was_in_order, new_bytes) || quick;
+        let arrival = Arrival {
+            len: seg.len as u64,
+            psh: seg.push(),
+            in_order: was_in_order,
+            new: new_bytes,
+        };
+        let quick = self.linux_grow_window(now, arrival) || quick;
         let pushed = self.linux_pushed();
         let immediate = !was_in_order
             || had_holes
@@ -407,29 +426,20 @@ impl TcpReceiver {
     /// The `linux` profile's window growth: `tcp_grow_window` for new data (in order
     /// from `tcp_event_data_recv`; out of order from `tcp_data_queue_ofo`, SACK
     /// flows only), then `tcp_rcv_space_adjust` as the application reads the
-    /// in-order bytes. Returns whether the growth asks for an immediate ACK. `psh`:
-    /// the segment carries PSH (for `tcp_measure_rcv_mss`).
+    /// in-order bytes. Returns whether the growth asks for an immediate ACK.
     #[inline]
-    fn linux_grow_window(
-        &mut self,
-        now: Time,
-        len: u64,
-        psh: bool,
-        in_order: bool,
-        new: u64,
-    ) -> bool {
-        self.linux_rcvbuf.is_some() && self.linux_rcvbuf_grow(now, len, psh, in_order, new)
+    fn linux_grow_window(&mut self, now: Time, a: Arrival) -> bool {
+        self.linux_rcvbuf.is_some() && self.linux_rcvbuf_grow(now, a)
     }
 
     /// [`Self::linux_grow_window`] on a `linux` receiver.
-    fn linux_rcvbuf_grow(
-        &mut self,
-        now: Time,
-        len: u64,
-        psh: bool,
-        in_order: bool,
-        new: u64,
-    ) -> bool {
+    fn linux_rcvbuf_grow(&mut self, now: Time, a: Arrival) -> bool {
+        let Arrival {
+            len,
+            psh,
+            in_order,
+            new,
+        } = a;
         let held = self.held_out_of_order();
         let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
         let (rcv_nxt, sack) = (self.rcv_nxt, self.cfg.sack_enabled());
