@@ -298,23 +298,20 @@ impl LinuxRcvBuf {
     /// empties the receive queue send the ACK at once (`__tcp_cleanup_rbuf`): for a
     /// segment of at least `rcv_mss` when it carries PSH (4720852ed9af, "tcp: fix
     /// delayed ACKs for MSS boundary condition", Linux 6.6); for a shorter one unless
-    /// it looks like a peer's smaller MSS ([`short_segment_sets_pushed`]).
+    /// it looks like a peer's smaller MSS ([`short_segment`]).
     /// `remnant`: the segment carries PSH (`TCP_REMNANT`; the model's data segments
     /// carry no FIN, SYN or URG).
     pub fn on_in_order_segment(&mut self, len: u64, remnant: bool) {
         let lss = std::mem::take(&mut self.last_seg_size);
         if len < self.rcv_mss {
             let tcp_header = self.header_bytes - u64::from(spikelab_core::packet::IP_HEADER);
-            match short_segment(len, tcp_header, remnant, lss) {
-                ShortSegment::SmallMss => {
-                    self.last_seg_size = len;
-                    self.rcv_mss = len;
-                }
-                ShortSegment::Measured => {
-                    self.last_seg_size = len;
-                    self.pushed = true;
-                }
-                ShortSegment::Pushed => self.pushed = true,
+            let verdict = short_segment(len, tcp_header, remnant, lss);
+            if verdict != ShortSegment::Pushed {
+                self.last_seg_size = len;
+            }
+            match verdict {
+                ShortSegment::SmallMss => self.rcv_mss = len,
+                ShortSegment::Measured | ShortSegment::Pushed => self.pushed = true,
             }
             return;
         }

@@ -804,13 +804,17 @@ mod tests {
         }
     }
 
-    fn linux_receiver() -> TcpReceiver {
-        let c = TcpConfig {
+    /// The `linux` profile with MSS 1000 and a 64000 B window.
+    fn linux_cfg() -> TcpConfig {
+        TcpConfig {
             mss: 1000,
             receiver_window: 64_000,
             ..TcpConfig::linux()
-        };
-        TcpReceiver::new(FlowId(0), &c)
+        }
+    }
+
+    fn linux_receiver() -> TcpReceiver {
+        TcpReceiver::new(FlowId(0), &linux_cfg())
     }
 
     #[test]
@@ -952,9 +956,18 @@ mod tests {
         assert_eq!(out.len(), 7);
     }
 
-    /// A linux receiver past its quick ACKs, an ACK just sent (18 segments: 16 quick
+    /// A receiver of `cfg` past its quick ACKs, an ACK just sent (18 segments: 16 quick
     /// ACKs, then one for 16 and 17), and the next segment, `push` as given.
     fn after_quick_acks_then(push: bool, cfg: TcpConfig) -> (TcpReceiver, Vec<Packet>) {
+        after_quick_acks_then_one_of(1000, push, cfg)
+    }
+
+    /// As [`after_quick_acks_then`], segment 18 cut to `len` bytes.
+    fn after_quick_acks_then_one_of(
+        len: u32,
+        push: bool,
+        cfg: TcpConfig,
+    ) -> (TcpReceiver, Vec<Packet>) {
         let mut r = TcpReceiver::new(FlowId(0), &cfg);
         let mut out = Vec::new();
         for i in 0..18 {
@@ -962,6 +975,7 @@ mod tests {
         }
         out.clear();
         let mut p = seg(18, 18);
+        p.len = len;
         p.set_push(push);
         r.on_data(t(18), &p, &mut out);
         (r, out)
@@ -972,32 +986,18 @@ mod tests {
         // Linux 6.18 through spikelab emulate, Table 1 (a) seed 5: after the pair ACK
         // 64001 the sender's first two-segment skb ends in segment 65 (PSH, as every
         // skb of two or more) and the receiver ACKs it alone, at once (ack 65001).
-        let linux = || TcpConfig {
-            mss: 1000,
-            receiver_window: 64_000,
-            ..TcpConfig::linux()
-        };
-        let (r, out) = after_quick_acks_then(true, linux());
+        let (r, out) = after_quick_acks_then(true, linux_cfg());
         assert_eq!(out.iter().map(|p| p.ack).collect::<Vec<_>>(), [19_000]);
         assert_eq!(r.next_deadline(), None);
-        let (r, out) = after_quick_acks_then(false, linux());
+        let (r, out) = after_quick_acks_then(false, linux_cfg());
         assert!(out.is_empty(), "without PSH it waits for a second segment");
         assert_eq!(r.next_deadline(), Some(t(18 + 40)));
     }
 
-    /// A linux receiver past its quick ACKs, an ACK just sent, then segment 18 cut to
-    /// `len` bytes, `push` as given: the ACKs it sends at once.
+    /// The ACKs a linux receiver sends at once for segment 18 cut to `len` bytes, `push`
+    /// as given ([`after_quick_acks_then_one_of`]).
     fn short_segment_after_quick_acks(len: u32, push: bool) -> Vec<u64> {
-        let mut r = linux_receiver();
-        let mut out = Vec::new();
-        for i in 0..18 {
-            r.on_data(t(i), &seg(i, i), &mut out);
-        }
-        out.clear();
-        let mut p = seg(18, 18);
-        p.len = len;
-        p.set_push(push);
-        r.on_data(t(18), &p, &mut out);
+        let (_, out) = after_quick_acks_then_one_of(len, push, linux_cfg());
         out.iter().map(|p| p.ack).collect()
     }
 
