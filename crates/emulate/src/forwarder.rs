@@ -121,6 +121,9 @@ struct FlowRt {
     capture: Option<(Vec<Captured>, Vec<Captured>)>,
     /// Forward packets' passages, when recorded.
     transits: Option<Transits>,
+    /// The flow's start, until its sender's first packet is read
+    /// ([`Forwarder::start_at`]).
+    start: Option<Time>,
 }
 
 /// A raw packet waiting inside the model, with the numbers it was read with.
@@ -178,6 +181,11 @@ pub struct Forwarder {
     pub read_waits: u64,
     /// Of those, the waits that ran out (5 ms) before the read returned.
     pub read_wait_timeouts: u64,
+    /// Packets the kernel sent while a write was processed, read at once
+    /// ([`Forwarder::take_responses`]).
+    pub responses: u64,
+    /// A packet's worth of buffer for [`Forwarder::take_responses`].
+    scratch: Vec<u8>,
 }
 
 impl Forwarder {
@@ -224,6 +232,7 @@ impl Forwarder {
                 counts: FlowCounts::default(),
                 capture: pcap.then(|| (Vec::new(), Vec::new())),
                 transits: None,
+                start: None,
             })
             .collect();
         let mut fw = Forwarder {
@@ -252,6 +261,8 @@ impl Forwarder {
             accept_waits: 0,
             read_waits: 0,
             read_wait_timeouts: 0,
+            responses: 0,
+            scratch: vec![0; 65_536],
         };
         for l in 0..fw.links.len() {
             for s in 0..fw.links[l].spikes.len() {
@@ -388,8 +399,25 @@ impl Forwarder {
         }
     }
 
+    /// Flow `i`'s sender makes its first packet (a SYN, or a CBR flow's first
+    /// datagram) at `starts[i]`: the application's `connect` or first `send` at its
+    /// start emits it in the call (`tcp_v4_connect` -> `tcp_connect`), as the model's
+    /// sender does at the flow's start. Read with the host's clock it came 1.2 ms
+    /// late (the application thread's set-up before its `connect`), which on a trace
+    /// path of sparse delivery opportunities moved the whole connection by one
+    /// opportunity or more: 11 ms and 50 ms at two offsets of the AT&T drive.
+    pub fn start_at(&mut self, starts: &[Time]) {
+        for (f, &s) in self.flows.iter_mut().zip(starts) {
+            f.start = Some(s);
+        }
+    }
+
     /// A raw packet read from flow `f`'s device on `side` at `at`.
     pub fn on_tun_packet(&mut self, f: usize, side: Side, bytes: &[u8], at: Time) {
+        let at = match side {
+            Side::Sender => self.flows[f].start.take().map_or(at, |s| s.min(at)),
+            Side::Receiver => at,
+        };
         self.mclock = self.mclock.max(at);
         let now = self.mclock;
         let Some((mut p, box_eligible)) = self.model(f, side, bytes, now) else {
@@ -677,10 +705,38 @@ impl Forwarder {
         }
         let now = self.now();
         self.lateness_ns.push(now.0.saturating_sub(sched.0));
-        self.capture(f, side, now, &bytes);
+        self.capture(f, side, self.mclock, &bytes);
         if let (Some(t), true) = (&mut self.flows[f].transits, p.kind.is_forward()) {
             t.deliveries.push((p.uid, sched, now));
         }
+        self.take_responses(f, side, fd);
+    }
+
+    /// Reads what the kernel sent while it processed the packet just written into
+    /// `fd` (flow `f`'s `side`), and lets it into the path at the model's time of
+    /// that delivery, as a model host answers at the instant a packet reaches it.
+    ///
+    /// A write into a TUN device is processed in the writer's context
+    /// (drivers/net/tun.c `tun_get_user` -> `tun_rx_batched` ->
+    /// `netif_receive_skb`): `tcp_ack` and the `tcp_write_xmit` it calls, or a
+    /// receiver's immediate ACK, have queued their packets on the device when
+    /// `write` returns; an ACK sent from the application's read is there once
+    /// [`Forwarder::await_read`] returns. Read later by the forwarding loop, they
+    /// were stamped with the host's clock: each packet a few microseconds after the
+    /// last, a burst released by a batch of ACKs spread over a quarter of a
+    /// millisecond behind the batch, and each round trip longer than the model's by
+    /// the host's processing (2.9 ms over 44 ACKs on Table 2's path) — the CPU's
+    /// time, not the kernel's decisions, deciding which packet a full queue drops.
+    /// Packets the kernel sends from its timers (retransmission, delayed ACK,
+    /// pacing, TSQ's tasklet) are still read by the loop and stamped when read.
+    fn take_responses(&mut self, f: usize, side: Side, fd: i32) {
+        let mut buf = std::mem::take(&mut self.scratch);
+        while let Ok(Some(n)) = crate::sys::read_packet(fd, &mut buf) {
+            self.responses += 1;
+            let at = self.mclock;
+            self.on_tun_packet(f, side, &buf[..n], at);
+        }
+        self.scratch = buf;
     }
 
     /// The bytes for `p`: the stored packet, rewritten if a box changed its numbers.

@@ -392,6 +392,9 @@ fn run_in(
         .collect();
     let (sim, mss, pcap) = (plan.sim.clone(), plan.mss.clone(), plan.pcap);
     let record = plan.record_transits;
+    let starts: Vec<Time> = (0..plan.sim.flows.len())
+        .map(|i| Time(start_of(plan.sim.flows[i].start, i, &streams).as_nanos() as u64))
+        .collect();
     let receivers: Vec<_> = endpoints.iter().map(Endpoints::receiving_app).collect();
     let stop_at = Time::ZERO + plan.sim.stop_at;
     let fwd = std::thread::spawn(move || {
@@ -401,6 +404,7 @@ fn run_in(
             fw.record_transits();
         }
         fw.watch_receivers(receivers);
+        fw.start_at(&starts);
         let r = forward_loop(&mut fw, &fds, &done, stop_at);
         (fw, fifo, r)
     });
@@ -437,6 +441,7 @@ fn run_in(
         accept_waits: fw.accept_waits,
         read_waits: fw.read_waits,
         read_wait_timeouts: fw.read_wait_timeouts,
+        responses_at_delivery: fw.responses,
         raw_peak: fw.raw_peak,
         sched_fifo: fifo,
         prefix: sb.prefix().to_owned(),

@@ -350,6 +350,9 @@ pub struct RepReport {
     /// ([`crate::host::ReceivingApp::wait_read`]), and those whose wait ran out.
     pub read_waits: u64,
     pub read_wait_timeouts: u64,
+    /// Packets the kernel sent while processing a delivery, let into the path at the
+    /// delivery's time ([`crate::forwarder::Forwarder::take_responses`]).
+    pub responses_at_delivery: u64,
     /// The most packets whose bytes the forwarder held at once.
     pub raw_peak: usize,
     pub sched_fifo: bool,
