@@ -133,17 +133,30 @@ fn each_tcp_packet(
     pcap: &std::path::Path,
     mut f: impl FnMut(&etherparse::TcpHeaderSlice<'_>, u32),
 ) {
+    each_tcp_packet_at(pcap, |_, tcp, payload| f(tcp, payload));
+}
+
+/// [`each_tcp_packet`] with each packet's capture time, as the file's two time fields
+/// hold it (seconds, and the fraction in the unit the file's magic number names).
+fn each_tcp_packet_at(
+    pcap: &std::path::Path,
+    mut f: impl FnMut(u64, &etherparse::TcpHeaderSlice<'_>, u32),
+) {
     use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice};
     let bytes = std::fs::read(pcap).unwrap();
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let nanos = word(0) == 0xa1b2_3c4d;
     let mut at = 24;
     while at + 16 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        let (sec, frac) = (word(at) as u64, word(at + 4) as u64);
+        let time = sec * 1_000_000_000 + if nanos { frac } else { frac * 1000 };
+        let len = word(at + 8) as usize;
         let pkt = &bytes[at + 16..at + 16 + len];
         at += 16 + len;
         let ip = Ipv4HeaderSlice::from_slice(pkt).unwrap();
         let tcp = TcpHeaderSlice::from_slice(&pkt[ip.slice().len()..]).unwrap();
         let payload = ip.total_len() as usize - ip.slice().len() - tcp.slice().len();
-        f(&tcp, payload as u32);
+        f(time, &tcp, payload as u32);
     }
 }
 
@@ -241,6 +254,44 @@ fn a_bulk_senders_segments_are_whole_ones_but_the_last_and_the_window_edges() {
         .filter(|&s| s != 1448 && s != 56)
         .collect();
     assert!(odd.is_empty(), "segments of neither 1448 nor 56 B: {odd:?}");
+}
+
+/// What the kernel sends while it processes a delivery enters the path at the
+/// delivery's model time, as a model host answers at the instant a packet reaches it
+/// (`Forwarder::take_responses`), and the SYN at the flow's start. Read later with the
+/// host's clock, no data segment of this download shared its ACK's time (the SYN came
+/// 1.2 ms after the start), and the CPU's time per packet decided which packet of a
+/// burst the 50-packet LAN queue dropped: 86 retransmissions against the model's 57.
+#[test]
+fn the_kernels_answer_to_an_ack_enters_the_path_at_the_acks_time() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped("the_kernels_answer_to_an_ack_enters_the_path_at_the_acks_time") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = plan_of(&att_lte_at(dir.path(), 172), &[]);
+    p.pcap = true;
+    let r = run_rep(&p, 0, 1, dir.path()).unwrap();
+    assert!(r.flows[0].completed.is_some());
+    let (mut first, mut last_ack, mut data, mut same) = (None, None, 0u32, 0u32);
+    each_tcp_packet_at(
+        &dir.path().join("pcap/rep0-download-sender.pcap"),
+        |time, tcp, payload| {
+            first.get_or_insert((time, tcp.syn()));
+            if payload == 0 {
+                last_ack = Some(time);
+                return;
+            }
+            data += 1;
+            same += u32::from(last_ack == Some(time));
+        },
+    );
+    eprintln!("{same} of {data} data segments at their ACK's time; first packet {first:?}");
+    assert_eq!(first, Some((0, true)), "the SYN leaves at the flow's start");
+    assert!(
+        f64::from(same) >= 0.95 * f64::from(data),
+        "{same} of {data} data segments at the time of the ACK before them"
+    );
 }
 
 /// A path whose cell delivers five segments at once every 5 ms (a Mahimahi trace with
