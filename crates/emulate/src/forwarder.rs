@@ -24,6 +24,8 @@ use spikelab_net::control;
 use spikelab_net::streams::dir_index;
 use spikelab_net::{Dir, LinkControl, LinkDir, Mb, MbEventKind, MbOutput, Middlebox, Schedule};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The smallest [`Forwarder::forget_departed`] threshold, packets.
@@ -186,6 +188,11 @@ pub struct Forwarder {
     pub responses: u64,
     /// A packet's worth of buffer for [`Forwarder::take_responses`].
     scratch: Vec<u8>,
+    /// Per flow, its sending application's first write, until it has returned
+    /// ([`Forwarder::watch_writers`]).
+    first_writes: Vec<Option<Arc<AtomicBool>>>,
+    /// Deliveries to a sender that waited for its application's first write.
+    pub write_waits: u64,
 }
 
 impl Forwarder {
@@ -263,6 +270,8 @@ impl Forwarder {
             read_wait_timeouts: 0,
             responses: 0,
             scratch: vec![0; 65_536],
+            first_writes: Vec::new(),
+            write_waits: 0,
         };
         for l in 0..fw.links.len() {
             for s in 0..fw.links[l].spikes.len() {
@@ -278,6 +287,30 @@ impl Forwarder {
     /// [`ReceivingApp`]).
     pub fn watch_receivers(&mut self, apps: Vec<Option<ReceivingApp>>) {
         self.receivers = apps.into_iter().map(|k| k.map(|k| (k, false))).collect();
+    }
+
+    /// Watches each TCP flow's sending application's first write: a delivery to the
+    /// sender (the SYN-ACK) waits for it (at most 5 ms) before the kernel's answers
+    /// are read, so that the data the application writes as `connect` returns enters
+    /// the path at the SYN-ACK's time, as the model's host writes at once. The
+    /// application's thread woke 0.25 ms after the SYN-ACK.
+    pub fn watch_writers(&mut self, writers: Vec<Option<Arc<AtomicBool>>>) {
+        self.first_writes = writers;
+    }
+
+    /// After a delivery to flow `f`'s sender: its application's first write awaited.
+    fn await_first_write(&mut self, f: usize) {
+        let Some(w) = self.first_writes.get(f).and_then(Option::as_ref) else {
+            return;
+        };
+        if !w.load(Ordering::SeqCst) {
+            self.write_waits += 1;
+            let until = Instant::now() + std::time::Duration::from_millis(5);
+            while !w.load(Ordering::SeqCst) && Instant::now() < until {
+                std::thread::yield_now();
+            }
+        }
+        self.first_writes[f] = None;
     }
 
     /// A data segment for a connection the receiving application has not accepted
@@ -702,6 +735,8 @@ impl Forwarder {
         if data {
             self.hold_clamp(f, p.len as u64);
             self.await_read(f);
+        } else if side == Side::Sender {
+            self.await_first_write(f);
         }
         let now = self.now();
         self.lateness_ns.push(now.0.saturating_sub(sched.0));

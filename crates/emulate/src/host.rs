@@ -317,6 +317,8 @@ pub struct Endpoints {
     abort: Arc<AtomicBool>,
     pub report: Arc<Mutex<SenderReport>>,
     pub received: Arc<Mutex<u64>>,
+    /// Set once the sending application's first write has returned (TCP flows).
+    first_write: Option<Arc<AtomicBool>>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -357,6 +359,7 @@ impl Endpoints {
             abort: Arc::new(AtomicBool::new(false)),
             report: Arc::new(Mutex::new(SenderReport::default())),
             received: Arc::new(Mutex::new(0)),
+            first_write: None,
             threads: Vec::new(),
         };
         match sockets {
@@ -379,10 +382,15 @@ impl Endpoints {
         let (l, acc, rec) = (listener, self.accepted.clone(), self.received.clone());
         let receiver = std::thread::spawn(move || receive(&l, &acc, &rec));
         let written = Arc::new(AtomicBool::new(false));
+        let first = Arc::new(AtomicBool::new(false));
+        self.first_write = Some(first.clone());
         let start_at = origin + p.start;
         let (s, w, ab, rep) = (
             sender.clone(),
-            written.clone(),
+            Written {
+                all: written.clone(),
+                first,
+            },
             self.abort.clone(),
             self.report.clone(),
         );
@@ -436,6 +444,11 @@ impl Endpoints {
             }
         });
         self.threads = vec![sink, source];
+    }
+
+    /// Set once the sending application's first write has returned (TCP flows).
+    pub fn first_write(&self) -> Option<Arc<AtomicBool>> {
+        self.first_write.clone()
     }
 
     /// What the forwarder watches of this flow's receiving application (TCP flows).
@@ -621,13 +634,19 @@ fn receive(l: &TcpListener, acc: &Mutex<Option<Arc<TcpStream>>>, rec: &Mutex<u64
     }
 }
 
+/// What the sending application has written: its first write, and everything.
+struct Written {
+    first: Arc<AtomicBool>,
+    all: Arc<AtomicBool>,
+}
+
 fn send(
     s: &TcpStream,
     ra: Ipv4Addr,
     app: App,
     start_at: Instant,
     abort: &AtomicBool,
-    written: &AtomicBool,
+    written: &Written,
 ) -> std::io::Result<()> {
     // The application connects at its start and writes as soon as `connect` returns
     // (as the model's does): a normal-priority thread on a busy machine woke 0.1 to
@@ -654,18 +673,22 @@ fn send(
         return Err(std::io::Error::last_os_error());
     }
     match app {
-        App::Bulk { bytes } => write_bytes(s, &chunk, bytes)?,
+        App::Bulk { bytes } => {
+            write_bytes(s, &chunk, bytes)?;
+            written.first.store(true, Ordering::SeqCst);
+        }
         App::PingPong { messages, bytes } => {
             for m in 0..messages {
                 if m > 0 && !wait_all_acked(s, abort)? {
                     return Ok(());
                 }
                 write_bytes(s, &chunk, bytes)?;
+                written.first.store(true, Ordering::SeqCst);
             }
         }
         App::Cbr { .. } => unreachable!("a TCP socket is made for TCP flows only"),
     }
-    written.store(true, Ordering::SeqCst);
+    written.all.store(true, Ordering::SeqCst);
     Ok(())
 }
 

@@ -20,6 +20,7 @@
 pub mod diverge;
 pub mod forwarder;
 pub mod host;
+pub mod jiffies;
 pub mod kernel;
 pub mod outputs;
 pub mod report;
@@ -371,7 +372,9 @@ fn run_in(
             receiver: h.receiver_tun.as_raw_fd(),
         })
         .collect();
-    let origin = Instant::now();
+    // Time zero on a jiffy the model's timer wheel would also start from; the 20 ms
+    // lead lets every application thread reach its start first.
+    let (origin, jiffies_aligned) = jiffies::origin(Duration::from_millis(20));
     let mut endpoints = Vec::new();
     for (i, (s, h)) in sockets.into_iter().zip(&hosts).enumerate() {
         let p = FlowPlan {
@@ -396,6 +399,7 @@ fn run_in(
         .map(|i| Time(start_of(plan.sim.flows[i].start, i, &streams).as_nanos() as u64))
         .collect();
     let receivers: Vec<_> = endpoints.iter().map(Endpoints::receiving_app).collect();
+    let writers: Vec<_> = endpoints.iter().map(Endpoints::first_write).collect();
     let stop_at = Time::ZERO + plan.sim.stop_at;
     let fwd = std::thread::spawn(move || {
         let fifo = sys::make_timely();
@@ -404,6 +408,7 @@ fn run_in(
             fw.record_transits();
         }
         fw.watch_receivers(receivers);
+        fw.watch_writers(writers);
         fw.start_at(&starts);
         let r = forward_loop(&mut fw, &fds, &done, stop_at);
         (fw, fifo, r)
@@ -442,6 +447,8 @@ fn run_in(
         read_waits: fw.read_waits,
         read_wait_timeouts: fw.read_wait_timeouts,
         responses_at_delivery: fw.responses,
+        jiffies_aligned,
+        write_waits: fw.write_waits,
         raw_peak: fw.raw_peak,
         sched_fifo: fifo,
         prefix: sb.prefix().to_owned(),

@@ -353,6 +353,11 @@ pub struct RepReport {
     /// Packets the kernel sent while processing a delivery, let into the path at the
     /// delivery's time ([`crate::forwarder::Forwarder::take_responses`]).
     pub responses_at_delivery: u64,
+    /// Whether time zero was a jiffy whose count is a multiple of
+    /// [`crate::jiffies::ALIGN_JIFFIES`] (`/proc/timer_list` readable).
+    pub jiffies_aligned: bool,
+    /// Deliveries to a sender that waited for its application's first write.
+    pub write_waits: u64,
     /// The most packets whose bytes the forwarder held at once.
     pub raw_peak: usize,
     pub sched_fifo: bool,
