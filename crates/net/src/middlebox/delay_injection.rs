@@ -249,7 +249,9 @@ impl DelayInjector {
 
     fn is_target(&self, pkt: &Packet) -> bool {
         match self.cfg.direction {
-            InjectDirection::Data => pkt.kind == PacketKind::Data,
+            // The handshake's third segment is a `Data` packet of no payload: an ACK,
+            // which the emulator's box never sees either (crates/emulate wire.rs).
+            InjectDirection::Data => pkt.kind == PacketKind::Data && pkt.len > 0,
             InjectDirection::Ack => pkt.kind == PacketKind::Ack,
         }
     }
