@@ -5,6 +5,7 @@
 //! under the `linux` profile, whose window grows ([`crate::linux_rcvbuf`]).
 
 use crate::config::{EchoRule, TcpConfig};
+use crate::linux_paws;
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
 use crate::linux_sack_compress::{Decision, SackCompress, NUM_SACKS, SACK_BLOCKS_EXPECTED};
@@ -46,6 +47,8 @@ pub struct ReceiverStats {
     pub segments: u64,
     pub duplicate_segments: u64,
     pub acks_sent: u64,
+    /// Data segments a `linux` receiver's PAWS test discarded (`TcpExtPAWSEstab`).
+    pub paws_rejected: u64,
 }
 
 /// One flow's receiving endpoint.
@@ -228,6 +231,9 @@ impl TcpReceiver {
     /// A data segment arrived.
     pub fn on_data(&mut self, now: Time, seg: &Packet, out: &mut Vec<Packet>) -> DataOutcome {
         self.stats.segments += 1;
+        if self.linux_paws_rejects(seg) {
+            return self.linux_paws_dupack(now, seg, out);
+        }
         self.update_ts_recent(seg);
         let (start, end) = (seg.seq, seg.end_seq());
         let was_in_order = start <= self.rcv_nxt;
@@ -378,6 +384,39 @@ impl TcpReceiver {
             }
             self.rcv_nxt = self.rcv_nxt.max(first.end);
             self.ooo.remove(0);
+        }
+    }
+
+    /// The `linux` receiver's PAWS test on a data segment ([`crate::linux_paws`]).
+    fn linux_paws_rejects(&self, seg: &Packet) -> bool {
+        let tsval = seg.ts().map(|t| t.val);
+        self.linux_ack.is_some() && tsval.is_some_and(|v| linux_paws::rejects(self.ts_recent, v))
+    }
+
+    /// `tcp_send_dupack` for a segment PAWS discarded: its bytes are not taken; below
+    /// `rcv_nxt` it is reported in a D-SACK block and puts the receiver in quick-ACK
+    /// mode (`TCP_MAX_QUICKACKS`); an ACK goes out at once (`tcp_send_ack`).
+    fn linux_paws_dupack(&mut self, now: Time, seg: &Packet, out: &mut Vec<Packet>) -> DataOutcome {
+        self.stats.paws_rejected += 1;
+        let (start, end) = (seg.seq, seg.end_seq());
+        let held = self.held_bytes_in(start, end);
+        if start < self.rcv_nxt {
+            if let Some(a) = self.linux_ack.as_mut() {
+                a.enter_quickack_mode(self.cfg.receiver_window, self.cfg.mss as u64);
+            }
+            if self.cfg.dsack {
+                self.pending_dsack = Some((start, end.min(self.rcv_nxt)));
+            }
+        }
+        self.answering = Some(Answered {
+            start,
+            end,
+            duplicate: held == end - start,
+        });
+        self.send_ack(now, out);
+        DataOutcome {
+            new_bytes: 0,
+            duplicate: held == end - start,
         }
     }
 
