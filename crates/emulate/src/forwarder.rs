@@ -193,6 +193,13 @@ pub struct Forwarder {
     first_writes: Vec<Option<Arc<AtomicBool>>>,
     /// Deliveries to a sender that waited for its application's first write.
     pub write_waits: u64,
+    /// A packet the forwarding loop read and lets in once the work due before it is
+    /// done ([`Forwarder::on_read`]): (flow, side, bytes).
+    held: Option<(usize, Side, Vec<u8>)>,
+    /// How far the host's clock ran ahead of the model's at the last write (ns):
+    /// the kernel's clock read this much more than the model's time of the delivery
+    /// ([`Forwarder::model_time_of`]).
+    lag: u64,
 }
 
 impl Forwarder {
@@ -272,6 +279,8 @@ impl Forwarder {
             scratch: vec![0; 65_536],
             first_writes: Vec::new(),
             write_waits: 0,
+            held: None,
+            lag: 0,
         };
         for l in 0..fw.links.len() {
             for s in 0..fw.links[l].spikes.len() {
@@ -442,6 +451,31 @@ impl Forwarder {
     pub fn start_at(&mut self, starts: &[Time]) {
         for (f, &s) in self.flows.iter_mut().zip(starts) {
             f.start = Some(s);
+        }
+    }
+
+    /// The model's time of a packet the kernel sent by itself (from a timer: pacing,
+    /// retransmission, delayed ACK, TSQ) and the forwarder read at host time `read`.
+    /// The kernel set that timer by its own clock, which read the model's time of the
+    /// delivery it was processing plus the forwarder's lag at that write; the lag is
+    /// taken off, as [`Forwarder::take_responses`] takes it off the packets the
+    /// delivery itself caused, so that a paced burst keeps its spacing behind the
+    /// segment its ACK released at once. Never before the model's clock.
+    pub fn model_time_of(&self, read: Time) -> Time {
+        Time(read.0.saturating_sub(self.lag)).max(self.mclock)
+    }
+
+    /// A packet the forwarding loop read from flow `f`'s device on `side` at host time
+    /// `read`: the work due by then is done first (deliveries the forwarder is late
+    /// with), then the packet goes in at its model time. It is held meanwhile, so
+    /// that if that work writes into the same device, the packet precedes the
+    /// kernel's answers ([`Forwarder::take_responses`]) as it did on the device.
+    pub fn on_read(&mut self, f: usize, side: Side, bytes: &[u8], read: Time) {
+        self.held = Some((f, side, bytes.to_vec()));
+        self.run_due(read);
+        if let Some((f, side, bytes)) = self.held.take() {
+            let at = self.model_time_of(read);
+            self.on_tun_packet(f, side, &bytes, at);
         }
     }
 
@@ -740,6 +774,7 @@ impl Forwarder {
         }
         let now = self.now();
         self.lateness_ns.push(now.0.saturating_sub(sched.0));
+        self.lag = now.0.saturating_sub(self.mclock.0);
         self.capture(f, side, self.mclock, &bytes);
         if let (Some(t), true) = (&mut self.flows[f].transits, p.kind.is_forward()) {
             t.deliveries.push((p.uid, sched, now));
@@ -765,6 +800,12 @@ impl Forwarder {
     /// Packets the kernel sends from its timers (retransmission, delayed ACK,
     /// pacing, TSQ's tasklet) are still read by the loop and stamped when read.
     fn take_responses(&mut self, f: usize, side: Side, fd: i32) {
+        // A packet the loop read from this device before the write came first.
+        if self.held.as_ref().is_some_and(|h| (h.0, h.1) == (f, side)) {
+            let (hf, hs, bytes) = self.held.take().expect("checked");
+            let at = self.mclock;
+            self.on_tun_packet(hf, hs, &bytes, at);
+        }
         let mut buf = std::mem::take(&mut self.scratch);
         while let Ok(Some(n)) = crate::sys::read_packet(fd, &mut buf) {
             self.responses += 1;

@@ -558,8 +558,7 @@ fn forward_loop(
             let (f, side, fd) = all[k];
             while let Some(n) = sys::read_packet(fd, &mut buf).map_err(anyhow::Error::from)? {
                 let at = fw.now();
-                fw.run_due(at);
-                fw.on_tun_packet(f, side, &buf[..n], at);
+                fw.on_read(f, side, &buf[..n], at);
             }
         }
     }
