@@ -20,6 +20,7 @@ pub mod dsack;
 pub mod exports;
 pub mod linux_cwnd_limited;
 pub mod linux_disorder;
+pub mod linux_dsack;
 pub mod linux_paws;
 pub mod linux_profile;
 pub mod linux_rcvbuf;

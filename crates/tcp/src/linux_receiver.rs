@@ -95,10 +95,12 @@ impl LinuxAck {
         self.quick > 0
     }
 
-    /// `tcp_dec_quickack_mode` when an ACK of new data goes out; leaving quick-ACK
-    /// mode deflates ato to `TCP_ATO_MIN`.
-    pub fn on_ack_sent(&mut self) {
-        if self.quick == 0 {
+    /// `tcp_event_ack_sent -> tcp_dec_quickack_mode`: an ACK went out; it uses up a
+    /// quick ACK only when one was scheduled (`inet_csk_ack_scheduled`: data arrived
+    /// for it), not a `tcp_send_dupack` with no ACK owed, such as PAWS's answer to
+    /// an old segment. Leaving quick-ACK mode deflates ato to `TCP_ATO_MIN`.
+    pub fn on_ack_sent(&mut self, scheduled: bool) {
+        if self.quick == 0 || !scheduled {
             return;
         }
         self.quick -= 1;
@@ -136,7 +138,7 @@ mod tests {
         a.on_data(ms(0), 65_535, 1000, RTO);
         for _ in 0..16 {
             assert!(a.in_quickack_mode());
-            a.on_ack_sent();
+            a.on_ack_sent(true);
         }
         assert!(!a.in_quickack_mode());
         assert_eq!(a.delay(None), ATO_MIN);
@@ -148,7 +150,7 @@ mod tests {
         a.on_data(ms(0), 6000, 1000, RTO); // 6000 / 2000 = 3
         let mut n = 0;
         while a.in_quickack_mode() {
-            a.on_ack_sent();
+            a.on_ack_sent(true);
             n += 1;
         }
         assert_eq!(n, 3);
@@ -159,7 +161,7 @@ mod tests {
         let mut a = LinuxAck::default();
         a.on_data(ms(0), 65_535, 1000, RTO);
         while a.in_quickack_mode() {
-            a.on_ack_sent();
+            a.on_ack_sent(true);
         }
         a.on_data(ms(500), 65_535, 1000, RTO);
         assert!(!a.in_quickack_mode(), "500 ms < RTO");
@@ -183,15 +185,26 @@ mod tests {
     }
 
     #[test]
+    fn an_ack_sent_with_none_scheduled_uses_no_quick_ack() {
+        let mut a = LinuxAck::default();
+        a.enter_quickack_mode(4000, 1000); // two quick ACKs
+        a.on_ack_sent(false);
+        a.on_ack_sent(true);
+        assert!(a.in_quickack_mode(), "one left");
+        a.on_ack_sent(true);
+        assert!(!a.in_quickack_mode());
+    }
+
+    #[test]
     fn window_growth_owes_one_immediate_ack() {
         let mut a = LinuxAck::default();
         a.on_data(ms(0), 65_535, 1000, RTO);
         while a.in_quickack_mode() {
-            a.on_ack_sent();
+            a.on_ack_sent(true);
         }
         a.on_window_growth();
         assert!(a.in_quickack_mode());
-        a.on_ack_sent();
+        a.on_ack_sent(true);
         assert!(!a.in_quickack_mode());
     }
 
@@ -200,7 +213,7 @@ mod tests {
         let mut a = LinuxAck::default();
         a.on_data(ms(0), 65_535, 1000, RTO);
         while a.in_quickack_mode() {
-            a.on_ack_sent();
+            a.on_ack_sent(true);
         }
         a.enter_quickack_mode(65_535, 1000);
         assert!(a.in_quickack_mode());

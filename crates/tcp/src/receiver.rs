@@ -413,7 +413,9 @@ impl TcpReceiver {
             end,
             duplicate: held == end - start,
         });
-        self.send_ack(now, out);
+        // No ACK is owed for the discarded segment (tcp_send_dupack schedules none).
+        let scheduled = self.ack_pending();
+        self.send_ack_as(now, out, scheduled);
         DataOutcome {
             new_bytes: 0,
             duplicate: held == end - start,
@@ -652,6 +654,12 @@ impl TcpReceiver {
     /// and the packet built last, with no call in between, so that it is written
     /// straight into `out`.
     fn send_ack(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.send_ack_as(now, out, true);
+    }
+
+    /// [`Self::send_ack`]; `scheduled`: data arrived that owes this ACK
+    /// (`inet_csk_ack_scheduled`), for the `linux` receiver's quick-ACK count.
+    fn send_ack_as(&mut self, now: Time, out: &mut Vec<Packet>, scheduled: bool) {
         let sack = self.sack_option();
         let rwnd = self.advertised_window();
         self.pending_dsack = None;
@@ -660,7 +668,7 @@ impl TcpReceiver {
         self.last_ack_sent = self.rcv_nxt;
         self.stats.acks_sent += 1;
         if let Some(a) = self.linux_ack.as_mut() {
-            a.on_ack_sent(); // tcp_event_ack_sent -> tcp_dec_quickack_mode
+            a.on_ack_sent(scheduled); // tcp_event_ack_sent -> tcp_dec_quickack_mode
         }
         if let Some(c) = self.linux_sack_compress.as_mut() {
             c.on_ack_sent(); // tcp_event_ack_sent: compressed_ack = 0, timer cancelled
@@ -921,6 +929,27 @@ mod tests {
             1,
             "acknowledged without waiting for a second segment"
         );
+    }
+
+    /// tcp_send_dupack for a segment PAWS discards below rcv_nxt enters quick-ACK
+    /// mode but, with no ACK scheduled, its own ACK uses none of the quick ACKs: the
+    /// delay-injection path's kernel receiver acknowledged all 10 of its next
+    /// segments at once (rcv_wnd 10000 / (2 * 500)).
+    #[test]
+    fn a_linux_receivers_paws_dupack_uses_none_of_its_quick_acks() {
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..20 {
+            r.on_data(t(i), &seg(i, 100 + i), &mut out);
+        }
+        assert!(!r.ack_pending());
+        r.on_data(t(20), &seg(3, 3), &mut out); // PAWS: TSval 3 lags ts_recent
+        assert_eq!(r.stats().paws_rejected, 1);
+        out.clear();
+        for i in 20..36 {
+            r.on_data(t(i + 1), &seg(i, 200 + i), &mut out);
+        }
+        assert_eq!(out.len(), 16, "min(64000 / 2000, 16) quick ACKs");
     }
 
     #[test]

@@ -386,16 +386,20 @@ impl<E: RtoEstimator> TcpSender<E> {
             ..AckInfo::default()
         };
         // Segments this ACK delivered for the first time (`tp->delivered -
-        // prior_delivered`: the newly SACKed, and the cumulatively acknowledged ones
-        // not SACKed before).
-        let mut delivered = newly_sacked;
+        // prior_delivered`: the newly SACKed, a D-SACK's duplicates as the stack counts
+        // them (`sack_delivered`), and the cumulatively acknowledged ones not SACKed
+        // before).
+        let total_retrans = self.stats.retransmissions;
+        let dsack_segments = (self.stack).dsack_delivered(pkt, self.w.mss, total_retrans);
+        let sack_delivered = newly_sacked + dsack_segments * self.w.mss;
+        let mut delivered = sack_delivered;
         if pkt.ack <= self.w.snd_una {
             if let Some(rtt) = sack_cc_sample {
                 self.cc_on_rtt_sample(now, rtt); // pkts_acked runs on every ACK
             }
         }
         if pkt.ack > self.w.snd_una {
-            let sacks = (newly_sacked, sack_cc_sample);
+            let sacks = (sack_delivered, sack_cc_sample);
             delivered = self.on_ack_of_new_data(now, pkt, oldack, sacks, &mut info, out);
         } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
@@ -488,7 +492,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         now: Time,
         pkt: &Packet,
         oldack: bool,
-        (newly_sacked, sack_cc_sample): (u64, Option<Dur>),
+        (sack_delivered, sack_cc_sample): (u64, Option<Dur>),
         info: &mut AckInfo,
         out: &mut Vec<Packet>,
     ) -> u64 {
@@ -507,7 +511,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             })
         });
         let samples = (info.rtt_sample, cc_sample);
-        let (newly, delivered) = self.on_new_ack(now, pkt.ack, samples, newly_sacked, out);
+        let (newly, delivered) = self.on_new_ack(now, pkt.ack, samples, sack_delivered, out);
         info.newly_acked = newly;
         if self.stack.holds_ack() && self.recovery.should_enter(&self.w, 0) {
             // ns-2 FackTcpAgent::recv(): a new ACK with SACK blocks is checked too.
@@ -1102,7 +1106,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         now: Time,
         ack: u64,
         (sample, cc_sample): (Option<Dur>, Option<Dur>),
-        newly_sacked: u64,
+        sack_delivered: u64,
         out: &mut Vec<Packet>,
     ) -> (u64, u64) {
         let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
@@ -1113,11 +1117,11 @@ impl<E: RtoEstimator> TcpSender<E> {
         let sacked_before = self.w.segs.sacked_bytes();
         self.w.segs.on_cumulative_ack(ack);
         // tcp_cong_control(sk, ack, acked_sacked = tp->delivered - prior_delivered):
-        // tcp_sacktag_write_queue counted the newly SACKed segments,
-        // tcp_clean_rtx_queue counts the acknowledged ones not SACKed before; a
-        // segment SACKed on an earlier ACK is not delivered again by this one.
+        // tcp_sacktag_write_queue counted the newly SACKed segments and a D-SACK's
+        // (`sack_delivered`), tcp_clean_rtx_queue counts the acknowledged ones not
+        // SACKed before; a segment SACKed on an earlier ACK is not delivered again.
         let was_sacked = sacked_before - self.w.segs.sacked_bytes();
-        let delivered = newly.saturating_sub(was_sacked) + newly_sacked;
+        let delivered = newly.saturating_sub(was_sacked) + sack_delivered;
         self.dupacks = 0;
         self.consecutive_timeouts = 0;
         if let Some(rtt) = sample {
@@ -2695,6 +2699,42 @@ mod tests {
             "tcp_current_ssthresh: 3/4 of 12"
         );
         assert_eq!(s.stats().spurious_responses, 0, "no timeout was undone");
+    }
+
+    /// tcp_dsack_seen: "A spurious retransmission is delivered". In fast recovery an
+    /// ACK whose only news is the D-SACK of a retransmission still adds a segment to
+    /// PRR's prr_delivered (tcp_cwnd_reduction's acked_sacked): above ssthresh, where
+    /// one segment goes out per two delivered, it is the second of a pair.
+    #[test]
+    fn a_linux_hosts_dsacked_retransmission_counts_as_delivered_in_prr() {
+        let (mut s, mut out) = linux_host_with_data();
+        for (t, a) in [(100, 2000), (110, 6000), (120, 10_000)] {
+            s.on_ack(ms(t), &ack(a), &mut out); // slow start to cwnd 20
+        }
+        // Segments 10 and 12 missing: recovery with ssthresh 10, prior_cwnd 20.
+        let mut a = ack(10_000);
+        a.push_sack(13_000, 17_000);
+        a.push_sack(11_000, 12_000);
+        s.on_ack(ms(130), &a, &mut out);
+        assert_eq!(s.stats().retransmissions, 2);
+        // Segment 10's original arrives late: prr_delivered 6, ceil(10 * 6 / 20) = 3
+        // segments sent so far, nothing more.
+        let mut a = ack(12_000);
+        a.push_sack(13_000, 17_000);
+        s.on_ack(ms(131), &a, &mut out);
+        let sent = out.len();
+        // Its retransmission's D-SACK: prr_delivered 7, ceil(10 * 7 / 20) = 4.
+        let mut d = ack(12_000);
+        d.push_sack(10_000, 11_000);
+        d.push_sack(13_000, 17_000);
+        s.on_ack(ms(132), &d, &mut out);
+        assert_eq!(
+            s.stats().recovery_undos,
+            0,
+            "segment 12's retransmission is out"
+        );
+        assert_eq!(out.len(), sent + 1, "{:?}", &out[sent..]);
+        assert!(!out[sent].retx, "new data");
     }
 
     /// tcp_fastretrans_alert: the ACK that reaches high_seq ends fast recovery (D) and,

@@ -413,6 +413,13 @@ pub trait StackRules {
     /// (RFC 8985 6.2 steps 1-4; RFC 5681/6675: none kept).
     #[inline]
     fn on_ack_delivered(&mut self, _d: &Delivery) {}
+    /// On every ACK: the segments its D-SACK block delivers, counted into the ACK's
+    /// delivered segments (acked_sacked); `total_retrans` the segments retransmitted
+    /// so far (RFC: none).
+    #[inline]
+    fn dsack_delivered(&mut self, _pkt: &Packet, _mss: u64, _total_retrans: u64) -> u64 {
+        0
+    }
     /// A reordering hole below `low` was filled by a delayed original (the detectors'
     /// undo test), with `fack` the highest SACKed byte.
     fn on_delayed_hole(&mut self, _low: u64, _fack: Option<u64>, _mss: u64) {}
@@ -564,6 +571,8 @@ spikelab_core::dispatch_enum! {
         fn on_probe_ack(&mut self, pkt: &Packet, newly_acked: u64, newly_sacked: u64) -> ProbeAck;
         #[inline]
         fn on_ack_delivered(&mut self, d: &Delivery);
+        #[inline]
+        fn dsack_delivered(&mut self, pkt: &Packet, mss: u64, total_retrans: u64) -> u64;
         fn on_delayed_hole(&mut self, low: u64, fack: Option<u64>, mss: u64);
         #[inline]
         fn on_ack_settled(&mut self, undone: bool, dsack: bool, episode_ended: bool);

@@ -13,7 +13,9 @@ pub mod window_edge;
 
 use super::{Delivery, LossMarks, LossView, PacingInputs, SackMarks, StackRules, TimerKind};
 use crate::config::TcpConfig;
+use crate::dsack::split_dsack;
 use crate::linux_cwnd_limited::CwndUsage;
+use crate::linux_dsack::DsackDups;
 use crate::prr::Prr;
 use crate::recovery::Transmit;
 use crate::segments::SegmentTable;
@@ -44,6 +46,8 @@ pub struct LinuxHost {
     minshall: Minshall,
     /// The skb size the pacing rate gives ([`tso_autosize`]).
     autosize: TsoAutosize,
+    /// `tp->dsack_dups` ([`crate::linux_dsack`]).
+    dsack_dups: DsackDups,
 }
 
 impl LinuxHost {
@@ -272,6 +276,16 @@ impl StackRules for LinuxHost {
     #[inline]
     fn on_ack_delivered(&mut self, d: &Delivery) {
         self.rack.on_ack_delivered(d, self.tlp.high_seq());
+    }
+
+    /// tcp_sacktag_write_queue -> tcp_check_dsack -> tcp_dsack_seen: `sack_delivered
+    /// += dup_segs` ([`crate::linux_dsack`]).
+    #[inline]
+    fn dsack_delivered(&mut self, pkt: &Packet, mss: u64, total_retrans: u64) -> u64 {
+        let dsack = split_dsack(pkt).0;
+        dsack.map_or(0, |b| {
+            u64::from(self.dsack_dups.seen(b, mss, total_retrans))
+        })
     }
 
     fn on_delayed_hole(&mut self, low: u64, fack: Option<u64>, mss: u64) {
