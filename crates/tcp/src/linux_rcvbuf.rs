@@ -94,6 +94,36 @@ const INIT_CWND: u64 = 10;
 /// `tcp_event_data_recv` grows the window only for segments of at least 128 B.
 const GROW_MIN_LEN: u64 = 128;
 
+/// `tcp_measure_rcv_mss`'s verdict on an in-order segment shorter than `rcv_mss`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShortSegment {
+    /// The second such segment of one length in a row: the peer's MSS is that small
+    /// (`rcv_mss = len`), no push.
+    SmallMss,
+    /// Long enough to be a small MSS (`last_seg_size` noted), and pushed.
+    Measured,
+    /// Too short to say (a PSH segment under 536 B, or anything under 88 B): pushed.
+    Pushed,
+}
+
+/// `tcp_measure_rcv_mss`'s branch for a segment of `len` payload bytes shorter than
+/// `rcv_mss` (net/ipv4/tcp_input.c): with its TCP header (`tcp_header` bytes) it is
+/// at least `TCP_MSS_DEFAULT` + 20, or at least `TCP_MIN_MSS` + 20 without PSH ("If
+/// PSH is not set, packet should be full sized"), then its payload is compared with
+/// the last such segment's (`len == lss`: a small MSS); otherwise, and when it differs,
+/// `ICSK_ACK_PUSHED` is set.
+pub fn short_segment(len: u64, tcp_header: u64, remnant: bool, lss: u64) -> ShortSegment {
+    const TCPHDR: u64 = spikelab_core::packet::TCP_HEADER as u64;
+    let with_header = len + tcp_header;
+    let looks_like_mss =
+        with_header >= MSS_DEFAULT + TCPHDR || (with_header >= MIN_MSS + TCPHDR && !remnant);
+    match (looks_like_mss, len == lss) {
+        (true, true) => ShortSegment::SmallMss,
+        (true, false) => ShortSegment::Measured,
+        (false, _) => ShortSegment::Pushed,
+    }
+}
+
 /// `__tcp_win_from_space`: payload bytes a buffer of `space` bytes holds at
 /// `ratio` / 256.
 fn win_from_space(ratio: u64, space: u64) -> u64 {
@@ -196,6 +226,11 @@ pub struct LinuxRcvBuf {
     header_bytes: u64,
     /// 65535 << `rcv_wscale`: the largest window the header can carry.
     max_window: u64,
+    /// `icsk_ack.last_seg_size`: the payload of the last in-order segment shorter
+    /// than `rcv_mss` that looked like a small MSS (0 after any other).
+    last_seg_size: u64,
+    /// `ICSK_ACK_PUSHED` from the segment being processed ([`Self::pushed`]).
+    pushed: bool,
     /// `TCP_WINDOW_CLAMP` as the application holds it (`receiver_window`).
     held_clamp: u64,
     /// Whether `window_clamp` is the application's or the replaced one.
@@ -244,6 +279,8 @@ impl LinuxRcvBuf {
             rcv_mss,
             header_bytes: c.header_bytes,
             max_window: 65_535 << wscale,
+            last_seg_size: 0,
+            pushed: false,
             held_clamp: c.window_clamp,
             clamp_owner: ClampOwner::Application,
         }
@@ -256,10 +293,32 @@ impl LinuxRcvBuf {
     /// and bounds the autotuning measure by it. That clamp stays for the rest of the
     /// segment's processing (the growth, the ACK sent at once); the application's
     /// comes back at [`Self::on_segment_processed`].
-    pub fn on_in_order_segment(&mut self, len: u64) {
+    ///
+    /// It also decides `ICSK_ACK_PUSHED` ([`Self::pushed`]), which has the read that
+    /// empties the receive queue send the ACK at once (`__tcp_cleanup_rbuf`): for a
+    /// segment of at least `rcv_mss` when it carries PSH (4720852ed9af, "tcp: fix
+    /// delayed ACKs for MSS boundary condition", Linux 6.6); for a shorter one unless
+    /// it looks like a peer's smaller MSS ([`short_segment_sets_pushed`]).
+    /// `remnant`: the segment carries PSH (`TCP_REMNANT`; the model's data segments
+    /// carry no FIN, SYN or URG).
+    pub fn on_in_order_segment(&mut self, len: u64, remnant: bool) {
+        let lss = std::mem::take(&mut self.last_seg_size);
         if len < self.rcv_mss {
+            let tcp_header = self.header_bytes - u64::from(spikelab_core::packet::IP_HEADER);
+            match short_segment(len, tcp_header, remnant, lss) {
+                ShortSegment::SmallMss => {
+                    self.last_seg_size = len;
+                    self.rcv_mss = len;
+                }
+                ShortSegment::Measured => {
+                    self.last_seg_size = len;
+                    self.pushed = true;
+                }
+                ShortSegment::Pushed => self.pushed = true,
+            }
             return;
         }
+        self.pushed = remnant;
         if len != self.rcv_mss {
             let truesize = tun_truesize(len + self.header_bytes);
             let ratio = ((len << RMEM_TO_WIN_SCALE) / truesize).max(1);
@@ -281,10 +340,20 @@ impl LinuxRcvBuf {
     /// (`do_tcp_setsockopt` -> tcp.c `tcp_set_window_clamp`). An ACK sent later (the
     /// delayed-ACK timer's) sees the application's clamp.
     pub fn on_segment_processed(&mut self) {
+        // The ACK the segment asked for has gone out or is delayed: the read that
+        // follows each segment has acted on ICSK_ACK_PUSHED.
+        self.pushed = false;
         if self.clamp_owner == ClampOwner::Replaced {
             self.set_window_clamp(self.held_clamp);
             self.clamp_owner = ClampOwner::Application;
         }
+    }
+
+    /// `ICSK_ACK_PUSHED` for the in-order segment being processed: the receiving
+    /// application's read, which empties the queue unless data waits out of order,
+    /// acknowledges it at once.
+    pub fn pushed(&self) -> bool {
+        self.pushed
     }
 
     /// `tcp_set_window_clamp` (tcp.c): the same clamp changes nothing; a smaller
@@ -413,6 +482,30 @@ impl LinuxRcvBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_segment_is_pushed_unless_it_repeats_a_small_mss() {
+        use ShortSegment::*;
+        // (payload, PSH, last short payload) -> verdict; TCP header 32 B (timestamps).
+        let table = [
+            (56, true, 0, Pushed),
+            (56, false, 0, Pushed), // 88 B with its header: under TCP_MIN_MSS + 20
+            (76, false, 0, Measured), // 108 B: TCP_MIN_MSS + 20, no PSH
+            (76, false, 76, SmallMss), // the same length again
+            (500, true, 0, Pushed), // 532 B with PSH: under TCP_MSS_DEFAULT + 20
+            (500, true, 500, Pushed),
+            (524, true, 0, Measured), // 556 B: TCP_MSS_DEFAULT + 20
+            (524, true, 524, SmallMss),
+            (600, false, 500, Measured),
+        ];
+        for (len, psh, lss, verdict) in table {
+            assert_eq!(
+                short_segment(len, 32, psh, lss),
+                verdict,
+                "{len} {psh} {lss}"
+            );
+        }
+    }
 
     fn cfg(clamp: u64, locked: Option<u64>) -> RcvBufConfig {
         RcvBufConfig {
@@ -546,7 +639,7 @@ mod tests {
 
     /// One in-order segment of `len` bytes processed whole, without an ACK.
     fn in_order(r: &mut LinuxRcvBuf, len: u64) {
-        r.on_in_order_segment(len);
+        r.on_in_order_segment(len, false);
         r.on_segment(len, 0);
         r.on_segment_processed();
     }
@@ -572,7 +665,7 @@ mod tests {
         // 262144, and 262144 on from there; every recording since 4678838 so).
         let mut r = real_paths_receiver();
         assert_eq!(r.window(0, 0), 262_088, "181 segments of 1448 B");
-        r.on_in_order_segment(1448);
+        r.on_in_order_segment(1448, false);
         assert_eq!(r.window_clamp(), 1_310_720, "2097152 x 160 / 256");
         assert_eq!(
             r.on_segment(1448, 0),
@@ -582,7 +675,7 @@ mod tests {
         assert_eq!(r.window(1448, 0), 264_984, "262088 + 2 x 1448");
         r.on_segment_processed();
         assert_eq!(r.rcv_ssthresh(), 262_144, "lowered to TCP_WINDOW_CLAMP");
-        r.on_in_order_segment(1448);
+        r.on_in_order_segment(1448, false);
         assert_eq!(r.on_segment(1448, 0), Growth::Held);
         assert_eq!(r.window(2896, 0), 263_536, "the right edge 266432 kept");
         r.on_segment_processed();
@@ -610,7 +703,7 @@ mod tests {
         assert_eq!(r.window(0, 0), 150_000);
         let mut offered = Vec::new();
         for i in 1..=4 {
-            r.on_in_order_segment(1000);
+            r.on_in_order_segment(1000, false);
             r.on_segment(1000, 0);
             offered.push(r.window(i * 1000, 0));
             r.on_segment_processed();
@@ -659,7 +752,7 @@ mod tests {
         // at ratio 1/2), first ACK 211408, then 262140 = 65535 << 2.
         let mut r = issue_41_receiver(209_716);
         assert_eq!(r.window(0, 0), 208_512);
-        r.on_in_order_segment(1448);
+        r.on_in_order_segment(1448, false);
         assert_eq!(r.scaling_ratio(), 160, "1448 x 256 / 2304");
         assert_eq!(r.window_clamp(), 262_145, "replaced: 419432 x 160 / 256");
         assert_eq!(r.tcp_space(0), 262_145, "419432 x 160 / 256");
@@ -722,7 +815,7 @@ mod tests {
     #[test]
     fn a_short_segment_does_not_measure_the_ratio() {
         let mut r = issue_41_receiver(209_716);
-        r.on_in_order_segment(500);
+        r.on_in_order_segment(500, false);
         assert_eq!(r.scaling_ratio(), 128, "shorter than rcv_mss 536");
     }
 

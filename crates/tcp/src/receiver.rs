@@ -230,8 +230,9 @@ impl TcpReceiver {
             duplicate,
         });
         let quick = self.linux_on_data(now, was_in_order && !duplicate, duplicate);
-        let quick = self.linux_grow_window(now, seg.len as u64, was_in_order, new_bytes) || quick;
-        let pushed = self.linux_pushed(seg, was_in_order && !duplicate);
+        let len = seg.len as u64;
+        let quick = self.linux_grow_window(now, len, seg.push(), was_in_order, new_bytes) || quick;
+        let pushed = self.linux_pushed();
         let immediate = !was_in_order
             || had_holes
             || duplicate
@@ -391,33 +392,44 @@ impl TcpReceiver {
         a.in_quickack_mode()
     }
 
-    /// The `linux` receiver's `ICSK_ACK_PUSHED` for a full-sized segment (Linux 6.6+,
-    /// `tcp_measure_rcv_mss`: "If the skb has a len of exactly 1*MSS and has the PSH
-    /// bit set then it is likely the end of an application write"): the application's
-    /// read that empties the receive queue then sends the ACK the segment would have
+    /// The `linux` receiver's `ICSK_ACK_PUSHED` (`tcp_measure_rcv_mss`, decided in
+    /// [`LinuxRcvBuf::on_in_order_segment`]: a full-sized segment with PSH, "likely
+    /// the end of an application write", or a shorter one): the application's read
+    /// that empties the receive queue then sends the ACK the segment would have
     /// delayed (`__tcp_cleanup_rbuf`: `ICSK_ACK_PUSHED`, not ping-pong, nothing left
     /// in `sk_rmem_alloc`). The model's application reads in-order data at once, so
     /// the queue is empty unless segments wait out of order.
     #[inline]
-    fn linux_pushed(&self, seg: &Packet, new_in_order: bool) -> bool {
-        self.linux_ack.is_some()
-            && seg.push()
-            && new_in_order
-            && seg.len as u64 >= self.cfg.mss as u64
-            && self.ooo.is_empty()
+    fn linux_pushed(&self) -> bool {
+        self.linux_rcvbuf.as_ref().is_some_and(|b| b.pushed()) && self.ooo.is_empty()
     }
 
     /// The `linux` profile's window growth: `tcp_grow_window` for new data (in order
     /// from `tcp_event_data_recv`; out of order from `tcp_data_queue_ofo`, SACK
     /// flows only), then `tcp_rcv_space_adjust` as the application reads the
-    /// in-order bytes. Returns whether the growth asks for an immediate ACK.
+    /// in-order bytes. Returns whether the growth asks for an immediate ACK. `psh`:
+    /// the segment carries PSH (for `tcp_measure_rcv_mss`).
     #[inline]
-    fn linux_grow_window(&mut self, now: Time, len: u64, in_order: bool, new: u64) -> bool {
-        self.linux_rcvbuf.is_some() && self.linux_rcvbuf_grow(now, len, in_order, new)
+    fn linux_grow_window(
+        &mut self,
+        now: Time,
+        len: u64,
+        psh: bool,
+        in_order: bool,
+        new: u64,
+    ) -> bool {
+        self.linux_rcvbuf.is_some() && self.linux_rcvbuf_grow(now, len, psh, in_order, new)
     }
 
     /// [`Self::linux_grow_window`] on a `linux` receiver.
-    fn linux_rcvbuf_grow(&mut self, now: Time, len: u64, in_order: bool, new: u64) -> bool {
+    fn linux_rcvbuf_grow(
+        &mut self,
+        now: Time,
+        len: u64,
+        psh: bool,
+        in_order: bool,
+        new: u64,
+    ) -> bool {
         let held = self.held_out_of_order();
         let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
         let (rcv_nxt, sack) = (self.rcv_nxt, self.cfg.sack_enabled());
@@ -426,7 +438,7 @@ impl TcpReceiver {
         };
         if in_order && new > 0 {
             // tcp_event_data_recv: tcp_measure_rcv_mss before tcp_grow_window.
-            b.on_in_order_segment(len);
+            b.on_in_order_segment(len, psh);
         }
         let grew = new > 0 && (in_order || sack) && b.on_segment(len, held) == Growth::Grew;
         if in_order {
@@ -960,6 +972,42 @@ mod tests {
         let (r, out) = after_quick_acks_then(false, linux());
         assert!(out.is_empty(), "without PSH it waits for a second segment");
         assert_eq!(r.next_deadline(), Some(t(18 + 40)));
+    }
+
+    /// A linux receiver past its quick ACKs, an ACK just sent, then segment 18 cut to
+    /// `len` bytes, `push` as given: the ACKs it sends at once.
+    fn short_segment_after_quick_acks(len: u32, push: bool) -> Vec<u64> {
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..18 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        out.clear();
+        let mut p = seg(18, 18);
+        p.len = len;
+        p.set_push(push);
+        r.on_data(t(18), &p, &mut out);
+        out.iter().map(|p| p.ack).collect()
+    }
+
+    #[test]
+    fn a_linux_receiver_acks_a_segment_shorter_than_rcv_mss_at_once() {
+        // Linux 6.18 through spikelab emulate, the delivery-trace path, seed 1: the
+        // sender's 56-byte cut at the receive window's edge (PSH) is ACKed at once
+        // (tcp_measure_rcv_mss sets ICSK_ACK_PUSHED; the read that empties the queue
+        // sends the ACK); the model delayed it and ACKed the next segment with it.
+        assert_eq!(short_segment_after_quick_acks(56, true), [18_056]);
+        assert_eq!(
+            short_segment_after_quick_acks(56, false),
+            [18_056],
+            "under 88 B"
+        );
+        assert_eq!(short_segment_after_quick_acks(600, false), [18_600]);
+        assert_eq!(
+            short_segment_after_quick_acks(1000, false),
+            Vec::<u64>::new(),
+            "a full segment without PSH waits for a second"
+        );
     }
 
     #[test]
