@@ -58,7 +58,7 @@
 //! (the ratio is len/truesize of the very segments that grow the window); the
 //! receiver RTT is the receiver's smoothed RTT from its SYN-ACK and data arrivals'
 //! timing is not re-measured (`tcp_rcv_rtt_measure`); the window is capped by the
-//! window scale but not rounded to its granularity; `net.core.rmem_max` is taken to
+//! window scale and rounded up to its unit; `net.core.rmem_max` is taken to
 //! be below `tcp_rmem[2]` in the window-scale choice; memory pressure
 //! (`tcp_under_memory_pressure`, `tcp_clamp_window`) never happens; the application
 //! sets its clamp again right after the segment whose processing replaced it (as
@@ -224,8 +224,8 @@ pub struct LinuxRcvBuf {
     rcv_mss: u64,
     /// See [`RcvBufConfig::header_bytes`].
     header_bytes: u64,
-    /// 65535 << `rcv_wscale`: the largest window the header can carry.
-    max_window: u64,
+    /// `rcv_wscale`, chosen at the handshake.
+    wscale: u32,
     /// `icsk_ack.last_seg_size`: the payload of the last in-order segment shorter
     /// than `rcv_mss` that looked like a small MSS (0 after any other).
     last_seg_size: u64,
@@ -278,7 +278,7 @@ impl LinuxRcvBuf {
             ratio: SCALING_RATIO,
             rcv_mss,
             header_bytes: c.header_bytes,
-            max_window: 65_535 << wscale,
+            wscale,
             last_seg_size: 0,
             pushed: false,
             held_clamp: c.window_clamp,
@@ -447,15 +447,31 @@ impl LinuxRcvBuf {
     /// already offered is never withdrawn ("Never shrink the offered window"). The
     /// header carries at most 65535 << `rcv_wscale` of it ("Make sure we do not
     /// exceed the maximum possible scaled window"), applied after `rcv_wnd` is set.
+    ///
+    /// With a window scale both the new offer and the kept one are rounded up to its
+    /// unit (`ALIGN(window, 1 << rcv_wscale)`: "Advertise enough space so that it
+    /// won't get scaled away"), so every offer is a whole number of units and the
+    /// sender reads back exactly what was offered.
     pub fn window(&mut self, rcv_nxt: u64, held: u64) -> u64 {
-        let mut win = self.tcp_space(held).min(self.rcv_ssthresh);
+        let unit = 1u64 << self.wscale;
+        let mut win = self
+            .tcp_space(held)
+            .min(self.rcv_ssthresh)
+            .next_multiple_of(unit);
         let current = self.right_edge.saturating_sub(rcv_nxt);
         if win < current {
-            win = current;
+            win = current.next_multiple_of(unit);
         }
         self.right_edge = rcv_nxt + win;
         self.rcv_wnd = win;
-        win.min(self.max_window)
+        win.min(65_535 << self.wscale)
+    }
+
+    /// The window a SYN-ACK offers: `tcp_openreq_init_rwin`'s `rcv_wnd` as chosen
+    /// at the handshake, unscaled and not rounded (the first ACK after it goes
+    /// through [`Self::window`]).
+    pub fn syn_ack_window(&self) -> u64 {
+        self.rcv_wnd
     }
 
     /// `rcv_ssthresh`.
@@ -526,7 +542,10 @@ mod tests {
         // 131072 x 128/256 = 65536, rounded down to 44 segments of 1460 B.
         let mut r = LinuxRcvBuf::new(&cfg(u32::MAX as u64, None));
         assert_eq!(r.rcv_ssthresh(), 64_240);
-        assert_eq!(r.window(0, 0), 64_240);
+        assert_eq!(r.syn_ack_window(), 64_240);
+        // The first ACK rounds it up to the window scale's unit (7: 128 B), as
+        // Linux's "win 502" after the handshake shows.
+        assert_eq!(r.window(0, 0), 64_256);
     }
 
     #[test]
@@ -822,8 +841,9 @@ mod tests {
     #[test]
     fn the_offered_right_edge_never_moves_back() {
         let mut d = LinuxRcvBuf::new(&cfg(u32::MAX as u64, None));
-        assert_eq!(d.window(0, 0), 64_240);
-        // 30000 B held out of order: free space 35536, but the edge stays at 64240.
-        assert_eq!(d.window(10_000, 30_000), 54_240);
+        assert_eq!(d.window(0, 0), 64_256);
+        // 30000 B held out of order: free space 35536, but the edge stays at 64256,
+        // the 54256 B left rounded up to the unit (ALIGN(cur_win, 1 << rcv_wscale)).
+        assert_eq!(d.window(10_000, 30_000), 54_272);
     }
 }

@@ -571,12 +571,13 @@ impl TcpReceiver {
     /// A SYN-ACK: no SACK blocks, and its window is not scaled (RFC 7323 2.2), so
     /// at most 65535 B (`tcp_make_synack`: min(rsk_rcv_wnd, 65535)) under `linux`.
     fn syn_ack_packet(&mut self, now: Time) -> Packet {
-        let rwnd = self.advertised_window();
-        let mut p = self.ack_packet(now, PacketKind::SynAck, rwnd);
-        if self.linux_rcvbuf.is_some() {
-            p.rwnd = p.rwnd.min(65_535);
+        match self.linux_rcvbuf.as_ref().map(|b| b.syn_ack_window()) {
+            Some(w) => self.ack_packet(now, PacketKind::SynAck, w.min(65_535)),
+            None => {
+                let rwnd = self.advertised_window();
+                self.ack_packet(now, PacketKind::SynAck, rwnd)
+            }
         }
-        p
     }
 
     /// An acknowledgment of `kind` offering window `rwnd`, without SACK blocks. Always
