@@ -59,6 +59,15 @@ impl Arena {
         &self.packets[s.index as usize]
     }
 
+    /// Asks the processor to bring the packet behind `s` into its caches, for a read
+    /// soon ([`crate::prefetch`]); changes nothing else.
+    #[inline(always)]
+    pub fn prefetch(&self, s: Slot) {
+        if let Some(p) = self.packets.get(s.index as usize) {
+            crate::prefetch::lines(p);
+        }
+    }
+
     /// The packet behind `s`, to update in place (its size must not change).
     pub fn get_mut(&mut self, s: Slot) -> &mut Packet {
         &mut self.packets[s.index as usize]

@@ -21,6 +21,7 @@ pub mod arena;
 pub mod config;
 pub mod events;
 pub mod facts;
+mod prefetch;
 pub mod results;
 pub mod route;
 pub mod trace;

@@ -987,6 +987,19 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         }
     }
 
+    /// The packet that reaches the far end `k`-th next (from 0), as far as the
+    /// direction knows now (in a plain direction the `k`-th oldest inside, in a staged
+    /// one the `k`-th of its pipe), if any: a hint for the engine to fetch what a
+    /// wake-up will read into the cache before that wake-up. Nothing may depend on it
+    /// but where memory is.
+    #[inline(always)]
+    pub fn next_out(&self, k: usize) -> Option<P> {
+        match &self.0 {
+            Form::Plain(p) => p.next_out(k),
+            Form::Staged(s) => s.pipe.get(k).map(|f| f.pkt),
+        }
+    }
+
     /// The end of the transmission in progress when [`LinkDir::next_wakeup`] gives the
     /// packet's arrival instead, else `None`. An engine that reports the time of its
     /// last event takes the ends a run stopped after into account with it, so that

@@ -2656,6 +2656,38 @@ mod tests {
         assert_eq!(starts, vec![vec![10_000], vec![11_000], vec![12_000]]);
     }
 
+    /// The PSH marks of what a sender of `cfg` (MSS 1000, no handshake or timestamps,
+    /// 40 segments in its first window, in slow start) sends on the ACK of its first two
+    /// segments 10 ms after it started: the ACK frees four.
+    fn psh_after_a_fast_first_ack(cfg: TcpConfig) -> Vec<bool> {
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            initial_window: 40,
+            ..cfg
+        };
+        let (mut s, _) = started(&cfg, 400_000);
+        let mut out = Vec::new();
+        s.on_ack(ms(10), &ack(2000), &mut out);
+        out.iter().map(|p| p.push()).collect()
+    }
+
+    #[test]
+    fn a_fast_linux_sender_sends_larger_skbs() {
+        // tcp_update_pacing_rate after the ACK: 200 % of 42 x 1000 B per 10 ms, 8.4 MB/s;
+        // tcp_tso_autosize: 8203 B per 1.024 ms, eight segments an skb. The four segments
+        // the ACK frees leave as one skb, PSH on the last; at the floor of two they
+        // would be two pairs.
+        let linux = psh_after_a_fast_first_ack(TcpConfig::linux());
+        assert_eq!(linux, [false, false, false, true]);
+        let rfc = psh_after_a_fast_first_ack(TcpConfig::default());
+        assert!(
+            !rfc.is_empty() && rfc.iter().all(|p| !p),
+            "the RFC stack marks none"
+        );
+    }
+
     #[test]
     fn a_linux_cwnd_grows_by_what_an_ack_delivered_not_by_segments_sacked_before() {
         let (mut s, mut out) = linux_host_with_data();

@@ -416,6 +416,12 @@ impl<L: Lead, T: Transport> Sim<L, T> {
         // Re-armed and checked before the packets lost inside the link are noted:
         // noting them (trace, arena) changes neither the link nor the queue.
         Self::rearm_link_wake(&mut self.q, link, l, d);
+        // The packet the direction delivers at its next wake-up, fetched into the
+        // cache now ([`crate::prefetch`]): by then the wake-up's first read, the
+        // packet's hop count, flow and kind, finds it there.
+        if let Some(next) = link.dirs[d].link.next_out(0) {
+            self.net.arena.prefetch(next);
+        }
         let conserved = link.dirs[d].link.packets_conserved();
         for i in 0..self.net.dropped.len() {
             let p = self.net.arena.take(self.net.dropped[i]);

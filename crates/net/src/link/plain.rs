@@ -306,6 +306,12 @@ impl<P: Wire, L: Lead> Plain<P, L> {
         Some(oldest.arrival(self.latency))
     }
 
+    /// [`crate::LinkDir::next_out`]: the `k`-th oldest packet inside.
+    #[inline(always)]
+    pub(crate) fn next_out(&self, k: usize) -> Option<P> {
+        self.fifo.get(self.fifo.head() + k).map(|f| f.pkt)
+    }
+
     /// [`crate::LinkDir::wakeup_kept_by_arrival`]: whenever a packet is inside (an
     /// arrival joins the FIFO behind the oldest one, whose arrival is the wakeup).
     #[inline(always)]

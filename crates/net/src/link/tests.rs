@@ -1000,3 +1000,30 @@ fn a_reordering_path_delivers_every_packet_at_its_own_draw_in_arrival_order() {
         "no overtaking"
     );
 }
+
+#[test]
+fn next_out_names_the_packets_in_the_order_they_reach_the_far_end() {
+    // Plain form, then staged (frozen, so that its pipe holds the packets sent).
+    let c = cfg(2_000_000, Dur::from_millis(150), 100);
+    let mut l = link(&c);
+    assert_eq!(l.next_out(0), None);
+    for uid in 0..3 {
+        assert_eq!(l.enqueue(Time::ZERO, data(uid, 1000)), None);
+    }
+    let uids = |l: &LinkDir| {
+        (0..4)
+            .map(|k| l.next_out(k).map(|p| p.uid))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(uids(&l), [Some(0), Some(1), Some(2), None]);
+    let (mut got, mut lost) = (Vec::new(), Vec::new());
+    l.poll(ms(155), &mut got, &mut lost);
+    assert_eq!(got.iter().map(|p| p.uid).collect::<Vec<_>>(), [0]);
+    assert_eq!(uids(&l), [Some(1), Some(2), None, None]);
+    l.suspend(ms(155), FreezeMode::default());
+    assert_eq!(
+        l.next_out(0).map(|p| p.uid),
+        Some(1),
+        "staged: the pipe's head"
+    );
+}
