@@ -424,6 +424,11 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// at 518 s (81 against 44-108), bbr tcp_frto 0 completion at 586 s (7.12 s against the
 /// kernel's two values 6.03 and 7.65 s) and bbr tcp_frto 2 undos at 34 s; those after
 /// the UMTS ones are not traced yet.
+/// Then the receiver's ACK of a segment shorter than rcv_mss and the window rounded to
+/// the scale's unit: sums 167 / 148 / 172 / 171, 57 cells. Then the skbs of reno and
+/// cubic sized by the pacing rate (`tcp_tso_autosize`) and the TSO deferral
+/// (`tcp_tso_should_defer`, also for BBR's paced skbs): 171 / 149 / 174 / 173, 58 cells;
+/// seven groups' floors raised to what they meet, none lowered.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [9, 7, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [8, 9, 9, 9]),
@@ -441,17 +446,17 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     // (HyStart at 28, as the model) and 13.34 s / 23 (57 before; the model 21).
     // AT&T 656 s (both tcp_frto groups) meets RTOs and undos since a retransmission of
     // the head in fast recovery restarts the RTO (540f2ce): no RTO, as the kernel.
-    ("att-lte-drive", "cubic", 2, [9, 7, 9, 9]),
-    ("tmobile-lte-drive", "cubic", 2, [9, 10, 10, 10]),
+    ("att-lte-drive", "cubic", 2, [10, 8, 10, 10]),
+    ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 2, [10, 7, 10, 10]),
-    ("att-lte-drive", "cubic", 0, [9, 8, 9, 9]),
-    ("tmobile-lte-drive", "cubic", 0, [9, 9, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 8, 10, 10]),
+    ("att-lte-drive", "cubic", 0, [10, 8, 10, 10]),
+    ("tmobile-lte-drive", "cubic", 0, [10, 9, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 9, 10, 10]),
     ("att-lte-drive", "bbr", 2, [8, 7, 9, 9]),
-    ("tmobile-lte-drive", "bbr", 2, [10, 8, 9, 9]),
+    ("tmobile-lte-drive", "bbr", 2, [10, 8, 10, 10]),
     ("tmobile-umts-drive", "bbr", 2, [10, 10, 10, 10]),
     ("att-lte-drive", "bbr", 0, [9, 7, 9, 9]),
-    ("tmobile-lte-drive", "bbr", 0, [10, 9, 9, 9]),
+    ("tmobile-lte-drive", "bbr", 0, [10, 9, 10, 10]),
     ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
 

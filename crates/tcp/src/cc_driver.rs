@@ -112,6 +112,16 @@ impl CcDriver {
         }
     }
 
+    /// `tcp_wstamp_ns`: the pacing clock.
+    pub fn wstamp(&self) -> Time {
+        self.pacing.wstamp()
+    }
+
+    /// The next segment joins the skb that left at `now` ([`Pacing::joins_skb`]).
+    pub fn joins_skb(&self, now: Time) -> bool {
+        self.pacing.joins_skb(now)
+    }
+
     /// `tcp_pacing_check` before a transmission: false (and the pacing timer armed)
     /// when the segment must wait.
     pub fn may_send(&mut self, now: Time) -> bool {

@@ -54,7 +54,7 @@ impl Pacing {
     }
 
     /// The next segment joins the skb sent at `now` (it has room).
-    fn joins_skb(&self, now: Time) -> bool {
+    pub fn joins_skb(&self, now: Time) -> bool {
         self.skb.at == now && self.skb.room > 0 && self.skb.len > 0
     }
 

@@ -21,7 +21,8 @@ use crate::spurious::{
     Verdict, Watchers,
 };
 use crate::stacks::{
-    AckArrival, Delivery, LossView, PacingInputs, SackMarks, Stack, StackRules, TimerKind,
+    AckArrival, DeferredBy, Delivery, LossView, PacingInputs, SackMarks, SkbSend, SkbStart, Stack,
+    StackRules, TimerKind,
 };
 use crate::tlp::{Probe, ProbeAck, ProbeSchedule};
 use crate::ts_clock::TsClock;
@@ -172,6 +173,9 @@ pub struct TcpSender<E: RtoEstimator> {
     ts_clock: TsClock,
     /// The stack's answers at the extension points ([`crate::stacks`]).
     stack: Stack,
+    /// When the last data segment went out (`tcp_wstamp_ns` of a sender that does
+    /// not pace), for a stack's TSO deferral.
+    last_xmit: Time,
 }
 
 /// A timeout whose following ACKs are watched: [Ekström & Ludwig 2004] VI calls it a "fast
@@ -250,6 +254,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             stack,
             sizes: WireSizes::new(&cfg),
             ts_clock: TsClock::new(cfg.timestamp_tick),
+            last_xmit: Time::ZERO,
         }
     }
 
@@ -1467,6 +1472,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             return;
         }
         let mut sent_any = false;
+        let mut deferred = None;
         self.pass_from = self.w.snd_max;
         loop {
             if !self.cc_may_send(now) {
@@ -1477,6 +1483,10 @@ impl<E: RtoEstimator> TcpSender<E> {
                 _ => match self.open_window_end() {
                     // The window admits the segment at snd_nxt, whose end is known.
                     Some(end) => {
+                        if let SkbSend::Defer(by) = self.tso_defer(now, out) {
+                            deferred = Some(by);
+                            break;
+                        }
                         self.send_segment(now, end, out);
                         sent_any = true;
                         continue;
@@ -1499,7 +1509,70 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.pass_from = u64::MAX;
         if self.stack.tracks_cwnd_use() {
-            self.validate_cwnd(sent_any);
+            self.validate_cwnd(sent_any, deferred == Some(DeferredBy::Cwnd));
+        }
+    }
+
+    /// `tcp_write_xmit` before an skb of new data outside recovery: the stack's TSO
+    /// deferral ([`StackRules::tso_defer`]), asked when the segment at snd_nxt would
+    /// start an skb of more than one segment (`tso_segs > 1`: skbs of more than one,
+    /// more than a segment unsent; a segment joining the skb sent at this instant goes
+    /// with it).
+    #[inline]
+    fn tso_defer(&self, now: Time, out: &[Packet]) -> SkbSend {
+        // The cheapest test first: a stack that sends each segment as itself (the RFC
+        // and ns-2 senders) never asks.
+        if self.drv.is_none() && self.stack.unpaced_skb_segments() <= 1 {
+            return SkbSend::SendNow;
+        }
+        let w = &self.w;
+        if self.phase != Phase::Open || w.snd_nxt != w.snd_max {
+            return SkbSend::SendNow;
+        }
+        let unsent = self.app_end - w.snd_max;
+        let max_segs = self.skb_segments(now);
+        if max_segs <= 1 || unsent <= w.mss || self.joins_skb(now, out, max_segs) {
+            return SkbSend::SendNow;
+        }
+        self.stack.tso_defer(&self.skb_start(now, max_segs, unsent))
+    }
+
+    /// Segments an skb may hold (`tcp_tso_segs`): the paced controller's, else the
+    /// stack's ([`StackRules::unpaced_skb_segments`]).
+    #[inline]
+    fn skb_segments(&self, now: Time) -> u64 {
+        match &self.drv {
+            None => self.stack.unpaced_skb_segments(),
+            Some(d) => self.cc.tso_segs(&d.view(&self.sender_view(now))),
+        }
+    }
+
+    /// Whether the segment at snd_nxt joins the skb sent at `now`.
+    fn joins_skb(&self, now: Time, out: &[Packet], segs: u64) -> bool {
+        match &self.drv {
+            None => crate::unpaced_skb::joins_skb(out, self.w.snd_nxt, segs),
+            Some(d) => d.joins_skb(now),
+        }
+    }
+
+    /// [`Self::tso_defer`]'s view of the sender.
+    #[cold]
+    fn skb_start(&self, now: Time, max_segs: u64, unsent: u64) -> SkbStart {
+        let w = &self.w;
+        let outstanding = w.snd_una < w.snd_max;
+        SkbStart {
+            now,
+            below_recovery: self.phase == Phase::Open,
+            wstamp: self.drv.as_ref().map_or(self.last_xmit, |d| d.wstamp()),
+            mss: w.mss,
+            cwnd: w.cwnd / w.mss,
+            in_flight: self.pipe_segments(),
+            send_win: (w.snd_una + self.rwnd).saturating_sub(w.snd_nxt),
+            snd_wnd: self.rwnd,
+            max_segs,
+            unsent,
+            head_sent: w.segs.get(0).filter(|_| outstanding).map(|s| s.last_sent),
+            srtt: self.rto.srtt(),
         }
     }
 
@@ -1541,9 +1614,11 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// `tcp_write_xmit`'s end: `is_cwnd_limited |= tcp_packets_in_flight >= cwnd`, then
     /// `tcp_cwnd_validate` if it sent something or stopped at cwnd
     /// ([`crate::linux_cwnd_limited`]).
-    fn validate_cwnd(&mut self, sent_any: bool) {
+    /// `deferred`: the TSO deferral held an skb for cwnd (`is_cwnd_limited` set by
+    /// `tcp_tso_should_defer`).
+    fn validate_cwnd(&mut self, sent_any: bool, deferred: bool) {
         let w = &self.w;
-        let limited = self.pipe_segments() >= w.cwnd / w.mss;
+        let limited = deferred || self.pipe_segments() >= w.cwnd / w.mss;
         if sent_any || limited {
             let packets_out = w.flight_size().div_ceil(w.mss);
             (self.stack).on_write_xmit(w.snd_una, w.snd_max, packets_out, limited);
@@ -1805,6 +1880,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.stats.data_segments_sent += 1;
         self.stats.retransmissions += retx as u64;
+        self.last_xmit = now;
         self.sizes.seal_data(&mut p);
         out.push(p);
         if let Phase::Recovery { .. } = self.phase {
@@ -1944,7 +2020,7 @@ mod tests {
     fn the_sender_and_receiver_stay_within_their_sizes() {
         let sender = std::mem::size_of::<TcpSender<Rto>>();
         let receiver = std::mem::size_of::<crate::TcpReceiver>();
-        assert!(sender <= 1552, "TcpSender<Rto> grew to {sender} bytes");
+        assert!(sender <= 1568, "TcpSender<Rto> grew to {sender} bytes");
         assert!(receiver <= 640, "TcpReceiver grew to {receiver} bytes");
     }
 
@@ -2538,6 +2614,50 @@ mod tests {
         s.on_ack(ms(120), &a, &mut out);
         let lens: Vec<u32> = out.iter().map(|p| p.len).collect();
         assert_eq!(lens, vec![1000, 56], "from 7056 the cut goes out again");
+    }
+
+    /// What a sender of `cfg` (MSS 1000, no handshake or timestamps, cwnd 10 in
+    /// congestion avoidance, 40 kB written) sends on ACKs of one segment each at
+    /// 100 ms, 100.5 ms and 101 ms (RTT 100 ms): the segments, PSH marked.
+    fn sends_on_acks_of_one_segment(cfg: TcpConfig) -> Vec<Vec<(u64, bool)>> {
+        let cfg = TcpConfig {
+            mss: 1000,
+            handshake: false,
+            timestamps: false,
+            initial_window: 10,
+            initial_ssthresh: 5_000,
+            ..cfg
+        };
+        let (mut s, _) = started(&cfg, 40_000);
+        [(100_000, 1000), (100_500, 2000), (101_000, 3000)]
+            .into_iter()
+            .map(|(at_us, n)| {
+                let mut out = Vec::new();
+                s.on_ack(Time(at_us * 1000), &ack(n), &mut out);
+                out.iter().map(|p| (p.seq, p.push())).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_linux_host_holds_a_lone_segment_for_the_next_ack_and_sends_a_pair() {
+        // tcp_tso_should_defer: at 100.5 ms one segment of cwnd is free, the last
+        // write 0.5 ms ago and the head's ACK due: it waits, and goes with the next
+        // ACK's segment as an skb of two (PSH on its last).
+        let sent = sends_on_acks_of_one_segment(TcpConfig::linux());
+        assert_eq!(sent[0], vec![(10_000, false)], "the last write 100 ms ago");
+        assert_eq!(sent[1], vec![], "deferred");
+        assert_eq!(sent[2], vec![(11_000, false), (12_000, true)]);
+    }
+
+    #[test]
+    fn the_rfc_sender_sends_each_segment_an_ack_frees() {
+        let sent = sends_on_acks_of_one_segment(TcpConfig::default());
+        let starts: Vec<Vec<u64>> = sent
+            .iter()
+            .map(|v| v.iter().map(|p| p.0).collect())
+            .collect();
+        assert_eq!(starts, vec![vec![10_000], vec![11_000], vec![12_000]]);
     }
 
     /// The PSH marks of what a sender of `cfg` (MSS 1000, no handshake or timestamps,

@@ -41,7 +41,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.drv.as_ref().and_then(|d| d.pacing_deadline())
     }
 
-    fn sender_view(&self, now: Time) -> SenderView {
+    pub(super) fn sender_view(&self, now: Time) -> SenderView {
         SenderView {
             now,
             mss: self.w.mss,

@@ -96,6 +96,52 @@ pub struct LossMarks {
     pub enter_recovery: bool,
 }
 
+/// The sender about to start an skb of new data outside recovery, as a stack's TSO
+/// deferral reads it ([`StackRules::tso_defer`]; Linux's `tcp_tso_should_defer`
+/// inputs). Windows in bytes, flights in segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkbStart {
+    pub now: Time,
+    /// Below the Recovery state (Open, Disorder or CWR: the model's Open phase).
+    pub below_recovery: bool,
+    /// The departure time of the last transmission (`tcp_wstamp_ns`): the last
+    /// segment sent, or the pacing clock of a paced sender.
+    pub wstamp: Time,
+    pub mss: u64,
+    pub cwnd: u64,
+    /// `tcp_packets_in_flight`.
+    pub in_flight: u64,
+    /// From snd_nxt to the receive window's right edge (`tcp_wnd_end - seq`).
+    pub send_win: u64,
+    /// The receive window (`snd_wnd`).
+    pub snd_wnd: u64,
+    /// Segments an skb may hold (`tcp_tso_segs`).
+    pub max_segs: u64,
+    /// Bytes written and not yet sent: the head skb, the transfer's last.
+    pub unsent: u64,
+    /// When the oldest unacknowledged segment was last sent (the retransmission
+    /// queue's head), if any is.
+    pub head_sent: Option<Time>,
+    pub srtt: Option<Dur>,
+}
+
+/// Which window a deferred skb waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeferredBy {
+    /// cwnd (`is_cwnd_limited`, which the window's validation then reads).
+    Cwnd,
+    /// The receive window (`is_rwnd_limited`).
+    Rwnd,
+}
+
+/// Whether an skb of new data goes out now ([`StackRules::tso_defer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkbSend {
+    SendNow,
+    /// The skb waits for the sender's next send pass (the next ACK).
+    Defer(DeferredBy),
+}
+
 /// What a timeout does to the SACK scoreboard ([`StackRules::sack_marks_at_timeout`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SackMarks {
@@ -254,6 +300,13 @@ pub trait StackRules {
     /// would set it.
     fn marks_push(&self) -> bool {
         false
+    }
+    /// When sending new data outside recovery, at the start of an skb of more than one
+    /// segment: whether it goes now or waits for a fuller window (RFC 5681/9293: a
+    /// segment the window admits goes now).
+    #[inline]
+    fn tso_defer(&self, _v: &SkbStart) -> SkbSend {
+        SkbSend::SendNow
     }
     /// A spurious timeout was found (`by_ns2_frto`: by a detector modelling an ns-2
     /// F-RTO agent): ssthresh and cwnd when the stack restores them its own way
@@ -531,6 +584,8 @@ spikelab_core::dispatch_enum! {
         #[inline]
         fn on_cong_control(&mut self, v: &PacingInputs);
         fn marks_push(&self) -> bool;
+        #[inline]
+        fn tso_defer(&self, v: &SkbStart) -> SkbSend;
         fn spurious_response(&self, by_ns2_frto: bool, snd_max: u64, mss: u64) -> Option<(u64, u64)>;
         fn on_enter_recovery(&mut self, cwnd: u64, rwnd: u64, mss: u64, dupthresh: u64) -> Option<u64>;
         fn recovery_floor(&self) -> Option<u64>;

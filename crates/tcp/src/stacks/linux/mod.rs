@@ -3,15 +3,20 @@
 //! queue, timers on the kernel's wheel, cwnd growth only while cwnd-limited, PRR in
 //! fast recovery, the SACK rule for counting duplicate ACKs, and a timeout inside
 //! fast recovery keeping the recovery's reduction, RACK's loss detection
-//! ([`rack_detection`]) and Tail Loss Probes ([`tail_probe`]) with their timers.
+//! ([`rack_detection`]) and Tail Loss Probes ([`tail_probe`]) with their timers, and
+//! the TSO deferral of a new skb short of a full one ([`tso_defer`]).
 
 pub mod profile;
 pub mod rack_detection;
 pub mod tail_probe;
 pub mod tso_autosize;
+pub mod tso_defer;
 pub mod window_edge;
 
-use super::{Delivery, LossMarks, LossView, PacingInputs, SackMarks, StackRules, TimerKind};
+use super::{
+    Delivery, LossMarks, LossView, PacingInputs, SackMarks, SkbSend, SkbStart, StackRules,
+    TimerKind,
+};
 use crate::config::TcpConfig;
 use crate::dsack::split_dsack;
 use crate::linux_cwnd_limited::CwndUsage;
@@ -178,6 +183,12 @@ impl StackRules for LinuxHost {
     /// "Force a PSH flag on all (GSO) packets"), set by the sender and the pacer.
     fn marks_push(&self) -> bool {
         true
+    }
+
+    /// `tcp_tso_should_defer` ([`tso_defer`]).
+    #[inline]
+    fn tso_defer(&self, v: &SkbStart) -> SkbSend {
+        tso_defer::decide(v)
     }
 
     /// `tcp_minshall_update`.

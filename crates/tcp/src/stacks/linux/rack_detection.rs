@@ -10,8 +10,9 @@ use crate::phase::Phase;
 use crate::rack::{next_transmit, Next, Rack, ReoWndInputs};
 use crate::recovery::Transmit;
 use crate::stacks::{Delivery, LossMarks, LossView};
+use crate::ts_clock::TsClock;
 use crate::window::Window;
-use spikelab_core::Dur;
+use spikelab_core::{Dur, Time};
 
 /// A Linux host's RACK.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -68,9 +69,7 @@ impl RackDetection {
         let (w, pkt, now) = (d.w, d.pkt, d.now);
         self.rack.begin_ack();
         let prior_fack = w.segs.highest_sacked_end();
-        let echoed = (pkt.ts())
-            .zip(d.ts_clock)
-            .and_then(|(ts, clock)| clock.time_of(ts.ecr));
+        let echoed = pkt.ts().map(|ts| ts.ecr);
         let (dsack, blocks) = split_dsack(pkt);
         if let Some((start, end)) = dsack {
             // tcp_check_dsack -> tcp_dsack_seen; FLAG_DSACK_TLP: one segment, ending
@@ -92,7 +91,7 @@ impl RackDetection {
                 let whole = seg.start >= start;
                 let spurious = cumulative
                     && seg.retx_count > 0
-                    && echoed.is_some_and(|sent| sent < seg.last_sent);
+                    && acked_for_the_original(echoed, d.ts_clock, seg.last_sent);
                 if !whole || seg.sacked || spurious {
                     continue;
                 }
@@ -243,5 +242,44 @@ fn outstanding(w: &Window, rack: &Rack) -> Outstanding {
         sacked: w.segs.sacked_bytes() > 0,
         lost: rack.lost_pending() > 0,
         retransmitted: w.segs.any_ever_retransmitted(),
+    }
+}
+
+/// `tcp_skb_spurious_retrans`: a cumulatively acknowledged retransmission whose ACK
+/// echoes a timestamp (`rcv_tsecr`, not 0) before the retransmission's own
+/// (`tcp_skb_timestamp_ts`) was acknowledged for an earlier transmission. The kernel
+/// compares the two in the timestamp clock's ticks: a retransmission sent in the tick
+/// the ACK echoes is the one acknowledged.
+fn acked_for_the_original(ecr: Option<u64>, clock: Option<&TsClock>, last_sent: Time) -> bool {
+    match (ecr, clock) {
+        (Some(ecr), Some(clock)) if ecr != 0 => ecr < clock.read(last_sent),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_retransmission_is_acknowledged_for_itself_unless_the_echo_is_from_an_earlier_tick() {
+        let clock = TsClock::new(Dur::from_millis(1));
+        // Resent 10 us into the 30888th millisecond (reading 30889: the clock reads 1
+        // at time zero): an echo of that reading is its own (delivery trace, seed 7:
+        // the kernel's RACK advances on it and marks the 56-byte cut sent 5 ms earlier
+        // lost).
+        let resent = Time(30_888_010_000);
+        assert_eq!(clock.read(resent), 30_889);
+        assert!(!acked_for_the_original(Some(30_889), Some(&clock), resent));
+        assert!(acked_for_the_original(Some(30_888), Some(&clock), resent));
+        assert!(
+            !acked_for_the_original(Some(0), Some(&clock), resent),
+            "no echo"
+        );
+        assert!(!acked_for_the_original(None, Some(&clock), resent));
+        assert!(
+            !acked_for_the_original(Some(30_887), None, resent),
+            "no timestamps"
+        );
     }
 }
