@@ -9,8 +9,9 @@
 //! then resends.
 //!
 //! The path has no random element, so the model gives every repetition the same run;
-//! the kernel does not repeat itself (25 to 33 retransmitted segments over six
-//! repetitions). The goals are held against each repetition.
+//! the kernel does not repeat itself (13 to 34 retransmitted segments and 6.21 to
+//! 8.70 s over six repetitions, each with the forwarder's lateness under 0.51 ms at
+//! p99). The goals are held against each repetition.
 
 use std::path::Path;
 
@@ -57,12 +58,12 @@ fn met() -> (usize, usize, usize) {
 }
 
 /// The agreement measured when the path was recorded, as floors (repetitions of 6):
-/// the model takes 8.68 s and 22 retransmissions, the kernel 7.81 to 8.41 s and 25 to
-/// 33. Its first diverging decision (`spikelab diverge` against the recording's pcaps):
+/// the model takes 8.68 s and 22 retransmissions, the kernel 6.21 to 8.70 s and 13 to
+/// 34. Its first diverging decision (`spikelab diverge` against the recording's pcaps):
 /// at 0.726 s, after ACK 14500 with SACK 16500-17000 15000-16000 and no loss marked yet,
 /// the kernel sends new data (18500..19000) and the model nothing until its fast
 /// retransmit of 14500 at 0.744 s; cwnd 6, 5 segments in flight (not traced further).
-const FLOOR: (usize, usize) = (1, 3);
+const FLOOR: (usize, usize) = (2, 3);
 
 #[test]
 fn the_linux_profile_keeps_its_agreement_with_the_kernel_on_the_reordering_path() {
@@ -81,7 +82,7 @@ fn the_linux_profile_keeps_its_agreement_with_the_kernel_on_the_reordering_path(
 
 /// The goals against every repetition of the kernel.
 #[test]
-#[ignore = "the kernel's six runs span 25 to 33 retransmissions; the model's run is not within 20 % of all yet"]
+#[ignore = "the kernel's six runs span 13 to 34 retransmissions, which no one count is within 20 % of"]
 fn the_linux_profile_meets_the_kernel_goals_on_the_reordering_path() {
     let (n, completion, retransmissions) = met();
     assert_eq!((completion, retransmissions), (n, n));
