@@ -1,37 +1,44 @@
 //! The `linux` profile held against the real kernel, without root: the kernel's
-//! per-seed results on the Table 1 freeze path ([Gurtov & Ludwig 2003] IV.A, ten freeze
-//! schedules, configurations (a) timestamps + F-RTO, (b) F-RTO only, (c) neither)
-//! were recorded by `scripts/record_kernel_linux.py` through `spikelab emulate` and
-//! live in `tests/data/kernel-<uname -r>/table1-freezes.csv`. Each row is re-run here
-//! in the simulator with `profile = "linux"` and the same sysctls and freezes. The
-//! kernel's CUBIC is recorded for configuration (a) in `table1-freezes-cubic.csv`
-//! and held against `tcp_congestion_control = "cubic"`.
+//! per-seed results on the issue's validation paths, recorded by
+//! `scripts/record_kernel_linux.py` through `spikelab emulate` into
+//! `tests/data/kernel-6.18.44-fc-v1300/`, each re-run here in the simulator with
+//! `profile = "linux"` and the same sysctls, schedule and congestion control:
 //!
-//! The issue's two other paths are recorded the same way (`record_kernel_linux.py
-//! --path outages|trace`, the kernel's default sysctls, configuration "d"):
-//! `outages-100mbit.csv` on `scenarios/linux-outages.toml` (100 Mbit/s, outages of
-//! several seconds in both directions; each seed's schedule in the `freezes` column
-//! replaces the scenario's `at` line) and `trace-outages.csv` on
-//! `scenarios/linux-trace.toml` (the delivery trace `scenarios/traces/cell-outages.down`;
-//! each seed's offset into the trace in the `start_s` column replaces the flow's
-//! `start` line).
+//! * `table1-freezes.csv`: the Table 1 freeze path ([Gurtov & Ludwig 2003] IV.A, ten
+//!   freeze schedules, configurations (a) timestamps + F-RTO, (b) F-RTO only, (c)
+//!   neither), reno; `table1-freezes-cubic.csv` (configuration (a)) and
+//!   `table1-freezes-bbr.csv` (all three) the same with CUBIC and BBR;
+//! * `outages-100mbit.csv` and `outages-100mbit-bbr.csv`: `scenarios/linux-outages.toml`
+//!   (100 Mbit/s, outages of several seconds in both directions; each seed's schedule
+//!   in the `freezes` column replaces the scenario's `at` line), reno and BBR;
+//! * `trace-outages.csv`: `scenarios/linux-trace.toml` (the delivery trace
+//!   `scenarios/traces/cell-outages.down`; each seed's offset into the trace in the
+//!   `start_s` column replaces the flow's `start` line);
+//! * `table2-cbr-{reno,cubic,bbr}.csv`: the congested Table 2 path;
+//! * `*-run2.csv`: the outage and trace paths recorded a second time.
 //!
-//! The kernel's BBR is recorded on the outage path (`--path outages --cc bbr`, on a
-//! later build of the same 6.18.44 release) in `kernel-6.18.44-fc-v1272/
-//! outages-100mbit-bbr.csv` and held against `tcp_congestion_control = "bbr"`.
+//! The emulator kept the kernel on the model's clock (docs/src/emulate.md: its answers
+//! to a delivery at the delivery's time, the SYN at the flow's start, timers less the
+//! forwarder's lag, time zero on a jiffy of the model's timer wheel). The recordings
+//! made before, on the host's clock (`kernel-6.18.44-fc-v445/`,
+//! `kernel-6.18.44-fc-v1272/`), and how the floors moved against them are in
+//! docs/src/validation-linux-history.md; only their receive-window measurements are
+//! still read here.
 //!
 //! The issue's goals per seed: completion within 5 %, retransmitted segments within
-//! 20 %, RTO count equal in >= 90 % of the runs, undo events equal. The profile does
-//! not meet them all yet (see
-//! docs/src/validation-linux.md): `the_linux_profile_meets_the_kernel_goals` is
-//! ignored until it does, and the default test holds the agreement measured so far so
-//! that a change cannot lose it unnoticed.
+//! 20 %, RTO count equal in >= 90 % of the runs, undo events equal. Each path's test
+//! holds the agreement measured when it was recorded as floors, so that a change
+//! cannot lose it unnoticed; `the_linux_profile_meets_the_kernel_goals` holds the goals
+//! themselves on the Table 1 path.
 
 use spikelab_engine::FlowResult;
 use std::path::PathBuf;
 
+/// The kernel the recordings ran (`uname -r`).
+const KERNEL_SYNC: &str = "6.18.44-fc-v1300";
+/// The builds of the same release whose recordings measured the receiver's window
+/// ([`kernel_receiver_window`]).
 const KERNEL: &str = "6.18.44-fc-v445";
-/// The same kernel release in a later build, on which BBR was recorded.
 const KERNEL_BBR: &str = "6.18.44-fc-v1272";
 
 /// Which validation path a recording is of.
@@ -84,60 +91,66 @@ fn cubic_runs() -> Vec<KernelRun> {
 
 /// The runs on the 100 Mbit/s outage path (`record_kernel_linux.py --path outages`).
 fn outage_runs() -> Vec<KernelRun> {
-    kernel_runs_from("outages-100mbit.csv", "reno", ValidationPath::Outages)
+    kernel_runs_in(
+        KERNEL_SYNC,
+        "outages-100mbit.csv",
+        "reno",
+        ValidationPath::Outages,
+    )
 }
 
 /// The kernel's BBR on the outage path (`record_kernel_linux.py --path outages --cc bbr`).
 fn bbr_outage_runs() -> Vec<KernelRun> {
     let file = "outages-100mbit-bbr.csv";
-    kernel_runs_in(KERNEL_BBR, file, "bbr", ValidationPath::Outages)
+    kernel_runs_in(KERNEL_SYNC, file, "bbr", ValidationPath::Outages)
 }
 
 /// The kernel's BBR on the Table 1 path, configurations (a), (b) and (c)
 /// (`record_kernel_linux.py --configs abc --cc bbr`, the same ten freeze schedules).
 fn bbr_table1_runs() -> Vec<KernelRun> {
     let file = "table1-freezes-bbr.csv";
-    kernel_runs_in(KERNEL_BBR, file, "bbr", ValidationPath::Table1)
-}
-
-/// The same, recorded a second time (6 Dec) with the emulator that writes the next
-/// packet only once the receiving application has read the previous one (5dd5be1).
-fn bbr_table1_runs_2() -> Vec<KernelRun> {
-    let file = "table1-freezes-bbr-run2.csv";
-    kernel_runs_in(KERNEL_BBR, file, "bbr", ValidationPath::Table1)
+    kernel_runs_in(KERNEL_SYNC, file, "bbr", ValidationPath::Table1)
 }
 
 /// The congested Table 2 path with the kernel's `cc` (`record_kernel_linux.py --path
 /// table2 --cc <cc>`).
 fn table2_runs(cc: &'static str) -> Vec<KernelRun> {
     let file = format!("table2-cbr-{cc}.csv");
-    kernel_runs_in(KERNEL_BBR, &file, cc, ValidationPath::Table2)
-}
-
-/// The same, recorded a second time (6 Dec) with the emulator that writes the next
-/// packet only once the receiving application has read the previous one (5dd5be1).
-fn table2_runs_2(cc: &'static str) -> Vec<KernelRun> {
-    let file = format!("table2-cbr-{cc}-run2.csv");
-    kernel_runs_in(KERNEL_BBR, &file, cc, ValidationPath::Table2)
+    kernel_runs_in(KERNEL_SYNC, &file, cc, ValidationPath::Table2)
 }
 
 /// The runs over the delivery trace (`record_kernel_linux.py --path trace`).
 fn trace_runs() -> Vec<KernelRun> {
-    kernel_runs_from("trace-outages.csv", "reno", ValidationPath::Trace)
+    kernel_runs_in(
+        KERNEL_SYNC,
+        "trace-outages.csv",
+        "reno",
+        ValidationPath::Trace,
+    )
 }
 
 /// The same two paths recorded a second time, the same way, minutes later: how much
 /// the kernel differs from itself on the same schedule.
 fn outage_runs_2() -> Vec<KernelRun> {
-    kernel_runs_from("outages-100mbit-run2.csv", "reno", ValidationPath::Outages)
+    kernel_runs_in(
+        KERNEL_SYNC,
+        "outages-100mbit-run2.csv",
+        "reno",
+        ValidationPath::Outages,
+    )
 }
 
 fn trace_runs_2() -> Vec<KernelRun> {
-    kernel_runs_from("trace-outages-run2.csv", "reno", ValidationPath::Trace)
+    kernel_runs_in(
+        KERNEL_SYNC,
+        "trace-outages-run2.csv",
+        "reno",
+        ValidationPath::Trace,
+    )
 }
 
 fn kernel_runs_from(file: &str, cc: &'static str, path_kind: ValidationPath) -> Vec<KernelRun> {
-    kernel_runs_in(KERNEL, file, cc, path_kind)
+    kernel_runs_in(KERNEL_SYNC, file, cc, path_kind)
 }
 
 /// The runs of `file`, recorded on kernel `kernel` (its `uname -r`).
@@ -492,40 +505,14 @@ fn the_linux_profile_meets_the_kernel_goals() {
 }
 
 /// The agreement measured when the data was recorded (docs/src/validation-linux.md),
-/// as floors: seeds of 30 meeting each goal. Raise them as mechanisms land. (Re-recorded
-/// after the emulator held the receive window: completion 27 -> 29, RTO counts
-/// 27 -> 28, undo events 29 -> 28. RACK and TLP loss detection: RTO counts 28 -> 30,
-/// retransmissions 27 -> 28, completion 29 -> 27: seed 1 of (a) and (b) now repairs
-/// the slow-start losses after its first freeze by RACK as the kernel does, with the
-/// kernel's retransmission count within 20 %, but finishes 7-9 % early. The Linux
-/// receiver's quick-ACK mode at the start: RTO counts 30 -> 28, seed 3 of (b) and
-/// (c) takes one RTO more in its first freeze, as it did before RACK. Fast-recovery
-/// undo: undo events 28 -> 29, seed 1 of (c) re-initialises its undo marker when RACK
-/// recovery takes over from the Loss state, so its timeout is no longer undone; it
-/// undoes that fast recovery by D-SACK instead, which the kernel did not and which
-/// `spurious_responses` does not count. A timeout in fast recovery keeping the
-/// recovery's ssthresh, prior values and undo marker (`tcp_enter_loss`): completion
-/// 27 -> 28, seed 1 of (c) meets every goal, seed 1 of (a) now misses the
-/// retransmission goal (177 against 123). cwnd grown only while cwnd-limited
-/// (`tcp_is_cwnd_limited`): completion 28 -> 29; and by the segments an ACK delivered
-/// (`acked_sacked`): completion 29 -> 30, retransmissions 28 -> 30, seed 1 of (a) and
-/// (b) keep the kernel's ssthresh after the freeze (150/75/37 segments, measured with
-/// `spikelab emulate --tcp-info`). Every ACK dubious in the Disorder state
-/// (`tcp_ack_is_dubious`): no count moved; (b) seed 1 now makes the kernel's spurious
-/// RACK retransmission at 16.24 s and its D-SACK undo, a recovery undo the compared
-/// count leaves out. The sender's timers fired by the kernel's timer wheel (HZ 250,
-/// expiries rounded up to the wheel level's bucket): RTO counts 28 -> 29, seed 3 of
-/// (b) and (c) no longer time out a fourth time 10 ms before the freeze ends; seed 3
-/// of (a), whose kernel did, now does not. A lost retransmission after a timeout
-/// only if resent since it (`FLAG_LOST_RETRANS`): undo events 29 -> 30, seed 1 of
-/// (c) stays in the Loss state as the kernel does, with no fast recovery to undo.
-/// Every goal is now met: `the_linux_profile_meets_the_kernel_goals` runs by default.
-/// The receive window at the 150000 B the kernel offered after its second ACK instead
-/// of the first ACK's 152000 B: no count moved.)
+/// as floors: seeds of 30 meeting each goal. Every seed meets every goal, 28 of them
+/// with the kernel's retransmission count to the segment; (a) seed 3's RTO count,
+/// which the kernel's timer-wheel phase used to decide (validation-linux-history.md),
+/// matches since the emulator's time zero falls on the model's jiffy.
 const FLOOR: Met4 = Met4 {
     completion: 30,
     retransmissions: 30,
-    timeouts: 29,
+    timeouts: 30,
     undos: 30,
 };
 
@@ -565,14 +552,8 @@ fn the_cubic_recording_covers_configuration_a_of_ten_seeds() {
 }
 
 /// `tcp_congestion_control = "cubic"` against the kernel's CUBIC on configuration (a)
-/// (recorded with `record_kernel_linux.py --configs a --cc cubic`), as floors: seeds
-/// of 10 meeting each goal when it was recorded (retransmissions 9 -> 10 with the
-/// window grown only while cwnd-limited). Completion 10 -> 9 with the two-segment skbs
-/// and the receiver's ACK of a lone pushed segment (h-psh7, merged with the SACK
-/// compression): seed 10 takes 34.0 s against the kernel's 31.6 s. Its first diverging
-/// decision is a lone segment the model sends where the kernel's `tcp_tso_should_defer`
-/// holds it for the next ACK: with that deferral modelled (`tso_defer`, with the skbs
-/// sized by the pacing rate) the seed meets completion again (31.6 s, as the kernel).
+/// (`record_kernel_linux.py --configs a --cc cubic`), as floors: seeds of 10 meeting
+/// each goal when it was recorded. Every seed meets every goal.
 const FLOOR_CUBIC: Met4 = Met4 {
     completion: 10,
     retransmissions: 10,
@@ -602,22 +583,11 @@ fn the_outage_and_trace_recordings_cover_ten_seeds_each() {
 }
 
 /// The 100 Mbit/s outage path (`scenarios/linux-outages.toml`, ten outage schedules),
-/// as floors: seeds of 10 meeting each goal when it was recorded. RTOs and undos
-/// 10 -> 9 when the receiver ACKs a segment shorter than rcv_mss at once (issue 41):
-/// seed 9's model sends its last segment (672 B, PSH) at 17.549 s, before the outage at
-/// 17.61 s; its ACK used to wait 40 ms and fall into the outage, so tail probes and
-/// four backed-off RTOs matched the kernel's 11 RTOs by chance. The kernel is still
-/// sending then (its last segment leaves at 23.08 s, a third recording with pcaps
-/// shows) and meets the outage mid-transfer; the model's first diverging decision from
-/// it is at 0.21 s, a three-segment skb (`tcp_tso_autosize`, not modelled then).
-/// Back to 10 with the skbs sized by the pacing rate (`tso_autosize`) and the TSO
-/// deferral (`tso_defer`): the model's skbs of 2 to 6 segments, as the kernel's pcaps
-/// show, slow it as the kernel is slowed; seed 9 meets the outage mid-transfer with
-/// 11 RTOs (21.7 s against 23.4 s, 96 retransmissions against 138); every other seed's
-/// retransmissions within 2 of the kernel's (4 below before).
+/// as floors: seeds of 10 meeting each goal. Every seed meets every goal; the model
+/// finishes 0.3 to 4.4 % before the kernel on every seed.
 const FLOOR_OUTAGES: Met4 = Met4 {
-    completion: 9,
-    retransmissions: 9,
+    completion: 10,
+    retransmissions: 10,
     timeouts: 10,
     undos: 10,
 };
@@ -628,23 +598,11 @@ fn the_linux_profile_keeps_its_measured_agreement_on_the_outage_path() {
 }
 
 /// The replayed delivery trace (`scenarios/linux-trace.toml`, ten start offsets), as
-/// floors: seeds of 10 meeting each goal. 9/8/10/10 when it was recorded; every seed
-/// meets every goal since the linux-stack rules of issues 41 and 43 merged at one stop
-/// (the window-edge cut, CUBIC's ca_rtt_us, the RTO restart at a head retransmission,
-/// SACK marks kept at a timeout, F-RTO's start condition), measured together.
-/// Retransmissions 8 with the TSO deferral (`tso_defer`) and skbs sized by the pacing
-/// rate (`tso_autosize`): seeds 6 and 7 (104 and 104 against 75 and 74). Against a
-/// third recording with pcaps (kernel 74, 75) the deferral moves every seed's first
-/// diverging decision later or leaves it (data segments agreed, seeds 1-10: 920, 350,
-/// 350, 1158, 427, 350, 458, 532, 498, 238; 350 each but seed 9 before); seed 6 then
-/// parts at the receiver's ACK 164 (the kernel's compressed SACK leaves 3 ms after the
-/// segment, the model's at its 1.1 ms; `tcp_sack_compress`'s soft hrtimer, late in the
-/// emulator), seed 7 at segment 533 (on ACK 435848 the kernel retransmits the 56-byte
-/// window-edge cut as lost by RACK, reo_wnd 0 in recovery; the model sends new data and
-/// the cut 138 ms later: not traced yet).
+/// floors: seeds of 10 meeting each goal. Every seed meets every goal, its
+/// retransmissions within 2 of the kernel's.
 const FLOOR_TRACE: Met4 = Met4 {
     completion: 10,
-    retransmissions: 8,
+    retransmissions: 10,
     timeouts: 10,
     undos: 10,
 };
@@ -654,23 +612,20 @@ fn the_linux_profile_keeps_its_measured_agreement_on_the_delivery_trace() {
     holds_floor(&run_these(&trace_runs()), &FLOOR_TRACE);
 }
 
-/// The simulator against the second recording of each path, as floors (the outage
-/// path's RTOs and undos 10 -> 9 -> 10: seed 9, as in `FLOOR_OUTAGES`).
+/// The simulator against the second recording of each path (the same schedules,
+/// recorded minutes later), as floors. The kernel repeats itself on both paths: its
+/// second recording meets every goal against its first on all ten seeds
+/// (`the_kernel_against_its_own_second_recording`; 7 to 9 of 10 on the host's clock).
 const FLOOR_OUTAGES_2: Met4 = Met4 {
-    completion: 9,
-    retransmissions: 7,
+    completion: 10,
+    retransmissions: 10,
     timeouts: 10,
     undos: 10,
 };
-/// The trace's retransmissions: 9 until the handshake's third segment was modelled
-/// (issue 41, the real-path recordings' UMTS offsets: a pure ACK that takes a trace
-/// delivery opportunity), then 8: seeds 2 (175 against the kernel's 113) and 10 (80
-/// against 130) miss the 20 % band; completion, RTOs and undos stay met. Then 10/9/10/10
-/// with the same stop's linux-stack rules as `FLOOR_TRACE`. Then 7: seeds 6 and 7 as in
-/// `FLOOR_TRACE`.
+/// The delivery trace's second recording: every seed meets every goal.
 const FLOOR_TRACE_2: Met4 = Met4 {
     completion: 10,
-    retransmissions: 7,
+    retransmissions: 10,
     timeouts: 10,
     undos: 10,
 };
@@ -690,10 +645,6 @@ fn the_kernel_against_its_own_second_recording() {
     for (first, second, what) in [
         (outage_runs(), outage_runs_2(), "outages"),
         (trace_runs(), trace_runs_2(), "trace"),
-        (bbr_table1_runs(), bbr_table1_runs_2(), "bbr table1"),
-        (table2_runs("bbr"), table2_runs_2("bbr"), "bbr table2"),
-        (table2_runs("reno"), table2_runs_2("reno"), "reno table2"),
-        (table2_runs("cubic"), table2_runs_2("cubic"), "cubic table2"),
     ] {
         assert_eq!(first.len(), second.len(), "{what}");
         let m: Vec<Met> = first
@@ -734,21 +685,12 @@ fn the_kernel_against_its_own_second_recording() {
 }
 
 /// `tcp_congestion_control = "bbr"` against the kernel's BBR on the outage path
-/// (`record_kernel_linux.py --path outages --cc bbr`, the same ten outage schedules),
-/// as floors: seeds of 10 meeting each goal when it was recorded.
-/// Recorded on 6.18.44 (build v1272): seed 5 misses completion (12.1 s against 10.3 s),
-/// seed 6 retransmissions (2700 against 2191). Since a linux host keeps its SACK marks
-/// over a timeout (`tcp_timeout_mark_lost`) all ten meet every goal: seed 5 10.6 s
-/// against 10.3 s (12.1 s before), seed 6 2367 retransmissions against 2191 (2619).
-/// Completion and RTOs 9 with the TSO deferral (`tso_defer`, asked by the paced BBR
-/// sender too): seed 9 takes 14.6 s and 7 RTOs against the kernel's 8.9 s and 3. Its
-/// first diverging decision from a third recording with pcaps is unchanged by the
-/// deferral: at 0.27 s the kernel's skbs of BBR's paced flow fall one segment later
-/// (the kernel's sends lag the model's by 2.9 ms there), after 271 data segments.
+/// (`record_kernel_linux.py --path outages --cc bbr`, the same ten outage schedules), as
+/// floors: seeds of 10 meeting each goal. Every seed meets every goal.
 const FLOOR_BBR_OUTAGES: Met4 = Met4 {
-    completion: 9,
+    completion: 10,
     retransmissions: 10,
-    timeouts: 9,
+    timeouts: 10,
     undos: 10,
 };
 
@@ -777,56 +719,21 @@ fn the_bbr_recording_covers_the_table1_paths_ten_schedules_in_three_configuratio
 /// `tcp_congestion_control = "bbr"` against the kernel's BBR on the Table 1 path,
 /// configurations (a), (b) and (c) (`record_kernel_linux.py --configs abc --cc bbr`,
 /// the ten freeze schedules of the reno and CUBIC recordings), as floors: seeds of 30
-/// meeting each goal when it was recorded (the receive window at the 150000 B the
-/// kernel offered; at 152000 B, 3 of the 10 seeds of (a) met completion). Seed 5 of
-/// (a) misses completion, RTOs and undos and seed 8 of (b) completion: the kernel
-/// stalls after a freeze (77.4 s and 72.3 s) where the model goes on; seed 1 of (c)
-/// retransmits 61 segments against the kernel's 174. The first diverging decisions
-/// are in docs/src/validation-linux.md. (c) seed 1 meets retransmissions (174 against
-/// 174) since a linux host keeps its SACK marks over a timeout and resends only the
-/// holes, each as the delayed flight's SACKs reveal it (`tcp_timeout_mark_lost`).
-/// Recorded again (all 30 runs) once the emulator held the receiver's clamp right
-/// after the delivery that made the kernel replace it (4678838; the applications'
-/// threads SCHED_FIFO): the kernel's (a) seed 5 and (b) seed 8 now take 37.2 s and
-/// 39.0 s (77.4 s and 72.3 s in the first recording, whose reading thread let the
-/// wider clamp act on more segments: one more quick ACK, the first diverging decision
-/// named before), as the model does; every seed meets every goal.
-/// 30/30/30/30 -> 29/29/28/29: (a) seed 3 with the receiver's SACK compression
-/// (`linux_sack_compress`) takes 65.6 s, 41 retransmissions, 6 RTOs and 2 undos against
-/// this recording's 34.2 s, 33, 3 and 1, and meets the second recording's 66.0 s, 42, 6
-/// and 2 (below): its first diverging decision is the fourth duplicate ACK of the first
-/// recovery held 1.1 ms (2.2476 s), as the kernel's receiver in the second recording's
-/// pcap holds it (2.2534 -> 2.2545 s). (c) seed 1's fourth RTO (three in the kernel)
-/// came with the PSH ACK rule (h-psh7), before the compression.
+/// meeting each goal when it was recorded. (a) seed 3 misses all four: the model takes
+/// 65.6 s and six RTOs against the kernel's 34.2 s and three (after the second freeze
+/// it is left in PROBE_RTT's cwnd of 4 with more lost segments than that, and waits for
+/// a loss probe; validation-linux.md, "BBR against the kernel's BBR"); (c) seeds 1 and 7
+/// take one RTO more and one fewer than the kernel.
 const FLOOR_BBR_TABLE1: Met4 = Met4 {
     completion: 29,
     retransmissions: 29,
-    timeouts: 28,
+    timeouts: 27,
     undos: 29,
 };
 
 #[test]
 fn the_bbr_linux_profile_keeps_its_measured_agreement_on_the_table1_path() {
     holds_floor(&run_these(&bbr_table1_runs()), &FLOOR_BBR_TABLE1);
-}
-
-/// The model against BBR's second Table 1 recording (`bbr_table1_runs_2`), as floors.
-/// Two seeds part from it, both where the kernel's own two recordings part: (b) seed 8
-/// stalls after a freeze in this recording (72.3 s, as (a) seed 8 does in kernel and
-/// model alike, and as (b) seed 8 did in BBR's very first recording) where the model
-/// and the first recording finish at 39.0 s; (a) seed 3 takes 66.0 s and six RTOs
-/// (34.2 s and three in the first recording, as the model without SACK compression;
-/// with it the model takes 65.6 s and six and meets this recording: 29/30/29/30).
-const FLOOR_BBR_TABLE1_2: Met4 = Met4 {
-    completion: 29,
-    retransmissions: 30,
-    timeouts: 29,
-    undos: 30,
-};
-
-#[test]
-fn the_bbr_linux_profile_keeps_its_measured_agreement_with_the_second_table1_recording() {
-    holds_floor(&run_these(&bbr_table1_runs_2()), &FLOOR_BBR_TABLE1_2);
 }
 
 #[test]
@@ -844,69 +751,33 @@ fn the_table2_recordings_cover_the_same_six_seeds_with_bbr_reno_and_cubic() {
     assert!(bbr.iter().all(|r| r.config == 'd' && r.freezes.is_empty()));
 }
 
-/// BBR, Reno and CUBIC against the kernel's on the congested Table 2 path (the TCP
-/// flow beside a 1 Mbit/s CBR flow, `record_kernel_linux.py --path table2`), as floors:
-/// seeds of 6 meeting each goal when it was recorded. Reno meets completion, RTOs and
-/// undos on all six; CUBIC completion and undos on six, retransmissions and RTOs on
-/// five (retransmissions on none, the model 218 against the kernel's 148 on average,
-/// before the linux stack's new-recovery rule of issue 41, f1ef13a; 170 since, and
-/// 149 since CUBIC hears the kernel's `ca_rtt_us`, the RTT of the newest segment an
-/// ACK acknowledges or newly SACKs, where it heard the oldest one's: completion 5 -> 6
-/// and RTOs 4 -> 5 of 6, seed 9793523666579309403 70.0 s -> 59.3 s against 59.2 s);
-/// BBR's runs part from the kernel's in
-/// STARTUP's overshoot into the CBR-filled queue (seed 2003: the kernel's first loss
-/// is segment 136, the model's 139), and after that each seed's freezes meet other
-/// flights (docs/src/validation-linux.md), while the means agree (below). Until the
-/// linux stack restarted the RTO at each retransmission of the head in fast recovery
-/// (`tcp_xmit_retransmit_queue`), the model also took spurious timeouts in STARTUP's
-/// recovery that the kernel does not (seed 2003 at 2.9, 6.3 and 9.3 s, each an undo):
-/// 0/3/1/1 of 6 then, undos 32 against the kernel's 15 (21 since).
-/// Keeping the SACK marks over a timeout (`tcp_timeout_mark_lost`) made it 2/3/0/4
-/// (1/3/2/1 before): completion and undos rose, RTOs fell on seeds
-/// 9793523666579309403 (7 against 8, 8 before) and 11855210988424154761 (5 against 11,
-/// 11 before: 50.4 s against 93.9 s). Both runs part from the kernel's before any
-/// timeout, at this test's receiver, which autotunes where the emulator's held a
-/// 150000 B clamp in a locked 600000 B buffer (b096556, docs/src/validation-linux.md):
-/// a downstream divergence revealed, the RTO floor lowered for that reason.
-/// F-RTO started only below the Recovery state or on a backed-off repeat
-/// (`tcp_enter_loss`) made undos 4 -> 5.
-/// Then all 18 runs recorded again with the emulator that keeps host timing out of
-/// the kernel's run (4678838, c599148: the clamp held by the forwarder, SCHED_FIFO
-/// applications, the whole transfer in a locked send buffer), and this test's
-/// receiver given the emulator's (`so_rcvbuf` = 600000 with the 150000 B clamp, as
-/// Table 1's test already has it; it autotuned before): BBR 2/3/0/5 -> 3/5/2/3, Reno
-/// 6/5/6/6 -> 6/6/6/6, CUBIC 6/5/5/6 -> 6/3/5/6. On the new recordings without the
-/// receiver's change BBR meets 0/3/1/4. CUBIC's two lost retransmission seeds and
-/// BBR's undos (5 -> 3) are not traced to their first diverging decision yet.
-/// Then the PSH rules and SACK compression (h-psh7, h-sackcomp): BBR 3/5/2/3 -> 1/5/1/4;
-/// every seed parts from the kernel's at the receiver's 17th ACK before and after them
-/// (h-psh7's trace), so the moves are downstream of that first divergence.
+/// BBR on the congested Table 2 path, as floors: seeds of 6 meeting each goal. The
+/// means agree (`the_kernel_and_the_model_both_make_bbr_the_slow_host_of_the_congested_path`)
+/// but the seeds do not: every seed parts from the kernel's at a queue drop in STARTUP
+/// (segment 137 to 152 of the path's CBR-filled queue), the model's paced segments
+/// 3.4 ms ahead of the kernel's by then (`spikelab diverge`; the kernel's pacing timer's
+/// times, not traced further), and each seed's freezes then meet other flights.
 const FLOOR_TABLE2_BBR: Met4 = Met4 {
     completion: 1,
-    retransmissions: 5,
-    timeouts: 1,
+    retransmissions: 3,
+    timeouts: 0,
     undos: 4,
 };
-/// Reno's timeouts 6 -> 5 with its skbs of two segments, PSH on the second
-/// (`unpaced_skb`): seed 11184998728447369335 takes 8 RTOs against the kernel's 7
-/// (not traced yet). Then 5/6/4/5 with the TSO deferral and the autosized skbs:
-/// seed 11855210988424154761 (54.1 s and 5 RTOs against 70.8 s and 9), and
-/// 11184998728447369335's RTOs (6 against 7). The first diverging decision from a
-/// third recording with pcaps is unchanged by them: the path's fate of segment 120 or
-/// 125 in the full queue the CBR flow shares (the kernel's timeline 2-3 ms behind).
+/// Reno on the congested Table 2 path, as floors: seeds of 6 meeting each goal. Every
+/// seed meets every goal.
 const FLOOR_TABLE2_RENO: Met4 = Met4 {
-    completion: 5,
+    completion: 6,
     retransmissions: 6,
-    timeouts: 4,
-    undos: 5,
+    timeouts: 6,
+    undos: 6,
 };
-/// CUBIC's retransmissions 3 -> 5 with this stop's linux rules (06d88e7), then 4 with
-/// the TSO deferral and the autosized skbs (seed 9793523666579309403: 141 against the
-/// kernel's 89, which its second recording puts at 194; the kernel's CUBIC meets its
-/// own retransmissions in 2 of 6 seeds).
+/// CUBIC on the congested Table 2 path, as floors: seeds of 6 meeting each goal. Three
+/// seeds miss the retransmission goal (2003: 209 against the kernel's 161;
+/// 9793523666579309403: 135 against 183; 11184998728447369335: 136 against 187) and
+/// 11855210988424154761 takes 4 RTOs against 5; not traced yet.
 const FLOOR_TABLE2_CUBIC: Met4 = Met4 {
     completion: 6,
-    retransmissions: 4,
+    retransmissions: 3,
     timeouts: 5,
     undos: 6,
 };
@@ -918,55 +789,14 @@ fn the_linux_profile_keeps_its_measured_agreement_on_the_congested_table2_path()
     holds_floor(&run_these(&table2_runs("cubic")), &FLOOR_TABLE2_CUBIC);
 }
 
-/// The model against the second Table 2 recordings (`table2_runs_2`), as floors. The
-/// kernel does not repeat itself on this path
-/// (`the_kernel_against_its_own_second_recording`): its second BBR recording meets completion / retransmissions / RTOs /
-/// undos against its first in 1/6/1/4 of 6 seeds (seed 9793523666579309403: 59.8 s
-/// then 263.5 s; 1759247322119164542: 429.6 s then 145.7 s), CUBIC in 6/2/5/6 (89 then
-/// 194 retransmissions), Reno 6/6/6/6. The model meets 2/4/1/3, 6/3/4/6 and 6/6/5/6
-/// against it (1/5/1/4, 6/3/5/6 and 6/6/5/6 against the first).
-const FLOOR_TABLE2_BBR_2: Met4 = Met4 {
-    completion: 2,
-    retransmissions: 4,
-    timeouts: 1,
-    undos: 3,
-};
-/// Reno 5/5/4/5 with the TSO deferral, as `FLOOR_TABLE2_RENO`.
-const FLOOR_TABLE2_RENO_2: Met4 = Met4 {
-    completion: 5,
-    retransmissions: 5,
-    timeouts: 4,
-    undos: 5,
-};
-/// CUBIC 6/3/4/6 -> 6/1/6/6 with the TSO deferral and the autosized skbs: the kernel's
-/// second CUBIC recording retransmits 169 to 198 segments in five seeds (95 in one),
-/// the model 124 to 148.
-const FLOOR_TABLE2_CUBIC_2: Met4 = Met4 {
-    completion: 6,
-    retransmissions: 1,
-    timeouts: 6,
-    undos: 6,
-};
-
-#[test]
-fn the_linux_profile_keeps_its_measured_agreement_with_the_second_table2_recordings() {
-    holds_floor(&run_these(&table2_runs_2("bbr")), &FLOOR_TABLE2_BBR_2);
-    holds_floor(&run_these(&table2_runs_2("reno")), &FLOOR_TABLE2_RENO_2);
-    holds_floor(&run_these(&table2_runs_2("cubic")), &FLOOR_TABLE2_CUBIC_2);
-}
-
 /// The congested path's BBR cell (`linux-bbr` of eifel-response's `linux-table2`: the
-/// slowest Linux host, with genuine timeouts where Reno and CUBIC take none) is the
-/// kernel's behaviour, not the model's alone: on the six recorded seeds (recorded
-/// again with the emulator that keeps host timing out, 4678838) the kernel's BBR takes
-/// 2.2 times Reno's mean download time (162.7 against 73.0 s) and 9 genuine expiries
-/// (17 in the first recording; each an RTO of many seconds, inflated by the RTT
-/// samples of a flight a freeze held), its Reno and CUBIC none; the model's BBR, its
-/// receiver now the emulator's, takes 2.3 times (170.9 s) and 16 (2.2 times and 14
-/// against the first recording with an autotuning receiver; 1.8 times and 16
-/// before a linux host kept its SACK marks over a timeout; 1.9 times and 20
-/// before the RTO restart at a retransmission of the head; 2.2 times and 18 before the
-/// linux stack's new-recovery rule of issue 41, f1ef13a).
+/// slowest Linux host, with the most genuine timeouts) is the kernel's behaviour, not
+/// the model's alone: on the six recorded seeds the kernel's BBR takes 2.3 times Reno's
+/// mean download time (160.1 against 70.4 s) and 11 genuine expiries (each an RTO of
+/// many seconds, inflated by the RTT samples of a flight a freeze held), its Reno 1 and
+/// CUBIC 2; the model's BBR 2.1 times (149.6 s) and 13, its Reno and CUBIC none. (On
+/// the recordings made on the host's clock: the kernel's BBR 2.2 times and 9, its Reno
+/// and CUBIC none; validation-linux-history.md.)
 #[test]
 fn the_kernel_and_the_model_both_make_bbr_the_slow_host_of_the_congested_path() {
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
@@ -994,6 +824,6 @@ fn the_kernel_and_the_model_both_make_bbr_the_slow_host_of_the_congested_path() 
             bbr.0 > 1.5 * reno.0 && bbr.0 > 1.5 * cubic.0,
             "{who}: {v:?}"
         );
-        assert!(bbr.1 >= 5 && reno.1 + cubic.1 <= 1, "{who}: {v:?}");
+        assert!(bbr.1 >= 5 && bbr.1 > 2 * (reno.1 + cubic.1), "{who}: {v:?}");
     }
 }
