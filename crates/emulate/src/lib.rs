@@ -375,12 +375,15 @@ fn run_in(
     // Time zero on a jiffy the model's timer wheel would also start from; the 20 ms
     // lead lets every application thread reach its start first.
     let (origin, jiffies_aligned) = jiffies::origin(Duration::from_millis(20));
+    let starts: Vec<Duration> = (0..plan.sim.flows.len())
+        .map(|i| start_of(plan.sim.flows[i].start, i, &streams))
+        .collect();
     let mut endpoints = Vec::new();
     for (i, (s, h)) in sockets.into_iter().zip(&hosts).enumerate() {
         let p = FlowPlan {
             sender_ns: h.sender_ns.clone(),
             receiver_addr: h.receiver_addr,
-            start: start_of(plan.sim.flows[i].start, i, &streams),
+            start: starts[i],
             app: plan.apps[i],
             tcp_info_series: plan.tcp_info,
         };
@@ -395,9 +398,7 @@ fn run_in(
         .collect();
     let (sim, mss, pcap) = (plan.sim.clone(), plan.mss.clone(), plan.pcap);
     let record = plan.record_transits;
-    let starts: Vec<Time> = (0..plan.sim.flows.len())
-        .map(|i| Time(start_of(plan.sim.flows[i].start, i, &streams).as_nanos() as u64))
-        .collect();
+    let start_times: Vec<Time> = starts.iter().map(|d| Time(d.as_nanos() as u64)).collect();
     let receivers: Vec<_> = endpoints.iter().map(Endpoints::receiving_app).collect();
     let writers: Vec<_> = endpoints.iter().map(Endpoints::first_write).collect();
     let stop_at = Time::ZERO + plan.sim.stop_at;
@@ -409,7 +410,7 @@ fn run_in(
         }
         fw.watch_receivers(receivers);
         fw.watch_writers(writers);
-        fw.start_at(&starts);
+        fw.start_at(&start_times);
         let r = forward_loop(&mut fw, &fds, &done, stop_at);
         (fw, fifo, r)
     });
@@ -456,8 +457,7 @@ fn run_in(
     };
     for (i, h) in hosts.iter().enumerate() {
         let sender = reports[i].lock().unwrap().clone();
-        let start = Time::ZERO
-            + spikelab_core::Dur(start_of(plan.sim.flows[i].start, i, &streams).as_nanos() as u64);
+        let start = Time(starts[i].as_nanos() as u64);
         let inputs = FlowInputs {
             name: &plan.flow_names[i],
             flow: i as u32,

@@ -399,26 +399,26 @@ impl TcpReceiver {
     fn linux_paws_dupack(&mut self, now: Time, seg: &Packet, out: &mut Vec<Packet>) -> DataOutcome {
         self.stats.paws_rejected += 1;
         let (start, end) = (seg.seq, seg.end_seq());
-        let held = self.held_bytes_in(start, end);
+        let duplicate = self.held_bytes_in(start, end) == end - start;
         if start < self.rcv_nxt {
             if let Some(a) = self.linux_ack.as_mut() {
                 a.enter_quickack_mode(self.cfg.receiver_window, self.cfg.mss as u64);
             }
             if self.cfg.dsack {
-                self.pending_dsack = Some((start, end.min(self.rcv_nxt)));
+                self.pending_dsack = Some(self.first_duplicate_range(start, end));
             }
         }
         self.answering = Some(Answered {
             start,
             end,
-            duplicate: held == end - start,
+            duplicate,
         });
         // No ACK is owed for the discarded segment (tcp_send_dupack schedules none).
         let scheduled = self.ack_pending();
         self.send_ack_as(now, out, scheduled);
         DataOutcome {
             new_bytes: 0,
-            duplicate: held == end - start,
+            duplicate,
         }
     }
 
