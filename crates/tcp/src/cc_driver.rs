@@ -156,6 +156,11 @@ impl CcDriver {
         }
     }
 
+    /// The SYN-ACK acknowledged the SYN ([`DeliveryRate::on_syn_delivered`]).
+    pub fn on_syn_delivered(&mut self) {
+        self.rate.on_syn_delivered();
+    }
+
     /// Segments newly marked lost (`tcp_mark_skb_lost` adds to `tp->lost`).
     pub fn on_marked_lost(&mut self, segments: u64) {
         self.lost += segments;

@@ -104,6 +104,19 @@ impl DeliveryRate {
         self.delivered_mstamp
     }
 
+    /// The handshake's SYN was acknowledged: it counts in `tp->delivered` as a
+    /// segment. `tcp_clean_rtx_queue` walks the SYN's skb as any other ("Initial
+    /// outgoing SYN's get put onto the write_queue just like anything else we
+    /// transmit") and counts its one segment (`tcp_count_delivered`, or
+    /// `tcp_remove_reno_sacks` without SACK); only `FLAG_DATA_ACKED` leaves it out. So
+    /// the active opener's data starts with `tp->delivered` = 1, which BBR's
+    /// `tp->delivered < TCP_INIT_CWND` test in `bbr_set_cwnd` reads. No sample is
+    /// kept: the SYN-ACK's own sample goes to `bbr_main` before `bbr_init` resets the
+    /// filters, and the first data segment restarts the send phase (`!packets_out`).
+    pub fn on_syn_delivered(&mut self) {
+        self.delivered += 1;
+    }
+
     /// `tcp_rate_skb_sent`: segment `[start, end)` goes out at `now`; `idle`: nothing
     /// was outstanding (`!tp->packets_out`), so a new send phase starts; `tx` the
     /// flight with it and `tp->lost` at that moment.
@@ -291,6 +304,23 @@ mod tests {
         assert_eq!(s.interval, Some(Dur::from_millis(100)));
         assert_eq!(s.acked_sacked, 10);
         assert_eq!(r.delivered(), 10);
+    }
+
+    #[test]
+    fn the_acknowledged_syn_is_the_first_delivered_segment() {
+        let mut r = DeliveryRate::default();
+        r.on_syn_delivered();
+        assert_eq!(r.delivered(), 1);
+        for i in 0..10 {
+            r.on_sent(i * 1000, (i + 1) * 1000, ms(0), i == 0, TxFlight::default());
+        }
+        r.on_cumulative_ack(3000);
+        let s = r.gen(ms(100), None, facts(), 0);
+        // The data's own sample is unchanged: three segments since the first was sent.
+        assert_eq!(
+            (s.prior_delivered, s.delivered, r.delivered()),
+            (1, Some(3), 4)
+        );
     }
 
     #[test]

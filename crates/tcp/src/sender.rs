@@ -955,6 +955,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.handshake = Handshake::Established;
         self.timer = None;
+        // tcp_ack of the SYN-ACK counts the SYN delivered, before tcp_init_transfer.
+        if let Some(d) = &mut self.drv {
+            d.on_syn_delivered();
+        }
         self.cc_init(now);
         // tcp_ack of the SYN-ACK ends in tcp_cong_control, its sample in min_rtt.
         self.update_pacing_rate(self.min_rtt.or(sample));
@@ -3172,6 +3176,30 @@ mod tests {
         assert_eq!((third.kind, third.seq, third.len), (PacketKind::Data, 0, 0));
         assert!(out[1..].iter().all(|p| p.len == 1000), "then the data");
         assert_eq!(s.stats().data_segments_sent, out.len() as u64 - 1);
+    }
+
+    /// BBR's slow start grows cwnd by every delivery while `tp->delivered <
+    /// TCP_INIT_CWND` (`bbr_set_cwnd`), and the SYN the SYN-ACK acknowledged is the
+    /// first of those: acknowledged one segment at a time, slower than the target
+    /// needs, the initial window of 10 grows on 8 ACKs to 18, not on 9 to 19.
+    #[test]
+    fn bbr_counts_the_acknowledged_syn_among_the_first_ten_deliveries() {
+        let cfg = TcpConfig {
+            mss: 1000,
+            timestamps: true,
+            ..TcpConfig::linux()
+        };
+        let mut linux = cfg.linux.clone().unwrap();
+        linux.tcp_congestion_control = crate::cc::LinuxModule::named("bbr").unwrap();
+        let mut cfg = cfg;
+        linux.apply(&mut cfg);
+        cfg.linux = Some(linux);
+        let (mut s, mut out) = started(&cfg, 100_000);
+        s.on_ack(ms(84), &syn_ack(out[0].ts().unwrap().val), &mut out);
+        for k in 1..=12 {
+            s.on_ack(ms(1000 + 200 * k), &ack(k * 1000), &mut out);
+        }
+        assert_eq!(s.window().cwnd, 18 * 1000);
     }
 
     #[test]
