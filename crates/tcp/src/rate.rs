@@ -83,6 +83,8 @@ pub struct DeliveryRate {
     prior_mstamp: Option<Time>,
     /// The sampled segment's `tx.lost`.
     prior_lost: u64,
+    /// The sampled segment's end (`rs->last_end_seq`, 0 at each ACK's start).
+    last_end_seq: u64,
     /// Segments the ACK being processed delivered so far.
     newly: u64,
     /// Send times of the latest never-retransmitted segments it acknowledged
@@ -170,10 +172,19 @@ impl DeliveryRate {
     }
 
     /// `tcp_rate_skb_delivered`: the segment sent last among those delivered by this
-    /// ACK (the highest `tx.delivered`) gives the sample's start.
+    /// ACK gives the sample's start. Linux 5.18 on ("tcp: ensure to use the most
+    /// recently sent skb when filling the rate sample", in 5.15 stable too) picks it by send time,
+    /// then sequence ([`sent_after`]), not by the highest `tx.delivered`: the segments
+    /// sent between two ACKs share `tx.delivered`, and the first of them (what the
+    /// older test kept) starts the send phase up to a pacing interval early.
     fn deliver(&mut self, rec: TxRecord) {
         self.newly += 1;
-        if self.prior_mstamp.is_none() || rec.delivered > self.pending.prior_delivered {
+        // `!rs->prior_delivered || tcp_skb_sent_after(tx_tstamp, tp->first_tx_mstamp,
+        // scb->end_seq, rs->last_end_seq)`
+        if self.pending.prior_delivered == 0
+            || sent_after(rec.sent, self.first_tx_mstamp, rec.end, self.last_end_seq)
+        {
+            self.last_end_seq = rec.end;
             self.pending.prior_delivered = rec.delivered;
             self.prior_mstamp = Some(rec.delivered_mstamp);
             self.pending.is_app_limited = rec.app_limited;
@@ -192,6 +203,7 @@ impl DeliveryRate {
         self.delivered += newly;
         let mut rs = std::mem::take(&mut self.pending);
         let prior_mstamp = self.prior_mstamp.take();
+        self.last_end_seq = 0;
         // "Clear app limited if bubble is acked and gone."
         if self.app_limited != 0 && self.delivered > self.app_limited {
             self.app_limited = 0;
@@ -248,6 +260,13 @@ impl DeliveryRate {
     pub fn app_limited(&self) -> bool {
         self.app_limited != 0
     }
+}
+
+/// `tcp_skb_sent_after` (include/net/tcp.h): `t1 > t2 || (t1 == t2 && after(seq1,
+/// seq2))`, the send times compared in the microseconds of `tcp_skb_timestamp_us`.
+fn sent_after(t1: Time, t2: Time, seq1: u64, seq2: u64) -> bool {
+    let (t1, t2) = (t1.0 / 1000, t2.0 / 1000);
+    t1 > t2 || (t1 == t2 && seq1 > seq2)
 }
 
 /// A transmission's flight: segments in flight once it is sent, itself included
@@ -339,6 +358,32 @@ mod tests {
         r.on_cumulative_ack(3000);
         let s = r.gen(ms(220), None, facts(), 0);
         assert_eq!((s.acked_sacked, r.delivered()), (1, 3));
+    }
+
+    /// `tcp_rate_skb_delivered` (Linux 5.18 on): of the segments sent between two ACKs,
+    /// which share `tx.delivered`, the one sent last starts the sample, so the send
+    /// phase runs to it (120 ms), not to the first of them (100 ms, shorter than the
+    /// ACK phase of 105 ms).
+    #[test]
+    fn of_segments_sent_between_two_acks_the_one_sent_last_starts_the_sample() {
+        let mut r = DeliveryRate::default();
+        r.on_sent(0, 1000, ms(0), true, TxFlight::default());
+        r.on_sent(1000, 2000, ms(0), false, TxFlight::default());
+        r.on_cumulative_ack(1000);
+        r.gen(ms(100), None, facts(), 0);
+        r.on_sent(2000, 3000, ms(100), false, TxFlight::default());
+        r.on_sent(3000, 4000, ms(120), false, TxFlight::default());
+        r.on_cumulative_ack(4000);
+        let s = r.gen(ms(205), None, facts(), 0);
+        assert_eq!((s.prior_delivered, s.delivered), (1, Some(3)));
+        assert_eq!(s.interval, Some(Dur::from_millis(120)));
+        // Two segments of one skb leave at one instant: the higher sequence is later.
+        r.on_sent(4000, 5000, ms(300), true, TxFlight::default());
+        r.on_sent(5000, 6000, ms(300), false, TxFlight::default());
+        r.on_cumulative_ack(6000);
+        r.gen(ms(400), None, facts(), 0);
+        assert_eq!(r.first_tx_mstamp, ms(300));
+        assert_eq!(r.last_end_seq, 0, "reset for the next ACK");
     }
 
     #[test]
