@@ -343,9 +343,12 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 /// Offsets meeting each goal (completion, retransmissions, RTOs, undos) per (trace,
 /// cc, tcp_frto) group: floors that a change must not lower (raise them as the profile
 /// improves); every recorded group has one. As measured with the runs simulated as the
-/// kernel ran them (the traces shifted) and BBR counting the SYN delivered: of 180,
-/// completion 176, retransmissions 148, RTOs 171, undos 172; 64 of the 72 cells at 9
-/// of 10 or more. (Simulated at the offset of the whole traces, as before, the model
+/// kernel ran them (the traces shifted), BBR counting the SYN delivered and the rate
+/// sample starting at the segment sent last (`tcp_skb_sent_after`): of 180,
+/// completion 177, retransmissions 149, RTOs 171, undos 172; 64 of the 72 cells at 9
+/// of 10 or more. The last rule cost T-Mobile UMTS BBR (tcp_frto 0) at 125 s its
+/// retransmission goal (19 against the kernel's 7, 8 before; that offset's other
+/// recording parts from the kernel at data segment 11). (Simulated at the offset of the whole traces, as before, the model
 /// met RTOs on 173 and UMTS CUBIC's RTOs and undos on 10 of 10: the timer wheel's
 /// phase, `shifting_the_traces_moves_only_the_timer_wheels_phase`.) Where an offset
 /// misses (the test prints each), what is known of its first diverging decision:
@@ -374,12 +377,12 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "cubic", 0, [10, 9, 10, 10]),
     ("tmobile-lte-drive", "cubic", 0, [10, 9, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 6, 9, 9]),
-    ("att-lte-drive", "bbr", 2, [9, 7, 9, 10]),
+    ("att-lte-drive", "bbr", 2, [10, 8, 9, 10]),
     ("tmobile-lte-drive", "bbr", 2, [10, 6, 10, 9]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 0, [10, 7, 9, 10]),
+    ("att-lte-drive", "bbr", 0, [10, 8, 9, 10]),
     ("tmobile-lte-drive", "bbr", 0, [9, 7, 9, 9]),
-    ("tmobile-umts-drive", "bbr", 0, [10, 10, 10, 10]),
+    ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
 
 #[test]
