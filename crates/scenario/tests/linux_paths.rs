@@ -294,7 +294,9 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// cc, tcp_frto) group: floors that a change must not lower (raise them as the profile
 /// improves); every recorded group has one. As measured when the library was recorded
 /// with the kernel on the model's clock: of 180, completion 174, retransmissions 148,
-/// RTOs 173, undos 172; 63 of the 72 cells at 9 of 10 or more. Where an offset misses
+/// RTOs 173, undos 172; 63 of the 72 cells at 9 of 10 or more. Since the growth of
+/// the cwnd a loss undo restores (`StackRules::grows_after_loss_undo`): retransmissions
+/// 152 (T-Mobile UMTS at 125 s, reno and cubic, both tcp_frto), 65 cells. Where an offset misses
 /// (the test prints each), what is known of its first diverging decision:
 /// * T-Mobile LTE reno at 212 s (both tcp_frto): the model times out twice (188
 ///   retransmissions, 9.92 s) where the kernel does not (92, 7.81 s); the runs part at
@@ -309,16 +311,16 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [9, 9, 9, 9]),
-    ("tmobile-umts-drive", "reno", 2, [10, 8, 9, 9]),
+    ("tmobile-umts-drive", "reno", 2, [10, 9, 9, 9]),
     ("att-lte-drive", "reno", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 0, [9, 9, 9, 9]),
-    ("tmobile-umts-drive", "reno", 0, [10, 8, 9, 9]),
+    ("tmobile-umts-drive", "reno", 0, [10, 9, 9, 9]),
     ("att-lte-drive", "cubic", 2, [10, 9, 10, 10]),
     ("tmobile-lte-drive", "cubic", 2, [10, 9, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 6, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 7, 10, 10]),
     ("att-lte-drive", "cubic", 0, [10, 9, 10, 10]),
     ("tmobile-lte-drive", "cubic", 0, [10, 9, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 6, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 7, 10, 10]),
     ("att-lte-drive", "bbr", 2, [9, 7, 9, 9]),
     ("tmobile-lte-drive", "bbr", 2, [10, 6, 10, 9]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
