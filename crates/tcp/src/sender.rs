@@ -156,6 +156,9 @@ pub struct TcpSender<E: RtoEstimator> {
     adapt: RtoAdaptState,
     /// The F-RTO driver is probing: no go-back-N until it decides.
     frto_hold: bool,
+    /// The ACK being handled undoes the Loss state and the stack grows cwnd after the
+    /// undo ([`StackRules::grows_after_loss_undo`]): the Loss state's growth waits.
+    growth_after_undo: bool,
     /// Reno-SACK behaves as NewReno-SACK until this is acknowledged.
     newreno_sack_until: Option<u64>,
     /// The last timeout, until it is known whether it was a "fast timeout".
@@ -246,6 +249,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             episode_recover: 0,
             adapt: RtoAdaptState::default(),
             frto_hold: false,
+            growth_after_undo: false,
             newreno_sack_until: None,
             fast_watch: None,
             fast_timeouts: Vec::new(),
@@ -380,6 +384,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         // Before the ACK is applied: the stack, the fast-timeout watch, the detectors
         // and the stack's loss detection see it as it arrives.
         let (oldack, step) = self.hear_ack(now, pkt);
+        let undoes_loss = matches!(step, Step::Decided(Verdict::Spurious));
+        self.growth_after_undo = undoes_loss
+            && matches!(self.phase, Phase::Loss { .. })
+            && self.stack.grows_after_loss_undo();
         // What the controller hears of the segments this ACK SACKs for the first time
         // (Linux: `ca_rtt_us` from `last_sackt`), read before they are marked.
         let sack_cc_sample = self.sack_cc_rtt_sample(now, pkt);
@@ -422,6 +430,10 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         // RFC 5682 / RFC 4015: the driving detector's step.
         self.follow_driver(now, step, timeouts, &info, out);
+        // tcp_ack: tcp_fastretrans_alert (the undo) before tcp_cong_control (the growth).
+        if std::mem::take(&mut self.growth_after_undo) && info.newly_acked > 0 {
+            self.grow_cwnd(now, info.newly_acked, delivered);
+        }
         let undone = self.stats.spurious_responses + self.stats.recovery_undos > undos_before;
         let ended = was_recovering && self.phase == Phase::Open;
         self.stack.on_ack_settled(undone, dsack, ended);
@@ -1198,7 +1210,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                 }
             },
             Phase::Loss { point } => {
-                if !self.stack.holds_ack() {
+                if !self.stack.holds_ack() && !self.growth_after_undo {
                     self.grow_cwnd(now, newly, delivered);
                 }
                 if ack >= point {
@@ -2934,6 +2946,38 @@ mod tests {
         sysctls.apply(&mut cfg);
         cfg.linux = Some(sysctls);
         cfg
+    }
+
+    /// T-Mobile UMTS at 125 s: the ACK of an original segment after a spurious
+    /// timeout undoes it (`tcp_process_loss -> tcp_try_undo_loss`: cwnd = max(cwnd,
+    /// prior_cwnd), the Open state), and `tcp_cong_control`, later in `tcp_ack`,
+    /// grows the restored cwnd by the segment it delivered: the kernel sent two new
+    /// segments on that ACK, one more than a growth before the undo would allow.
+    #[test]
+    fn a_linux_host_grows_the_cwnd_its_loss_undo_restored() {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
+            tcp_early_retrans: 0,
+            tcp_timestamps: 0,
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
+        let before = s.window().cwnd;
+        assert_eq!(before, 12_000);
+        let mut fired = ms(0);
+        while s.stats().timeouts == 0 {
+            fired = s.next_deadline().unwrap();
+            s.on_timer(fired, &mut out);
+            assert!(fired < ms(10_000), "no timeout");
+        }
+        // F-RTO: the first new ACK sends new data (step 2b); the second acknowledges
+        // a segment never retransmitted: the timeout was spurious (step 3b).
+        s.on_ack(fired + Dur::from_millis(10), &ack(3000), &mut out);
+        assert_eq!(s.stats().spurious_responses, 0);
+        s.on_ack(fired + Dur::from_millis(20), &ack(4000), &mut out);
+        assert_eq!(s.stats().spurious_responses, 1);
+        assert_eq!(s.window().cwnd, before + 1000, "restored, then one more");
     }
 
     #[test]

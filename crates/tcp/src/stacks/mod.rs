@@ -207,6 +207,13 @@ pub trait StackRules {
     fn grows_on_recovery_exit(&self) -> bool {
         false
     }
+    /// On an ACK that undoes a timeout's Loss state (a spurious-timeout verdict): the
+    /// controller grows the restored cwnd for what the ACK delivered, instead of growing
+    /// the Loss state's cwnd before the undo replaces it (RFC 4015 and RFC 5682 restore
+    /// as the response's last step: growth first).
+    fn grows_after_loss_undo(&self) -> bool {
+        false
+    }
     /// In fast recovery: ns-2 Reno's `send_much()` from snd_nxt within the inflated
     /// window, with cwnd at halfwin (RFC: the recovery algorithm decides).
     fn recovery_from_snd_nxt(&self) -> bool {
@@ -559,6 +566,7 @@ spikelab_core::dispatch_enum! {
         #[inline]
         fn sack1_dupack_rules(&self) -> bool;
         fn grows_on_recovery_exit(&self) -> bool;
+        fn grows_after_loss_undo(&self) -> bool;
         #[inline]
         fn recovery_from_snd_nxt(&self) -> bool;
         fn fast_retransmit_ignores_recover(&self) -> bool;

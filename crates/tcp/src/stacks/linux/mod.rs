@@ -254,6 +254,15 @@ impl StackRules for LinuxHost {
         self.timer
     }
 
+    /// `tcp_ack` calls `tcp_fastretrans_alert`, whose `tcp_process_loss` undoes a
+    /// spurious timeout (`tcp_try_undo_loss -> tcp_undo_cwnd_reduction`: cwnd =
+    /// `undo_cwnd`, max(cwnd, prior_cwnd), and the Open state), before
+    /// `tcp_cong_control`, which then raises the restored cwnd (`tcp_may_raise_cwnd`:
+    /// FLAG_DATA_ACKED; `tcp_cong_avoid`).
+    fn grows_after_loss_undo(&self) -> bool {
+        true
+    }
+
     /// `tcp_rearm_rto` with a probe pending outside the Open state.
     fn rearms_rto_from_head(&self, open: bool) -> bool {
         self.timer == TimerKind::LossProbe && !open

@@ -12,6 +12,7 @@ use crate::recovery::Transmit;
 use crate::stacks::{Delivery, LossMarks, LossView};
 use crate::ts_clock::TsClock;
 use crate::window::Window;
+use spikelab_core::packet::MAX_SACK_BLOCKS;
 use spikelab_core::{Dur, Time};
 
 /// A Linux host's RACK.
@@ -77,9 +78,8 @@ impl RackDetection {
             let probe = probe_high_seq == Some(end);
             self.rack.on_dsack(probe && end - start <= w.mss);
         }
-        let cumulative_range = (w.snd_una, pkt.ack.min(w.snd_max), true);
-        let sacked_ranges = blocks.iter().map(|&(s, e)| (s.max(pkt.ack), e, false));
-        for (start, end, cumulative) in std::iter::once(cumulative_range).chain(sacked_ranges) {
+        let (ranges, n) = delivery_order(w.snd_una, pkt.ack.min(w.snd_max), blocks);
+        for &(start, end, cumulative) in &ranges[..n] {
             let Some(mut i) = w.segs.index_of(start) else {
                 continue;
             };
@@ -236,6 +236,33 @@ impl RackDetection {
     }
 }
 
+/// The ranges an ACK delivers, `(start, end, cumulative)`, in the order `tcp_ack`
+/// hears them: `tcp_sacktag_write_queue` first, its blocks sorted by start sequence
+/// ("order SACK blocks to allow in order walk of the retrans queue"), clipped at the
+/// new cumulative ACK, then `tcp_clean_rtx_queue`'s cumulatively acknowledged range
+/// from `snd_una` to `ack`. The order matters to RACK: `tcp_rack_advance` sets
+/// `rack.rtt_us` from every segment it accepts while `rack.mstamp` only moves forward,
+/// so RACK.rtt is the last segment's, a cumulatively acknowledged one when the ACK
+/// advances snd_una.
+fn delivery_order(
+    snd_una: u64,
+    ack: u64,
+    blocks: &[(u64, u64)],
+) -> ([(u64, u64, bool); MAX_RANGES], usize) {
+    let mut ranges = [(0, 0, false); MAX_RANGES];
+    let mut n = 0;
+    for &(s, e) in blocks.iter().take(MAX_RANGES - 1) {
+        ranges[n] = (s.max(ack), e, false);
+        n += 1;
+    }
+    ranges[..n].sort_unstable_by_key(|r| r.0);
+    ranges[n] = (snd_una, ack, true);
+    (ranges, n + 1)
+}
+
+/// The SACK blocks an ACK carries at most, and its cumulative range.
+const MAX_RANGES: usize = MAX_SACK_BLOCKS + 1;
+
 /// What is outstanding as an ACK arrives ([`crate::linux_disorder`]).
 fn outstanding(w: &Window, rack: &Rack) -> Outstanding {
     Outstanding {
@@ -260,6 +287,80 @@ fn acked_for_the_original(ecr: Option<u64>, clock: Option<&TsClock>, last_sent: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use spikelab_core::{FlowId, Packet, PacketKind};
+
+    /// T-Mobile UMTS at 793 s (reno): segments 0 and 1 sent at 792 ms, 2 at 835 ms;
+    /// the ACK at 1383 ms acknowledges 0 and SACKs 2. The kernel hears the SACK first,
+    /// then the cumulative ACK, so RACK.rtt is segment 0's 591 ms and segment 1 waits
+    /// for the reordering window (min_rtt / 4): no loss on this ACK (the kernel
+    /// retransmitted it on the next SACK). Heard the other way round, RACK.rtt would be
+    /// segment 2's 548 ms and segment 1 lost at once.
+    #[test]
+    fn rack_hears_the_sacked_segments_before_the_cumulatively_acknowledged() {
+        let mss = 1448;
+        let ms = |v: u64| Time(v * 1_000_000);
+        let mut w = Window::new(mss, 100 * mss, u64::MAX, 3);
+        for (i, at) in [(0u64, 792), (1, 792), (2, 835), (3, 835)] {
+            w.segs.push_new(i * mss, (i + 1) * mss, ms(at));
+        }
+        w.snd_nxt = 4 * mss;
+        w.snd_max = 4 * mss;
+        let mut ack = Packet::new(0, FlowId(0), PacketKind::Ack, ms(1383));
+        ack.ack = mss;
+        ack.push_sack(2 * mss, 3 * mss);
+        let mut r = RackDetection {
+            on: true,
+            ..RackDetection::default()
+        };
+        r.on_ack_delivered(
+            &Delivery {
+                now: ms(1383),
+                pkt: &ack,
+                w: &w,
+                min_rtt: Some(Dur::from_millis(98)),
+                ts_clock: None,
+            },
+            None,
+        );
+        w.segs.on_cumulative_ack(mss);
+        w.segs.on_sack_block(2 * mss, 3 * mss);
+        let reo_wnd = Dur::from_micros(24_500);
+        let d = r.rack.detect_loss(&w.segs, ms(1383), reo_wnd);
+        assert_eq!(d.newly_lost, 0);
+        assert_eq!(d.wait, Some(reo_wnd));
+        // The next ACK SACKs segment 3 (835 ms) too: RACK.rtt 548 ms, segment 1 lost.
+        w.snd_una = mss;
+        let mut next = ack;
+        next.set_sack(&Default::default());
+        next.push_sack(2 * mss, 4 * mss);
+        let now = ms(1383) + Dur::from_micros(5);
+        let min_rtt = Some(Dur::from_millis(98));
+        let (pkt, ts_clock) = (&next, None);
+        r.on_ack_delivered(
+            &Delivery {
+                now,
+                pkt,
+                w: &w,
+                min_rtt,
+                ts_clock,
+            },
+            None,
+        );
+        w.segs.on_sack_block(2 * mss, 4 * mss);
+        assert_eq!(r.rack.detect_loss(&w.segs, now, reo_wnd).newly_lost, 1);
+    }
+
+    #[test]
+    fn sack_blocks_are_heard_in_sequence_order_then_the_cumulative_range() {
+        let (ranges, n) = delivery_order(10, 20, &[(50, 60), (30, 40), (15, 25)]);
+        let want = [
+            (20, 25, false),
+            (30, 40, false),
+            (50, 60, false),
+            (10, 20, true),
+        ];
+        assert_eq!(ranges[..n], want);
+    }
 
     #[test]
     fn a_retransmission_is_acknowledged_for_itself_unless_the_echo_is_from_an_earlier_tick() {
