@@ -21,6 +21,26 @@ use spikelab_core::{Dur, Time};
 pub const HZ: u64 = 250;
 /// One jiffy.
 pub const JIFFY: Dur = Dur::from_nanos(1_000_000_000 / HZ);
+
+/// `jiffies` / `tcp_jiffies32` at `t`: whole jiffies of 1/`HZ` s since time 0, which
+/// is jiffy 0 (the emulator aligns a run's time zero to a jiffy). The one conversion
+/// of a time to jiffies: the timer wheel, CUBIC and BBR all count with it.
+pub const fn jiffies(t: Time) -> u64 {
+    t.0 / JIFFY.0
+}
+
+/// `msecs_to_jiffies` (include/linux/jiffies.h, `_msecs_to_jiffies` for HZ dividing
+/// 1000): milliseconds in whole jiffies, rounded up.
+pub const fn msecs_to_jiffies(ms: u64) -> u64 {
+    (ms * HZ).div_ceil(1000)
+}
+
+/// `usecs_to_jiffies` (`_usecs_to_jiffies` for HZ dividing 10^6): microseconds in
+/// whole jiffies, rounded up.
+pub const fn usecs_to_jiffies(us: u64) -> u64 {
+    (us * HZ).div_ceil(1_000_000)
+}
+
 /// `LVL_CLK_SHIFT`: each level's buckets are 8 times wider than the one below.
 const LVL_CLK_SHIFT: u32 = 3;
 /// `LVL_SIZE - 1`: buckets per level, less one.
@@ -39,7 +59,7 @@ fn level(delta: u64) -> u32 {
 /// jiffies, then the expiry rounded up to the next boundary of its level's buckets.
 pub fn fires_at(now: Time, delay: Dur) -> Time {
     let j = JIFFY.0;
-    let clk = now.0 / j;
+    let clk = jiffies(now);
     let expires = clk + delay.0.div_ceil(j);
     let shift = LVL_CLK_SHIFT * level(expires - clk);
     let bucket = ((expires >> shift) + 1) << shift;
@@ -81,6 +101,25 @@ mod tests {
         assert_eq!(t.0 % (64 * JIFFY.0), 0);
         assert!(t.0 >= now.0 + Dur::from_millis(2_464).0);
         assert!(t.0 < now.0 + Dur::from_millis(2_464 + 256).0 + JIFFY.0);
+    }
+
+    #[test]
+    fn jiffies_are_4_ms_counted_from_time_0() {
+        assert_eq!(jiffies(Time(0)), 0);
+        assert_eq!(jiffies(Time(Dur::from_micros(3_999).0)), 0);
+        assert_eq!(jiffies(Time(Dur::from_millis(4).0)), 1);
+        assert_eq!(jiffies(Time(Dur::from_millis(1_000).0)), HZ);
+    }
+
+    #[test]
+    fn msecs_and_usecs_to_jiffies_round_up() {
+        assert_eq!(msecs_to_jiffies(200), 50);
+        assert_eq!(msecs_to_jiffies(201), 51);
+        assert_eq!(msecs_to_jiffies(5_000), 1_250);
+        assert_eq!(usecs_to_jiffies(1), 1);
+        assert_eq!(usecs_to_jiffies(4_000), 1);
+        assert_eq!(usecs_to_jiffies(4_001), 2);
+        assert_eq!(usecs_to_jiffies(0), 0);
     }
 
     #[test]
