@@ -3,8 +3,11 @@
 //! `cubictcp_state`, `cubictcp_acked` and HyStart's `hystart_update`
 //! (net/ipv4/tcp_cubic.c, Linux 6.x, module defaults: `beta` 717, `bic_scale` 41,
 //! `fast_convergence` 1, `tcp_friendliness` 1, `hystart` 1 with both detectors,
-//! `hystart_low_window` 16, `hystart_ack_delta_us` 2000), in whole segments and
-//! jiffies of 1 ms (HZ = 1000) as the kernel counts.
+//! `hystart_low_window` 16, `hystart_ack_delta_us` 2000), in whole segments and,
+//! for the cubic function's clock (`epoch_start`, `last_time`, the `HZ / 32` guard,
+//! the 1 s after an epoch starts), jiffies of 1/HZ s as the kernel counts
+//! (`tcp_jiffies32`, HZ = 250: [`crate::linux_timer_wheel`]); HyStart's clocks are
+//! microseconds (`bictcp_clock_us`).
 //!
 //! After a reduction the window follows W(t) = C (t - K)^3 + W_max (RFC 9438 4.2,
 //! C = 0.4), K = cbrt(W_max (1 - beta) / C) (eq. 2), computed in the kernel's fixed
@@ -27,6 +30,7 @@
 use super::linux_reno::LinuxReno;
 use super::{AckSample, CongestionControl, CwndView, Declared, RttEvent};
 use crate::exports::{Exports, Kernel, Ns2Export};
+use crate::linux_timer_wheel::{jiffies, usecs_to_jiffies, HZ};
 use spikelab_core::{Dur, Time};
 
 /// `beta` / `BICTCP_BETA_SCALE`: the multiplicative decrease, 717/1024 = 0.7.
@@ -34,8 +38,6 @@ const BETA: u64 = 717;
 const BETA_SCALE: u64 = 1024;
 /// `BICTCP_HZ`: time in the cubic function counts 2^10 units per second.
 const BICTCP_HZ: u32 = 10;
-/// Jiffies per second (HZ).
-const HZ: u64 = 1000;
 /// `cube_rtt_scale` = `bic_scale` * 10: C = 410 / 1024 = 0.4 (RFC 9438 4.2).
 const CUBE_RTT_SCALE: u64 = 41 * 10;
 /// `cube_factor` = 2^(10 + 3 * BICTCP_HZ) / (`bic_scale` * 10): 1 / C in the fixed point.
@@ -88,11 +90,6 @@ fn cube_root(a: u64) -> u64 {
         }
     }
     lo
-}
-
-/// The time in jiffies (`tcp_jiffies32`).
-fn jiffies(t: Time) -> u64 {
-    t.0 / 1_000_000
 }
 
 /// HyStart's per-round state (`round_start` .. `curr_rtt`, `found`, `sample_cnt`).
@@ -161,7 +158,10 @@ impl Cubic {
         self.ai.cong_avoid_ai(self.cnt, cwnd, acked)
     }
 
-    /// `bictcp_update`: segments to acknowledge per segment of growth (`cnt`).
+    /// `bictcp_update`: segments to acknowledge per segment of growth (`cnt`). Its
+    /// clock is `tcp_jiffies32`: with cwnd unchanged the function is recomputed only
+    /// after more than `HZ / 32` jiffies (7 = 28 ms at HZ = 250), and at most once per
+    /// jiffy (4 ms).
     fn update(&mut self, now: Time, cwnd: u64, acked: u64) {
         let now_j = jiffies(now);
         self.ack_cnt += acked;
@@ -193,9 +193,7 @@ impl Cubic {
             }
             now_j
         });
-        // t = elapsed + delay_min, in 1/1024 s (usecs_to_jiffies rounds up).
-        let delay_j = self.delay_min.map_or(0, |d| d.0.div_ceil(1_000_000));
-        let t = ((now_j - epoch + delay_j) << BICTCP_HZ) / HZ;
+        let t = self.cubic_t(now_j, epoch);
         let offs = t.abs_diff(self.k);
         let delta = (CUBE_RTT_SCALE * offs * offs * offs) >> (10 + 3 * BICTCP_HZ);
         let target = if t < self.k {
@@ -214,6 +212,15 @@ impl Cubic {
         } else {
             cnt
         }
+    }
+
+    /// `bictcp_update`'s t: `(tcp_jiffies32 - epoch_start) +
+    /// usecs_to_jiffies(delay_min)` jiffies (delay_min in whole microseconds, rounded
+    /// up to a jiffy), then `(t << BICTCP_HZ) / HZ`: in 1/1024 s, moving in steps of
+    /// one jiffy (4 ms at HZ = 250).
+    fn cubic_t(&self, now_j: u64, epoch: u64) -> u64 {
+        let delay_j = self.delay_min.map_or(0, |d| usecs_to_jiffies(d.0 / 1000));
+        ((now_j - epoch + delay_j) << BICTCP_HZ) / HZ
     }
 
     /// The Reno-friendly region (RFC 9438 4.3): an estimate of Reno's cwnd grows one
@@ -256,7 +263,8 @@ impl Cubic {
     /// ACK acknowledges or newly SACKs ([`crate::linux_rtt::ca_rtt_sample`]), on
     /// every ACK that gives one, duplicates included.
     pub fn acked(&mut self, v: &RttView) -> Option<u64> {
-        // "Discard delay samples right after fast recovery."
+        // "Discard delay samples right after fast recovery": within HZ jiffies (1 s)
+        // of `epoch_start`, on `tcp_jiffies32`.
         let epoch_young = self
             .epoch_start
             .is_some_and(|e| jiffies(v.now).saturating_sub(e) < HZ);
@@ -355,6 +363,52 @@ mod tests {
 
     fn ms(v: u64) -> Time {
         Time(v * 1_000_000)
+    }
+
+    #[test]
+    fn with_cwnd_unchanged_the_function_waits_more_than_hz_over_32_jiffies() {
+        // HZ / 32 = 7 jiffies (28 ms): counted in jiffy ticks, not milliseconds.
+        let mut c = Cubic {
+            delay_min: Some(Dur::from_millis(100)),
+            ..Default::default()
+        };
+        c.update(ms(1_003), 50, 1); // jiffy 250
+        assert_eq!(c.last_time, 250);
+        c.update(ms(1_031), 50, 1); // jiffy 257: 7 jiffies on, still within
+        assert_eq!(c.last_time, 250);
+        c.update(ms(1_032), 50, 1); // jiffy 258, 29 ms after the first: recomputed
+        assert_eq!(c.last_time, 258);
+    }
+
+    #[test]
+    fn the_cubic_function_is_recomputed_at_most_once_per_4_ms_jiffy() {
+        let mut c = Cubic {
+            delay_min: Some(Dur::from_millis(100)),
+            last_max_cwnd: 100,
+            ..Default::default()
+        };
+        c.update(ms(2_000), 70, 1);
+        let cnt = c.cnt;
+        // 3 ms later is the same jiffy: cwnd changed, yet cnt is not recomputed.
+        c.update(ms(2_003), 71, 1);
+        assert_eq!(c.cnt, cnt);
+        assert_eq!(c.last_cwnd, 70);
+        c.update(ms(2_004), 71, 1);
+        assert_eq!(c.last_cwnd, 71);
+        assert_ne!(c.cnt, cnt);
+    }
+
+    #[test]
+    fn the_cubic_functions_t_moves_in_jiffies_with_delay_min_rounded_up() {
+        let c = Cubic {
+            delay_min: Some(Dur::from_micros(100_001)), // 26 jiffies (25.00025)
+            ..Default::default()
+        };
+        let t = |now| c.cubic_t(jiffies(ms(now)), 0);
+        // 1 s + 26 jiffies = 276 jiffies: 276 * 1024 / 250.
+        assert_eq!(t(1_000), 276 * 1024 / 250);
+        assert_eq!(t(1_003), t(1_000));
+        assert_eq!(t(1_004), 277 * 1024 / 250);
     }
 
     #[test]
