@@ -18,7 +18,9 @@
 //!
 //! Units are the kernel's: segments (`mss_cache`), bandwidth in segments per
 //! microsecond << 24 (`BW_SCALE`), gains in 1/256 (`BBR_SCALE`), `min_rtt` in
-//! microseconds, its stamp and PROBE_RTT's end in jiffies of 1 ms (HZ = 1000).
+//! microseconds, its stamp and PROBE_RTT's end in jiffies of 1/HZ s (`tcp_jiffies32`,
+//! HZ = 250: [`crate::linux_timer_wheel`]), the long-term sampling's stamp in ms
+//! (`div_u64(tp->delivered_mstamp, USEC_PER_MSEC)`).
 //! The random start phase of gain cycling (`prandom_u32_max(bbr_cycle_rand)`) is drawn
 //! from the flow's seeded stream handed over at [`super::CongestionControl::on_init`].
 //!
@@ -33,6 +35,12 @@ use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::rate::RateSample;
 use rand::Rng;
 use spikelab_core::{Dur, RngStreams, SimRng, Time};
+
+/// `div_u64(tp->delivered_mstamp, USEC_PER_MSEC)`: the long-term sampling's clock
+/// (`lt_last_stamp`, `bbr_lt_bw_sampling`) is milliseconds, not jiffies.
+fn msecs(t: Time) -> u64 {
+    t.0 / 1_000_000
+}
 
 /// `CYCLE_LEN`: phases of the PROBE_BW gain cycle.
 const CYCLE_LEN: u8 = 8;
@@ -454,7 +462,7 @@ impl Bbr {
 
     /// `bbr_reset_lt_bw_sampling_interval`.
     fn reset_lt_interval(&mut self, delivered_mstamp: Time, delivered: u64, lost: u64) {
-        self.lt.last_stamp = jiffies(delivered_mstamp);
+        self.lt.last_stamp = msecs(delivered_mstamp);
         self.lt.last_delivered = delivered;
         self.lt.last_lost = lost;
         self.lt.rtt_cnt = 0;
@@ -533,7 +541,7 @@ impl Bbr {
         if delivered == 0 || (lost << BBR_SCALE) < LT_LOSS_THRESH * delivered {
             return;
         }
-        let t = jiffies(c.delivered_mstamp) as i64 - self.lt.last_stamp as i64;
+        let t = msecs(c.delivered_mstamp) as i64 - self.lt.last_stamp as i64;
         if t < 1 {
             return;
         }
@@ -1002,7 +1010,11 @@ mod tests {
         assert!(c.mark_app_limited);
         let c = step(&mut b, 11_000, 4, &mut d, &mut cwnd);
         assert_eq!(c.cwnd, 4, "200 ms not over");
+        // 200 ms is msecs_to_jiffies(200) = 50 jiffies of 4 ms from jiffy 2725
+        // (10 900..10 904 ms): done after jiffy 2775, i.e. from 11 104 ms on.
         let c = step(&mut b, 11_102, 4, &mut d, &mut cwnd);
+        assert_eq!(c.cwnd, 4, "jiffy 2775 not over");
+        let c = step(&mut b, 11_104, 4, &mut d, &mut cwnd);
         // The saved cwnd is back, and grows by the ACK's 4 toward the target.
         assert!(c.cwnd >= good, "{} < {good}", c.cwnd);
         assert!(matches!(b.mode(), Mode::ProbeBw { .. }));

@@ -61,8 +61,9 @@ use spikelab_core::{Dur, RngStreams, SimRng, Time};
 
 /// The kernel's ~0U: a bound not set.
 const UNSET: u64 = u32::MAX as u64;
-/// `bbr_probe_rtt_win_ms`, in jiffies (HZ = 1000).
-const PROBE_RTT_WIN_J: u64 = 5000;
+/// `bbr_probe_rtt_win_ms` (5 s) in jiffies as `bbr_update_min_rtt` counts it:
+/// `msecs_to_jiffies(bbr_probe_rtt_win_ms)` (1250 at HZ = 250).
+const PROBE_RTT_WIN_J: u64 = crate::linux_timer_wheel::msecs_to_jiffies(5_000);
 /// `bbr_probe_rtt_cwnd_gain` (0.5).
 const PROBE_RTT_CWND_GAIN: u64 = BBR_UNIT / 2;
 /// `bbr_tso_rtt_shift`, `GSO_LEGACY_MAX_SIZE`, `MAX_TCP_HEADER` (x86-64, as in
@@ -1421,8 +1422,8 @@ mod tests {
         assert_eq!(cwnd, 6);
         assert_eq!(cwnd, f.b.probe_rtt_cwnd());
         assert!(app_limited);
-        // v1's window is 10 s: its PROBE_RTT would not have started yet.
-        assert!(at < MIN_RTT_WIN_J);
+        // v1's window is 10 s (in ms here): its PROBE_RTT would not have started yet.
+        assert!(at < MIN_RTT_WIN_J * 1000 / crate::linux_timer_wheel::HZ);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! controller imports the other; both import this.
 
 use super::{CaState, ConnView};
+use crate::linux_timer_wheel::{msecs_to_jiffies, HZ};
 use spikelab_core::{Dur, Time};
 
 /// `BBR_SCALE`, `BBR_UNIT`: gains in units of 1/256.
@@ -28,10 +29,11 @@ pub(super) const EXTRA_ACKED_GAIN: u64 = BBR_UNIT;
 pub(super) const EXTRA_ACKED_WIN_RTTS: u8 = 5;
 pub(super) const ACK_EPOCH_ACKED_RESET_THRESH: u64 = 1 << 20;
 pub(super) const EXTRA_ACKED_MAX_US: u64 = 100 * 1000;
-/// `bbr_min_rtt_win_sec` (10 s) and `bbr_probe_rtt_mode_ms` (200 ms), in jiffies
-/// (HZ = 1000).
-pub(super) const MIN_RTT_WIN_J: u64 = 10 * 1000;
-pub(super) const PROBE_RTT_MODE_J: u64 = 200;
+/// `bbr_min_rtt_win_sec` (10 s) and `bbr_probe_rtt_mode_ms` (200 ms), in jiffies of
+/// 1/HZ s as `bbr_update_min_rtt` counts them: `bbr_min_rtt_win_sec * HZ` (2500) and
+/// `msecs_to_jiffies(bbr_probe_rtt_mode_ms)` (50 at HZ = 250).
+pub(super) const MIN_RTT_WIN_J: u64 = 10 * HZ;
+pub(super) const PROBE_RTT_MODE_J: u64 = msecs_to_jiffies(200);
 /// The pacing rate's margin below the bandwidth estimate (`bbr_pacing_margin_percent`).
 pub(super) const PACING_MARGIN_PERCENT: u64 = 1;
 /// `sk_pacing_shift` (10: about 1 ms of data per TSO burst).
@@ -42,10 +44,9 @@ pub(super) fn us(d: Dur) -> u64 {
     d.0 / 1000
 }
 
-/// `tcp_jiffies32`.
-pub(super) fn jiffies(t: Time) -> u64 {
-    t.0 / 1_000_000
-}
+/// `tcp_jiffies32`: the timer wheel's jiffies (1/HZ s, HZ = 250, time 0 at jiffy 0),
+/// the clock of `min_rtt_stamp`, `probe_rtt_min_stamp` and `probe_rtt_done_stamp`.
+pub(super) use crate::linux_timer_wheel::jiffies;
 
 /// `bbr_rate_bytes_per_sec`: `rate` (packets per microsecond << 24) with `gain`, in
 /// bytes per second, `margin` percent below.
