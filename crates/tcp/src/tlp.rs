@@ -26,7 +26,8 @@
 
 use spikelab_core::{Dur, Time};
 
-/// `TCP_TIMEOUT_MIN`: 2 jiffies at HZ = 1000.
+/// `TCP_TIMEOUT_MIN_US`: 2 ms (`tcp_schedule_loss_probe` adds it in microseconds,
+/// then takes `usecs_to_jiffies` of the sum, as the timer wheel rounds the delay).
 pub const TIMEOUT_MIN: Dur = Dur::from_millis(2);
 /// `TCP_RTO_MIN`, added when one segment is outstanding (the peer may delay its ACK).
 pub const RTO_MIN: Dur = Dur::from_millis(200);

@@ -44,6 +44,7 @@
 use super::{backed_off, dur_or_none, ReseedRule, RtoEstimator, RttSample};
 use super::{initial_rto, rto_range};
 use crate::exports::{Exports, Kernel, Ns2Export};
+use crate::linux_timer_wheel::{usecs_to_jiffies, JIFFY};
 use serde::{Deserialize, Serialize};
 use spikelab_core::bounds::{Bounded, Check, FieldPath};
 use spikelab_core::{Dur, Time};
@@ -63,6 +64,12 @@ pub struct LinuxConfig {
     /// Whether the handshake's sample initialises the estimator. Default true (Linux
     /// times a SYN that was not retransmitted).
     pub use_syn_sample: bool,
+    /// Whether the RTO is a whole number of the kernel's jiffies (4 ms: HZ = 250, as
+    /// the recorded kernel runs), rounded up: `__tcp_set_rto` keeps `icsk_rto` as
+    /// `usecs_to_jiffies(srtt_us / 8 + rttvar_us)`, and every back-off doubles that.
+    /// Default false: the estimator in continuous time, as the papers comparing it
+    /// describe it; the `linux` profile sets it.
+    pub jiffies: bool,
 }
 
 impl Default for LinuxConfig {
@@ -72,6 +79,7 @@ impl Default for LinuxConfig {
             rto_min: Dur::from_millis(200),
             rto_max: Some(Dur::from_secs(120)),
             use_syn_sample: true,
+            jiffies: false,
         }
     }
 }
@@ -214,6 +222,13 @@ fn filter(s: Scaled, m: i128) -> Scaled {
     }
 }
 
+/// `usecs_to_jiffies` of a time kept in nanoseconds, as the kernel keeps `srtt_us`
+/// and `rttvar_us` in whole microseconds: the jiffies it spans, rounded up.
+fn in_jiffies(d: Dur) -> Dur {
+    let jiffies = usecs_to_jiffies(d.0 / 1000);
+    Dur(jiffies * JIFFY.0)
+}
+
 /// A non-negative scaled value as a duration.
 fn to_dur(v: i128) -> Dur {
     Dur(v.clamp(0, i128::from(u64::MAX)) as u64)
@@ -244,6 +259,10 @@ impl RtoEstimator for Linux {
         let base = self
             .state
             .map_or(self.cfg.initial_rto, |s| to_dur((s.srtt8 >> 3) + s.rttvar4));
+        let base = match self.cfg.jiffies {
+            true => in_jiffies(base),
+            false => base,
+        };
         backed_off(base, self.backoff, self.cfg.rto_max)
     }
 
@@ -314,6 +333,27 @@ mod tests {
             e.on_rtt_sample(&at(k, 1));
             assert_eq!(e.rto(), ms(201), "sample {k}");
         }
+    }
+
+    /// `__tcp_set_rto` at HZ = 250: the 1 ms RTT's 201 ms is 50.25 jiffies, kept as
+    /// 51 (204 ms), and a back-off doubles the jiffies (408 ms); 300 ms is 75 exactly.
+    #[test]
+    fn in_jiffies_the_rto_is_rounded_up_to_whole_4ms_jiffies() {
+        let mut e = Linux::new(LinuxConfig {
+            jiffies: true,
+            ..LinuxConfig::default()
+        });
+        e.on_rtt_sample(&at(1, 1));
+        assert_eq!(e.rto(), ms(204));
+        e.on_timeout();
+        assert_eq!(e.rto(), ms(408));
+        e.on_rtt_sample(&at(500, 100));
+        let mut e = Linux::new(LinuxConfig {
+            jiffies: true,
+            ..LinuxConfig::default()
+        });
+        e.on_rtt_sample(&at(100, 100));
+        assert_eq!(e.rto(), ms(300));
     }
 
     #[test]

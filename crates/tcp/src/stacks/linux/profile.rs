@@ -6,6 +6,7 @@
 use crate::cc::CcKind;
 use crate::config::{RecoveryKind, TcpConfig};
 use crate::linux_profile::LinuxSysctls;
+use crate::linux_timer_wheel::{msecs_to_jiffies, usecs_to_jiffies, JIFFY};
 use crate::response::{Restore, SpuriousConfig};
 use crate::rto::{LinuxConfig, RtoConfig};
 use crate::spurious::DetectorKind;
@@ -29,6 +30,7 @@ impl LinuxSysctls {
             DetectorKind::LinuxUndo
         });
         if let RtoConfig::Linux(r) = &mut cfg.rto {
+            r.jiffies = true;
             if let Some(ms) = self.tcp_rto_max_ms {
                 r.rto_max = Some(rto_max(ms));
             }
@@ -40,17 +42,17 @@ impl LinuxSysctls {
 }
 
 /// `tcp_rto_max()`: `msecs_to_jiffies(icsk_rto_max)`, the sysctl (range-checked to
-/// 1000..=120000 like its table and the `TCP_RTO_MAX_MS` option); a jiffy is 1 ms
-/// (HZ = 1000). The estimator clamps every RTO to it (`tcp_bound_rto`,
-/// `inet_csk_rto_backoff`).
+/// 1000..=120000 like its table and the `TCP_RTO_MAX_MS` option) in whole jiffies of
+/// the kernel's clock, rounded up ([`crate::linux_timer_wheel`]). The estimator clamps
+/// every RTO to it (`tcp_bound_rto`, `inet_csk_rto_backoff`).
 pub fn rto_max(ms: u32) -> Dur {
-    Dur::from_millis(u64::from(ms))
+    Dur(msecs_to_jiffies(u64::from(ms)) * JIFFY.0)
 }
 
 /// `tcp_rto_min()`: `icsk_rto_min` = `usecs_to_jiffies(tcp_rto_min_us)`, rounded up
-/// to whole jiffies of 1 ms (1 us is one jiffy).
+/// to whole jiffies (1 us is one jiffy, 4 ms).
 pub fn rto_min(us: u32) -> Dur {
-    Dur::from_millis(u64::from(us.div_ceil(1000)))
+    Dur(usecs_to_jiffies(u64::from(us)) * JIFFY.0)
 }
 
 /// The module's `ssthresh()` as the window's rule: `cubictcp_recalc_ssthresh`,
@@ -188,10 +190,11 @@ mod tests {
         assert_eq!(r.rto_max, Some(Dur::from_secs(5)));
         assert_eq!(
             r.rto_min,
-            Dur::from_millis(51),
-            "usecs_to_jiffies rounds up"
+            Dur::from_millis(52),
+            "usecs_to_jiffies rounds 12.625 jiffies up to 13"
         );
-        assert_eq!(rto_min(1), Dur::from_millis(1));
+        assert_eq!(rto_min(1), Dur::from_millis(4));
+        assert!(r.jiffies, "the RTO itself in whole jiffies too");
     }
 
     #[test]
