@@ -606,6 +606,19 @@ impl TcpReceiver {
             .map_or(self.cfg.delayed_ack.timeout, |a| a.delay(srtt))
     }
 
+    /// When a delayed-ACK timer armed at `now` fires. The `linux` receiver's is a
+    /// `timer_list` timer: `tcp_send_delayed_ack` arms `icsk_delack_timer` at
+    /// `jiffies + ato` (`sk_reset_timer`), and the timer wheel runs it on the jiffy
+    /// after that (`calc_index`: "a timer does not fire early"), so 40 to 44 ms after
+    /// the segment at HZ 250, not 40 ([`crate::linux_timer_wheel::fires_at`]).
+    fn delack_fires_at(&self, now: Time) -> Time {
+        let timeout = self.delack_timeout();
+        match self.linux_ack {
+            Some(_) => crate::linux_timer_wheel::fires_at(now, timeout),
+            None => now + timeout,
+        }
+    }
+
     /// Delayed ACK: acknowledge every `every`-th full-sized segment, else arm the timer.
     fn delay_ack(&mut self, now: Time, len: u32, out: &mut Vec<Packet>) {
         if len as u64 >= self.cfg.mss as u64 {
@@ -614,7 +627,7 @@ impl TcpReceiver {
         if self.unacked_full_segments >= self.cfg.delayed_ack.every {
             self.send_ack(now, out);
         } else if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + self.delack_timeout());
+            self.delack_deadline = Some(self.delack_fires_at(now));
             self.delayed = self.answering;
         }
     }
@@ -874,7 +887,8 @@ mod tests {
         // 16 quick ACKs, then one ACK per two segments (segments 16 and 17).
         assert_eq!(out.len(), 17);
         r.on_data(t(18), &seg(18, 18), &mut out);
-        assert_eq!(r.next_deadline(), Some(t(18 + 40)), "TCP_ATO_MIN");
+        // TCP_ATO_MIN (10 jiffies) from jiffy 4 (16 ms): jiffy 14, run on jiffy 15.
+        assert_eq!(r.next_deadline(), Some(t(60)), "TCP_ATO_MIN on the wheel");
     }
 
     #[test]
@@ -1059,7 +1073,7 @@ mod tests {
         assert_eq!(r.next_deadline(), None);
         let (r, out) = after_quick_acks_then(false, linux_cfg());
         assert!(out.is_empty(), "without PSH it waits for a second segment");
-        assert_eq!(r.next_deadline(), Some(t(18 + 40)));
+        assert_eq!(r.next_deadline(), Some(t(60)), "jiffy 4 + 10, on jiffy 15");
     }
 
     /// The ACKs a linux receiver sends at once for segment 18 cut to `len` bytes, `push`
