@@ -10,7 +10,7 @@
 //! * Otherwise an ACK goes out once more than one full segment is unacknowledged
 //!   (`rcv_nxt - rcv_wup > rcv_mss`), else after `ato`: 40 ms (`TCP_ATO_MIN`),
 //!   halved toward the inter-arrival time, at most the RTO, then bounded by the
-//!   smoothed RTT and 500 ms.
+//!   smoothed RTT and 500 ms, and by `tcp_delack_max` (196 ms).
 //!
 //! The advertised window and its growth are [`crate::linux_rcvbuf`]'s; each growth
 //! step asks for one immediate ACK here ([`LinuxAck::on_window_growth`]).
@@ -32,6 +32,12 @@ pub const ATO_MIN: Dur = Dur::from_millis(40);
 pub const MAX_QUICKACKS: u64 = 16;
 /// HZ / 2: the delayed-ACK bound outside ping-pong mode.
 const MAX_ATO: Dur = Dur::from_millis(500);
+/// `tcp_delack_max` with the default `icsk_delack_max` (`TCP_DELACK_MAX`, HZ / 5: 50
+/// jiffies) and `tcp_rto_min` (200 ms: 50 jiffies): min(50, max(50, 2) - 1) = 49
+/// jiffies, 196 ms at HZ 250 ("tcp: derive delack_max from rto_min", Linux 6.7). A
+/// host with another `tcp_rto_min_us` would have another bound; every recorded
+/// receiver ran the default.
+const DELACK_MAX: Dur = Dur::from_millis(196);
 
 /// The receiver's `icsk_ack` state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -118,7 +124,8 @@ impl LinuxAck {
         }
         // "If some rtt estimate is known, use it to bound delayed ack."
         let max_ato = srtt.map_or(MAX_ATO, |r| r.max(ATO_MIN).min(MAX_ATO));
-        ato.min(max_ato)
+        // `ato = min_t(u32, ato, tcp_delack_max(sk))`.
+        ato.min(max_ato).min(DELACK_MAX)
     }
 }
 
@@ -182,6 +189,23 @@ mod tests {
         // Back-to-back arrivals pull it back toward 40 ms.
         a.on_data(ms(71), 65_535, 1000, RTO);
         assert_eq!(a.delay(None), Dur::from_micros(51_250));
+    }
+
+    /// Arrivals each a little sooner than ato (39, 58, 87, 130, 195 ms apart) raise it
+    /// to 40 -> 59 -> 87.5 -> 130.75 -> 195.4 -> 292.7 ms, under HZ / 2 and the RTO of
+    /// 900 ms, but the timer is never set beyond `tcp_delack_max` (49 jiffies).
+    #[test]
+    fn ato_never_exceeds_tcp_delack_max() {
+        let mut a = LinuxAck::default();
+        let mut t = 0;
+        a.on_data(ms(t), 65_535, 1000, RTO);
+        for gap in [39, 58, 87, 130, 195] {
+            t += gap;
+            a.on_data(ms(t), 65_535, 1000, RTO);
+        }
+        assert_eq!(a.delay(None), Dur::from_millis(196));
+        assert_eq!(a.delay(Some(Dur::from_millis(400))), Dur::from_millis(196));
+        assert_eq!(a.delay(Some(Dur::from_millis(100))), Dur::from_millis(100));
     }
 
     #[test]
