@@ -24,30 +24,41 @@
 //!
 //! Not modelled: ping-pong (interactive) mode, which a bulk receiver never enters.
 
+use crate::linux_timer_wheel::{jiffies, usecs_to_jiffies, HZ, JIFFY};
 use spikelab_core::{Dur, Time};
 
-/// `TCP_ATO_MIN` (HZ / 25) and `TCP_DELACK_MIN`.
-pub const ATO_MIN: Dur = Dur::from_millis(40);
+/// `TCP_ATO_MIN` (HZ / 25) and `TCP_DELACK_MIN`: 40 ms.
+pub const ATO_MIN: Dur = Dur(ATO_MIN_J * JIFFY.0);
 /// `TCP_MAX_QUICKACKS`.
 pub const MAX_QUICKACKS: u64 = 16;
-/// HZ / 2: the delayed-ACK bound outside ping-pong mode.
-const MAX_ATO: Dur = Dur::from_millis(500);
+/// HZ / 2: the delayed-ACK bound outside ping-pong mode, in jiffies.
+const MAX_ATO_J: u64 = HZ / 2;
 /// `tcp_delack_max` with the default `icsk_delack_max` (`TCP_DELACK_MAX`, HZ / 5: 50
 /// jiffies) and `tcp_rto_min` (200 ms: 50 jiffies): min(50, max(50, 2) - 1) = 49
 /// jiffies, 196 ms at HZ 250 ("tcp: derive delack_max from rto_min", Linux 6.7). A
 /// host with another `tcp_rto_min_us` would have another bound; every recorded
 /// receiver ran the default.
-const DELACK_MAX: Dur = Dur::from_millis(196);
+const DELACK_MAX_J: u64 = HZ / 5 - 1;
 
-/// The receiver's `icsk_ack` state.
+/// The receiver's `icsk_ack` state, its times in jiffies as the kernel keeps them
+/// (`tcp_jiffies32`, [`crate::linux_timer_wheel`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinuxAck {
     /// ACKs still to send at once (`icsk_ack.quick`).
     quick: u64,
-    /// `icsk_ack.ato`; `None` before the first data segment.
-    ato: Option<Dur>,
-    /// When the last data segment arrived (`icsk_ack.lrcvtime`).
-    last_rcv: Time,
+    /// `icsk_ack.ato` in jiffies; `None` before the first data segment.
+    ato: Option<u64>,
+    /// The jiffy the last data segment arrived in (`icsk_ack.lrcvtime`).
+    last_rcv: u64,
+}
+
+/// `TCP_ATO_MIN` (HZ / 25) in jiffies.
+const ATO_MIN_J: u64 = HZ / 25;
+
+/// A duration in whole jiffies, rounded up (`usecs_to_jiffies` of the kernel's
+/// microsecond values).
+fn to_jiffies(d: Dur) -> u64 {
+    usecs_to_jiffies(d.0 / 1000)
 }
 
 impl LinuxAck {
@@ -64,24 +75,25 @@ impl LinuxAck {
     /// `tcp_enter_quickack_mode`: a duplicate or out-of-window segment.
     pub fn enter_quickack_mode(&mut self, rcv_wnd: u64, rcv_mss: u64) {
         self.incr_quickack(rcv_wnd, rcv_mss);
-        self.ato = Some(ATO_MIN);
+        self.ato = Some(ATO_MIN_J);
     }
 
     /// `tcp_event_data_recv` for a data segment arriving at `now`; `rto` is the
     /// receiver's own RTO (`icsk_rto`).
     pub fn on_data(&mut self, now: Time, rcv_wnd: u64, rcv_mss: u64, rto: Dur) {
+        let now = jiffies(now);
         match self.ato {
             // "The _first_ data packet received, initialize delayed ACK engine."
             None => {
                 self.incr_quickack(rcv_wnd, rcv_mss);
-                self.ato = Some(ATO_MIN);
+                self.ato = Some(ATO_MIN_J);
             }
             Some(ato) => {
-                let m = now.saturating_since(self.last_rcv);
-                if m <= Dur(ATO_MIN.0 / 2) {
-                    self.ato = Some(Dur(ato.0 / 2) + Dur(ATO_MIN.0 / 2));
+                let (m, rto) = (now.saturating_sub(self.last_rcv), to_jiffies(rto));
+                if m <= ATO_MIN_J / 2 {
+                    self.ato = Some((ato >> 1) + ATO_MIN_J / 2);
                 } else if m < ato {
-                    self.ato = Some((Dur(ato.0 / 2) + m).min(rto));
+                    self.ato = Some(((ato >> 1) + m).min(rto));
                 } else if m > rto {
                     // "Too long gap. Apparently sender failed to restart window."
                     self.incr_quickack(rcv_wnd, rcv_mss);
@@ -111,21 +123,24 @@ impl LinuxAck {
         }
         self.quick -= 1;
         if self.quick == 0 {
-            self.ato = Some(ATO_MIN);
+            self.ato = Some(ATO_MIN_J);
         }
     }
 
     /// `tcp_send_delayed_ack`: how long the ACK may wait; `srtt` is the receiver's
     /// smoothed RTT, if it has one.
     pub fn delay(&self, srtt: Option<Dur>) -> Dur {
-        let ato = self.ato.unwrap_or(ATO_MIN);
-        if ato <= ATO_MIN {
-            return ato;
-        }
-        // "If some rtt estimate is known, use it to bound delayed ack."
-        let max_ato = srtt.map_or(MAX_ATO, |r| r.max(ATO_MIN).min(MAX_ATO));
+        let ato = self.ato.unwrap_or(ATO_MIN_J);
+        let ato = match ato <= ATO_MIN_J {
+            true => ato,
+            false => {
+                // "If some rtt estimate is known, use it to bound delayed ack."
+                let max_ato = srtt.map_or(MAX_ATO_J, |r| to_jiffies(r).clamp(ATO_MIN_J, MAX_ATO_J));
+                ato.min(max_ato)
+            }
+        };
         // `ato = min_t(u32, ato, tcp_delack_max(sk))`.
-        ato.min(max_ato).min(DELACK_MAX)
+        Dur(ato.min(DELACK_MAX_J) * JIFFY.0)
     }
 }
 
@@ -177,30 +192,32 @@ mod tests {
     }
 
     #[test]
-    fn ato_follows_slow_arrivals_up_to_the_srtt_bound() {
+    fn ato_follows_slow_arrivals_up_to_the_srtt_bound_in_whole_jiffies() {
         let mut a = LinuxAck::default();
         a.on_data(ms(0), 65_535, 1000, RTO);
-        // Arrivals 35 ms apart: ato = 40 / 2 + 35 = 55 ms, then 27.5 + 35 = 62.5 ms.
+        // Arrivals at 35 and 70 ms fall in jiffies 8 and 17 (4 ms each): m = 8, so
+        // ato = 10 / 2 + 8 = 13 jiffies (52 ms), then m = 9: 13 >> 1 + 9 = 15 (60 ms).
         a.on_data(ms(35), 65_535, 1000, RTO);
-        assert_eq!(a.delay(None), Dur::from_millis(55));
+        assert_eq!(a.delay(None), Dur::from_millis(52));
         a.on_data(ms(70), 65_535, 1000, RTO);
-        assert_eq!(a.delay(None), Dur::from_micros(62_500));
-        assert_eq!(a.delay(Some(Dur::from_millis(50))), Dur::from_millis(50));
-        // Back-to-back arrivals pull it back toward 40 ms.
+        assert_eq!(a.delay(None), Dur::from_millis(60));
+        // A 50 ms SRTT is usecs_to_jiffies' 13 jiffies: the bound.
+        assert_eq!(a.delay(Some(Dur::from_millis(50))), Dur::from_millis(52));
+        // An arrival in the same jiffy pulls it back toward 40 ms: 15 >> 1 + 5 = 12.
         a.on_data(ms(71), 65_535, 1000, RTO);
-        assert_eq!(a.delay(None), Dur::from_micros(51_250));
+        assert_eq!(a.delay(None), Dur::from_millis(48));
     }
 
-    /// Arrivals each a little sooner than ato (39, 58, 87, 130, 195 ms apart) raise it
-    /// to 40 -> 59 -> 87.5 -> 130.75 -> 195.4 -> 292.7 ms, under HZ / 2 and the RTO of
-    /// 900 ms, but the timer is never set beyond `tcp_delack_max` (49 jiffies).
+    /// Arrivals each a little sooner than ato (9, 13, 19, 28, 41 jiffies apart) raise
+    /// it to 10 -> 14 -> 20 -> 29 -> 42 -> 62 jiffies (248 ms), under HZ / 2 and the
+    /// RTO of 900 ms, but the timer is never set beyond `tcp_delack_max` (49 jiffies).
     #[test]
     fn ato_never_exceeds_tcp_delack_max() {
         let mut a = LinuxAck::default();
         let mut t = 0;
         a.on_data(ms(t), 65_535, 1000, RTO);
-        for gap in [39, 58, 87, 130, 195] {
-            t += gap;
+        for gap in [9, 13, 19, 28, 41] {
+            t += 4 * gap;
             a.on_data(ms(t), 65_535, 1000, RTO);
         }
         assert_eq!(a.delay(None), Dur::from_millis(196));
