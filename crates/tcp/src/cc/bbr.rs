@@ -640,7 +640,9 @@ impl Bbr {
         let now_j = jiffies(c.now);
         let expired = now_j > self.min_rtt_stamp + MIN_RTT_WIN_J;
         if let Some(rtt) = rs.rtt.map(us) {
-            let lower = self.min_rtt_us.is_none_or(|m| rtt <= m);
+            // "rs->rtt_us < bbr->min_rtt_us": strictly lower, so an equal sample does
+            // not renew the stamp (the stable kernels' fix of the earlier `<=`).
+            let lower = self.min_rtt_us.is_none_or(|m| rtt < m);
             if lower || (expired && !rs.is_ack_delayed) {
                 self.min_rtt_us = Some(rtt);
                 self.min_rtt_stamp = now_j;
@@ -954,6 +956,28 @@ mod tests {
         b.on_cong_control(&rs, &view(ms(5_900), 20, 10, d));
         assert_eq!(b.bandwidth(), before);
         assert_eq!(b.min_rtt(), Some(Dur::from_millis(100)));
+    }
+
+    /// Samples equal to min_rtt leave its stamp where the first one set it: eight
+    /// rounds of exactly 100 ms after the 100 ms initial min_rtt (stamped at 0), and
+    /// a sample 10.004 s in (past 2 500 jiffies) finds the filter expired; renewed by
+    /// each equal sample (the old `<=`) it would run until 10.8 s.
+    #[test]
+    fn an_rtt_equal_to_min_rtt_does_not_renew_its_stamp() {
+        let mut b = started();
+        let mut d = 0;
+        rounds(&mut b, 0, 8, 10, &mut d);
+        let rs = RateSample {
+            prior_delivered: d,
+            delivered: Some(10),
+            interval: Some(Dur::from_millis(100)),
+            acked_sacked: 10,
+            rtt: Some(Dur::from_millis(100)),
+            ..RateSample::default()
+        };
+        d += 10;
+        b.on_cong_control(&rs, &view(ms(10_004), 20, 20, d));
+        assert!(matches!(b.mode(), Mode::ProbeRtt { .. }), "{:?}", b.mode());
     }
 
     #[test]
