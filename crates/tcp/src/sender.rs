@@ -134,6 +134,12 @@ pub struct TcpSender<E: RtoEstimator> {
     consecutive_timeouts: u32,
     app_end: u64,
     rwnd: u64,
+    /// The largest receive window seen, the SYN-ACK's included (`tp->max_window`,
+    /// a u32 in the kernel too).
+    max_window: u32,
+    /// The application wrote into an empty send queue and no send pass followed yet
+    /// ([`StackRules::on_write_pushed`]).
+    write_pending: bool,
     /// snd_max when the current send pass ([`Self::try_send`], `tcp_write_xmit`)
     /// began; `u64::MAX` outside one.
     pass_from: u64,
@@ -236,6 +242,13 @@ impl<E: RtoEstimator> TcpSender<E> {
             consecutive_timeouts: 0,
             app_end: 0,
             rwnd: cfg.receiver_window,
+            // With a handshake, the SYN-ACK's window is the first seen.
+            max_window: if cfg.handshake {
+                0
+            } else {
+                cfg.receiver_window.min(u32::MAX as u64) as u32
+            },
+            write_pending: false,
             pass_from: u64::MAX,
             timing: None,
             handshake: Handshake::Established,
@@ -348,6 +361,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// The application writes `bytes` more.
     pub fn on_app_data(&mut self, now: Time, bytes: u64, out: &mut Vec<Packet>) {
         self.cc_on_app_write();
+        self.write_pending |= self.w.snd_max >= self.app_end;
         self.app_end += bytes;
         self.try_send(now, out);
     }
@@ -373,6 +387,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.rwnd = pkt.rwnd as u64;
         self.w.rwnd = self.rwnd;
+        self.max_window = self.max_window.max(pkt.rwnd);
         // RFC 793: an ACK of data not yet sent is ignored.
         if pkt.ack > self.w.snd_max {
             return AckInfo::default();
@@ -967,6 +982,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         self.handshake = Handshake::Established;
         self.timer = None;
+        // tcp_ack_update_window: the SYN-ACK's window, unscaled.
+        self.max_window = self.max_window.max(pkt.rwnd);
         // tcp_ack of the SYN-ACK counts the SYN delivered, before tcp_init_transfer.
         if let Some(d) = &mut self.drv {
             d.on_syn_delivered();
@@ -1524,6 +1541,12 @@ impl<E: RtoEstimator> TcpSender<E> {
             sent_any = true;
         }
         self.pass_from = u64::MAX;
+        if self.write_pending {
+            // The write's own sends (tcp_sendmsg_locked) are this first pass.
+            self.write_pending = false;
+            let max_window = self.max_window as u64;
+            (self.stack).on_write_pushed(self.w.snd_max, max_window, self.w.mss);
+        }
         if self.stack.tracks_cwnd_use() {
             self.validate_cwnd(sent_any, deferred == Some(DeferredBy::Cwnd));
         }
@@ -1532,7 +1555,8 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// `tcp_write_xmit` before an skb of new data outside recovery: the stack's TSO
     /// deferral ([`StackRules::tso_defer`]), asked when the segment at snd_nxt would
     /// start an skb of more than one segment (`tso_segs > 1`: skbs of more than one,
-    /// more than a segment unsent; a segment joining the skb sent at this instant goes
+    /// a head skb of more than a segment once grown to the cwnd room,
+    /// [`StackRules::send_head`]; a segment joining the skb sent at this instant goes
     /// with it).
     #[inline]
     fn tso_defer(&self, now: Time, out: &[Packet]) -> SkbSend {
@@ -1550,7 +1574,15 @@ impl<E: RtoEstimator> TcpSender<E> {
         if max_segs <= 1 || unsent <= w.mss || self.joins_skb(now, out, max_segs) {
             return SkbSend::SendNow;
         }
-        self.stack.tso_defer(&self.skb_start(now, max_segs, unsent))
+        // cwnd_quota = min(tcp_cwnd_test, max_segs), which tcp_grow_skb fills the head to.
+        let room = (w.cwnd / w.mss).saturating_sub(self.pipe_segments());
+        let quota = room.min(max_segs) * w.mss;
+        let head = self.stack.send_head(w.snd_nxt, self.app_end, quota);
+        // "if (tso_segs == 1)": Nagle's test only, which a full-sized segment passes.
+        if head.0 <= w.mss {
+            return SkbSend::SendNow;
+        }
+        self.stack.tso_defer(&self.skb_start(now, max_segs, head))
     }
 
     /// Segments an skb may hold (`tcp_tso_segs`): the paced controller's, else the
@@ -1573,7 +1605,7 @@ impl<E: RtoEstimator> TcpSender<E> {
 
     /// [`Self::tso_defer`]'s view of the sender.
     #[cold]
-    fn skb_start(&self, now: Time, max_segs: u64, unsent: u64) -> SkbStart {
+    fn skb_start(&self, now: Time, max_segs: u64, head: (u64, bool)) -> SkbStart {
         let w = &self.w;
         let outstanding = w.snd_una < w.snd_max;
         SkbStart {
@@ -1586,7 +1618,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             send_win: (w.snd_una + self.rwnd).saturating_sub(w.snd_nxt),
             snd_wnd: self.rwnd,
             max_segs,
-            unsent,
+            head_len: head.0,
+            head_is_tail: head.1,
             head_sent: w.segs.get(0).filter(|_| outstanding).map(|s| s.last_sent),
             srtt: self.rto.srtt(),
         }

@@ -117,8 +117,11 @@ pub struct SkbStart {
     pub snd_wnd: u64,
     /// Segments an skb may hold (`tcp_tso_segs`).
     pub max_segs: u64,
-    /// Bytes written and not yet sent: the head skb, the transfer's last.
-    pub unsent: u64,
+    /// The head skb's bytes (`skb->len`, after `tcp_grow_skb`; Linux:
+    /// [`StackRules::send_head`]).
+    pub head_len: u64,
+    /// Whether the head skb is the send queue's last (`tcp_write_queue_tail`).
+    pub head_is_tail: bool,
     /// When the oldest unacknowledged segment was last sent (the retransmission
     /// queue's head), if any is.
     pub head_sent: Option<Time>,
@@ -314,6 +317,17 @@ pub trait StackRules {
     #[inline]
     fn tso_defer(&self, _v: &SkbStart) -> SkbSend {
         SkbSend::SendNow
+    }
+    /// The application's write into an empty send queue sent what it could at once:
+    /// new data now starts at `snd_max`; `max_window` is the largest receive window
+    /// seen. Linux: where the skbs `tcp_sendmsg_locked` builds start. RFC: nothing.
+    fn on_write_pushed(&mut self, _snd_max: u64, _max_window: u64, _mss: u64) {}
+    /// When sending new data: the skb at the head of the send queue at `snd_nxt`,
+    /// given room for `quota` bytes (cwnd's, at most an skb's): its length and whether
+    /// it is the queue's last. RFC: the whole unsent rest, one piece.
+    #[inline]
+    fn send_head(&self, snd_nxt: u64, app_end: u64, _quota: u64) -> (u64, bool) {
+        (app_end - snd_nxt, true)
     }
     /// A spurious timeout was found (`by_ns2_frto`: by a detector modelling an ns-2
     /// F-RTO agent): ssthresh and cwnd when the stack restores them its own way
@@ -594,6 +608,9 @@ spikelab_core::dispatch_enum! {
         fn marks_push(&self) -> bool;
         #[inline]
         fn tso_defer(&self, v: &SkbStart) -> SkbSend;
+        fn on_write_pushed(&mut self, snd_max: u64, max_window: u64, mss: u64);
+        #[inline]
+        fn send_head(&self, snd_nxt: u64, app_end: u64, quota: u64) -> (u64, bool);
         fn spurious_response(&self, by_ns2_frto: bool, snd_max: u64, mss: u64) -> Option<(u64, u64)>;
         fn on_enter_recovery(&mut self, cwnd: u64, rwnd: u64, mss: u64, dupthresh: u64) -> Option<u64>;
         fn recovery_floor(&self) -> Option<u64>;

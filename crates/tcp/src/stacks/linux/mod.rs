@@ -8,6 +8,7 @@
 
 pub mod profile;
 pub mod rack_detection;
+pub mod send_queue;
 pub mod tail_probe;
 pub mod tso_autosize;
 pub mod tso_defer;
@@ -27,6 +28,7 @@ use crate::segments::SegmentTable;
 use crate::tlp::{Probe, ProbeAck};
 use crate::window::Window;
 use rack_detection::RackDetection;
+use send_queue::SendQueue;
 use spikelab_core::{Dur, Packet, Time};
 
 use tail_probe::TailProbe;
@@ -53,6 +55,8 @@ pub struct LinuxHost {
     autosize: TsoAutosize,
     /// `tp->dsack_dups` ([`crate::linux_dsack`]).
     dsack_dups: DsackDups,
+    /// The skbs `tcp_sendmsg_locked` built ([`send_queue`]).
+    queue: SendQueue,
 }
 
 impl LinuxHost {
@@ -189,6 +193,17 @@ impl StackRules for LinuxHost {
     #[inline]
     fn tso_defer(&self, v: &SkbStart) -> SkbSend {
         tso_defer::decide(v)
+    }
+
+    /// `tcp_sendmsg_locked`'s skbs from where the write's sends stopped ([`send_queue`]).
+    fn on_write_pushed(&mut self, snd_max: u64, max_window: u64, mss: u64) {
+        self.queue = SendQueue::new(snd_max, max_window, mss);
+    }
+
+    /// `tcp_write_xmit`'s head after `tcp_grow_skb` ([`send_queue`]).
+    #[inline]
+    fn send_head(&self, snd_nxt: u64, app_end: u64, quota: u64) -> (u64, bool) {
+        self.queue.head(snd_nxt, app_end, quota)
     }
 
     /// `tcp_minshall_update`.

@@ -2,10 +2,11 @@
 //! `tcp_tso_should_defer`, John Heffner's algorithm): `tcp_write_xmit` asks it before
 //! sending an skb of more than one segment (not for a loss probe's `push_one`), and
 //! a deferred skb stays at the head of the send queue until the next
-//! `tcp_write_xmit`. With a bulk sender's transfer queued the head skb is always
-//! large (`tcp_grow_skb`), so every new skb is asked; what it holds back is the
-//! skb of one segment an ACK of one segment frees while the others' ACKs are near,
-//! which then leaves with the next ACK's room as an skb of two.
+//! `tcp_write_xmit`. The head is the rest of an skb `tcp_sendmsg_locked` built,
+//! grown to the cwnd room by `tcp_grow_skb` ([`super::send_queue`]); one of a single
+//! segment is never asked. What it holds back is the segment of room an ACK frees
+//! while the others' ACKs are near, from a head of more, which then leaves with the
+//! next ACK's room as an skb of two.
 //!
 //! Who calls `tcp_write_xmit` next in these runs: the next ACK
 //! (`tcp_data_snd_check`), the pacing timer of a paced sender (`tcp_pace_kick`,
@@ -54,9 +55,13 @@ pub fn decide(v: &SkbStart) -> SkbSend {
     if limit >= v.max_segs * v.mss {
         return SkbSend::SendNow;
     }
-    // The "middle in queue" test does not arise: the head skb holds the rest of the
-    // transfer. With tcp_tso_win_divisor: "If at least some fraction of a window is
-    // available, just use it."
+    // "Middle in queue won't get any more data, full sendable already?" (the send
+    // queue's skbs: [`super::send_queue`]).
+    if !v.head_is_tail && limit >= v.head_len {
+        return SkbSend::SendNow;
+    }
+    // With tcp_tso_win_divisor: "If at least some fraction of a window is available,
+    // just use it."
     let chunk = v.snd_wnd.min(v.cwnd * v.mss) / TSO_WIN_DIVISOR;
     if limit >= chunk {
         return SkbSend::SendNow;
@@ -70,10 +75,10 @@ pub fn decide(v: &SkbStart) -> SkbSend {
     }
     // "Ok, it looks like it is advisable to defer": cwnd- or rwnd-limited by this skb.
     if cong_win < v.send_win {
-        if cong_win <= v.unsent {
+        if cong_win <= v.head_len {
             return SkbSend::Defer(DeferredBy::Cwnd);
         }
-    } else if v.send_win <= v.unsent {
+    } else if v.send_win <= v.head_len {
         return SkbSend::Defer(DeferredBy::Rwnd);
     }
     // The whole rest fits: the transfer's last skb, FIN on it ("If this packet won't
@@ -119,7 +124,8 @@ mod tests {
             send_win: 91_000,
             snd_wnd: 100_000,
             max_segs: 2,
-            unsent: 1_000_000,
+            head_len: 1_000_000,
+            head_is_tail: true,
             head_sent: Some(ms(950)),
             srtt: Some(Dur::from_millis(50)),
         }
@@ -128,6 +134,26 @@ mod tests {
     #[test]
     fn one_segment_of_cwnd_with_the_next_ack_due_waits_for_cwnd() {
         assert_eq!(decide(&waiting()), SkbSend::Defer(DeferredBy::Cwnd));
+    }
+
+    #[test]
+    fn a_head_skb_within_the_room_short_of_the_queues_end_goes_now() {
+        // "Middle in queue won't get any more data, full sendable already?": two
+        // segments of room (max_segs 4), a head of two that is not the queue's last.
+        let v = SkbStart {
+            in_flight: 8,
+            max_segs: 4,
+            head_len: 2_000,
+            head_is_tail: false,
+            ..waiting()
+        };
+        assert_eq!(decide(&v), SkbSend::SendNow);
+        // The queue's last skb waits (cwnd <= skb).
+        let v = SkbStart {
+            head_is_tail: true,
+            ..v
+        };
+        assert_eq!(decide(&v), SkbSend::Defer(DeferredBy::Cwnd));
     }
 
     #[test]
@@ -254,12 +280,12 @@ mod tests {
     #[test]
     fn the_transfers_last_bytes_within_the_window_go_now() {
         let v = SkbStart {
-            unsent: 999,
+            head_len: 999,
             ..waiting()
         };
         assert_eq!(decide(&v), SkbSend::SendNow);
         let v = SkbStart {
-            unsent: 1000,
+            head_len: 1000,
             ..waiting()
         };
         assert_eq!(decide(&v), SkbSend::Defer(DeferredBy::Cwnd), "cwnd <= skb");
