@@ -347,7 +347,7 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 /// improves); every recorded group has one. As measured with the runs simulated as the
 /// kernel ran them (the traces shifted; at the offset of the whole traces the timer
 /// wheel's phase differs, `shifting_the_traces_moves_only_the_timer_wheels_phase`): of
-/// 180, completion 175, retransmissions 156, RTOs 171, undos 172; 61 of the 72 cells at
+/// 180, completion 175, retransmissions 156, RTOs 171, undos 172; 64 of the 72 cells at
 /// 9 of 10 or more. How the rules of 6 Dec moved them (completion / retransmissions /
 /// RTOs / undos, cells), from 174/148/171/172 and 63 cells shifted:
 /// * BBR counts the acknowledged SYN delivered: 176/148/171/172, 64 (AT&T bbr 586 s);
