@@ -371,7 +371,13 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   (tcp_frto 0) 9 -> 10, its retransmissions 7 -> 6 (an offset whose runs part from
 ///   the kernel's at data segment 11 either way);
 /// * the linux receiver's ato in whole jiffies (`tcp_event_data_recv` on
-///   `tcp_jiffies32`): T-Mobile LTE bbr (tcp_frto 2) completion 8 -> 9.
+///   `tcp_jiffies32`): T-Mobile LTE bbr (tcp_frto 2) completion 8 -> 9;
+/// * outside recovery SACKed segments take no room in cwnd (`tcp_cwnd_test` on
+///   `tcp_packets_in_flight`, `StackRules::open_window_beyond_cwnd`), where Limited
+///   Transmit stopped at two: 175/152/171/172 -> 177/155/175/176, AT&T cubic 518 s met
+///   every goal (17.48 s and one RTO against the kernel's 17.45 s and one, both
+///   tcp_frto), T-Mobile LTE bbr 212 s (tcp_frto 2 RTOs and undos; tcp_frto 0 every
+///   goal).
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -399,17 +405,17 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 0, [9, 9, 9, 9]),
     ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
-    ("att-lte-drive", "cubic", 2, [9, 8, 9, 9]),
+    ("att-lte-drive", "cubic", 2, [10, 9, 10, 10]),
     ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 2, [10, 6, 10, 10]),
-    ("att-lte-drive", "cubic", 0, [9, 8, 9, 9]),
+    ("att-lte-drive", "cubic", 0, [10, 9, 10, 10]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 6, 10, 10]),
     ("att-lte-drive", "bbr", 2, [10, 8, 9, 10]),
-    ("tmobile-lte-drive", "bbr", 2, [9, 6, 8, 7]),
+    ("tmobile-lte-drive", "bbr", 2, [9, 6, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
     ("att-lte-drive", "bbr", 0, [10, 8, 9, 10]),
-    ("tmobile-lte-drive", "bbr", 0, [10, 6, 9, 9]),
+    ("tmobile-lte-drive", "bbr", 0, [10, 7, 10, 10]),
     ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
 

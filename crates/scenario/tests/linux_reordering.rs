@@ -58,12 +58,18 @@ fn met() -> (usize, usize, usize) {
 }
 
 /// The agreement measured when the path was recorded, as floors (repetitions of 6):
-/// the model takes 8.68 s and 22 retransmissions, the kernel 6.21 to 8.70 s and 13 to
-/// 34. Its first diverging decision (`spikelab diverge` against the recording's pcaps):
-/// at 0.726 s, after ACK 14500 with SACK 16500-17000 15000-16000 and no loss marked yet,
-/// the kernel sends new data (18500..19000) and the model nothing until its fast
-/// retransmit of 14500 at 0.744 s; cwnd 6, 5 segments in flight (not traced further).
-const FLOOR: (usize, usize) = (2, 3);
+/// the model took 8.68 s and 22 retransmissions, the kernel 6.21 to 8.70 s and 13 to
+/// 34. Its first diverging decision (`spikelab diverge` against the recording's pcaps)
+/// was at 0.726 s, after ACK 14500 with SACK 16500-17000 15000-16000: the kernel sent
+/// new data (18500..19000; cwnd 6, `tcp_packets_in_flight` 8 - 3 SACKed = 5) and the
+/// model nothing, its window snd_una + cwnd + Limited Transmit's two segments. With the
+/// SACKed segments out of the window (`StackRules::open_window_beyond_cwnd`) the model
+/// takes 7.12 s and 24 retransmissions (completion 2 -> 0 of 6: 7.12 s lies inside the
+/// kernel's range but within 5 % of none of its runs; retransmissions 3 -> 4) and parts
+/// at data segment 67 (1.116 s): its RACK reordering timer, armed at 1.055 s with
+/// reo_wnd 66 ms (4 steps of min_rtt 66.4 ms / 4), retransmits 22000, where the
+/// kernel's waits for the ACK of 1.131 s.
+const FLOOR: (usize, usize) = (2, 4);
 
 #[test]
 fn the_linux_profile_keeps_its_agreement_with_the_kernel_on_the_reordering_path() {

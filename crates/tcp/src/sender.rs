@@ -1699,21 +1699,27 @@ impl<E: RtoEstimator> TcpSender<E> {
             } else {
                 limited
             };
-        (end <= self.w.snd_una + self.w.cwnd + limited + self.sacked_outside_window(end))
-            .then_some(end)
+        (end <= self.w.snd_una + self.w.cwnd + self.beyond_cwnd(end, limited)).then_some(end)
     }
 
-    /// In the Loss state of a stack whose SACKed segments take no room in the window
-    /// (a Linux host's `tcp_packets_in_flight`): the SACKed bytes below `end`, which
-    /// the window from snd_una then leaves out. Otherwise none (RFC 5681 3.1).
+    /// How far beyond snd_una + cwnd the window reaches for the segment ending at
+    /// `end`, Limited Transmit's `limited` aside. In the Loss state of a stack whose
+    /// SACKed segments take no room in the window (a Linux host's
+    /// `tcp_packets_in_flight`): also the SACKed bytes below `end`, which the window
+    /// from snd_una then leaves out, else nothing more (RFC 5681 3.1).
+    /// Otherwise the stack's choice from Limited Transmit's `limited` and those bytes
+    /// ([`StackRules::open_window_beyond_cwnd`]).
     #[inline]
-    fn sacked_outside_window(&self, end: u64) -> u64 {
-        let loss = matches!(self.phase, Phase::Loss { .. });
-        if loss && self.stack.sacked_outside_window_in_loss() {
-            self.w.segs.sacked_bytes_below(end)
-        } else {
-            0
+    fn beyond_cwnd(&self, end: u64, limited: u64) -> u64 {
+        if matches!(self.phase, Phase::Loss { .. }) {
+            return if self.stack.sacked_outside_window_in_loss() {
+                limited + self.w.segs.sacked_bytes_below(end)
+            } else {
+                limited
+            };
         }
+        let sacked = self.w.segs.sacked_bytes_below(end);
+        (self.stack).open_window_beyond_cwnd(limited, sacked, self.cfg.sack_enabled())
     }
 
     /// Sends the segment at snd_nxt: a go-back-N retransmission below snd_max (skipping
@@ -2978,6 +2984,27 @@ mod tests {
         s.on_ack(fired + Dur::from_millis(20), &ack(4000), &mut out);
         assert_eq!(s.stats().spurious_responses, 1);
         assert_eq!(s.window().cwnd, before + 1000, "restored, then one more");
+    }
+
+    /// `tcp_cwnd_test` outside recovery: a duplicate ACK SACKing two segments takes
+    /// both out of `tcp_packets_in_flight`, so two new segments go out where Limited
+    /// Transmit (one per duplicate ACK) sends one.
+    #[test]
+    fn a_linux_host_sends_for_every_segment_a_duplicate_ack_sacks() {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
+        assert_eq!((s.window().cwnd, s.window().snd_max), (12_000, 14_000));
+        out.clear();
+        let mut dup = ack(2000);
+        dup.push_sack(3000, 5000);
+        s.on_ack(ms(101), &dup, &mut out);
+        assert_eq!(s.phase(), Phase::Open, "RACK's reordering window holds");
+        let sent: Vec<u64> = out.iter().map(|p| p.seq).collect();
+        assert_eq!(sent, [14_000, 15_000], "in flight 12 - 2 SACKed < cwnd 12");
     }
 
     #[test]
