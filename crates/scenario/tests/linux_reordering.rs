@@ -76,7 +76,12 @@ fn met() -> (usize, usize, usize) {
 /// segment 83 (1.358 s), where the kernel sends two segments on ACK 28500 and the
 /// model one: the kernel's cwnd grew 6 -> 7 in congestion avoidance on the SACKs since
 /// the undo of 1.264 s (`tcp_may_raise_cwnd`: with `tp->reordering` above
-/// `sysctl_tcp_reordering`, FLAG_FORWARD_PROGRESS, not only FLAG_DATA_ACKED).
+/// `sysctl_tcp_reordering`, FLAG_FORWARD_PROGRESS, not only FLAG_DATA_ACKED). With
+/// that growth (`StackRules::raises_cwnd_on_sack`) the model takes 6.21 s and 16
+/// retransmissions (completion 0 -> 1: the kernel's 6.21 s run; retransmissions 0)
+/// and parts at the receiver's 76th ACK (1.461 s): the kernel's receiver hears 24000
+/// (its retransmission of 1.256 s, held by the box) where the model's hears 31000; the
+/// model retransmitted 24000 at 1.260 s, its RACK timer one jiffy after the kernel's.
 const FLOOR: (usize, usize) = (2, 4);
 
 #[test]

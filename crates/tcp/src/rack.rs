@@ -384,6 +384,12 @@ impl Rack {
     pub fn reordering_seen(&self) -> bool {
         self.reord_seen
     }
+
+    /// `tcp_may_raise_cwnd`'s first test: `tp->reordering` above
+    /// `sysctl_tcp_reordering`.
+    pub fn reordering_high(&self) -> bool {
+        self.reordering > REORDERING_INIT
+    }
 }
 
 /// `tcp_packets_in_flight`: packets_out - (sacked_out + lost_out) + retrans_out, in

@@ -378,6 +378,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             return AckInfo::default();
         }
         let cc_start = self.cc_ack_begin(pkt);
+        let prior_snd_una = self.w.snd_una;
         let timeouts = self.consecutive_timeouts;
         let was_recovering = self.phase != Phase::Open;
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
@@ -440,6 +441,13 @@ impl<E: RtoEstimator> TcpSender<E> {
         // The stack's own loss detection and recovery window (a Linux host: RACK, RFC
         // 8985; PRR, RFC 6937).
         self.detect_losses(now, info.duplicate || newly_sacked > 0 || dsack);
+        // tcp_cong_control after tcp_fastretrans_alert: outside a cwnd reduction,
+        // tcp_may_raise_cwnd lets an ACK that only SACKs new data grow cwnd by
+        // acked_sacked when the stack says so (a Linux host's high reordering degree).
+        let sack_only = pkt.ack <= prior_snd_una && newly_sacked > 0;
+        if sack_only && self.phase == Phase::Open && self.stack.raises_cwnd_on_sack() {
+            self.grow_cwnd(now, 0, delivered);
+        }
         // tcp_cong_control -> tcp_cwnd_reduction(sk, acked_sacked = tp->delivered -
         // prior_delivered): a segment SACKed on an earlier ACK is not delivered again.
         self.prr_on_ack(delivered, info.newly_acked > 0);
@@ -3005,6 +3013,30 @@ mod tests {
         assert_eq!(s.phase(), Phase::Open, "RACK's reordering window holds");
         let sent: Vec<u64> = out.iter().map(|p| p.seq).collect();
         assert_eq!(sent, [14_000, 15_000], "in flight 12 - 2 SACKed < cwnd 12");
+    }
+
+    /// `tcp_cong_control -> tcp_may_raise_cwnd`: once a segment arrived four below
+    /// the highest SACKed one (`tp->reordering` 4, above `sysctl_tcp_reordering` 3),
+    /// an ACK that only SACKs new data grows cwnd by what it delivered
+    /// (FLAG_FORWARD_PROGRESS); before that only ACKs of new data do.
+    #[test]
+    fn a_linux_host_grows_cwnd_on_sacks_once_reordering_is_high() {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 100_000);
+        let mut first = ack(1000);
+        first.push_sack(3000, 4000);
+        s.on_ack(ms(100), &first, &mut out);
+        assert_eq!(s.window().cwnd, 12_000, "slow start: segments 0 and 3");
+        s.on_ack(ms(101), &ack(4000), &mut out); // 1 and 2, 1 below SACKed 3
+        assert_eq!(s.window().cwnd, 14_000);
+        let mut sack = ack(4000);
+        sack.push_sack(5000, 6000);
+        s.on_ack(ms(102), &sack, &mut out);
+        assert_eq!(s.phase(), Phase::Open);
+        assert_eq!(s.window().cwnd, 15_000, "segment 5, SACKed");
     }
 
     #[test]

@@ -266,6 +266,13 @@ pub trait StackRules {
     fn sacked_outside_window_in_loss(&self) -> bool {
         false
     }
+    /// Outside fast recovery and the Loss state: an ACK that SACKs new data without
+    /// acknowledging any lets the controller grow cwnd by what it delivered (RFC 5681
+    /// 3.1: only ACKs of new data).
+    #[inline]
+    fn raises_cwnd_on_sack(&self) -> bool {
+        false
+    }
     /// Outside fast recovery and the Loss state: how far beyond snd_una + cwnd the
     /// window reaches, given `limited` (Limited Transmit's early duplicate ACKs,
     /// RFC 3042), the SACKed bytes `sacked_below` the end of the segment to send, and
@@ -589,6 +596,8 @@ spikelab_core::dispatch_enum! {
         fn sacked_outside_window_in_loss(&self) -> bool;
         #[inline]
         fn open_window_beyond_cwnd(&self, limited: u64, sacked_below: u64, sack: bool) -> u64;
+        #[inline]
+        fn raises_cwnd_on_sack(&self) -> bool;
         fn completes_handshake_with_ack(&self) -> bool;
         #[inline]
         fn limited_transmit_in_go_back_n(&self) -> bool;
@@ -728,6 +737,7 @@ mod tests {
             assert_eq!(s.sack_marks_at_timeout(false), SackMarks::Clear);
             assert!(!s.sacked_outside_window_in_loss());
             assert_eq!(s.open_window_beyond_cwnd(1000, 3000, true), 1000);
+            assert!(!s.raises_cwnd_on_sack());
         }
     }
 }

@@ -115,6 +115,12 @@ impl StackRules for LinuxHost {
         open_window_beyond_cwnd(limited, sacked_below, sack)
     }
 
+    /// `tcp_cong_control -> tcp_may_raise_cwnd` ([`RackDetection::raises_cwnd_on_sack`]).
+    #[inline]
+    fn raises_cwnd_on_sack(&self) -> bool {
+        self.rack.raises_cwnd_on_sack()
+    }
+
     /// `tcp_xmit_retransmit_queue`: "if (skb == rtx_head && icsk->icsk_pending !=
     /// ICSK_TIME_REO_TIMEOUT) tcp_reset_xmit_timer(sk, ICSK_TIME_RETRANS, ...)": the
     /// retransmission of the head restarts the RTO from its own send time.

@@ -236,6 +236,14 @@ impl RackDetection {
         self.rack.is_lost(start)
     }
 
+    /// `tcp_may_raise_cwnd`: with `tp->reordering` above `sysctl_tcp_reordering`, an
+    /// ACK that only SACKs new data (FLAG_FORWARD_PROGRESS) raises cwnd too; else only
+    /// one that acknowledges new data (FLAG_DATA_ACKED). Without RACK the model keeps
+    /// no reordering degree: the latter.
+    pub fn raises_cwnd_on_sack(&self) -> bool {
+        self.on && self.rack.reordering_high()
+    }
+
     /// Segments marked lost and not yet retransmitted.
     pub fn lost_pending(&self) -> u64 {
         self.rack.lost_pending()
@@ -394,6 +402,21 @@ mod tests {
         };
         r.on_ack_delivered(&d, None);
         assert_eq!(r.rack.reo_wnd_steps(), 2);
+    }
+
+    #[test]
+    fn cwnd_grows_on_sacks_only_above_the_initial_reordering_degree() {
+        let mut r = RackDetection {
+            on: true,
+            ..RackDetection::default()
+        };
+        assert!(!r.raises_cwnd_on_sack());
+        r.rack.on_delayed_hole(0, Some(3000), 1000); // reordering 3: not above
+        assert!(!r.raises_cwnd_on_sack());
+        r.rack.on_delayed_hole(0, Some(4000), 1000);
+        assert!(r.raises_cwnd_on_sack());
+        r.on = false;
+        assert!(!r.raises_cwnd_on_sack());
     }
 
     #[test]
