@@ -409,7 +409,11 @@ impl<E: RtoEstimator> TcpSender<E> {
         let mut delivered = sack_delivered;
         if pkt.ack <= self.w.snd_una {
             if let Some(rtt) = sack_cc_sample {
-                self.cc_on_rtt_sample(now, rtt); // pkts_acked runs on every ACK
+                // pkts_acked runs on every ACK.
+                self.cc_on_rtt_sample(now, rtt);
+                // tcp_clean_rtx_queue -> tcp_ack_update_rtt on an ACK that only SACKs
+                // (seq_rtt_us = sack_rtt_us): tcp_update_rtt_min(sk, ca_rtt_us).
+                self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
             }
         }
         if pkt.ack > self.w.snd_una {
@@ -3037,6 +3041,25 @@ mod tests {
         s.on_ack(ms(102), &sack, &mut out);
         assert_eq!(s.phase(), Phase::Open);
         assert_eq!(s.window().cwnd, 15_000, "segment 5, SACKed");
+    }
+
+    /// `tcp_ack_update_rtt` on an ACK that only SACKs (`seq_rtt_us = sack_rtt_us`):
+    /// `tcp_update_rtt_min` takes `ca_rtt_us`, the RTT of the segment SACKed last
+    /// sent. The delay-injection path at 0.2105 s: the kernel's min_rtt 66.0 ms there
+    /// (segment 5000 sent 0.1445 s), which RACK's reordering window is counted in.
+    #[test]
+    fn a_linux_hosts_min_rtt_hears_an_ack_that_only_sacks() {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 100_000);
+        s.on_ack(ms(100), &ack(1000), &mut out); // 1000..3000 go out at 100 ms
+        assert_eq!(s.min_rtt(), Some(Dur::from_millis(100)));
+        let mut sack = ack(1000);
+        sack.push_sack(11_000, 12_000);
+        s.on_ack(ms(160), &sack, &mut out);
+        assert_eq!(s.min_rtt(), Some(Dur::from_millis(60)));
     }
 
     #[test]
