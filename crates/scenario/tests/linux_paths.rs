@@ -347,7 +347,7 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 /// improves); every recorded group has one. As measured with the runs simulated as the
 /// kernel ran them (the traces shifted; at the offset of the whole traces the timer
 /// wheel's phase differs, `shifting_the_traces_moves_only_the_timer_wheels_phase`): of
-/// 180, completion 175, retransmissions 156, RTOs 171, undos 172; 64 of the 72 cells at
+/// 180, completion 175, retransmissions 159, RTOs 173, undos 174; 65 of the 72 cells at
 /// 9 of 10 or more. How the rules of 6 Dec moved them (completion / retransmissions /
 /// RTOs / undos, cells), from 174/148/171/172 and 63 cells shifted:
 /// * BBR counts the acknowledged SYN delivered: 176/148/171/172, 64 (AT&T bbr 586 s);
@@ -376,7 +376,12 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   segments of 1448 B, half the SYN-ACK's window), and a head of one segment meets no
 ///   TSO deferral, a head the room holds none ("Middle in queue"; send_queue.rs): AT&T
 ///   cubic retransmissions 8 -> 9 (310 s: 21 -> 57, the kernel's 57) and T-Mobile UMTS
-///   cubic 6 -> 7 (710 s: 3 -> 10, the kernel's 10), both tcp_frto; 175/156/171/172.
+///   cubic 6 -> 7 (710 s: 3 -> 10, the kernel's 10), both tcp_frto; 175/156/171/172;
+/// * outside recovery SACKed segments take no room in cwnd (`tcp_cwnd_test` on
+///   `tcp_packets_in_flight`), a spurious retransmission's ACK still gives the rate
+///   sample (so a D-SACK widens reo_wnd), cwnd grows on SACK-only ACKs once
+///   reordering is seen (`tcp_may_raise_cwnd`), min_rtt from SACK-only ACKs (found on
+///   the reordering path): 175/159/173/174, 65 cells.
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -406,15 +411,15 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
     ("att-lte-drive", "cubic", 2, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 7, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 8, 10, 10]),
     ("att-lte-drive", "cubic", 0, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 7, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 8, 10, 10]),
     ("att-lte-drive", "bbr", 2, [10, 8, 9, 10]),
-    ("tmobile-lte-drive", "bbr", 2, [9, 6, 8, 7]),
+    ("tmobile-lte-drive", "bbr", 2, [9, 6, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
     ("att-lte-drive", "bbr", 0, [10, 8, 9, 10]),
-    ("tmobile-lte-drive", "bbr", 0, [10, 6, 9, 9]),
+    ("tmobile-lte-drive", "bbr", 0, [10, 7, 10, 10]),
     ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
 

@@ -141,8 +141,7 @@ impl Rack {
         // RFC 8985 6.2 step 1 / tcp_sacktag_one: a delivered segment is no longer lost.
         self.lost.remove(&seg.start);
         self.lost_retransmitted.remove(&seg.start);
-        // tcp_rate_skb_delivered: the most recently sent segment of this ACK.
-        self.ack_latest_sent = self.ack_latest_sent.max(Some(seg.last_sent));
+        self.on_rate_delivered(seg);
         let rtt = now.saturating_since(seg.last_sent);
         // RFC 8985 6.2 step 2: a retransmitted segment delivered sooner than min_RTT
         // after its retransmission was the original's delivery; ambiguous, skipped.
@@ -205,6 +204,14 @@ impl Rack {
             // tcp_min_rtt() is ~0U before any sample: the SRTT bound applies.
             None => srtt,
         }
+    }
+
+    /// `tcp_rate_skb_delivered`: segment `seg` was delivered by this ACK, the most
+    /// recently sent one giving `rs->prior_delivered`. `tcp_clean_rtx_queue` calls it
+    /// for every segment the ACK acknowledges, a spurious retransmission too, where
+    /// `tcp_rack_advance` is skipped (`tcp_skb_spurious_retrans`).
+    pub fn on_rate_delivered(&mut self, seg: &Seg) {
+        self.ack_latest_sent = self.ack_latest_sent.max(Some(seg.last_sent));
     }
 
     /// A new ACK is about to be applied: no segment delivered by it yet.
@@ -376,6 +383,12 @@ impl Rack {
     /// Whether reordering was observed.
     pub fn reordering_seen(&self) -> bool {
         self.reord_seen
+    }
+
+    /// `tcp_may_raise_cwnd`'s first test: `tp->reordering` above
+    /// `sysctl_tcp_reordering`.
+    pub fn reordering_high(&self) -> bool {
+        self.reordering > REORDERING_INIT
     }
 }
 

@@ -393,6 +393,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             return AckInfo::default();
         }
         let cc_start = self.cc_ack_begin(pkt);
+        let prior_snd_una = self.w.snd_una;
         let timeouts = self.consecutive_timeouts;
         let was_recovering = self.phase != Phase::Open;
         let undos_before = self.stats.spurious_responses + self.stats.recovery_undos;
@@ -423,7 +424,11 @@ impl<E: RtoEstimator> TcpSender<E> {
         let mut delivered = sack_delivered;
         if pkt.ack <= self.w.snd_una {
             if let Some(rtt) = sack_cc_sample {
-                self.cc_on_rtt_sample(now, rtt); // pkts_acked runs on every ACK
+                // pkts_acked runs on every ACK.
+                self.cc_on_rtt_sample(now, rtt);
+                // tcp_clean_rtx_queue -> tcp_ack_update_rtt on an ACK that only SACKs
+                // (seq_rtt_us = sack_rtt_us): tcp_update_rtt_min(sk, ca_rtt_us).
+                self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
             }
         }
         if pkt.ack > self.w.snd_una {
@@ -455,6 +460,13 @@ impl<E: RtoEstimator> TcpSender<E> {
         // The stack's own loss detection and recovery window (a Linux host: RACK, RFC
         // 8985; PRR, RFC 6937).
         self.detect_losses(now, info.duplicate || newly_sacked > 0 || dsack);
+        // tcp_cong_control after tcp_fastretrans_alert: outside a cwnd reduction,
+        // tcp_may_raise_cwnd lets an ACK that only SACKs new data grow cwnd by
+        // acked_sacked when the stack says so (a Linux host's high reordering degree).
+        let sack_only = pkt.ack <= prior_snd_una && newly_sacked > 0;
+        if sack_only && self.phase == Phase::Open && self.stack.raises_cwnd_on_sack() {
+            self.grow_cwnd(now, 0, delivered);
+        }
         // tcp_cong_control -> tcp_cwnd_reduction(sk, acked_sacked = tp->delivered -
         // prior_delivered): a segment SACKed on an earlier ACK is not delivered again.
         self.prr_on_ack(delivered, info.newly_acked > 0);
@@ -1732,21 +1744,27 @@ impl<E: RtoEstimator> TcpSender<E> {
             } else {
                 limited
             };
-        (end <= self.w.snd_una + self.w.cwnd + limited + self.sacked_outside_window(end))
-            .then_some(end)
+        (end <= self.w.snd_una + self.w.cwnd + self.beyond_cwnd(end, limited)).then_some(end)
     }
 
-    /// In the Loss state of a stack whose SACKed segments take no room in the window
-    /// (a Linux host's `tcp_packets_in_flight`): the SACKed bytes below `end`, which
-    /// the window from snd_una then leaves out. Otherwise none (RFC 5681 3.1).
+    /// How far beyond snd_una + cwnd the window reaches for the segment ending at
+    /// `end`, Limited Transmit's `limited` aside. In the Loss state of a stack whose
+    /// SACKed segments take no room in the window (a Linux host's
+    /// `tcp_packets_in_flight`): also the SACKed bytes below `end`, which the window
+    /// from snd_una then leaves out, else nothing more (RFC 5681 3.1).
+    /// Otherwise the stack's choice from Limited Transmit's `limited` and those bytes
+    /// ([`StackRules::open_window_beyond_cwnd`]).
     #[inline]
-    fn sacked_outside_window(&self, end: u64) -> u64 {
-        let loss = matches!(self.phase, Phase::Loss { .. });
-        if loss && self.stack.sacked_outside_window_in_loss() {
-            self.w.segs.sacked_bytes_below(end)
-        } else {
-            0
+    fn beyond_cwnd(&self, end: u64, limited: u64) -> u64 {
+        if matches!(self.phase, Phase::Loss { .. }) {
+            return if self.stack.sacked_outside_window_in_loss() {
+                limited + self.w.segs.sacked_bytes_below(end)
+            } else {
+                limited
+            };
         }
+        let sacked = self.w.segs.sacked_bytes_below(end);
+        (self.stack).open_window_beyond_cwnd(limited, sacked, self.cfg.sack_enabled())
     }
 
     /// Sends the segment at snd_nxt: a go-back-N retransmission below snd_max (skipping
@@ -3011,6 +3029,70 @@ mod tests {
         s.on_ack(fired + Dur::from_millis(20), &ack(4000), &mut out);
         assert_eq!(s.stats().spurious_responses, 1);
         assert_eq!(s.window().cwnd, before + 1000, "restored, then one more");
+    }
+
+    /// `tcp_cwnd_test` outside recovery: a duplicate ACK SACKing two segments takes
+    /// both out of `tcp_packets_in_flight`, so two new segments go out where Limited
+    /// Transmit (one per duplicate ACK) sends one.
+    #[test]
+    fn a_linux_host_sends_for_every_segment_a_duplicate_ack_sacks() {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 40_000);
+        s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
+        assert_eq!((s.window().cwnd, s.window().snd_max), (12_000, 14_000));
+        out.clear();
+        let mut dup = ack(2000);
+        dup.push_sack(3000, 5000);
+        s.on_ack(ms(101), &dup, &mut out);
+        assert_eq!(s.phase(), Phase::Open, "RACK's reordering window holds");
+        let sent: Vec<u64> = out.iter().map(|p| p.seq).collect();
+        assert_eq!(sent, [14_000, 15_000], "in flight 12 - 2 SACKed < cwnd 12");
+    }
+
+    /// `tcp_cong_control -> tcp_may_raise_cwnd`: once a segment arrived four below
+    /// the highest SACKed one (`tp->reordering` 4, above `sysctl_tcp_reordering` 3),
+    /// an ACK that only SACKs new data grows cwnd by what it delivered
+    /// (FLAG_FORWARD_PROGRESS); before that only ACKs of new data do.
+    #[test]
+    fn a_linux_host_grows_cwnd_on_sacks_once_reordering_is_high() {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 100_000);
+        let mut first = ack(1000);
+        first.push_sack(3000, 4000);
+        s.on_ack(ms(100), &first, &mut out);
+        assert_eq!(s.window().cwnd, 12_000, "slow start: segments 0 and 3");
+        s.on_ack(ms(101), &ack(4000), &mut out); // 1 and 2, 1 below SACKed 3
+        assert_eq!(s.window().cwnd, 14_000);
+        let mut sack = ack(4000);
+        sack.push_sack(5000, 6000);
+        s.on_ack(ms(102), &sack, &mut out);
+        assert_eq!(s.phase(), Phase::Open);
+        assert_eq!(s.window().cwnd, 15_000, "segment 5, SACKed");
+    }
+
+    /// `tcp_ack_update_rtt` on an ACK that only SACKs (`seq_rtt_us = sack_rtt_us`):
+    /// `tcp_update_rtt_min` takes `ca_rtt_us`, the RTT of the segment SACKed last
+    /// sent. The delay-injection path at 0.2105 s: the kernel's min_rtt 66.0 ms there
+    /// (segment 5000 sent 0.1445 s), which RACK's reordering window is counted in.
+    #[test]
+    fn a_linux_hosts_min_rtt_hears_an_ack_that_only_sacks() {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 100_000);
+        s.on_ack(ms(100), &ack(1000), &mut out); // 1000..3000 go out at 100 ms
+        assert_eq!(s.min_rtt(), Some(Dur::from_millis(100)));
+        let mut sack = ack(1000);
+        sack.push_sack(11_000, 12_000);
+        s.on_ack(ms(160), &sack, &mut out);
+        assert_eq!(s.min_rtt(), Some(Dur::from_millis(60)));
     }
 
     #[test]

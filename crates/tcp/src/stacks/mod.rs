@@ -269,6 +269,21 @@ pub trait StackRules {
     fn sacked_outside_window_in_loss(&self) -> bool {
         false
     }
+    /// Outside fast recovery and the Loss state: an ACK that SACKs new data without
+    /// acknowledging any lets the controller grow cwnd by what it delivered (RFC 5681
+    /// 3.1: only ACKs of new data).
+    #[inline]
+    fn raises_cwnd_on_sack(&self) -> bool {
+        false
+    }
+    /// Outside fast recovery and the Loss state: how far beyond snd_una + cwnd the
+    /// window reaches, given `limited` (Limited Transmit's early duplicate ACKs,
+    /// RFC 3042), the SACKed bytes `sacked_below` the end of the segment to send, and
+    /// whether SACK is on. RFC 5681 3.1 with RFC 3042: `limited`.
+    #[inline]
+    fn open_window_beyond_cwnd(&self, limited: u64, _sacked_below: u64, _sack: bool) -> u64 {
+        limited
+    }
     /// The SYN-ACK is answered by a header-only segment of its own before any data, and
     /// one after a retransmitted SYN is timed by its timestamp echo (RFC 9293 3.5, RFC
     /// 7323 4.1).
@@ -593,6 +608,10 @@ spikelab_core::dispatch_enum! {
         fn sack_marks_at_timeout(&self, head_sacked: bool) -> SackMarks;
         #[inline]
         fn sacked_outside_window_in_loss(&self) -> bool;
+        #[inline]
+        fn open_window_beyond_cwnd(&self, limited: u64, sacked_below: u64, sack: bool) -> u64;
+        #[inline]
+        fn raises_cwnd_on_sack(&self) -> bool;
         fn completes_handshake_with_ack(&self) -> bool;
         #[inline]
         fn limited_transmit_in_go_back_n(&self) -> bool;
@@ -734,6 +753,8 @@ mod tests {
             let s = Stack::new(&cfg);
             assert_eq!(s.sack_marks_at_timeout(false), SackMarks::Clear);
             assert!(!s.sacked_outside_window_in_loss());
+            assert_eq!(s.open_window_beyond_cwnd(1000, 3000, true), 1000);
+            assert!(!s.raises_cwnd_on_sack());
         }
     }
 }

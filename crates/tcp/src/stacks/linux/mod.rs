@@ -110,6 +110,21 @@ impl StackRules for LinuxHost {
         true
     }
 
+    /// `tcp_write_xmit -> tcp_cwnd_test`: new data goes out while
+    /// `tcp_packets_in_flight` (`packets_out - (sacked_out + lost_out) + retrans_out`)
+    /// is below cwnd, in the Open and Disorder states as in any other: with SACK the
+    /// SACKed segments take no room ([`open_window_beyond_cwnd`]).
+    #[inline]
+    fn open_window_beyond_cwnd(&self, limited: u64, sacked_below: u64, sack: bool) -> u64 {
+        open_window_beyond_cwnd(limited, sacked_below, sack)
+    }
+
+    /// `tcp_cong_control -> tcp_may_raise_cwnd` ([`RackDetection::raises_cwnd_on_sack`]).
+    #[inline]
+    fn raises_cwnd_on_sack(&self) -> bool {
+        self.rack.raises_cwnd_on_sack()
+    }
+
     /// `tcp_xmit_retransmit_queue`: "if (skb == rtx_head && icsk->icsk_pending !=
     /// ICSK_TIME_REO_TIMEOUT) tcp_reset_xmit_timer(sk, ICSK_TIME_RETRANS, ...)": the
     /// retransmission of the head restarts the RTO from its own send time.
@@ -388,9 +403,33 @@ impl StackRules for LinuxHost {
     }
 }
 
+/// `tcp_cwnd_test` (net/ipv4/tcp_output.c) outside recovery and the Loss state: the
+/// kernel has no Limited Transmit of its own; `tcp_packets_in_flight` leaves out the
+/// SACKed segments (`sacked_out`, `tcp_sacktag_one`), so with SACK the window from
+/// snd_una stretches by the SACKed bytes below the segment to send, however many
+/// duplicate ACKs brought them (RFC 3042 stops at two). Without SACK `sacked_out`
+/// counts duplicate ACKs (`tcp_add_reno_sack`); the model keeps Limited Transmit
+/// there.
+pub fn open_window_beyond_cwnd(limited: u64, sacked_below: u64, sack: bool) -> u64 {
+    if sack {
+        sacked_below
+    } else {
+        limited
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The delay-injection path at 0.7259 s: three segments SACKed on three duplicate
+    /// ACKs; Limited Transmit's two would hold the fourth new segment the kernel sent.
+    #[test]
+    fn with_sack_the_sacked_bytes_not_limited_transmit_stretch_the_window() {
+        assert_eq!(open_window_beyond_cwnd(1000, 1500, true), 1500);
+        assert_eq!(open_window_beyond_cwnd(0, 0, true), 0);
+        assert_eq!(open_window_beyond_cwnd(1000, 0, false), 1000);
+    }
 
     #[test]
     fn a_window_that_filled_cwnd_is_kept_for_the_controller() {

@@ -92,7 +92,13 @@ impl RackDetection {
                 let spurious = cumulative
                     && seg.retx_count > 0
                     && acked_for_the_original(echoed, d.ts_clock, seg.last_sent);
-                if !whole || seg.sacked || spurious {
+                if !whole || seg.sacked {
+                    continue;
+                }
+                if spurious {
+                    // tcp_clean_rtx_queue: tcp_rate_skb_delivered for every acknowledged
+                    // skb; only tcp_rack_advance waits on !tcp_skb_spurious_retrans.
+                    self.rack.on_rate_delivered(&seg);
                     continue;
                 }
                 self.rack.on_delivered_below_fack(&seg, prior_fack, w.mss);
@@ -230,6 +236,14 @@ impl RackDetection {
         self.rack.is_lost(start)
     }
 
+    /// `tcp_may_raise_cwnd`: with `tp->reordering` above `sysctl_tcp_reordering`, an
+    /// ACK that only SACKs new data (FLAG_FORWARD_PROGRESS) raises cwnd too; else only
+    /// one that acknowledges new data (FLAG_DATA_ACKED). Without RACK the model keeps
+    /// no reordering degree: the latter.
+    pub fn raises_cwnd_on_sack(&self) -> bool {
+        self.on && self.rack.reordering_high()
+    }
+
     /// Segments marked lost and not yet retransmitted.
     pub fn lost_pending(&self) -> u64 {
         self.rack.lost_pending()
@@ -348,6 +362,61 @@ mod tests {
         );
         w.segs.on_sack_block(2 * mss, 4 * mss);
         assert_eq!(r.rack.detect_loss(&w.segs, now, reo_wnd).newly_lost, 1);
+    }
+
+    /// The delay-injection path at 1.032 s: a D-SACK (1.011 s) is pending, and the next
+    /// ACK acknowledges only a retransmission whose original arrived (its echo
+    /// predates the resend). `tcp_clean_rtx_queue` still gives the rate sample its
+    /// `prior_delivered` (`tcp_rate_skb_delivered`), so `tcp_rack_update_reo_wnd`
+    /// widens the window a step; only `tcp_rack_advance` skips the segment.
+    #[test]
+    fn a_spurious_retransmission_acknowledged_still_lets_a_dsack_widen_the_window() {
+        let mss = 500;
+        let ms = |v: u64| Time(v * 1_000_000);
+        let clock = TsClock::new(Dur::from_millis(1));
+        let mut w = Window::new(mss, 100 * mss, u64::MAX, 3);
+        for i in 0..4u64 {
+            w.segs.push_new(i * mss, (i + 1) * mss, ms(900));
+        }
+        w.segs.get_mut(0).unwrap().retx_count = 1;
+        w.segs.get_mut(0).unwrap().last_sent = ms(1004);
+        (w.snd_nxt, w.snd_max) = (4 * mss, 4 * mss);
+        let mut r = RackDetection {
+            on: true,
+            ..RackDetection::default()
+        };
+        r.rack.on_delayed_hole(0, Some(3 * mss), mss); // reordering seen
+        r.rack.on_dsack(false);
+        let mut ack = Packet::new(0, FlowId(0), PacketKind::Ack, ms(1032));
+        ack.ack = mss;
+        ack.set_ts(Some(spikelab_core::Timestamps {
+            val: 1,
+            ecr: clock.read(ms(900)),
+        }));
+        let d = Delivery {
+            now: ms(1032),
+            pkt: &ack,
+            w: &w,
+            min_rtt: Some(Dur::from_millis(66)),
+            ts_clock: Some(&clock),
+        };
+        r.on_ack_delivered(&d, None);
+        assert_eq!(r.rack.reo_wnd_steps(), 2);
+    }
+
+    #[test]
+    fn cwnd_grows_on_sacks_only_above_the_initial_reordering_degree() {
+        let mut r = RackDetection {
+            on: true,
+            ..RackDetection::default()
+        };
+        assert!(!r.raises_cwnd_on_sack());
+        r.rack.on_delayed_hole(0, Some(3000), 1000); // reordering 3: not above
+        assert!(!r.raises_cwnd_on_sack());
+        r.rack.on_delayed_hole(0, Some(4000), 1000);
+        assert!(r.raises_cwnd_on_sack());
+        r.on = false;
+        assert!(!r.raises_cwnd_on_sack());
     }
 
     #[test]
