@@ -21,7 +21,7 @@
 //! more than one segment (`tso_segs == 1` meets Nagle's test alone, which a
 //! full-sized segment passes). So with room for one segment the last segment of a
 //! `size_goal` skb goes at once where a larger head would wait
-//! ([`super::tso_defer`]).
+//! (the `tso_defer` module beside this one).
 //!
 //! Simplification: a head grown by `tcp_grow_skb` and then deferred keeps its new end
 //! in the kernel; here the layout alone sets the head. It matters only for a head grown
