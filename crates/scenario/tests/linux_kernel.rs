@@ -693,19 +693,19 @@ fn the_kernel_against_its_own_second_recording() {
 /// 2278 against the same before, on both sides of the kernel's), and seeds 2 and 7 miss
 /// the 20 % goal. The rule is kept (the real paths' first diverging decisions moved
 /// later on 18 offsets and earlier on none); in seed 2 the model leaves the kernel's
-/// run at 0.270 s, before the two models part (0.328 s). The shift is the recordings':
-/// each lost one data segment in the emulator (segment 613 to 618 at 0.322 s, dropped by
-/// the forwarder's raw-store purge, fixed since), which puts the kernel in Recovery
-/// before the access queue's first overflow and sets its startup's retransmissions
-/// (1520 to 1554); without it the model's startup is bimodal (about 1260 or 1700,
-/// turning on 0.1 ms of latency), and the rule moved this path to the lower mode. With
-/// that one loss replayed (a scratch run), the model retransmits 1520 to 1527 in startup
-/// and 1876 to 2258 in all against 1879 to 2430; only seed 2 misses
-/// (docs/src/validation-linux.md). What the kernel does without that loss needs remade
-/// recordings.
+/// run at 0.270 s, before the two models part (0.328 s). Those recordings each lost one
+/// data segment in the emulator (segment 613 to 618 at 0.322 s, the forwarder's
+/// raw-store purge; a90172c), which put the kernel in Recovery before the access
+/// queue's first overflow; replaying that loss in a scratch run brought the model to
+/// 1876-2258 against 1879-2430. Recorded again with the purge fixed (0 packets ignored
+/// in every run, lateness p99 0.51-3.72 ms), the kernel still retransmits 1842 to 2502
+/// and the model (1618 to 1963) meets 5 of 10 seeds: the loss was not the whole shift.
+/// The model's startup overshoot is bimodal (about 1260 or 1700 retransmissions,
+/// turning on 0.1 ms of latency) and the rule put this path in the lower mode; why the
+/// kernel stays in the upper one is not traced (the new recordings kept no captures).
 const FLOOR_BBR_OUTAGES: Met4 = Met4 {
     completion: 10,
-    retransmissions: 8,
+    retransmissions: 5,
     timeouts: 10,
     undos: 10,
 };
