@@ -428,7 +428,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                 self.cc_on_rtt_sample(now, rtt);
                 // tcp_clean_rtx_queue -> tcp_ack_update_rtt on an ACK that only SACKs
                 // (seq_rtt_us = sack_rtt_us): tcp_update_rtt_min(sk, ca_rtt_us).
-                self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+                self.note_min_rtt(rtt);
             }
         }
         if pkt.ack > self.w.snd_una {
@@ -1147,8 +1147,13 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         self.rto.on_rtt_sample(&s);
         self.last_rtt = Some(rtt);
-        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        self.note_min_rtt(rtt);
         self.stats.rtt_samples += 1;
+    }
+
+    /// A sample for the lowest RTT seen ([`Self::min_rtt`]).
+    fn note_min_rtt(&mut self, rtt: Dur) {
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
     }
 
     fn on_new_ack(
@@ -3344,15 +3349,12 @@ mod tests {
     #[test]
     fn bbr_counts_the_acknowledged_syn_among_the_first_ten_deliveries() {
         let cfg = TcpConfig {
-            mss: 1000,
-            timestamps: true,
-            ..TcpConfig::linux()
+            handshake: true,
+            ..linux_cfg(crate::LinuxSysctls {
+                tcp_congestion_control: crate::LinuxModule::named("bbr").unwrap(),
+                ..Default::default()
+            })
         };
-        let mut linux = cfg.linux.clone().unwrap();
-        linux.tcp_congestion_control = crate::cc::LinuxModule::named("bbr").unwrap();
-        let mut cfg = cfg;
-        linux.apply(&mut cfg);
-        cfg.linux = Some(linux);
         let (mut s, mut out) = started(&cfg, 100_000);
         s.on_ack(ms(84), &syn_ack(out[0].ts().unwrap().val), &mut out);
         for k in 1..=12 {

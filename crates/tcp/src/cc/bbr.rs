@@ -958,12 +958,9 @@ mod tests {
         assert_eq!(b.min_rtt(), Some(Dur::from_millis(100)));
     }
 
-    /// Samples equal to min_rtt leave its stamp where the first one set it: eight
-    /// rounds of exactly 100 ms after the 100 ms initial min_rtt (stamped at 0), and
-    /// a sample 10.004 s in (past 2 500 jiffies) finds the filter expired; renewed by
-    /// each equal sample (the old `<=`) it would run until 10.8 s.
-    #[test]
-    fn an_rtt_equal_to_min_rtt_does_not_renew_its_stamp() {
+    /// Eight 100 ms rounds of 10 segments, then at `at_ms` one more ACK of 10 whose
+    /// sample has an RTT of `rtt_ms`, from a delayed ACK or not.
+    fn after_eight_rounds_one_more_at(at_ms: u64, rtt_ms: u64, delayed: bool) -> Bbr {
         let mut b = started();
         let mut d = 0;
         rounds(&mut b, 0, 8, 10, &mut d);
@@ -972,31 +969,28 @@ mod tests {
             delivered: Some(10),
             interval: Some(Dur::from_millis(100)),
             acked_sacked: 10,
-            rtt: Some(Dur::from_millis(100)),
+            rtt: Some(Dur::from_millis(rtt_ms)),
+            is_ack_delayed: delayed,
             ..RateSample::default()
         };
-        d += 10;
-        b.on_cong_control(&rs, &view(ms(10_004), 20, 20, d));
+        b.on_cong_control(&rs, &view(ms(at_ms), 20, 20, d + 10));
+        b
+    }
+
+    /// Samples equal to min_rtt leave its stamp where the first one set it: eight
+    /// rounds of exactly 100 ms after the 100 ms initial min_rtt (stamped at 0), and
+    /// a sample 10.004 s in (past 2 500 jiffies) finds the filter expired; renewed by
+    /// each equal sample (the old `<=`) it would run until 10.8 s.
+    #[test]
+    fn an_rtt_equal_to_min_rtt_does_not_renew_its_stamp() {
+        let b = after_eight_rounds_one_more_at(10_004, 100, false);
         assert!(matches!(b.mode(), Mode::ProbeRtt { .. }), "{:?}", b.mode());
     }
 
     #[test]
     fn an_expired_min_rtt_takes_a_post_spike_sample_unless_the_ack_was_delayed() {
         for delayed in [false, true] {
-            let mut b = started();
-            let mut d = 0;
-            rounds(&mut b, 0, 8, 10, &mut d);
-            let rs = RateSample {
-                prior_delivered: d,
-                delivered: Some(10),
-                interval: Some(Dur::from_millis(100)),
-                acked_sacked: 10,
-                rtt: Some(Dur::from_millis(900)),
-                is_ack_delayed: delayed,
-                ..RateSample::default()
-            };
-            d += 10;
-            b.on_cong_control(&rs, &view(ms(10_901), 20, 20, d));
+            let b = after_eight_rounds_one_more_at(10_901, 900, delayed);
             let expect = if delayed { 100 } else { 900 };
             assert_eq!(
                 b.min_rtt(),
