@@ -173,15 +173,42 @@ struct Met {
     undos: bool,
 }
 
-fn compare(k: &PathRun, f: &FlowResult) -> Met {
+/// What one run did, in the goals' terms: completion (s; infinite when unfinished),
+/// retransmitted segments, RTOs, the seven undo counters.
+type Outcome = (f64, u64, u64, Vec<u64>);
+
+fn outcome(f: &FlowResult) -> Outcome {
     let done = f.download_time().unwrap_or(f64::INFINITY);
+    (
+        done,
+        f.retransmissions,
+        f.timeouts,
+        f.undos.values().to_vec(),
+    )
+}
+
+fn kernel_outcome(k: &PathRun) -> Outcome {
+    (
+        k.completion_s,
+        k.retransmissions,
+        k.timeouts,
+        k.undos.clone(),
+    )
+}
+
+/// Issue 41's goals for `run` held against the recorded kernel run `k`.
+fn met(k: &PathRun, run: &Outcome) -> Met {
     let within = |sim: f64, kern: f64, tol: f64| (sim - kern).abs() <= tol * kern;
     Met {
-        completion: within(done, k.completion_s, 0.05),
-        retransmissions: within(f.retransmissions as f64, k.retransmissions as f64, 0.2),
-        timeouts: f.timeouts == k.timeouts,
-        undos: f.undos.values().to_vec() == k.undos,
+        completion: within(run.0, k.completion_s, 0.05),
+        retransmissions: within(run.1 as f64, k.retransmissions as f64, 0.2),
+        timeouts: run.2 == k.timeouts,
+        undos: run.3 == k.undos,
     }
+}
+
+fn compare(k: &PathRun, f: &FlowResult) -> Met {
+    met(k, &outcome(f))
 }
 
 /// A (trace, congestion control, tcp_frto) group of recordings: issue 41's goals hold
@@ -451,6 +478,103 @@ fn the_linux_profile_meets_the_kernel_goals_on_the_real_paths() {
             .zip(got)
         {
             assert!(k * 10 >= n * 9, "{t} {cc} frto {frto} {name}: {k} of {n}");
+        }
+    }
+}
+
+/// The kernel against itself on the real paths. `tcp_frto` is read only when an RTO
+/// fires (`tcp_enter_loss` sets `tp->frto` from it; `tcp_process_loss` and
+/// `tcp_try_undo_loss` act on `tp->frto`), so an offset whose `tcp_frto` 2 and 0 runs
+/// both took no RTO recorded one configuration twice, minutes apart. Held to each other
+/// by the issue's goals both ways, they measure how well the kernel repeats itself in
+/// the emulator on this machine, the best any model can be held to per offset. Reno and
+/// CUBIC repeat themselves on every such offset of the three drives (the T-Mobile LTE
+/// reno run at 212 s, which the model misses, to the segment: 92 and 92). BBR does not
+/// on the LTE drives: AT&T 5 of 7 offsets within 20 % of retransmissions (104 s: 66 and
+/// 83; 242 s: 89 and 74), T-Mobile LTE 4 of 7 (173 s: 63 and 130; 212 s: 197 and 270;
+/// 250 s: 2 and 1), so on those groups the goal of 9 of 10 asks more than the kernel
+/// gives against itself (held one way, as the model is: AT&T 5 and 6 of 7, T-Mobile 4
+/// and 4). The model's own two runs are one run there
+/// (`tcp_frto_changes_nothing_in_the_model_before_an_rto`) and meet the retransmission
+/// goal against the kernel's `tcp_frto` 2 and 0 runs on 6 and 6 (AT&T) and 3 and 4
+/// (T-Mobile) of the same offsets: as often as the kernel meets it against itself. Floors,
+/// per (trace, cc): offsets with two runs free of RTOs, and of them offsets meeting
+/// each goal both ways (completion, retransmissions, RTOs, undos).
+const KERNEL_REPEATS: &[(&str, &str, usize, [usize; 4])] = &[
+    ("att-lte-drive", "reno", 8, [8, 8, 8, 8]),
+    ("att-lte-drive", "cubic", 8, [8, 8, 8, 8]),
+    ("att-lte-drive", "bbr", 7, [7, 5, 7, 7]),
+    ("tmobile-lte-drive", "reno", 6, [6, 6, 6, 6]),
+    ("tmobile-lte-drive", "cubic", 6, [6, 6, 6, 6]),
+    ("tmobile-lte-drive", "bbr", 7, [7, 4, 7, 6]),
+    ("tmobile-umts-drive", "reno", 7, [7, 7, 7, 7]),
+    ("tmobile-umts-drive", "cubic", 7, [7, 7, 7, 7]),
+    ("tmobile-umts-drive", "bbr", 7, [7, 7, 7, 7]),
+];
+
+/// Goals met both ways between two kernel runs.
+fn met_both_ways(a: &PathRun, b: &PathRun) -> [bool; 4] {
+    let (ab, ba) = (met(a, &kernel_outcome(b)), met(b, &kernel_outcome(a)));
+    [
+        ab.completion && ba.completion,
+        ab.retransmissions && ba.retransmissions,
+        ab.timeouts && ba.timeouts,
+        ab.undos && ba.undos,
+    ]
+}
+
+/// The offsets of a (trace, cc) whose `tcp_frto` 2 and 0 kernel runs both took no RTO,
+/// as (frto 2 run, frto 0 run).
+fn repeat_pairs<'a>(runs: &'a [PathRun], trace: &str, cc: &str) -> Vec<(&'a PathRun, &'a PathRun)> {
+    let of =
+        |frto: u8| (runs.iter()).filter(move |r| r.trace == trace && r.cc == cc && r.frto == frto);
+    of(2)
+        .filter_map(|a| {
+            let b = of(0).find(|b| b.offset_s == a.offset_s)?;
+            (a.timeouts == 0 && b.timeouts == 0).then_some((a, b))
+        })
+        .collect()
+}
+
+#[test]
+fn the_kernel_repeats_itself_on_the_real_paths_except_bbr_on_the_lte_drives() {
+    let runs = path_runs();
+    println!(
+        "| trace | cc | offsets without an RTO | completion | retransmissions | RTOs | undos |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for (trace, cc, pairs, floor) in KERNEL_REPEATS {
+        let these = repeat_pairs(&runs, trace, cc);
+        let mut got = [0; 4];
+        for (a, b) in &these {
+            for (g, ok) in got.iter_mut().zip(met_both_ways(a, b)) {
+                *g += usize::from(ok);
+            }
+        }
+        println!(
+            "| {trace} | {cc} | {} | {} | {} | {} | {} |",
+            these.len(),
+            got[0],
+            got[1],
+            got[2],
+            got[3]
+        );
+        assert_eq!(these.len(), *pairs, "{trace} {cc}: offsets without an RTO");
+        assert_eq!(&got, floor, "{trace} {cc}: the kernel against itself");
+    }
+}
+
+/// Where the kernel's two runs of one configuration took no RTO, the model's two runs
+/// (`tcp_frto` 2 and 0) are one run: `tcp_frto` acts only on an RTO in the model too.
+#[test]
+fn tcp_frto_changes_nothing_in_the_model_before_an_rto() {
+    let runs = path_runs();
+    for (trace, cc, ..) in KERNEL_REPEATS {
+        for (a, b) in repeat_pairs(&runs, trace, cc) {
+            let (x, y) = (simulate(a), simulate(b));
+            if x.timeouts == 0 {
+                assert_eq!(key(&x), key(&y), "{trace} {cc} at {} s", a.offset_s);
+            }
         }
     }
 }
