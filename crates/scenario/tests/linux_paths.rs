@@ -374,7 +374,7 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 /// improves); every recorded group has one. As measured with the runs simulated as the
 /// kernel ran them (the traces shifted; at the offset of the whole traces the timer
 /// wheel's phase differs, `shifting_the_traces_moves_only_the_timer_wheels_phase`): of
-/// 180, completion 175, retransmissions 159, RTOs 173, undos 174; 65 of the 72 cells at
+/// 180, completion 175, retransmissions 161, RTOs 173, undos 174; 67 of the 72 cells at
 /// 9 of 10 or more. How the rules of 6 Dec moved them (completion / retransmissions /
 /// RTOs / undos, cells), from 174/148/171/172 and 63 cells shifted:
 /// * BBR counts the acknowledged SYN delivered: 176/148/171/172, 64 (AT&T bbr 586 s);
@@ -408,7 +408,18 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   `tcp_packets_in_flight`), a spurious retransmission's ACK still gives the rate
 ///   sample (so a D-SACK widens reo_wnd), cwnd grows on SACK-only ACKs once
 ///   reordering is seen (`tcp_may_raise_cwnd`), min_rtt from SACK-only ACKs (found on
-///   the reordering path): 175/159/173/174, 65 cells.
+///   the reordering path): 175/159/173/174, 65 cells;
+/// * the receiver times its SYN-ACK by the ACK completing the handshake, not by the
+///   first data segment, and a retransmitted SYN-ACK only by that ACK's TSecr
+///   (`tcp_check_req` -> `tcp_synack_rtt_meas`, crates/tcp/src/linux_synack_rtt.rs):
+///   at 42 s on the T-Mobile UMTS drive the SYN and SYN-ACK were retransmitted, the
+///   kernel's receiver took 1.668 s (RTO 5 s) where the model took the 32 ms from the
+///   last SYN-ACK to the first data (RTO 232 ms), so a 1.6 s pause put the model's
+///   receiver back in quick-ACK mode and not the kernel's; UMTS cubic 42 s now 48.53 s
+///   and 77 retransmissions against the kernel's 48.51 s and 72 (49.21 s and 115
+///   before), its first divergence from 5.709 s to 24.147 s; of the 180 captures
+///   (`spikelab diverge`) it moved later on 7 (the three congestion controls at 42 s,
+///   AT&T cubic at 380 s) and earlier on none: 175/161/173/174, 67 cells.
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -423,8 +434,6 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   3.440 s leaves out the segment delivered at that instant (the emulator's artefact:
 ///   the forwarder's wake-up for that delivery expires the kernel's hrtimer, armed for
 ///   1 ms with 100 us slack, at its soft expiry before the segment is processed);
-///   UMTS cubic at 42 s: two segments arriving at one instant, ACKed once after both
-///   by the kernel, after the first by the model;
 /// * BBR: small counts (1 against 3, 23 against 31), and offsets where the kernel's
 ///   two runs of one configuration (tcp_frto 2 and 0 take the same path while no RTO
 ///   fires) differ by more than 20 % (T-Mobile LTE 173 s: 63 and 130; AT&T 34 s: 126
@@ -438,10 +447,10 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
     ("att-lte-drive", "cubic", 2, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 8, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 9, 10, 10]),
     ("att-lte-drive", "cubic", 0, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 8, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 9, 10, 10]),
     ("att-lte-drive", "bbr", 2, [10, 8, 9, 10]),
     ("tmobile-lte-drive", "bbr", 2, [9, 6, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),

@@ -9,7 +9,8 @@ use crate::linux_paws;
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
 use crate::linux_sack_compress::{Decision, SackCompress, NUM_SACKS, SACK_BLOCKS_EXPECTED};
-use crate::rto::{Rto, RtoEstimator};
+use crate::linux_synack_rtt::{HandshakeAck, OwnRtt, TsEcho};
+use crate::rto::Rto;
 use crate::ts_clock::TsClock;
 use crate::wire_size::WireSizes;
 use spikelab_core::packet::MAX_SACK_BLOCKS;
@@ -77,10 +78,8 @@ pub struct TcpReceiver {
     /// The `linux` profile's SACK compression, SACK flows only
     /// ([`crate::linux_sack_compress`]).
     linux_sack_compress: Option<SackCompress>,
-    /// The receiver's own RTT estimate, from its SYN-ACK (`tcp_synack_rtt_meas`).
-    own_rto: Option<Rto>,
-    /// When the SYN-ACK went out, until the first data segment times it.
-    syn_ack_sent: Option<Time>,
+    /// The receiver's own RTT estimate, from its handshake ([`crate::linux_synack_rtt`]).
+    own_rtt: OwnRtt,
     /// The segment the next ACK answers (`ack(opkt)`'s `opkt` in ns-2's sink), and the
     /// one that armed the delayed-ACK timer (ns-2 `DelAckSink`'s `save_`).
     answering: Option<Answered>,
@@ -152,8 +151,7 @@ impl TcpReceiver {
             }),
             linux_sack_compress: (cfg.linux.is_some() && cfg.sack_enabled())
                 .then(SackCompress::default),
-            own_rto: None,
-            syn_ack_sent: None,
+            own_rtt: OwnRtt::Listening,
             answering: None,
             delayed: None,
             sack_history: crate::ns2_sack_sink::SackHistory::default(),
@@ -225,12 +223,30 @@ impl TcpReceiver {
         }
         let p = self.syn_ack_packet(now);
         out.push(p);
-        self.syn_ack_sent = Some(now);
+        self.own_rtt.on_syn_ack_sent(now);
+    }
+
+    /// A segment acknowledging the SYN-ACK arrived (the handshake's third segment, or
+    /// a data segment): on a `linux` receiver the first one times the SYN-ACK
+    /// ([`crate::linux_synack_rtt`]).
+    pub fn on_handshake_ack(&mut self, now: Time, p: &Packet) {
+        if self.linux_ack.is_none() || !matches!(self.own_rtt, OwnRtt::Handshake { .. }) {
+            return;
+        }
+        let echo = p.ts().map(|t| TsEcho {
+            now_ts: self.ts_clock.read(now),
+            ecr: t.ecr,
+            tick: self.cfg.timestamp_tick,
+        });
+        let cfg = &self.cfg.rto;
+        (self.own_rtt).on_handshake_ack(&HandshakeAck { now, echo }, || Rto::new(cfg));
     }
 
     /// A data segment arrived.
     pub fn on_data(&mut self, now: Time, seg: &Packet, out: &mut Vec<Packet>) -> DataOutcome {
         self.stats.segments += 1;
+        // The handshake's bare ACK lost: the first data segment completes it.
+        self.on_handshake_ack(now, seg);
         if self.linux_paws_rejects(seg) {
             return self.linux_paws_dupack(now, seg, out);
         }
@@ -432,13 +448,7 @@ impl TcpReceiver {
 
     /// [`Self::linux_on_data`] on a `linux` receiver.
     fn linux_ack_on_data(&mut self, now: Time, new_in_order: bool, duplicate: bool) -> bool {
-        if let Some(sent) = self.syn_ack_sent.take() {
-            let mut r = Rto::new(&self.cfg.rto);
-            r.on_syn_sample(now.saturating_since(sent));
-            self.own_rto = Some(r);
-        }
-        // icsk_rto: TCP_TIMEOUT_INIT without a sample.
-        let rto = self.own_rto.as_ref().map_or(Dur::from_secs(1), |r| r.rto());
+        let rto = self.own_rtt.rto();
         let (wnd, mss) = (self.cfg.receiver_window, self.cfg.mss as u64);
         let Some(a) = self.linux_ack.as_mut() else {
             return false;
@@ -482,7 +492,7 @@ impl TcpReceiver {
             new,
         } = a;
         let held = self.held_out_of_order();
-        let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
+        let srtt = self.own_rtt.srtt();
         let (rcv_nxt, sack) = (self.rcv_nxt, self.cfg.sack_enabled());
         let Some(b) = self.linux_rcvbuf.as_mut() else {
             return false;
@@ -524,7 +534,7 @@ impl TcpReceiver {
         if self.ooo.is_empty() || quick || full_frame {
             return false;
         }
-        let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
+        let srtt = self.own_rtt.srtt();
         let Some(c) = self.linux_sack_compress else {
             return false;
         };
@@ -601,7 +611,7 @@ impl TcpReceiver {
 
     /// The delayed-ACK timeout: the configured one, or the Linux receiver's `ato`.
     fn delack_timeout(&self) -> Dur {
-        let srtt = self.own_rto.as_ref().and_then(|r| r.srtt());
+        let srtt = self.own_rtt.srtt();
         self.linux_ack
             .map_or(self.cfg.delayed_ack.timeout, |a| a.delay(srtt))
     }
@@ -875,6 +885,42 @@ mod tests {
 
     fn linux_receiver() -> TcpReceiver {
         TcpReceiver::new(FlowId(0), &linux_cfg())
+    }
+
+    /// A linux receiver answers a SYN at 0 and its retransmission at 1.668 s; the ACK
+    /// completing the handshake arrives then, echoing the first SYN-ACK's TSval (the
+    /// T-Mobile UMTS drive at 42 s, Linux 6.18's capture); data follows 32 ms later,
+    /// its quick ACKs are used up, and after a pause of `gap` one more segment comes:
+    /// whether it is acknowledged at once (a gap longer than the receiver's RTO
+    /// re-enters quick-ACK mode).
+    fn acked_at_once_after_a_pause(syn_acks: u64, gap: Dur) -> bool {
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        let mut syn = Packet::new(0, FlowId(0), PacketKind::Syn, Time::ZERO);
+        syn.set_ts(Some(Timestamps { val: 1, ecr: 0 }));
+        for k in 0..syn_acks {
+            r.on_syn(t(1668 * k), &syn, &mut out);
+        }
+        let mut ack = Packet::new(1, FlowId(0), PacketKind::Data, Time::ZERO);
+        ack.set_ts(Some(Timestamps { val: 2, ecr: 1 }));
+        r.on_handshake_ack(t(1668), &ack);
+        for i in 0..18 {
+            r.on_data(t(1700 + i), &seg(i, 3 + i), &mut out);
+        }
+        let before = out.len();
+        r.on_data(t(1717) + gap, &seg(18, 30), &mut out);
+        out.len() > before
+    }
+
+    #[test]
+    fn a_linux_receiver_times_its_syn_ack_by_the_ack_completing_the_handshake() {
+        // Sent once: timed from its sending to the ACK, 1.668 s (RTO 5 s, not the
+        // 232 ms of timing it to the first data segment): a 1.6 s pause is no gap.
+        assert!(!acked_at_once_after_a_pause(1, Dur::from_millis(1600)));
+        // Sent twice: Karn, then the ACK's echo of the first, 1.668 s again.
+        assert!(!acked_at_once_after_a_pause(2, Dur::from_millis(1600)));
+        // A pause beyond the RTO (1.668 s + max(2 x 1.668 s, 200 ms)) is one.
+        assert!(acked_at_once_after_a_pause(2, Dur::from_millis(5100)));
     }
 
     #[test]

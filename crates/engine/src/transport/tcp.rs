@@ -74,8 +74,11 @@ impl Transport for TcpTransport {
     fn on_packet(&mut self, now: Time, p: &Packet, out: &mut Vec<Packet>) -> Arrival {
         match p.kind {
             // The handshake's third segment (a pure ACK of the SYN-ACK): nothing to
-            // answer (RFC 9293 3.10.7.4).
-            PacketKind::Data if p.len == 0 => Arrival::Setup,
+            // answer (RFC 9293 3.10.7.4); a Linux receiver times its SYN-ACK by it.
+            PacketKind::Data if p.len == 0 => {
+                self.receiver.on_handshake_ack(now, p);
+                Arrival::Setup
+            }
             PacketKind::Data => {
                 let o = self.receiver.on_data(now, p, out);
                 Arrival::Data {
