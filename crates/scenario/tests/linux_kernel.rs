@@ -15,7 +15,7 @@
 //!   `scenarios/traces/cell-outages.down`; each seed's offset into the trace in the
 //!   `start_s` column replaces the flow's `start` line);
 //! * `table2-cbr-{reno,cubic,bbr}.csv`: the congested Table 2 path;
-//! * `*-run2.csv`: the outage and trace paths recorded a second time.
+//! * `*-run2.csv`: the outage (reno and BBR) and trace paths recorded a second time.
 //!
 //! The emulator kept the kernel on the model's clock (docs/src/emulate.md: its answers
 //! to a delivery at the delivery's time, the SYN at the flow's start, timers less the
@@ -138,6 +138,13 @@ fn outage_runs_2() -> Vec<KernelRun> {
         "reno",
         ValidationPath::Outages,
     )
+}
+
+/// BBR on the outage path recorded a second time (7 Dec, forwarder lateness p99 1.0 to
+/// 4.3 ms, no packet ignored).
+fn bbr_outage_runs_2() -> Vec<KernelRun> {
+    let file = "outages-100mbit-bbr-run2.csv";
+    kernel_runs_in(KERNEL_SYNC, file, "bbr", ValidationPath::Outages)
 }
 
 fn trace_runs_2() -> Vec<KernelRun> {
@@ -630,21 +637,41 @@ const FLOOR_TRACE_2: Met4 = Met4 {
     undos: 10,
 };
 
+/// BBR's second recording of the outage path: the model meets the retransmission goal
+/// on 7 of 10 seeds, as the kernel does against its own first recording (5 against the
+/// first).
+const FLOOR_OUTAGES_BBR_2: Met4 = Met4 {
+    completion: 10,
+    retransmissions: 7,
+    timeouts: 10,
+    undos: 10,
+};
+
 #[test]
 fn the_linux_profile_keeps_its_measured_agreement_with_the_second_recordings() {
     holds_floor(&run_these(&outage_runs_2()), &FLOOR_OUTAGES_2);
     holds_floor(&run_these(&trace_runs_2()), &FLOOR_TRACE_2);
+    holds_floor(&run_these(&bbr_outage_runs_2()), &FLOOR_OUTAGES_BBR_2);
 }
 
 /// The kernel against itself: the second recording held to the goals with the
 /// first as reference. Prints the per-seed retransmission counts of both
-/// (docs/src/validation-linux.md) and checks that both recordings ran the same
-/// schedules.
+/// (docs/src/validation-linux.md), checks that both recordings ran the same schedules,
+/// and holds the seeds meeting each goal as measured: reno repeats itself on both
+/// paths; BBR on the outage path does not (retransmissions 1616 against 2294 in seed
+/// 6, 2500 against 1968 in seed 8, 2488 against 1983 in seed 9), so the model's 5 of
+/// 10 there is held to a goal the kernel meets on 7.
 #[test]
 fn the_kernel_against_its_own_second_recording() {
-    for (first, second, what) in [
-        (outage_runs(), outage_runs_2(), "outages"),
-        (trace_runs(), trace_runs_2(), "trace"),
+    for (first, second, what, measured) in [
+        (outage_runs(), outage_runs_2(), "outages", [10, 10, 10, 10]),
+        (trace_runs(), trace_runs_2(), "trace", [10, 10, 10, 10]),
+        (
+            bbr_outage_runs(),
+            bbr_outage_runs_2(),
+            "outages bbr",
+            [10, 7, 10, 10],
+        ),
     ] {
         assert_eq!(first.len(), second.len(), "{what}");
         let m: Vec<Met> = first
@@ -681,6 +708,7 @@ fn the_kernel_against_its_own_second_recording() {
             "{what}: the kernel's second run meets the goals against its first in {got:?} of {}",
             m.len()
         );
+        assert_eq!(got, measured, "{what}: the kernel against itself");
     }
 }
 
