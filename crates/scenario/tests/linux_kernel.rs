@@ -881,7 +881,9 @@ fn the_table2_recordings_cover_the_same_six_seeds_with_bbr_reno_and_cubic() {
 /// ms, never at 40 ms as the model sent them) moved them to 1/6/0/4. SACKed segments
 /// out of cwnd outside recovery (`tcp_cwnd_test`, `StackRules::open_window_beyond_cwnd`)
 /// moved them to 1/3/2/3: timeouts up, retransmissions and undos below their floors
-/// (kept).
+/// (kept). The second recording, with captures ([`KERNEL_TABLE2_BBR_2`]), finds that
+/// drop decided by tens of microseconds of the host's timing (a CBR datagram against a
+/// bottleneck departure), and the kernel meeting 1/6/0/3 against its own first run.
 const FLOOR_TABLE2_BBR: Met4 = Met4 {
     completion: 1,
     retransmissions: 3,
