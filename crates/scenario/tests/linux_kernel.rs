@@ -15,7 +15,8 @@
 //!   `scenarios/traces/cell-outages.down`; each seed's offset into the trace in the
 //!   `start_s` column replaces the flow's `start` line);
 //! * `table2-cbr-{reno,cubic,bbr}.csv`: the congested Table 2 path;
-//! * `*-run2.csv`: the outage (reno and BBR) and trace paths recorded a second time.
+//! * `*-run2.csv`: the outage path (reno and BBR), the trace path, and Table 2 (BBR
+//!   and Reno), recorded a second time.
 //!
 //! The emulator kept the kernel on the model's clock (docs/src/emulate.md: its answers
 //! to a delivery at the delivery's time, the SYN at the flow's start, timers less the
@@ -154,6 +155,14 @@ fn trace_runs_2() -> Vec<KernelRun> {
         "reno",
         ValidationPath::Trace,
     )
+}
+
+/// The congested Table 2 path with the kernel's `cc` recorded a second time, with
+/// captures (`record_kernel_linux.py --path table2 --cc <cc> --pcap`, the same six
+/// seeds; the captures are kept outside the repository).
+fn table2_runs_2(cc: &'static str) -> Vec<KernelRun> {
+    let file = format!("table2-cbr-{cc}-run2.csv");
+    kernel_runs_in(KERNEL_SYNC, &file, cc, ValidationPath::Table2)
 }
 
 fn kernel_runs_from(file: &str, cc: &'static str, path_kind: ValidationPath) -> Vec<KernelRun> {
@@ -523,7 +532,7 @@ const FLOOR: Met4 = Met4 {
     undos: 30,
 };
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 struct Met4 {
     completion: usize,
     retransmissions: usize,
@@ -652,25 +661,125 @@ fn the_linux_profile_keeps_its_measured_agreement_with_the_second_recordings() {
     holds_floor(&run_these(&outage_runs_2()), &FLOOR_OUTAGES_2);
     holds_floor(&run_these(&trace_runs_2()), &FLOOR_TRACE_2);
     holds_floor(&run_these(&bbr_outage_runs_2()), &FLOOR_OUTAGES_BBR_2);
+    holds_floor(&run_these(&table2_runs_2("bbr")), &FLOOR_TABLE2_BBR_2);
+    holds_floor(&run_these(&table2_runs_2("reno")), &FLOOR_TABLE2_RENO_2);
 }
+
+/// Reno on the congested Table 2 path against its second recording
+/// (`table2-cbr-reno-run2.csv`, recorded as the BBR one: every run honest, 0 packets
+/// ignored, lateness p99 0.27-0.33 ms), as floors: every seed meets every goal, 6/6/6/6
+/// (5/6/4/5 against the first recording). The two seeds the model misses against the
+/// first recording are the kernel's other outcome: 11855210988424154761 took the
+/// kernel 53.9 s and 5 RTOs (2 undos), then 70.2 s and 9 (3), the model 70.1 s and 9
+/// (3); 11184998728447369335 took 7 RTOs, then 6, the model 6.
+const FLOOR_TABLE2_RENO_2: Met4 = Met4 {
+    completion: 6,
+    retransmissions: 6,
+    timeouts: 6,
+    undos: 6,
+};
+
+/// The kernel's Reno on the congested Table 2 path against itself: 5/5/4/5 of 6
+/// (11855210988424154761 53.9 -> 70.2 s, 5 -> 9 RTOs; 11184998728447369335 94 -> 113
+/// retransmissions, 7 -> 6 RTOs). Its runs, as BBR's, part from the model's at the
+/// path's first drop in the CBR-filled queue (data segment 133 to 153, 1.40-1.56 s):
+/// in the first 2 s of the twelve captured runs the emulator's CBR datagrams are
+/// stamped 0.9 ms before to 10 ms after the model's grid (median 0.08 ms after: the
+/// sending thread's wake-ups on the host). Reno's outcome turns on that drop less
+/// often than BBR's.
+const KERNEL_TABLE2_RENO_2: Met4 = Met4 {
+    completion: 5,
+    retransmissions: 5,
+    timeouts: 4,
+    undos: 5,
+};
+
+/// BBR on the congested Table 2 path against its second recording
+/// (`table2-cbr-bbr-run2.csv`, the same six seeds, recorded with captures by the
+/// emulator a90172c: every run honest, 0 packets ignored, forwarder lateness p99
+/// 0.22-0.26 ms), as floors: 1/5/0/6 seeds meeting completion / retransmissions / RTOs
+/// / undos (1/3/2/3 against the first recording). The kernel's second run meets
+/// 1/6/0/3 against its first ([`KERNEL_TABLE2_BBR_2`]): seed for seed, this path's BBR
+/// runs are not repeatable, and the model is as close to either recording as the
+/// kernel is to itself.
+const FLOOR_TABLE2_BBR_2: Met4 = Met4 {
+    completion: 1,
+    retransmissions: 5,
+    timeouts: 0,
+    undos: 6,
+};
+
+/// The reno outage and trace paths: the kernel repeats itself on every seed.
+const KERNEL_REPEATS: Met4 = Met4 {
+    completion: 10,
+    retransmissions: 10,
+    timeouts: 10,
+    undos: 10,
+};
+
+/// BBR on the outage path (`outages-100mbit-bbr-run2.csv`): retransmissions within 20 %
+/// of the first recording on 7 of 10 seeds (seed 6 1616 against 2294, 8 2500 against
+/// 1968, 9 2488 against 1983), every other goal on all.
+const KERNEL_OUTAGES_BBR_2: Met4 = Met4 {
+    completion: 10,
+    retransmissions: 7,
+    timeouts: 10,
+    undos: 10,
+};
+
+/// The kernel's BBR on the congested Table 2 path against itself: the second recording
+/// meets 1/6/0/3 of 6 seeds against the first (completion 196.0 -> 133.5 s, 428.8 ->
+/// 171.0 s, 92.3 -> 412.1 s; RTOs equal on no seed; retransmissions within 12 %). Its
+/// captures say why (`spikelab diverge` against `spikelab run --pcap`): the path's
+/// first drop, 1.60 s into STARTUP, is one 1 Mbit/s CBR datagram or the next, decided
+/// by tens of microseconds. The bottleneck's busy period starts with a paced segment
+/// (segment 64 at 1.243 s), which the kernel sends when its pacing hrtimer fires on the
+/// host, 0.08-0.15 ms (median) after the model's; its ACK-driven segments are stamped
+/// at the ACK's time. (In seed 12590008897576199942 the kernel's receiver sent the
+/// delayed ACK of segment 30 on the 12th jiffy, 1.012 s, where the model and the five
+/// other kernel runs, the same up to 1.6 s, send it on the 11th: its sends ran 1 ms
+/// behind from there.) In the model a departure frees a slot 24 us before CBR datagram
+/// 954 arrives (1 us before 964 in seed 11855210988424154761); in the kernel's runs it
+/// frees 0.03-0.44 ms after, so 954 is dropped and 955 enters, and the TCP flow's first
+/// diverging fate (segment 152 to 192, 1.64-1.76 s) follows. A CBR flow started 10 or
+/// 20 us later moves the model's seed 12590008897576199942 from 89.7 to 79.1 s (7 to
+/// 11 RTOs) and 11184998728447369335 from 86.5 to 60.6 s.
+const KERNEL_TABLE2_BBR_2: Met4 = Met4 {
+    completion: 1,
+    retransmissions: 6,
+    timeouts: 0,
+    undos: 3,
+};
 
 /// The kernel against itself: the second recording held to the goals with the
 /// first as reference. Prints the per-seed retransmission counts of both
 /// (docs/src/validation-linux.md), checks that both recordings ran the same schedules,
-/// and holds the seeds meeting each goal as measured: reno repeats itself on both
-/// paths; BBR on the outage path does not (retransmissions 1616 against 2294 in seed
-/// 6, 2500 against 1968 in seed 8, 2488 against 1983 in seed 9), so the model's 5 of
-/// 10 there is held to a goal the kernel meets on 7.
+/// and holds the seeds meeting each goal as measured: reno repeats itself on the
+/// outage and trace paths and nearly on Table 2; BBR does not, on the outage path
+/// ([`KERNEL_OUTAGES_BBR_2`]: the model's 5 of 10 there is held to a goal the kernel
+/// meets on 7) nor on Table 2 ([`KERNEL_TABLE2_BBR_2`]: 1/6/0/3 of 6).
 #[test]
 fn the_kernel_against_its_own_second_recording() {
     for (first, second, what, measured) in [
-        (outage_runs(), outage_runs_2(), "outages", [10, 10, 10, 10]),
-        (trace_runs(), trace_runs_2(), "trace", [10, 10, 10, 10]),
+        (outage_runs(), outage_runs_2(), "outages", &KERNEL_REPEATS),
+        (trace_runs(), trace_runs_2(), "trace", &KERNEL_REPEATS),
         (
             bbr_outage_runs(),
             bbr_outage_runs_2(),
             "outages bbr",
-            [10, 7, 10, 10],
+            &KERNEL_OUTAGES_BBR_2,
+        ),
+        (
+            table2_runs("bbr"),
+            table2_runs_2("bbr"),
+            "table2 bbr",
+            &KERNEL_TABLE2_BBR_2,
+        ),
+        (
+            table2_runs("reno"),
+            table2_runs_2("reno"),
+            "table2 reno",
+            &KERNEL_TABLE2_RENO_2,
         ),
     ] {
         assert_eq!(first.len(), second.len(), "{what}");
@@ -698,17 +807,17 @@ fn the_kernel_against_its_own_second_recording() {
                 goals(a, b.completion_s, b.retransmissions, b.timeouts, b.undos)
             })
             .collect();
-        let got = [
-            count(&m, |x| x.completion),
-            count(&m, |x| x.retransmissions),
-            count(&m, |x| x.timeouts),
-            count(&m, |x| x.undos),
-        ];
+        let got = Met4 {
+            completion: count(&m, |x| x.completion),
+            retransmissions: count(&m, |x| x.retransmissions),
+            timeouts: count(&m, |x| x.timeouts),
+            undos: count(&m, |x| x.undos),
+        };
         println!(
             "{what}: the kernel's second run meets the goals against its first in {got:?} of {}",
             m.len()
         );
-        assert_eq!(got, measured, "{what}: the kernel against itself");
+        assert_eq!(&got, measured, "{what}: the kernel against itself");
     }
 }
 
@@ -815,7 +924,9 @@ fn the_table2_recordings_cover_the_same_six_seeds_with_bbr_reno_and_cubic() {
 /// ms, never at 40 ms as the model sent them) moved them to 1/6/0/4. SACKed segments
 /// out of cwnd outside recovery (`tcp_cwnd_test`, `StackRules::open_window_beyond_cwnd`)
 /// moved them to 1/3/2/3: timeouts up, retransmissions and undos below their floors
-/// (kept).
+/// (kept). The second recording, with captures ([`KERNEL_TABLE2_BBR_2`]), finds that
+/// drop decided by tens of microseconds of the host's timing (a CBR datagram against a
+/// bottleneck departure), and the kernel meeting 1/6/0/3 against its own first run.
 const FLOOR_TABLE2_BBR: Met4 = Met4 {
     completion: 1,
     retransmissions: 3,
