@@ -158,6 +158,61 @@ pub fn read_capture(path: &Path) -> anyhow::Result<Vec<Segment>> {
 }
 
 fn parse(bytes: &[u8]) -> anyhow::Result<Vec<Segment>> {
+    let mut n = Numbering::default();
+    let mut out = Vec::new();
+    for (record, (t, body)) in records(bytes)?.into_iter().enumerate() {
+        let s = segment(t, body, &mut n).with_context(|| format!("record {}", record + 1))?;
+        out.extend(s);
+    }
+    Ok(out)
+}
+
+/// One UDP datagram of a capture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Datagram {
+    /// Nanoseconds since the capture's origin.
+    pub t: u64,
+    /// UDP payload bytes.
+    pub len: u32,
+    /// The IPv4 identification: one per datagram its sender sent.
+    pub id: u16,
+}
+
+/// Every UDP datagram of the one datagram flow in capture `path` (those from the
+/// first datagram's source port), in capture order.
+pub fn read_datagrams(path: &Path) -> anyhow::Result<Vec<Datagram>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    parse_datagrams(&bytes).with_context(|| format!("{}", path.display()))
+}
+
+fn parse_datagrams(bytes: &[u8]) -> anyhow::Result<Vec<Datagram>> {
+    let (mut port, mut out) = (None, Vec::new());
+    for (record, (t, body)) in records(bytes)?.into_iter().enumerate() {
+        let d = datagram(t, body).with_context(|| format!("record {}", record + 1))?;
+        let Some((d, src)) = d else { continue };
+        if *port.get_or_insert(src) == src {
+            out.push(d);
+        }
+    }
+    Ok(out)
+}
+
+/// The datagram of one record and its source port, if it is UDP.
+fn datagram(t: u64, pkt: &[u8]) -> anyhow::Result<Option<(Datagram, u16)>> {
+    let ip = Ipv4HeaderSlice::from_slice(pkt).context("not an IPv4 header")?;
+    if ip.protocol() != etherparse::IpNumber::UDP {
+        return Ok(None);
+    }
+    let udp = etherparse::UdpHeaderSlice::from_slice(&pkt[ip.slice().len()..])
+        .context("not a UDP header")?;
+    let len = u32::from(udp.length()).saturating_sub(8);
+    let id = ip.identification();
+    Ok(Some((Datagram { t, len, id }, udp.source_port())))
+}
+
+/// The records of a classic little-endian `LINKTYPE_RAW` capture: (time in ns since
+/// its origin, packet bytes).
+fn records(bytes: &[u8]) -> anyhow::Result<Vec<(u64, &[u8])>> {
     let le32 = |at: usize| -> Option<u32> {
         Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
     };
@@ -172,7 +227,7 @@ fn parse(bytes: &[u8]) -> anyhow::Result<Vec<Segment>> {
             le32(20)
         );
     }
-    let (mut at, mut out, mut n) = (24, Vec::new(), Numbering::default());
+    let (mut at, mut out) = (24, Vec::new());
     while at < bytes.len() {
         let record = out.len() + 1;
         let (Some(sec), Some(frac), Some(len)) = (le32(at), le32(at + 4), le32(at + 8)) else {
@@ -181,10 +236,10 @@ fn parse(bytes: &[u8]) -> anyhow::Result<Vec<Segment>> {
         let body = bytes
             .get(at + 16..at + 16 + len as usize)
             .with_context(|| format!("record {record}: truncated at byte {at}"))?;
-        let t = u64::from(sec) * 1_000_000_000 + u64::from(frac) * frac_ns;
-        if let Some(s) = segment(t, body, &mut n).with_context(|| format!("record {record}"))? {
-            out.push(s);
-        }
+        out.push((
+            u64::from(sec) * 1_000_000_000 + u64::from(frac) * frac_ns,
+            body,
+        ));
         at += 16 + len as usize;
     }
     Ok(out)

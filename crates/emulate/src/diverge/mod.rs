@@ -18,6 +18,7 @@
 //! is not compared (the model synthesises it): every stream ends at the first FIN.
 
 pub mod capture;
+pub mod datagrams;
 
 use anyhow::{bail, Context};
 use capture::{read_capture, Segment};
@@ -101,21 +102,15 @@ fn is_ack(s: &Segment) -> bool {
     !s.from_sender && !s.syn
 }
 
-/// For each segment `sent`, whether it is in `arrived`: the path is FIFO, so the
-/// arrivals are the sent segments in order with the lost ones left out; a segment is
-/// known by `key` and its IPv4 identification, which tells a retransmission of the
-/// same bytes from the original.
-fn fates<'s, K: PartialEq>(
-    sent: &[&'s Segment],
-    arrived: &[&'s Segment],
-    key: impl Fn(&'s Segment) -> K,
-) -> Vec<bool> {
+/// For each packet `sent`, whether it is in `arrived`: the path is FIFO, so the
+/// arrivals are the sent packets in order with the lost ones left out; a packet is
+/// known by `key`, which holds its IPv4 identification (one per transmission: it tells
+/// a retransmission of the same bytes from the original).
+fn fates<T, K: PartialEq>(sent: &[T], arrived: &[T], key: impl Fn(&T) -> K) -> Vec<bool> {
     let mut next = arrived.iter().peekable();
     sent.iter()
         .map(|s| {
-            let hit = next
-                .peek()
-                .is_some_and(|a| a.id == s.id && key(a) == key(s));
+            let hit = next.peek().is_some_and(|a| key(a) == key(s));
             if hit {
                 next.next();
             }
@@ -144,8 +139,10 @@ impl<'a> Decisions<'a> {
     fn of(run: &'a Run) -> Self {
         let data = before_fin(&run.sender, is_data);
         let acks = before_fin(&run.receiver, is_ack);
-        let data_fate = fates(&data, &before_fin(&run.receiver, is_data), data_key);
-        let ack_fate = fates(&acks, &before_fin(&run.sender, is_ack), ack_key);
+        let arrived = before_fin(&run.receiver, is_data);
+        let data_fate = fates(&data, &arrived, |s| (s.id, data_key(s)));
+        let heard = before_fin(&run.sender, is_ack);
+        let ack_fate = fates(&acks, &heard, |s| (s.id, ack_key(s)));
         Decisions {
             data,
             data_fate,
@@ -572,7 +569,7 @@ pub fn captures_in(dir: &Path) -> anyhow::Result<(Layout, Captures)> {
         out.insert((rep, flow), (pdir.join(n), receiver));
     }
     if out.is_empty() {
-        bail!("{}: no TCP flow captures", pdir.display());
+        bail!("{}: no flow captures", pdir.display());
     }
     let layout = if kernel {
         Layout::Kernel
@@ -589,6 +586,63 @@ fn read_run(paths: &(PathBuf, PathBuf)) -> anyhow::Result<Run> {
     })
 }
 
+fn read_datagram_run(paths: &(PathBuf, PathBuf)) -> anyhow::Result<datagrams::Datagrams> {
+    Ok(datagrams::Datagrams {
+        sent: capture::read_datagrams(&paths.0)?,
+        arrived: capture::read_datagrams(&paths.1)?,
+    })
+}
+
+/// One flow's two runs compared: its report, its `divergence.csv` row, and when (ns)
+/// its first diverging decision was, if any.
+type FlowComparison = (String, String, Option<u64>);
+
+/// Compares one flow's captures: a TCP connection's decisions, or, where the captures
+/// hold no TCP segment, a datagram flow's ([`datagrams`]).
+fn compare_flow(
+    (rep, flow): (u32, &str),
+    labels: (&str, &str),
+    (pa, pb): (&(PathBuf, PathBuf), &(PathBuf, PathBuf)),
+    tolerance_ns: u64,
+    n: usize,
+) -> anyhow::Result<FlowComparison> {
+    let (ra, rb) = (read_run(pa)?, read_run(pb)?);
+    if ra.sender.is_empty() && rb.sender.is_empty() {
+        let (da, db) = (read_datagram_run(pa)?, read_datagram_run(pb)?);
+        let c = datagrams::compare(&da, &db, tolerance_ns);
+        let t = c.first.as_ref().map(datagrams::Divergence::t);
+        let text = datagrams::report(rep, flow, labels, &c);
+        return Ok((text, datagrams::csv_row(rep, flow, labels, &c), t));
+    }
+    let c = compare(&ra, &rb, tolerance_ns);
+    let p = Pair {
+        rep,
+        flow,
+        labels,
+        runs: (&ra, &rb),
+    };
+    let t = c.first.as_ref().map(Divergence::t);
+    Ok((report(&p, &c, n), csv_row(&p, &c), t))
+}
+
+/// With several flows, which one parted first in repetition `rep`: on a shared
+/// bottleneck one flow's different drop can be what makes another's decisions differ.
+fn first_across_flows(rep: u32, firsts: &[(&str, u64)]) -> Option<String> {
+    let (flow, t) = firsts.iter().min_by_key(|(_, t)| *t)?;
+    let others: Vec<String> = (firsts.iter())
+        .filter(|(f, _)| f != flow)
+        .map(|(f, t)| format!("flow {f}'s at {:.6} s", *t as f64 / 1e9))
+        .collect();
+    if others.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "rep {rep}: across flows, flow {flow} parts first ({:.6} s; {})\n",
+        *t as f64 / 1e9,
+        others.join(", ")
+    ))
+}
+
 /// The report and `divergence.csv` of every (repetition, flow) both folders captured.
 pub fn compare_dirs(
     a: &Path,
@@ -603,22 +657,24 @@ pub fn compare_dirs(
     } else {
         (la.label().to_owned(), lb.label().to_owned())
     };
+    let labels = (labels.0.as_str(), labels.1.as_str());
     let (mut text, mut csv) = (String::new(), CSV_HEADER.to_owned());
+    let mut firsts: BTreeMap<u32, Vec<(&str, u64)>> = BTreeMap::new();
     for ((rep, flow), pa) in &ca {
         let Some(pb) = cb.get(&(*rep, flow.clone())) else {
             let _ = writeln!(text, "rep {rep}, flow {flow}: only in {}", a.display());
             continue;
         };
-        let (ra, rb) = (read_run(pa)?, read_run(pb)?);
-        let c = compare(&ra, &rb, tolerance_ns);
-        let p = Pair {
-            rep: *rep,
-            flow,
-            labels: (&labels.0, &labels.1),
-            runs: (&ra, &rb),
-        };
-        text.push_str(&report(&p, &c, n));
-        csv.push_str(&csv_row(&p, &c));
+        let (report, row, t) = compare_flow((*rep, flow), labels, (pa, pb), tolerance_ns, n)?;
+        text.push_str(&report);
+        csv.push_str(&row);
+        firsts
+            .entry(*rep)
+            .or_default()
+            .extend(t.map(|t| (flow.as_str(), t)));
+    }
+    for (rep, f) in &firsts {
+        text.extend(first_across_flows(*rep, f));
     }
     for (rep, flow) in cb.keys().filter(|k| !ca.contains_key(*k)) {
         let _ = writeln!(text, "rep {rep}, flow {flow}: only in {}", b.display());
@@ -877,6 +933,72 @@ mod tests {
             ),
             "{csv}"
         );
+    }
+
+    /// A CBR flow's captures at both ends in `dir` as `rep0-cbr` in `layout`: one
+    /// datagram every 10 ms, those in `lost` dropped on the path.
+    fn cbr(dir: &Path, layout: Layout, n: u64, lost: &[u64]) {
+        let (mut s, mut r) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            let mut p = pkt(PacketKind::Datagram);
+            p.flow = FlowId(1);
+            p.len = 182;
+            s.push((i * 10 * MS, p));
+            if !lost.contains(&i) {
+                r.push((i * 10 * MS + DELAY, p));
+            }
+        }
+        let (sp, rp) = match layout {
+            Layout::Kernel => ("pcap/rep0-cbr-sender.pcap", "pcap/rep0-cbr-receiver.pcap"),
+            Layout::Model => ("pcap/rep0-cbr.pcap", "pcap/receiver/rep0-cbr.pcap"),
+        };
+        for (path, packets) in [(sp, s), (rp, r)] {
+            let mut w = create_pcap(dir.join(path)).unwrap();
+            for (t, p) in &packets {
+                w.write_packet(Time(*t), p).unwrap();
+            }
+            w.into_inner().unwrap();
+        }
+    }
+
+    #[test]
+    fn a_cbr_flow_is_compared_by_its_datagrams_fates_and_the_flow_that_parts_first_is_named() {
+        let (k, m) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::fs::create_dir_all(k.path().join("pcap")).unwrap();
+        std::fs::create_dir_all(m.path().join("pcap/receiver")).unwrap();
+        let (s, r) = three().write(k.path(), "tmp");
+        std::fs::rename(&s, k.path().join("pcap/rep0-tcp-sender.pcap")).unwrap();
+        std::fs::rename(&r, k.path().join("pcap/rep0-tcp-receiver.pcap")).unwrap();
+        let (s, r) = three().data(30, 3000, true).write(m.path(), "tmp");
+        std::fs::rename(&s, m.path().join("pcap/rep0-tcp.pcap")).unwrap();
+        std::fs::rename(&r, m.path().join("pcap/receiver/rep0-tcp.pcap")).unwrap();
+        // The kernel's queue drops datagram 3 (sent at 20 ms), the model's datagram 4.
+        cbr(k.path(), Layout::Kernel, 8, &[2]);
+        cbr(m.path(), Layout::Model, 8, &[3]);
+        let (text, csv) = compare_dirs(k.path(), m.path(), TOLERANCE, 2).unwrap();
+        assert!(
+            text.contains("rep 0, flow cbr: the first diverging decision is the path's fate of datagram 3 (kernel at 0.020000 s, model at 0.020000 s)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("kernel: 182 B datagram; lost on the path"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "rep 0: across flows, flow cbr parts first (0.020000 s; flow tcp's at 0.030000 s)"
+            ),
+            "{text}"
+        );
+        assert!(csv.contains("\n0,cbr,datagram_fate,3,kernel,"), "{csv}");
+        // Alike, the CBR flow differs in nothing and no flow is named first.
+        cbr(m.path(), Layout::Model, 8, &[2]);
+        let (text, _) = compare_dirs(k.path(), m.path(), TOLERANCE, 2).unwrap();
+        assert!(
+            text.contains("rep 0, flow cbr: no decision differs (8 datagrams"),
+            "{text}"
+        );
+        assert!(!text.contains("across flows"), "{text}");
     }
 
     #[test]
