@@ -374,8 +374,8 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 /// improves); every recorded group has one. As measured with the runs simulated as the
 /// kernel ran them (the traces shifted; at the offset of the whole traces the timer
 /// wheel's phase differs, `shifting_the_traces_moves_only_the_timer_wheels_phase`): of
-/// 180, completion 175, retransmissions 161, RTOs 173, undos 174; 67 of the 72 cells at
-/// 9 of 10 or more. How the rules of 6 Dec moved them (completion / retransmissions /
+/// 180, completion 176, retransmissions 163, RTOs 174, undos 176; 69 of the 72 cells at
+/// 9 of 10 or more (the BBR offsets of the LTE drives recorded twice, below). How the rules of 6 Dec moved them (completion / retransmissions /
 /// RTOs / undos, cells), from 174/148/171/172 and 63 cells shifted:
 /// * BBR counts the acknowledged SYN delivered: 176/148/171/172, 64 (AT&T bbr 586 s);
 /// * BBR's rate sample starts at the segment sent last (`tcp_skb_sent_after`):
@@ -419,7 +419,14 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   and 77 retransmissions against the kernel's 48.51 s and 72 (49.21 s and 115
 ///   before), its first divergence from 5.709 s to 24.147 s; of the 180 captures
 ///   (`spikelab diverge`) it moved later on 7 (the three congestion controls at 42 s,
-///   AT&T cubic at 380 s) and earlier on none: 175/161/173/174, 67 cells.
+///   AT&T cubic at 380 s) and earlier on none: 175/161/173/174, 67 cells;
+/// * BBR on the two LTE drives recorded a second time at every offset (the kernel does
+///   not repeat itself there: `the_kernels_bbr_against_its_second_recording_on_the_lte_drives`),
+///   an offset meeting a goal against at least one of its two recordings: AT&T BBR
+///   (`tcp_frto` 2) retransmissions 8 -> 9, T-Mobile LTE BBR (`tcp_frto` 2)
+///   completion 9 -> 10, retransmissions 6 -> 7, RTOs 9 -> 10 and undos 8 -> 10: of
+///   the 180 offsets 176/163/174/176, 69 cells (against the first recordings alone as
+///   before, 175/161/173/174, 67).
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -451,8 +458,8 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "cubic", 0, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 2, [10, 8, 9, 10]),
-    ("tmobile-lte-drive", "bbr", 2, [9, 6, 9, 8]),
+    ("att-lte-drive", "bbr", 2, [10, 9, 9, 10]),
+    ("tmobile-lte-drive", "bbr", 2, [10, 7, 10, 10]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
     ("att-lte-drive", "bbr", 0, [10, 8, 9, 10]),
     ("tmobile-lte-drive", "bbr", 0, [10, 7, 10, 10]),
@@ -535,8 +542,11 @@ fn met_both_ways(a: &PathRun, b: &PathRun) -> [bool; 4] {
 /// The offsets of a (trace, cc) whose `tcp_frto` 2 and 0 kernel runs both took no RTO,
 /// as (frto 2 run, frto 0 run).
 fn repeat_pairs<'a>(runs: &'a [PathRun], trace: &str, cc: &str) -> Vec<(&'a PathRun, &'a PathRun)> {
-    let of =
-        |frto: u8| (runs.iter()).filter(move |r| r.trace == trace && r.cc == cc && r.frto == frto);
+    // The first recording: the configurations recorded twice over `tcp_frto`.
+    let of = |frto: u8| {
+        (runs.iter())
+            .filter(move |r| r.trace == trace && r.cc == cc && r.frto == frto && r.recording == 1)
+    };
     of(2)
         .filter_map(|a| {
             let b = of(0).find(|b| b.offset_s == a.offset_s)?;
@@ -585,5 +595,55 @@ fn tcp_frto_changes_nothing_in_the_model_before_an_rto() {
                 assert_eq!(key(&x), key(&y), "{trace} {cc} at {} s", a.offset_s);
             }
         }
+    }
+}
+
+/// BBR on the two LTE drives recorded a second time at every offset, both `tcp_frto`
+/// (7 Dec, `record_kernel_paths.py --traces att-lte-drive,tmobile-lte-drive --cc bbr
+/// --frto 2,0 --repeat 1`; forwarder lateness p99 at most 5 ms, the one run above it
+/// recorded again): the second recording held to the goals with the first as
+/// reference, as the model is held. Measured (completion, retransmissions, RTOs,
+/// undos): AT&T 9/8/10/10 and 10/9/10/9, T-Mobile LTE 8/8/8/7 and 9/9/9/9: the kernel
+/// misses the goal of 9 of 10 against itself in three of the eight cells. (T-Mobile at
+/// 173 s: 63 then 133 retransmissions with `tcp_frto` 2, 130 then 66 with 0; at 250 s
+/// 2 then 20.)
+const KERNEL_BBR_LTE_2: &[(&str, u8, [usize; 4])] = &[
+    ("att-lte-drive", 2, [9, 8, 10, 10]),
+    ("att-lte-drive", 0, [10, 9, 10, 9]),
+    ("tmobile-lte-drive", 2, [8, 8, 8, 7]),
+    ("tmobile-lte-drive", 0, [9, 9, 9, 9]),
+];
+
+#[test]
+fn the_kernels_bbr_against_its_second_recording_on_the_lte_drives() {
+    let runs = path_runs();
+    for (trace, frto, measured) in KERNEL_BBR_LTE_2 {
+        let group = |rec: u64| -> Vec<&PathRun> {
+            (runs.iter())
+                .filter(|r| r.trace == *trace && r.cc == "bbr" && r.frto == *frto)
+                .filter(|r| r.recording == rec)
+                .collect()
+        };
+        let (first, second) = (group(1), group(2));
+        assert_eq!(first.len(), 10, "{trace} frto {frto}: ten offsets");
+        assert_eq!(
+            second.len(),
+            10,
+            "{trace} frto {frto}: ten offsets recorded again"
+        );
+        let mut got = [0; 4];
+        for b in &second {
+            let a = first.iter().find(|a| a.offset_s == b.offset_s).unwrap();
+            let m = met(a, &kernel_outcome(b));
+            let goals = [m.completion, m.retransmissions, m.timeouts, m.undos];
+            for (g, ok) in got.iter_mut().zip(goals) {
+                *g += usize::from(ok);
+            }
+        }
+        println!("{trace} bbr frto {frto}: the second recording meets {got:?} of 10");
+        assert_eq!(
+            &got, measured,
+            "{trace} frto {frto}: the kernel against itself"
+        );
     }
 }
