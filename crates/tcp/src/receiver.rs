@@ -254,7 +254,7 @@ impl TcpReceiver {
         let (start, end) = (seg.seq, seg.end_seq());
         let was_in_order = start <= self.rcv_nxt;
         let had_holes = !self.ooo.is_empty();
-        self.linux_flush_compressed(now, start, end, out);
+        let flushed = self.linux_flush_compressed(now, start, end, out);
         let new_bytes = self.absorb(start, end);
         let duplicate = new_bytes == 0;
         if duplicate {
@@ -280,7 +280,12 @@ impl TcpReceiver {
             || !self.cfg.delayed_ack.enabled
             || quick
             || pushed;
-        if immediate && self.linux_compresses(now) {
+        if flushed {
+            // The held ACKs' ACK cleared ICSK_ACK_SCHED (`tcp_event_ack_sent` ->
+            // `inet_csk_clear_xmit_timer(ICSK_TIME_DACK)`) after `tcp_data_queue_ofo`
+            // scheduled it: `tcp_ack_snd_check` finds no ACK owed for this segment,
+            // whose block the next ACK reports.
+        } else if immediate && self.linux_compresses(now) {
             // The linux receiver holds this duplicate ACK back (SACK compression).
         } else if immediate {
             // RFC 5681 4.2: out-of-order segments, segments that fill a hole, and (with
@@ -549,18 +554,26 @@ impl TcpReceiver {
     /// the segment's block would otherwise stand past the first
     /// `TCP_SACK_BLOCKS_EXPECTED` (2) of the SACK array, or push one there
     /// ([`Self::sack_array_pushes_past_two`]).
+    /// Returns whether it sent them.
     #[inline]
-    fn linux_flush_compressed(&mut self, now: Time, start: u64, end: u64, out: &mut Vec<Packet>) {
+    fn linux_flush_compressed(
+        &mut self,
+        now: Time,
+        start: u64,
+        end: u64,
+        out: &mut Vec<Packet>,
+    ) -> bool {
         let held = self
             .linux_sack_compress
             .is_some_and(|c| c.flushes_for_new_block());
-        if held
+        let flush = held
             && start > self.rcv_nxt
             && self.held_bytes_in(start, end) < end - start
-            && self.sack_array_pushes_past_two(start, end)
-        {
+            && self.sack_array_pushes_past_two(start, end);
+        if flush {
             self.send_ack(now, out);
         }
+        flush
     }
 
     /// `tcp_sack_new_ofo_skb`'s two flush conditions over `tp->selective_acks` (the
@@ -1038,10 +1051,13 @@ mod tests {
     }
 
     #[test]
-    fn a_third_block_sends_the_held_acks_first_without_it() {
+    fn a_third_block_sends_the_held_acks_first_without_it_and_owes_none_for_it() {
         // tcp_sack_new_ofo_skb (TCP_SACK_BLOCKS_EXPECTED): a new block with two held
         // sends the compressed ACKs before the block is added, as the kernel's
-        // receiver on T-Mobile LTE offset 212 s at 1.03 s.
+        // receiver on T-Mobile LTE offset 212 s at 1.03 s. That ACK clears
+        // ICSK_ACK_SCHED, so the segment itself owes none (no compressed-ACK timer):
+        // the same capture at 1.106 s sends nothing more until the next arrivals at
+        // 1.110 s, where the model sent a compressed SACK at 1.107 s.
         let mut r = linux_receiver();
         let mut out = Vec::new();
         for i in 0..30 {
@@ -1056,7 +1072,15 @@ mod tests {
         r.on_data(t(40), &seg(38, 40), &mut out);
         assert_eq!(out.len(), 4, "the held ACKs left first");
         assert_eq!(out[3].sack(), &[(36_000, 37_000), (31_000, 35_000)]);
-        assert!(r.ack_pending(), "the new block's ACK is held in turn");
+        assert!(!r.ack_pending(), "no ACK owed for the new block");
+        assert_eq!(r.next_deadline(), None, "no compressed-ACK timer");
+        // The next arrival's ACK, held in turn, reports it.
+        r.on_data(t(41), &seg(40, 41), &mut out);
+        assert_eq!(out.len(), 4);
+        let due = r.next_deadline().expect("the compressed-ACK timer");
+        r.on_timer(due, &mut out);
+        assert_eq!(out.len(), 5);
+        assert_eq!(out[4].sack()[..2], [(40_000, 41_000), (38_000, 39_000)]);
     }
 
     #[test]
