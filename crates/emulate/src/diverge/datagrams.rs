@@ -68,12 +68,7 @@ pub struct Divergence<'a> {
 impl Divergence<'_> {
     /// When it happened: the earlier side's send time.
     pub fn t(&self) -> u64 {
-        [self.a, self.b]
-            .into_iter()
-            .flatten()
-            .map(|d| d.t)
-            .min()
-            .unwrap_or(0)
+        super::earlier(self.a.map(|d| d.t), self.b.map(|d| d.t))
     }
 }
 

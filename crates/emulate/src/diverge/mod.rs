@@ -200,13 +200,14 @@ pub struct Divergence<'a> {
 impl Divergence<'_> {
     /// When it happened: the earlier side's time.
     pub fn t(&self) -> u64 {
-        [self.a, self.b]
-            .into_iter()
-            .flatten()
-            .map(|s| s.t)
-            .min()
-            .unwrap_or(0)
+        earlier(self.a.map(|s| s.t), self.b.map(|s| s.t))
     }
+}
+
+/// The earlier of two sides' times, either of which may be missing (its stream ended);
+/// 0 when both are.
+fn earlier(a: Option<u64>, b: Option<u64>) -> u64 {
+    a.into_iter().chain(b).min().unwrap_or(0)
 }
 
 /// Two runs compared.
@@ -907,17 +908,24 @@ mod tests {
         assert_eq!((d.stream, d.index, d.b), (Stream::Data, 2, None));
     }
 
-    #[test]
-    fn both_layouts_pair_up_by_repetition_and_flow() {
+    /// A kernel folder and a model folder holding flow `flow` of repetition 0: three
+    /// segments each ACKed, the model's run sending a fourth at 30 ms.
+    fn kernel_and_model(flow: &str) -> (tempfile::TempDir, tempfile::TempDir) {
         let (k, m) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         std::fs::create_dir_all(k.path().join("pcap")).unwrap();
         std::fs::create_dir_all(m.path().join("pcap/receiver")).unwrap();
         let (s, r) = three().write(k.path(), "tmp");
-        std::fs::rename(&s, k.path().join("pcap/rep0-up-link-sender.pcap")).unwrap();
-        std::fs::rename(&r, k.path().join("pcap/rep0-up-link-receiver.pcap")).unwrap();
+        std::fs::rename(&s, k.path().join(format!("pcap/rep0-{flow}-sender.pcap"))).unwrap();
+        std::fs::rename(&r, k.path().join(format!("pcap/rep0-{flow}-receiver.pcap"))).unwrap();
         let (s, r) = three().data(30, 3000, true).write(m.path(), "tmp");
-        std::fs::rename(&s, m.path().join("pcap/rep0-up-link.pcap")).unwrap();
-        std::fs::rename(&r, m.path().join("pcap/receiver/rep0-up-link.pcap")).unwrap();
+        std::fs::rename(&s, m.path().join(format!("pcap/rep0-{flow}.pcap"))).unwrap();
+        std::fs::rename(&r, m.path().join(format!("pcap/receiver/rep0-{flow}.pcap"))).unwrap();
+        (k, m)
+    }
+
+    #[test]
+    fn both_layouts_pair_up_by_repetition_and_flow() {
+        let (k, m) = kernel_and_model("up-link");
         let (text, csv) = compare_dirs(k.path(), m.path(), TOLERANCE, 2).unwrap();
         assert!(text.starts_with("rep 0, flow up-link: the first diverging decision is the sender's data segment 4 (kernel at -, model at 0.030000 s)"), "{text}");
         let rows: Vec<&str> = csv.lines().collect();
@@ -963,15 +971,7 @@ mod tests {
 
     #[test]
     fn a_cbr_flow_is_compared_by_its_datagrams_fates_and_the_flow_that_parts_first_is_named() {
-        let (k, m) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        std::fs::create_dir_all(k.path().join("pcap")).unwrap();
-        std::fs::create_dir_all(m.path().join("pcap/receiver")).unwrap();
-        let (s, r) = three().write(k.path(), "tmp");
-        std::fs::rename(&s, k.path().join("pcap/rep0-tcp-sender.pcap")).unwrap();
-        std::fs::rename(&r, k.path().join("pcap/rep0-tcp-receiver.pcap")).unwrap();
-        let (s, r) = three().data(30, 3000, true).write(m.path(), "tmp");
-        std::fs::rename(&s, m.path().join("pcap/rep0-tcp.pcap")).unwrap();
-        std::fs::rename(&r, m.path().join("pcap/receiver/rep0-tcp.pcap")).unwrap();
+        let (k, m) = kernel_and_model("tcp");
         // The kernel's queue drops datagram 3 (sent at 20 ms), the model's datagram 4.
         cbr(k.path(), Layout::Kernel, 8, &[2]);
         cbr(m.path(), Layout::Model, 8, &[3]);
