@@ -136,10 +136,6 @@ fn describe(d: Option<&Datagram>, delivered: Option<bool>) -> String {
     format!("{} B datagram; {fate}", d.len)
 }
 
-fn seconds(d: Option<&Datagram>) -> String {
-    d.map_or("-".to_owned(), |d| format!("{:.6} s", d.t as f64 / 1e9))
-}
-
 /// The report of `c` for repetition `rep`'s flow `flow`, the runs labelled `labels`.
 pub fn report(rep: u32, flow: &str, labels: (&str, &str), c: &Comparison<'_>) -> String {
     let (la, lb) = labels;
@@ -153,13 +149,11 @@ pub fn report(rep: u32, flow: &str, labels: (&str, &str), c: &Comparison<'_>) ->
         );
         return out;
     };
+    let times = (d.a.map(|x| x.t), d.b.map(|x| x.t));
     let _ = writeln!(
         out,
-        "the first diverging decision is {} {} ({la} at {}, {lb} at {})",
-        d.stream.what(),
-        d.index + 1,
-        seconds(d.a),
-        seconds(d.b)
+        "{}",
+        super::headline(d.stream.what(), d.index, labels, times)
     );
     let w = la.len().max(lb.len()) + 1;
     for (label, x, f) in [(la, d.a, d.delivered.0), (lb, d.b, d.delivered.1)] {

@@ -204,6 +204,23 @@ impl Divergence<'_> {
     }
 }
 
+/// "the first diverging decision is" `what` number `index + 1`, with each side's time
+/// (`-` where its stream ended).
+fn headline(
+    what: &str,
+    index: usize,
+    (la, lb): (&str, &str),
+    (ta, tb): (Option<u64>, Option<u64>),
+) -> String {
+    let time = |t: Option<u64>| t.map_or("-".to_owned(), |t| format!("{:.6} s", t as f64 / 1e9));
+    format!(
+        "the first diverging decision is {what} {} ({la} at {}, {lb} at {})",
+        index + 1,
+        time(ta),
+        time(tb)
+    )
+}
+
 /// The earlier of two sides' times, either of which may be missing (its stream ended);
 /// 0 when both are.
 fn earlier(a: Option<u64>, b: Option<u64>) -> u64 {
@@ -409,15 +426,11 @@ pub fn report(p: &Pair<'_>, c: &Comparison<'_>, n: usize) -> String {
         );
         return out;
     };
-    let time =
-        |s: Option<&Segment>| s.map_or("-".to_owned(), |s| format!("{:.6} s", s.t as f64 / 1e9));
+    let times = (d.a.map(|s| s.t), d.b.map(|s| s.t));
     let _ = writeln!(
         out,
-        "the first diverging decision is {} {} ({la} at {}, {lb} at {})",
-        d.stream.what(),
-        d.index + 1,
-        time(d.a),
-        time(d.b)
+        "{}",
+        headline(d.stream.what(), d.index, p.labels, times)
     );
     let w = la.len().max(lb.len()) + 1;
     let (fa, fb) = d.delivered.unzip();
