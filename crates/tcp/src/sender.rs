@@ -2992,6 +2992,15 @@ mod tests {
 
     /// A `linux` host with `sysctls`, MSS 1000, no handshake and no timestamps option on
     /// the segments (the tests set what they compare through `sysctls`).
+    /// The `linux` profile with congestion control `cc` and every other sysctl the
+    /// kernel's default.
+    fn linux_cc_cfg(cc: &str) -> TcpConfig {
+        linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::LinuxModule::named(cc).unwrap(),
+            ..Default::default()
+        })
+    }
+
     fn linux_cfg(sysctls: crate::LinuxSysctls) -> TcpConfig {
         let mut cfg = TcpConfig {
             mss: 1000,
@@ -3041,10 +3050,7 @@ mod tests {
     /// Transmit (one per duplicate ACK) sends one.
     #[test]
     fn a_linux_host_sends_for_every_segment_a_duplicate_ack_sacks() {
-        let cfg = linux_cfg(crate::LinuxSysctls {
-            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
-            ..Default::default()
-        });
+        let cfg = linux_cc_cfg("reno");
         let (mut s, mut out) = started(&cfg, 40_000);
         s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
         assert_eq!((s.window().cwnd, s.window().snd_max), (12_000, 14_000));
@@ -3063,10 +3069,7 @@ mod tests {
     /// (FLAG_FORWARD_PROGRESS); before that only ACKs of new data do.
     #[test]
     fn a_linux_host_grows_cwnd_on_sacks_once_reordering_is_high() {
-        let cfg = linux_cfg(crate::LinuxSysctls {
-            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
-            ..Default::default()
-        });
+        let cfg = linux_cc_cfg("reno");
         let (mut s, mut out) = started(&cfg, 100_000);
         let mut first = ack(1000);
         first.push_sack(3000, 4000);
@@ -3087,10 +3090,7 @@ mod tests {
     /// (segment 5000 sent 0.1445 s), which RACK's reordering window is counted in.
     #[test]
     fn a_linux_hosts_min_rtt_hears_an_ack_that_only_sacks() {
-        let cfg = linux_cfg(crate::LinuxSysctls {
-            tcp_congestion_control: crate::LinuxModule::named("reno").unwrap(),
-            ..Default::default()
-        });
+        let cfg = linux_cc_cfg("reno");
         let (mut s, mut out) = started(&cfg, 100_000);
         s.on_ack(ms(100), &ack(1000), &mut out); // 1000..3000 go out at 100 ms
         assert_eq!(s.min_rtt(), Some(Dur::from_millis(100)));
@@ -3102,10 +3102,7 @@ mod tests {
 
     #[test]
     fn a_cubic_linux_host_keeps_seven_tenths_of_cwnd_on_a_loss() {
-        let cfg = linux_cfg(crate::LinuxSysctls {
-            tcp_congestion_control: crate::LinuxModule::named("cubic").unwrap(),
-            ..Default::default()
-        });
+        let cfg = linux_cc_cfg("cubic");
         let (mut s, mut out) = started(&cfg, 40_000);
         s.on_ack(ms(100), &ack(2000), &mut out); // slow start: cwnd 12
         let mut a = ack(2000);
