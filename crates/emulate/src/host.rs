@@ -774,6 +774,7 @@ fn poll(
     let mut prev = TcpInfo::default();
     let mut prev_t = since(origin);
     let mut undo = kernel::read_counters().unwrap_or_default();
+    let bbr = flags.series && sys::congestion(fd).is_ok_and(|n| n == "bbr");
     let mut tick = 0u64;
     while !abort.load(Ordering::SeqCst) {
         // `written` is read before the snapshot: a snapshot taken after the app's last
@@ -784,7 +785,12 @@ fn poll(
         let all_written = written.load(Ordering::SeqCst);
         let Ok(raw) = sys::tcp_info(fd) else { break };
         let now = since(origin);
-        let info = TcpInfo::parse(&raw);
+        let mut info = TcpInfo::parse(&raw);
+        if bbr {
+            info.bbr = sys::tcp_cc_info(fd)
+                .ok()
+                .and_then(|b| kernel::BbrInfo::parse(&b));
+        }
         let mut r = rep.lock().unwrap();
         if flags.series && info != prev {
             r.series.push((now, info));

@@ -268,6 +268,36 @@ pub struct TcpInfo {
     pub dsack_dups: u32,
     pub total_rto: u16,
     pub total_rto_recoveries: u16,
+    /// BBR's model (`TCP_CC_INFO`), read beside TCP_INFO for the series when the
+    /// socket runs BBR; `None` for controllers without `get_info` (reno, cubic).
+    /// Not a TCP_INFO field, so not among kernel.csv's `tcp_info.*` rows.
+    #[serde(skip)]
+    pub bbr: Option<BbrInfo>,
+}
+
+/// `struct tcp_bbr_info` (include/uapi/linux/inet_diag.h), as `bbr_get_info` fills
+/// it: the bandwidth estimate in bytes per second, `min_rtt` in us and the two gains
+/// in 1/256 (`BBR_UNIT`). In PROBE_BW the pacing gain is the gain cycle's phase
+/// (320, 192, then 256 for six phases) and the cwnd gain 512 (`bbr_update_gains`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct BbrInfo {
+    pub bw_bps: u64,
+    pub min_rtt_us: u32,
+    pub pacing_gain: u32,
+    pub cwnd_gain: u32,
+}
+
+impl BbrInfo {
+    /// Decodes what `getsockopt(TCP_CC_INFO)` returned on a BBR socket
+    /// (`do_tcp_getsockopt` copies `bbr_get_info`'s 20 bytes; fewer: not BBR's form).
+    pub fn parse(b: &[u8]) -> Option<BbrInfo> {
+        (b.len() >= 20).then(|| BbrInfo {
+            bw_bps: u64_at(b, 0),
+            min_rtt_us: u32_at(b, 8),
+            pacing_gain: u32_at(b, 12),
+            cwnd_gain: u32_at(b, 16),
+        })
+    }
 }
 
 fn u32_at(b: &[u8], o: usize) -> u32 {
@@ -306,6 +336,7 @@ impl TcpInfo {
             dsack_dups: u32_at(b, 216),
             total_rto: u16::from_ne_bytes([b[240], b[241]]),
             total_rto_recoveries: u16::from_ne_bytes([b[242], b[243]]),
+            bbr: None,
         }
     }
 }
@@ -314,12 +345,21 @@ impl TcpInfo {
 /// the columns of [`TcpInfo::SERIES_HEADER`].
 impl TcpInfo {
     /// The header of `tcp_info/rep<r>-<flow>.csv`.
-    pub const SERIES_HEADER: &'static str = "time_s,ca_state,cwnd,ssthresh,unacked,sacked,lost,retrans,reordering,retransmits,backoff,rto_ms,srtt_ms,bytes_acked,data_segs_out,total_retrans,delivered,dsack_dups,total_rto";
+    pub const SERIES_HEADER: &'static str = "time_s,ca_state,cwnd,ssthresh,unacked,sacked,lost,retrans,reordering,retransmits,backoff,rto_ms,srtt_ms,bytes_acked,data_segs_out,total_retrans,delivered,dsack_dups,total_rto,bbr_bw_bps,bbr_min_rtt_us,bbr_pacing_gain,bbr_cwnd_gain";
 
     /// The row of this sample taken `t_ns` after the run's origin.
     pub fn series_row(&self, t_ns: u64) -> String {
+        let bbr = self.bbr.map_or_else(
+            || ",,,".to_string(),
+            |b| {
+                format!(
+                    "{},{},{},{}",
+                    b.bw_bps, b.min_rtt_us, b.pacing_gain, b.cwnd_gain
+                )
+            },
+        );
         format!(
-            "{:.6},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{},{}",
+            "{:.6},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{bbr}",
             t_ns as f64 / 1e9,
             self.ca_state,
             self.snd_cwnd,
@@ -612,9 +652,32 @@ mod tests {
         );
         let row = i.series_row(1_500_000_000);
         assert!(row.starts_with("1.500000,0,70,63,0,5,9,3,12,2,"), "{row}");
+        assert!(row.ends_with(",,,,"), "no BBR columns without BBR: {row}");
         assert_eq!(
             row.split(',').count(),
             TcpInfo::SERIES_HEADER.split(',').count()
+        );
+    }
+
+    #[test]
+    fn bbrs_cc_info_fills_the_series_last_columns() {
+        let mut b = [0u8; 20];
+        for (off, v) in [(0, 1_250_000u32), (4, 0), (8, 40_000), (12, 320), (16, 512)] {
+            b[off..off + 4].copy_from_slice(&v.to_ne_bytes());
+        }
+        assert_eq!(
+            BbrInfo::parse(&b[..16]),
+            None,
+            "Vegas' or DCTCP's form is not read"
+        );
+        let i = TcpInfo {
+            bbr: BbrInfo::parse(&b),
+            ..TcpInfo::default()
+        };
+        assert!(
+            i.series_row(0).ends_with(",1250000,40000,320,512"),
+            "{}",
+            i.series_row(0)
         );
     }
 }

@@ -288,6 +288,9 @@ fn unsupported(s: &Scenario) -> Option<(FieldPath, String)> {
     if let Some(at) = controller_without_kernel(s) {
         return Some(at);
     }
+    if let Some(at) = replayed_draws(s) {
+        return Some(at);
+    }
     if s.sim().flows.len() > 250 * 250 {
         return Some((
             FieldPath::root("flow"),
@@ -315,6 +318,17 @@ fn controller_without_kernel(s: &Scenario) -> Option<(FieldPath, String)> {
         }
     }
     None
+}
+
+/// The first flow entry that replays a kernel's BBR draws (`bbr_cycle_draws`): the
+/// kernel draws its own.
+fn replayed_draws(s: &Scenario) -> Option<(FieldPath, String)> {
+    let i = s.file().flow.iter().position(|e| {
+        (e.tcp.as_ref().and_then(|t| t.linux.as_ref())).is_some_and(|l| l.bbr_cycle_draws.is_some())
+    })?;
+    let at = FieldPath::root("flow").index(i).key("tcp").key("linux");
+    let why = "replays a recorded kernel run's BBR draws in the model; the kernel draws its own";
+    Some((at.key("bbr_cycle_draws"), why.into()))
 }
 
 fn locate(s: &Scenario, path: FieldPath, why: String) -> ScenarioError {

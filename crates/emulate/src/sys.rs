@@ -246,6 +246,27 @@ pub fn tcp_info(fd: RawFd) -> io::Result<[u8; 256]> {
     Ok(buf)
 }
 
+/// `getsockopt(TCP_CC_INFO)`: the congestion controller's `get_info` bytes (empty
+/// for a controller without one).
+pub fn tcp_cc_info(fd: RawFd) -> io::Result<Vec<u8>> {
+    let mut buf = [0u8; 64];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: the kernel writes at most `len` bytes into `buf` and sets `len`.
+    check(
+        unsafe {
+            libc::getsockopt(
+                fd,
+                libc::IPPROTO_TCP,
+                libc::TCP_CC_INFO,
+                buf.as_mut_ptr().cast(),
+                &mut len,
+            )
+        },
+        "TCP_CC_INFO",
+    )?;
+    Ok(buf[..len as usize].to_vec())
+}
+
 /// Shuts a socket down both ways (unblocks a thread reading or writing it).
 pub fn shutdown(fd: RawFd) {
     // SAFETY: shutdown on a possibly closed descriptor only returns an error.

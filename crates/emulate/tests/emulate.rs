@@ -1032,6 +1032,25 @@ workload = { kind = "bulk", bytes = "2KB" }
     assert!(e.contains("tcp_congestion_control"), "{e}");
 }
 
+#[test]
+fn replayed_bbr_draws_are_refused_because_the_kernel_draws_its_own() {
+    let toml = r#"
+[[link]]
+name = "radio"
+rate = "10Mbit/s"
+latency = "20ms"
+[[flow]]
+name = "ftp"
+route = ["radio"]
+profile = "linux"
+tcp.linux = { tcp_congestion_control = "bbr", bbr_cycle_draws = [3] }
+workload = { kind = "bulk", bytes = "2KB" }
+"#;
+    let e = try_plan(toml, &[]).unwrap_err();
+    assert!(e.contains("flow[0].tcp.linux.bbr_cycle_draws"), "{e}");
+    assert!(e.contains("the kernel draws its own"), "{e}");
+}
+
 const CHILD: &str = "SPIKELAB_EMULATE_SIGINT_CHILD";
 
 /// Run by `cleanup_after_sigint_leaves_no_namespace` in a child process: a long

@@ -494,6 +494,7 @@ fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
         let p = p.key("tcp_rto_max_ms");
         int(&p, u64::from(v), 1000, 120_000, " ms (1000 to 120000)")?;
     }
+    bbr_cycle_draws(l, p)?;
     if let Some(v) = l.tcp_rto_min_us {
         let hi = i32::MAX as u64;
         int(
@@ -503,6 +504,26 @@ fn linux_sysctls(l: &LinuxSysctls, p: &FieldPath) -> Check {
             hi,
             " us (1 to 2^31 - 1)",
         )?;
+    }
+    Ok(())
+}
+
+/// `bbr_cycle_draws` replays BBR v1's draws from `0..bbr_cycle_rand` (7), so only
+/// with `tcp_congestion_control = "bbr"`.
+fn bbr_cycle_draws(l: &LinuxSysctls, p: &FieldPath) -> Check {
+    let Some(draws) = &l.bbr_cycle_draws else {
+        return Ok(());
+    };
+    let p = p.key("bbr_cycle_draws");
+    if l.tcp_congestion_control.name() != "bbr" {
+        let why = format!(
+            "replays BBR's gain-cycle draws; this flow runs `{}`",
+            l.tcp_congestion_control.name()
+        );
+        return fail(&p, why);
+    }
+    for (i, &d) in draws.iter().enumerate() {
+        int(&p.index(i), u64::from(d), 0, 6, " (a draw of 0 to 6)")?;
     }
     Ok(())
 }

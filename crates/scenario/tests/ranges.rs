@@ -339,6 +339,20 @@ fn tcp_rto_max_ms_takes_the_sysctls_range_only() {
 }
 
 #[test]
+fn bbr_cycle_draws_take_0_to_6_and_only_with_bbr() {
+    let m = replaced(
+        "tcp = { recovery = \"reno-sack\" }",
+        "profile = \"linux\"\ntcp = { linux = { tcp_congestion_control = \"bbr\", bbr_cycle_draws = [2, 7] } }",
+    );
+    assert_has(&m, &["tcp.linux.bbr_cycle_draws[1]", "0 to 6"]);
+    let m = replaced(
+        "tcp = { recovery = \"reno-sack\" }",
+        "profile = \"linux\"\ntcp = { linux = { tcp_congestion_control = \"cubic\", bbr_cycle_draws = [2] } }",
+    );
+    assert_has(&m, &["tcp.linux.bbr_cycle_draws", "runs `cubic`"]);
+}
+
+#[test]
 fn tcp_rmem_must_be_ordered_min_default_max() {
     let m = replaced(
         "tcp = { recovery = \"reno-sack\" }",

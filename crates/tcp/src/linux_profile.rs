@@ -59,6 +59,15 @@ pub struct LinuxSysctls {
     /// (`TCP_RTO_MIN`). Sets the `linux` estimator's `rto_min`, in whole jiffies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp_rto_min_us: Option<u32>,
+    /// Not a sysctl: the start phases a recorded kernel run's BBR drew, in order
+    /// (the values `get_random_u32_below(bbr_cycle_rand)` returned in
+    /// `bbr_reset_probe_bw_mode`, each 0 to 6), replayed by the model's BBR before it
+    /// draws from its seeded stream. The kernel draws them at random, so one run of
+    /// the kernel can only be held against the model given its draws; the recorders
+    /// read them from the run's pacing-gain series (scripts/bbr_draws.py). Only with
+    /// `tcp_congestion_control = "bbr"`; `emulate` refuses it (a kernel draws its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bbr_cycle_draws: Option<Vec<u8>>,
 }
 
 impl Default for LinuxSysctls {
@@ -75,6 +84,7 @@ impl Default for LinuxSysctls {
             so_rcvbuf: None,
             tcp_rto_max_ms: None,
             tcp_rto_min_us: None,
+            bbr_cycle_draws: None,
         }
     }
 }

@@ -30,11 +30,12 @@
 //! and `snd_cwnd_clamp` never binds.
 
 use super::bbr_shared::*;
-use super::{AckSample, CaState, CongestionControl, ConnView, Control, CwndView, Declared};
+use super::{
+    AckSample, CaState, CcRandom, CongestionControl, ConnView, Control, CwndView, Declared,
+};
 use crate::exports::{Exports, Kernel, Ns2Export};
 use crate::rate::RateSample;
-use rand::Rng;
-use spikelab_core::{Dur, RngStreams, SimRng, Time};
+use spikelab_core::{Dur, RngStreams, Time};
 
 /// `div_u64(tp->delivered_mstamp, USEC_PER_MSEC)`: the long-term sampling's clock
 /// (`lt_last_stamp`, `bbr_lt_bw_sampling`) is milliseconds, not jiffies.
@@ -197,7 +198,7 @@ pub struct Bbr {
     last_delivered_mstamp: Time,
     /// Boxed: the generator is larger than the rest of the state, and every flow's
     /// controller enum is as large as its largest member.
-    rng: Box<SimRng>,
+    rng: Box<CcRandom>,
 }
 
 impl Default for Bbr {
@@ -227,7 +228,7 @@ impl Default for Bbr {
             mss: 1460,
             lt_reset_pending: false,
             last_delivered_mstamp: Time::ZERO,
-            rng: Box::new(RngStreams::new(0).stream("bbr", 0)),
+            rng: Box::new(RngStreams::new(0).stream("bbr", 0).into()),
         }
     }
 }
@@ -447,7 +448,7 @@ impl Bbr {
 
     /// `bbr_reset_probe_bw_mode`: a random start phase other than the drain phase.
     fn reset_probe_bw_mode(&mut self, c: &ConnView) {
-        let draw = self.rng.random_range(0..CYCLE_RAND);
+        let draw = self.rng.below(CYCLE_RAND);
         self.advance_cycle_phase(CYCLE_LEN - 1 - draw, c);
     }
 
@@ -759,7 +760,7 @@ impl CongestionControl for Bbr {
     }
 
     /// `bbr_init`.
-    fn on_init(&mut self, c: &ConnView, rng: &SimRng) {
+    fn on_init(&mut self, c: &ConnView, rng: &CcRandom) {
         *self = Bbr {
             mss: c.mss,
             min_rtt_us: c.min_rtt.map(us),
@@ -879,7 +880,10 @@ mod tests {
 
     fn started() -> Bbr {
         let mut b = Bbr::default();
-        b.on_init(&view(ms(0), 10, 0, 0), &RngStreams::new(7).stream("t", 0));
+        b.on_init(
+            &view(ms(0), 10, 0, 0),
+            &RngStreams::new(7).stream("t", 0).into(),
+        );
         b
     }
 
@@ -1100,7 +1104,7 @@ mod tests {
             .map(|seed| {
                 let mut b = Bbr::default();
                 let rng = RngStreams::new(seed).stream("t", 0);
-                b.on_init(&view(ms(0), 10, 0, 0), &rng);
+                b.on_init(&view(ms(0), 10, 0, 0), &rng.clone().into());
                 b.reset_probe_bw_mode(&view(ms(0), 10, 0, 0));
                 match b.mode() {
                     Mode::ProbeBw { cycle_idx, .. } => cycle_idx,
@@ -1112,11 +1116,41 @@ mod tests {
         assert!(phases.iter().any(|&p| p != phases[0]));
         let again = {
             let mut b = Bbr::default();
-            b.on_init(&view(ms(0), 10, 0, 0), &RngStreams::new(3).stream("t", 0));
+            b.on_init(
+                &view(ms(0), 10, 0, 0),
+                &RngStreams::new(3).stream("t", 0).into(),
+            );
             b.reset_probe_bw_mode(&view(ms(0), 10, 0, 0));
             b.mode()
         };
         assert!(matches!(again, Mode::ProbeBw { cycle_idx, .. } if cycle_idx == phases[3]));
+    }
+
+    #[test]
+    fn replayed_draws_set_the_start_phases_in_order_then_the_stream_draws() {
+        // Draw r starts the cycle at CYCLE_LEN - 1 - r, advanced once: r = 0 probes
+        // (phase 0, gain 5/4) at once, r = 6 cruises through phases 2..7 first.
+        let seeded = |replay: &[u8]| {
+            let mut b = Bbr::default();
+            let rng = RngStreams::new(3).stream("t", 0);
+            b.on_init(&view(ms(0), 10, 0, 0), &CcRandom::new(rng, replay));
+            (0..3)
+                .map(|_| {
+                    b.reset_probe_bw_mode(&view(ms(0), 10, 0, 0));
+                    match b.mode() {
+                        Mode::ProbeBw { cycle_idx, .. } => cycle_idx,
+                        m => panic!("{m:?}"),
+                    }
+                })
+                .collect::<Vec<u8>>()
+        };
+        let own = seeded(&[]);
+        let replayed = seeded(&[0, 6]);
+        assert_eq!(&replayed[..2], &[0, 2]);
+        assert_eq!(
+            replayed[2], own[0],
+            "after the replay, the stream's first draw"
+        );
     }
 
     #[test]

@@ -1124,7 +1124,7 @@ impl CongestionControl for Bbr3 {
     }
 
     /// `bbr_init`.
-    fn on_init(&mut self, c: &ConnView, rng: &SimRng) {
+    fn on_init(&mut self, c: &ConnView, rng: &super::CcRandom) {
         let now_j = jiffies(c.now);
         *self.0 = State {
             initialized: true,
@@ -1141,7 +1141,7 @@ impl CongestionControl for Bbr3 {
                 delivered: c.delivered + 1,
                 ..LossRound::default()
             },
-            rng: Box::new(rng.clone()),
+            rng: Box::new(rng.stream.clone()),
             ..State::default()
         };
         self.init_pacing_rate_from_rtt(c);
@@ -1250,7 +1250,10 @@ mod tests {
     impl Flow {
         fn new() -> Flow {
             let mut b = Bbr3::default();
-            b.on_init(&view(ms(0), 10, 0), &RngStreams::new(7).stream("t", 0));
+            b.on_init(
+                &view(ms(0), 10, 0),
+                &RngStreams::new(7).stream("t", 0).into(),
+            );
             Flow {
                 b,
                 t: 0,

@@ -128,6 +128,42 @@ pub struct Control {
     pub mark_app_limited: bool,
 }
 
+/// A controller's random draws: values a recorded kernel run drew, replayed first
+/// in the order it drew them (`linux.bbr_cycle_draws`, for holding the model against
+/// that run), then the flow's seeded stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CcRandom {
+    pub stream: SimRng,
+    /// The values still to replay, the next one last.
+    replay: Vec<u8>,
+}
+
+impl CcRandom {
+    /// `stream`'s draws after the values of `replay`, in order.
+    pub fn new(stream: SimRng, replay: &[u8]) -> CcRandom {
+        let replay = replay.iter().rev().copied().collect();
+        CcRandom { stream, replay }
+    }
+
+    /// A draw from `0..n` (`get_random_u32_below(n)`): the next replayed value, else
+    /// the stream's; a replayed draw leaves the stream untouched.
+    pub fn below(&mut self, n: u8) -> u8 {
+        match self.replay.pop() {
+            Some(v) => {
+                debug_assert!(v < n, "a replayed draw {v} outside 0..{n}");
+                v
+            }
+            None => rand::Rng::random_range(&mut self.stream, 0..n),
+        }
+    }
+}
+
+impl From<SimRng> for CcRandom {
+    fn from(stream: SimRng) -> CcRandom {
+        CcRandom::new(stream, &[])
+    }
+}
+
 /// What a model-based controller estimates, for traces (BBR's `bbr_get_info`): the
 /// bandwidth estimate and pacing rate in bytes per second, min_rtt once sampled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,7 +209,7 @@ pub trait CongestionControl {
     }
     /// The connection is set up (`init`); `rng` is the flow's seeded stream for the
     /// controller's random draws. Default: nothing to set up.
-    fn on_init(&mut self, _c: &ConnView, _rng: &SimRng) {}
+    fn on_init(&mut self, _c: &ConnView, _rng: &CcRandom) {}
     /// Every ACK, after loss detection and undo (`cong_control` with the ACK's
     /// `struct rate_sample`). Default: cwnd as it is.
     fn on_cong_control(&mut self, _rs: &RateSample, c: &ConnView) -> Control {
@@ -267,7 +303,7 @@ macro_rules! controllers {
                 fn on_undo(&mut self, w: &CwndView);
                 #[inline]
                 fn controls_cwnd(&self) -> bool;
-                fn on_init(&mut self, c: &ConnView, rng: &SimRng);
+                fn on_init(&mut self, c: &ConnView, rng: &CcRandom);
                 fn on_cong_control(&mut self, rs: &RateSample, c: &ConnView) -> Control;
                 fn on_tx_start(&mut self, c: &ConnView, app_limited: bool) -> u64;
                 fn on_enter_loss(&mut self, c: &ConnView);

@@ -62,7 +62,13 @@ impl<E: RtoEstimator> TcpSender<E> {
     pub(super) fn cc_init(&mut self, now: Time) {
         let view = self.sender_view(now);
         if let Some(d) = &self.drv {
-            self.cc.on_init(&d.view(&view), d.rng());
+            let replay = self
+                .cfg
+                .linux
+                .as_ref()
+                .and_then(|l| l.bbr_cycle_draws.as_deref());
+            let rng = crate::cc::CcRandom::new(d.rng().clone(), replay.unwrap_or(&[]));
+            self.cc.on_init(&d.view(&view), &rng);
         }
     }
 
