@@ -52,6 +52,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bbr_draws  # noqa: E402
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PATHS = os.path.join(ROOT, "scenarios", "paths")
 TRACES = ["att-lte-drive", "tmobile-lte-drive", "tmobile-umts-drive"]
@@ -62,6 +65,7 @@ UNDO = [
 FIELDS = [
     "trace", "cc", "tcp_frto", "offset_s", "recording", "kernel", "completion_s", "data_segments_sent",
     "retransmissions", "timeouts", *UNDO, "lateness_p99_ms", "loadavg", "trace_shift",
+    "bbr_draws",
 ]
 
 
@@ -134,11 +138,22 @@ def one(a, trace, cc, frto, offset, recording=1):
         f.write(scenario_text(text, offset, cc, frto, None if a.wait else a.work))
     out = os.path.join(a.work, name)
     cmd = [a.bin, "emulate", scen, "--reps", "1", "--out", out] + (["--pcap"] if a.pcap else [])
+    # BBR's gains over time: the draws it made (scripts/bbr_draws.py).
+    cmd += ["--tcp-info"] if cc == "bbr" else []
     if a.lock:
         cmd = ["flock", a.lock] + cmd
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    draws = []
+    if cc == "bbr":
+        series = os.path.join(out, "tcp_info", "rep0-download.csv")
+        draws = bbr_draws.infer(a.bin, scen, series)
     if a.pcap:
-        diverge(a.bin, scen, out)
+        model = scen
+        if draws:
+            model = os.path.join(a.work, f"{name}-draws.toml")
+            with open(model, "w") as f:
+                f.write(bbr_draws.with_draws(open(scen).read(), draws))
+        diverge(a.bin, model, out)
     row = next(csv.DictReader(open(os.path.join(out, "runs.csv"))))
     meta = open(os.path.join(out, "meta.json")).read()
     p99 = max(float(x) for x in re.findall(r'"p99_ms": ([0-9.]+)', meta))
@@ -152,6 +167,8 @@ def one(a, trace, cc, frto, offset, recording=1):
         "lateness_p99_ms": f"{p99:.3f}",
         "loadavg": f"{os.getloadavg()[0]:.1f}",
         "trace_shift": 0 if a.wait else 1,
+        # Empty: no series read (not BBR); "-": read, BBR never entered PROBE_BW.
+        "bbr_draws": ";".join(map(str, draws)) or ("-" if cc == "bbr" else ""),
     }
     rec.update({k: row[k] for k in UNDO})
     return rec

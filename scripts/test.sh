@@ -48,7 +48,7 @@ if ! command -v python3 >/dev/null 2>&1; then
   echo "SKIPPED: python3 not found: the book's links are not checked" >&2
   mdbook build docs
 else
-  python3 -m unittest -q scripts/test_check_links.py scripts/test_check_sources.py scripts/test_ph_scripts.py scripts/test_path_stats.py
+  python3 -m unittest -q scripts/test_check_links.py scripts/test_check_sources.py scripts/test_ph_scripts.py scripts/test_path_stats.py scripts/test_bbr_draws.py
   python3 scripts/check_sources.py
   # No import cycle between the modules of any crate (families import the trait, never each other).
   python3 -m unittest -q scripts/test_check_module_cycles.py

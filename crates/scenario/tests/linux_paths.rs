@@ -19,6 +19,8 @@
 //! (`kernel-6.18.44-fc-v1272/paths.csv`), and how the floors moved against them are in
 //! docs/src/validation-linux-history.md.
 
+#[path = "support/bbr_draws.rs"]
+mod bbr_draws;
 use spikelab_core::{Dur, Time};
 use spikelab_engine::FlowResult;
 use spikelab_tcp::linux_timer_wheel::fires_at;
@@ -28,7 +30,7 @@ use std::path::PathBuf;
 const DATA: &str = "tests/data/kernel-6.18.44-fc-v1300/paths.csv";
 
 /// One recorded kernel run.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct PathRun {
     trace: String,
     cc: String,
@@ -41,6 +43,9 @@ struct PathRun {
     undos: Vec<u64>,
     /// The traces were shifted to the offset and the flow started at 0.
     trace_shift: bool,
+    /// BBR's gain-cycle draws in this run, read from its pacing gain
+    /// (scripts/bbr_draws.py); `None` for runs recorded without the series.
+    bbr_draws: Option<Vec<u8>>,
 }
 
 fn path_runs() -> Vec<PathRun> {
@@ -64,6 +69,7 @@ fn path_runs() -> Vec<PathRun> {
                 timeouts: n("timeouts"),
                 undos: UndoCounters::NAMES.iter().map(|c| n(c)).collect(),
                 trace_shift: n("trace_shift") == 1,
+                bbr_draws: bbr_draws::draws(f[col("bbr_draws")]),
             }
         })
         .collect()
@@ -157,11 +163,32 @@ fn shifted(text: &str, file: &std::path::Path, offset_ms: u64, dir: &std::path::
 /// the row says so, else the whole traces with the flow at the offset.
 fn simulate(k: &PathRun) -> FlowResult {
     let (text, file) = scenario_at(&k.trace, &k.cc, k.frto, k.offset_s);
+    let text = bbr_draws::replayed(text, k.bbr_draws.as_deref());
     if !k.trace_shift {
         return run_text(&text, &file);
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("linux-paths-shifted");
     run_text(&shifted(&text, &file, k.offset_s * 1000, &dir), &file)
+}
+
+/// The runs held to the goals: where a configuration and offset has recordings with
+/// BBR's draws, only those (the model replays the draws, and a recording without them
+/// leaves the model's phase to chance: `the_models_seven_draws_span_the_kernels_bbr_runs`).
+fn held_runs() -> Vec<PathRun> {
+    let all = path_runs();
+    let same = |a: &PathRun, b: &PathRun| {
+        (&a.trace, &a.cc, a.frto, a.offset_s) == (&b.trace, &b.cc, b.frto, b.offset_s)
+    };
+    let drawn = |k: &PathRun| all.iter().any(|o| same(o, k) && o.bbr_draws.is_some());
+    let keep: Vec<bool> = all
+        .iter()
+        .map(|k| k.bbr_draws.is_some() || !drawn(k))
+        .collect();
+    all.into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(r, _)| r)
+        .collect()
 }
 
 /// Which goals one run meets.
@@ -219,7 +246,7 @@ type Group = (String, String, u8);
 fn run_all() -> Vec<(Group, u64, Met)> {
     println!("| trace | cc | frto | offset s | rec | sim s | kernel s | sim retx | kernel retx | sim RTOs | kernel RTOs | sim undos | kernel undos | missed |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    path_runs()
+    held_runs()
         .iter()
         .map(|k| {
             let f = simulate(k);
@@ -439,7 +466,17 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   expiry, and after it in the model, at its hard one; the emulator's wake-up
 ///   expiring the kernel's hrtimer, as at UMTS CUBIC 292 s below); T-Mobile LTE BBR
 ///   (`tcp_frto` 0) retransmissions 7 -> 8: 176/164/174/176, 69 cells (first
-///   recordings alone 175/161/173/174, 67).
+///   recordings alone 175/161/173/174, 67);
+/// * BBR recorded a third time with its gains (`record_kernel_paths.py --cc bbr`
+///   with `TCP_CC_INFO` in the series: both LTE drives at every offset, the UMTS drive
+///   at three) and held only there, replaying the start phases the kernel drew at
+///   random (`held_runs`; docs/src/validation-linux.md, "BBR's random start phase"):
+///   one recording per offset instead of either of two, against the kernel's own draw
+///   instead of the model's: AT&T 10/8/9/10 and 10/9/10/9, T-Mobile LTE 9/8/9/8 and
+///   10/8/10/9; of the 180 offsets 175/165/174/172, 68 cells. Given its draw the kernel
+///   repeats itself where the first recordings disagreed (T-Mobile LTE 250 s: 31 and
+///   32 retransmissions with draw 1 in both `tcp_frto` runs, where the earlier four
+///   gave 1 to 20), and what the model misses there is the model's (below).
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -454,11 +491,16 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   3.440 s leaves out the segment delivered at that instant (the emulator's artefact:
 ///   the forwarder's wake-up for that delivery expires the kernel's hrtimer, armed for
 ///   1 ms with 100 us slack, at its soft expiry before the segment is processed);
-/// * BBR: offsets where the kernel's runs of one configuration differ by more than 20 %
-///   (T-Mobile LTE 173 s: 63, 133, 130 and 66 against the model's 86; 250 s: 1 to 20
-///   against 3), and offsets where they agree and the model does not: AT&T 448 s (31 in
-///   all four kernel runs, the model 23), T-Mobile LTE 289 s (301 to 348, the model
-///   241), AT&T 34 s (one RTO in all four, the model three); not traced yet.
+/// * BBR given the kernel's draws: T-Mobile LTE at 250 s (both): the kernel's sender
+///   marks a lone segment PSH at 3.673 s and the model's does not (`tcp_sendmsg_locked`'s
+///   `forced_push` marks every skb ending past `pushed_seq + max_window / 2`, counted
+///   from each write's start; the emulator writes 1 MiB at a time), so after the stall
+///   the kernel's receiver ACKs it alone and the runs part (40 against 31-32
+///   retransmissions); not modelled yet. AT&T 34 s (`tcp_frto` 2): three RTOs against
+///   one, the runs parting first at a compressed SACK at 1.113 s (the emulator's
+///   soft-expiry artefact, as at UMTS CUBIC 292 s); AT&T 380 s: 1 against 15-17, first
+///   parting at the receiver's ACK at 2.527 s; T-Mobile LTE 173 s: 86 and 136 against
+///   61 and 93; not traced yet.
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [9, 9, 9, 9]),
@@ -472,11 +514,11 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "cubic", 0, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 2, [10, 9, 9, 10]),
-    ("tmobile-lte-drive", "bbr", 2, [10, 7, 10, 10]),
+    ("att-lte-drive", "bbr", 2, [10, 8, 9, 10]),
+    ("tmobile-lte-drive", "bbr", 2, [9, 8, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 0, [10, 8, 9, 10]),
-    ("tmobile-lte-drive", "bbr", 0, [10, 8, 10, 10]),
+    ("att-lte-drive", "bbr", 0, [10, 9, 10, 9]),
+    ("tmobile-lte-drive", "bbr", 0, [10, 8, 10, 9]),
     ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
 
@@ -660,4 +702,35 @@ fn the_kernels_bbr_against_its_second_recording_on_the_lte_drives() {
             "{trace} frto {frto}: the kernel against itself"
         );
     }
+}
+
+/// BBR's first two recordings on the LTE drives, made without the series: the kernel's
+/// runs there disagree with each other, and the model's seven possible start phases
+/// (the first draw replayed, later ones seeded) span them. Of the 80 runs, 69 are met
+/// on every goal by some draw (seven tries, so a measure of span, not of agreement) and
+/// 54 by the model's own seeded draw.
+const SPANNED_BY_SOME_DRAW: (usize, usize) = (69, 54);
+
+#[test]
+fn the_models_seven_draws_span_the_kernels_bbr_runs() {
+    let runs = path_runs();
+    let first_two = (runs.iter())
+        .filter(|r| r.cc == "bbr" && r.trace.ends_with("lte-drive") && r.recording <= 2);
+    let (mut some, mut own, mut n) = (0, 0, 0);
+    for k in first_two {
+        let all = |m: Met| m.completion && m.retransmissions && m.timeouts && m.undos;
+        let drawn = |d: u8| {
+            let with = PathRun {
+                bbr_draws: Some(vec![d]),
+                ..k.clone()
+            };
+            all(compare(k, &simulate(&with)))
+        };
+        some += usize::from((0..7).any(drawn));
+        own += usize::from(all(compare(k, &simulate(k))));
+        n += 1;
+    }
+    println!("{some} of {n} runs met by some draw, {own} by the model's own");
+    assert_eq!(n, 80);
+    assert_eq!((some, own), SPANNED_BY_SOME_DRAW);
 }
