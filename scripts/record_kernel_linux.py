@@ -26,7 +26,11 @@ line replaced; column `start_s`). Both run with the scenario's own sysctls (the
 kernel's defaults); `--configs` applies to table1 only. `--pcap` keeps both ends'
 packet captures in the work directory (for diffing against `spikelab run --pcap`);
 `--tcp-info` keeps the sender's TCP_INFO over time (`spikelab emulate --tcp-info`:
-cwnd, ssthresh, ca_state, ... in tcp_info/rep0-tcp.csv of each run's folder).
+cwnd, ssthresh, ca_state, ... in tcp_info/rep0-tcp.csv of each run's folder); with
+`--cc bbr` it also reads the gain-cycle start phases BBR drew at random from the
+series (scripts/bbr_draws.py, against the model's scenario as
+crates/scenario/tests/linux_kernel.rs builds it) into the `bbr_draws` column (empty:
+not read; `-`: BBR never entered PROBE_BW), which the tests replay.
 
 `--path table2` records the congested path of [Gurtov & Ludwig 2003] Tables 2-4
 (scenarios/eifel-response-cbr.toml: the Table 1 path plus a competing 1 Mbit/s CBR flow
@@ -43,16 +47,18 @@ import csv
 import os
 import platform
 import random
+import re
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_kernel as vk  # noqa: E402
+import bbr_draws  # noqa: E402
 
 FIELDS = [
     "config", "seed", "kernel", "freezes", "start_s", "completion_s", "data_segments_sent", "retransmissions",
     "timeouts", "timeout_episodes", "spurious_timeouts", "TCPSpuriousRTOs", "TCPLossUndo",
-    "TCPDSACKUndo", "TCPFastRetrans", "lateness_p99_ms", "loadavg",
+    "TCPDSACKUndo", "TCPFastRetrans", "lateness_p99_ms", "loadavg", "bbr_draws",
 ]
 
 
@@ -137,6 +143,45 @@ def scenario_text(path_kind, cfg, seed, cc="reno"):
     return text, [], start
 
 
+def model_text(path_kind, text, cc):
+    """The scenario the model runs for a recording (as crates/scenario/tests/
+    linux_kernel.rs builds it): the outage and trace paths' host runs `cc` (the
+    kernel's ran `emulate --cc`), Table 2's receiver locks the buffer the emulator
+    gives the kernel's."""
+    if path_kind == "table2":
+        return text.replace(f'tcp_congestion_control = "{cc}" }}',
+                            f'tcp_congestion_control = "{cc}", so_rcvbuf = 600000 }}')
+    if path_kind in ("outages", "trace"):
+        return text.replace("so_rcvbuf = 16000000 }", f'so_rcvbuf = 16000000, tcp_congestion_control = "{cc}" }}')
+    # Table 1: the `linux` profile with the configuration's sysctls, the window the
+    # kernel's receiver advertised after its first two ACKs (150000 B) and the
+    # receive buffer the emulator sets, as linux_kernel.rs's `scenario`.
+    cfg = re.search(r"configuration (\w)", text).group(1)
+    tcp = re.search(r"^tcp = .*$", text, re.M).group(0)
+    linux = f'linux = {{ {TABLE1_SYSCTLS[cfg]}, tcp_congestion_control = "{cc}", so_rcvbuf = 600000 }}'
+    text = text.replace('profile = "ns2-2002"', 'profile = "linux"')
+    return text.replace(tcp, f"tcp = {{ mss = 1000, receiver_window = 150000, {linux} }}")
+
+
+# The sysctls of each Table 1 configuration in the `linux` profile (linux_kernel.rs's
+# `sysctls`; validate_kernel.py sets the same on the kernel).
+TABLE1_SYSCTLS = {
+    "a": "tcp_timestamps = 1, tcp_frto = 2",
+    "b": "tcp_timestamps = 0, tcp_frto = 2",
+    "c": "tcp_timestamps = 0, tcp_frto = 0",
+}
+
+
+def draws_of(bin_, work, name, path_kind, text, cc, seed, emu):
+    """BBR's draws in the run recorded in `emu` (scripts/bbr_draws.py)."""
+    path = os.path.join(work, f"{name}-model.toml")
+    with open(path, "w") as f:
+        f.write(model_text(path_kind, text, cc))
+    series = os.path.join(emu, "tcp_info", "rep0-tcp.csv")
+    got = bbr_draws.infer(bin_, path, series, seed if path_kind == "table2" else None)
+    return ";".join(map(str, got)) or "-"
+
+
 def one(bin_, work, cfg, seed, cc, path_kind="table1", pcap=False, tcp_info=False):
     import json
     text, sched, start = scenario_text(path_kind, cfg, seed, cc)
@@ -171,6 +216,9 @@ def one(bin_, work, cfg, seed, cc, path_kind="table1", pcap=False, tcp_info=Fals
         "lateness_p99_ms": f"{late['p99_ms']:.3f}",
         # The machine's 1-minute load average as the run ended (other jobs share it).
         "loadavg": f"{os.getloadavg()[0]:.1f}",
+        # Empty: not read (no series, or not BBR); "-": BBR never entered PROBE_BW.
+        "bbr_draws": draws_of(bin_, work, f"{path_kind}-{cfg}-{seed}", path_kind, text, cc, seed, emu)
+        if cc == "bbr" and tcp_info else "",
     }
 
 

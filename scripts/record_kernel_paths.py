@@ -42,6 +42,10 @@ for the same configuration, and `--pcap` keeps each run's capture (`emulate --pc
 in its work folder, runs the model on the same scenario with `--pcap` beside it
 (`<run>-model`) and writes the first diverging decision into the run's folder
 (`spikelab diverge`: `divergence.txt`, `divergence.csv`; its first line is printed).
+A BBR run is recorded with the sender's series (`emulate --tcp-info`, with BBR's gains)
+and the gain-cycle start phases it drew at random are read from it into the
+`bbr_draws` column (scripts/bbr_draws.py; `-` when BBR never entered PROBE_BW); the
+model's run beside a BBR capture replays them.
 """
 
 import argparse
