@@ -467,9 +467,9 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   expiring the kernel's hrtimer, as at UMTS CUBIC 292 s below); T-Mobile LTE BBR
 ///   (`tcp_frto` 0) retransmissions 7 -> 8: 176/164/174/176, 69 cells (first
 ///   recordings alone 175/161/173/174, 67);
-/// * BBR recorded a third time with its gains (`record_kernel_paths.py --cc bbr`
-///   with `TCP_CC_INFO` in the series: both LTE drives at every offset, the UMTS drive
-///   at three) and held only there, replaying the start phases the kernel drew at
+/// * BBR recorded again with its gains (`record_kernel_paths.py --cc bbr` with
+///   `TCP_CC_INFO` in the series: the three drives at every offset, both `tcp_frto`;
+///   the UMTS drive's second recording) and held only there, replaying the start phases the kernel drew at
 ///   random (`held_runs`; docs/src/validation-linux.md, "BBR's random start phase"):
 ///   one recording per offset instead of either of two, against the kernel's own draw
 ///   instead of the model's: AT&T 10/8/9/10 and 10/9/10/9, T-Mobile LTE 9/8/9/8 and
