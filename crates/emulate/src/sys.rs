@@ -203,24 +203,29 @@ pub fn set_congestion(fd: RawFd, name: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// The congestion-control module a socket runs (`TCP_CONGESTION` read back).
-pub fn congestion(fd: RawFd) -> io::Result<String> {
-    let mut buf = [0u8; 16];
+/// `getsockopt(IPPROTO_TCP, opt)` into `buf`: the bytes the kernel wrote.
+fn tcp_opt<'a>(fd: RawFd, opt: libc::c_int, name: &str, buf: &'a mut [u8]) -> io::Result<&'a [u8]> {
     let mut len = buf.len() as libc::socklen_t;
-    // SAFETY: the kernel writes at most `len` bytes into `buf`.
+    // SAFETY: the kernel writes at most `len` bytes into `buf` and sets `len`.
     check(
         unsafe {
             libc::getsockopt(
                 fd,
                 libc::IPPROTO_TCP,
-                libc::TCP_CONGESTION,
+                opt,
                 buf.as_mut_ptr().cast(),
                 &mut len,
             )
         },
-        "TCP_CONGESTION",
+        name,
     )?;
-    let name = &buf[..len as usize];
+    Ok(&buf[..len as usize])
+}
+
+/// The congestion-control module a socket runs (`TCP_CONGESTION` read back).
+pub fn congestion(fd: RawFd) -> io::Result<String> {
+    let mut buf = [0u8; 16];
+    let name = tcp_opt(fd, libc::TCP_CONGESTION, "TCP_CONGESTION", &mut buf)?;
     let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
     Ok(String::from_utf8_lossy(&name[..end]).into_owned())
 }
@@ -229,20 +234,7 @@ pub fn congestion(fd: RawFd) -> io::Result<String> {
 /// [`crate::kernel::TcpInfo`].
 pub fn tcp_info(fd: RawFd) -> io::Result<[u8; 256]> {
     let mut buf = [0u8; 256];
-    let mut len = buf.len() as libc::socklen_t;
-    // SAFETY: the kernel writes at most `len` bytes into `buf`.
-    check(
-        unsafe {
-            libc::getsockopt(
-                fd,
-                libc::IPPROTO_TCP,
-                libc::TCP_INFO,
-                buf.as_mut_ptr().cast(),
-                &mut len,
-            )
-        },
-        "TCP_INFO",
-    )?;
+    tcp_opt(fd, libc::TCP_INFO, "TCP_INFO", &mut buf)?;
     Ok(buf)
 }
 
@@ -250,21 +242,7 @@ pub fn tcp_info(fd: RawFd) -> io::Result<[u8; 256]> {
 /// for a controller without one).
 pub fn tcp_cc_info(fd: RawFd) -> io::Result<Vec<u8>> {
     let mut buf = [0u8; 64];
-    let mut len = buf.len() as libc::socklen_t;
-    // SAFETY: the kernel writes at most `len` bytes into `buf` and sets `len`.
-    check(
-        unsafe {
-            libc::getsockopt(
-                fd,
-                libc::IPPROTO_TCP,
-                libc::TCP_CC_INFO,
-                buf.as_mut_ptr().cast(),
-                &mut len,
-            )
-        },
-        "TCP_CC_INFO",
-    )?;
-    Ok(buf[..len as usize].to_vec())
+    Ok(tcp_opt(fd, libc::TCP_CC_INFO, "TCP_CC_INFO", &mut buf)?.to_vec())
 }
 
 /// Shuts a socket down both ways (unblocks a thread reading or writing it).

@@ -1013,9 +1013,10 @@ workload = { kind = "bulk", bytes = "2KB" }
     assert!(e.contains(":8:"), "located at the line: {e}");
 }
 
-#[test]
-fn bbr3_is_refused_because_no_kernel_here_runs_it() {
-    let toml = r#"
+/// One `linux` host on a 10 Mbit/s link with the flow's `linux` table set to `linux`.
+fn linux_host(linux: &str) -> String {
+    format!(
+        r#"
 [[link]]
 name = "radio"
 rate = "10Mbit/s"
@@ -1024,29 +1025,23 @@ latency = "20ms"
 name = "ftp"
 route = ["radio"]
 profile = "linux"
-tcp.linux = { tcp_congestion_control = "bbr3" }
-workload = { kind = "bulk", bytes = "2KB" }
-"#;
-    let e = try_plan(toml, &[]).unwrap_err();
+tcp.linux = {{ {linux} }}
+workload = {{ kind = "bulk", bytes = "2KB" }}
+"#
+    )
+}
+
+#[test]
+fn bbr3_is_refused_because_no_kernel_here_runs_it() {
+    let e = try_plan(&linux_host(r#"tcp_congestion_control = "bbr3""#), &[]).unwrap_err();
     assert!(e.contains("no kernel here runs BBRv3"), "{e}");
     assert!(e.contains("tcp_congestion_control"), "{e}");
 }
 
 #[test]
 fn replayed_bbr_draws_are_refused_because_the_kernel_draws_its_own() {
-    let toml = r#"
-[[link]]
-name = "radio"
-rate = "10Mbit/s"
-latency = "20ms"
-[[flow]]
-name = "ftp"
-route = ["radio"]
-profile = "linux"
-tcp.linux = { tcp_congestion_control = "bbr", bbr_cycle_draws = [3] }
-workload = { kind = "bulk", bytes = "2KB" }
-"#;
-    let e = try_plan(toml, &[]).unwrap_err();
+    let linux = r#"tcp_congestion_control = "bbr", bbr_cycle_draws = [3]"#;
+    let e = try_plan(&linux_host(linux), &[]).unwrap_err();
     assert!(e.contains("flow[0].tcp.linux.bbr_cycle_draws"), "{e}");
     assert!(e.contains("the kernel draws its own"), "{e}");
 }
