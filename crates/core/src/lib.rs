@@ -23,6 +23,20 @@ pub mod time;
 pub mod trace;
 pub mod units;
 
+/// Defines `BUILT_FROM` in the calling crate: the directory that crate was compiled
+/// from. A target directory shared between work trees can link another tree's build of
+/// a crate (cargo judges freshness by file times);
+/// crates/scenario/tests/built_here.rs checks every suite links this checkout's.
+#[macro_export]
+macro_rules! built_from {
+    () => {
+        #[doc(hidden)]
+        pub const BUILT_FROM: &str = env!("CARGO_MANIFEST_DIR");
+    };
+}
+
+built_from!();
+
 pub use ids::{FlowId, LinkId};
 pub use packet::{Packet, PacketKind, SackBlocks, Timestamps, Wire, WireModel};
 pub use rng::{RngState, RngStreams, SimRng};

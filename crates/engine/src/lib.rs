@@ -30,6 +30,8 @@ pub mod truth;
 pub mod watchdog;
 pub mod world;
 
+spikelab_core::built_from!();
+
 pub use config::{
     DropRule, DropTarget, DropWhich, FlowKind, FlowSpec, Hop, MiddleboxSpec, SimConfig, StartTime,
     Workload,

@@ -38,6 +38,8 @@ pub mod streams;
 pub mod trace;
 pub mod trace_ref;
 
+spikelab_core::built_from!();
+
 pub use config::{DirOverride, LinkConfig, LinkDirConfig};
 pub use delay::{DelaySampling, DelayTrace};
 pub use delay_source::{DelayGenerator, DelaySource};

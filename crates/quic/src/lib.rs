@@ -36,5 +36,7 @@ pub mod stream;
 pub mod undo;
 pub mod wire;
 
+spikelab_core::built_from!();
+
 pub use config::{AckOrder, Framing, Implementation, Pacing, QuicCc, QuicConfig, UndoRule};
 pub use connection::{Arrived, QuicConnection};

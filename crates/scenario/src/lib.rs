@@ -26,6 +26,8 @@ pub mod prepare;
 pub mod resolve;
 pub mod schema;
 
+spikelab_core::built_from!();
+
 pub use dotted::set_path;
 pub use error::{FieldPath, Invalid, ScenarioError, Seg};
 pub use resolve::replica_name;

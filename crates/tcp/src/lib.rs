@@ -49,6 +49,8 @@ pub mod unpaced_skb;
 pub mod window;
 pub mod wire_size;
 
+spikelab_core::built_from!();
+
 pub use cc::{CongestionControl, LinuxModule};
 pub use config::{DelayedAck, EchoRule, Ns2Switches, RecoveryKind, TcpConfig, TimeoutRetransmit};
 pub use linux_profile::LinuxSysctls;
