@@ -688,7 +688,7 @@ const FLOOR_OUTAGES_BBR_2: Met4 = Met4 {
     undos: 10,
 };
 
-/// BBR given the kernel's draws (`bbr_runs_3`; docs/src/validation-linux.md, "BBR's
+/// BBR given the kernel's draws (`bbr_runs_with_draws`; docs/src/validation-linux.md, "BBR's
 /// random start phase"): on the Table 1 path 28/28/26/29 of 30 (30/30/28/30 against
 /// the first recording without them; the misses: (a) seed 5, where the kernel took
 /// 78.3 s and 8 RTOs, twice its other runs of that schedule, one RTO more or fewer
@@ -704,13 +704,13 @@ const FLOOR_TABLE1_BBR_DRAWS: Met4 = Met4 {
     timeouts: 26,
     undos: 29,
 };
-const FLOOR_OUTAGES_BBR_3: Met4 = Met4 {
+const FLOOR_OUTAGES_BBR_DRAWS: Met4 = Met4 {
     completion: 10,
     retransmissions: 10,
     timeouts: 10,
     undos: 10,
 };
-const FLOOR_TABLE2_BBR_3: Met4 = Met4 {
+const FLOOR_TABLE2_BBR_DRAWS: Met4 = Met4 {
     completion: 2,
     retransmissions: 5,
     timeouts: 2,
@@ -725,11 +725,11 @@ fn bbr_given_the_kernels_draws_keeps_its_measured_agreement() {
     );
     holds_floor(
         &run_these(&bbr_runs_with_draws(ValidationPath::Outages)),
-        &FLOOR_OUTAGES_BBR_3,
+        &FLOOR_OUTAGES_BBR_DRAWS,
     );
     holds_floor(
         &run_these(&bbr_runs_with_draws(ValidationPath::Table2)),
-        &FLOOR_TABLE2_BBR_3,
+        &FLOOR_TABLE2_BBR_DRAWS,
     );
 }
 

@@ -176,18 +176,12 @@ fn simulate(k: &PathRun) -> FlowResult {
 /// leaves the model's phase to chance: `the_models_seven_draws_span_the_kernels_bbr_runs`).
 fn held_runs() -> Vec<PathRun> {
     let all = path_runs();
-    let same = |a: &PathRun, b: &PathRun| {
-        (&a.trace, &a.cc, a.frto, a.offset_s) == (&b.trace, &b.cc, b.frto, b.offset_s)
-    };
-    let drawn = |k: &PathRun| all.iter().any(|o| same(o, k) && o.bbr_draws.is_some());
-    let keep: Vec<bool> = all
-        .iter()
-        .map(|k| k.bbr_draws.is_some() || !drawn(k))
+    let config = |r: &PathRun| (r.trace.clone(), r.cc.clone(), r.frto, r.offset_s);
+    let drawn: Vec<_> = (all.iter().filter(|r| r.bbr_draws.is_some()))
+        .map(config)
         .collect();
-    all.into_iter()
-        .zip(keep)
-        .filter(|(_, k)| *k)
-        .map(|(r, _)| r)
+    (all.into_iter())
+        .filter(|r| r.bbr_draws.is_some() || !drawn.contains(&config(r)))
         .collect()
 }
 
@@ -468,9 +462,9 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   (`tcp_frto` 0) retransmissions 7 -> 8: 176/164/174/176, 69 cells (first
 ///   recordings alone 175/161/173/174, 67);
 /// * BBR recorded again with its gains (`record_kernel_paths.py --cc bbr` with
-///   `TCP_CC_INFO` in the series: the three drives at every offset, both `tcp_frto`;
-///   the UMTS drive's second recording) and held only there, replaying the start phases the kernel drew at
-///   random (`held_runs`; docs/src/validation-linux.md, "BBR's random start phase"):
+///   `TCP_CC_INFO` in the series: the three drives at every offset, both `tcp_frto`)
+///   and held only there, replaying the start phases the kernel drew at random
+///   (`held_runs`; docs/src/validation-linux.md, "BBR's random start phase"):
 ///   one recording per offset instead of either of two, against the kernel's own draw
 ///   instead of the model's: AT&T 10/8/9/10 and 10/9/10/9, T-Mobile LTE 9/8/9/8 and
 ///   10/8/10/9; of the 180 offsets 175/165/174/172, 68 cells. Given its draw the kernel
@@ -496,8 +490,8 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   2.466 s) and the model's without, so the kernel's receiver ACKs it at once and
 ///   the ACK clocks part (40 against 31-32 retransmissions; 1 against 15-17, a queue
 ///   overflow at 17.9 s the drifted kernel run reaches). The kernel marks skbs in
-///   `tcp_sendmsg_locked` (`tcp_mark_push`); the simple reading of it (every other
-///   22-segment skb from each 1 MiB write) does not match the captures; not modelled.
+///   `tcp_sendmsg_locked` (`tcp_mark_push`), a rule read from the captures and not
+///   modelled yet (docs/src/validation-linux.md, "Not modelled yet").
 ///   T-Mobile LTE 173 s: the kernel's paced sends leave 0.35-0.45 ms after the model's
 ///   from 1.018 s, its pacing schedule anchored to an ACK the emulator wrote late
 ///   (an emulator artefact; docs/src/validation-linux.md). AT&T 34 s (`tcp_frto` 2):

@@ -22,7 +22,9 @@
 //! HZ = 250: [`crate::linux_timer_wheel`]), the long-term sampling's stamp in ms
 //! (`div_u64(tp->delivered_mstamp, USEC_PER_MSEC)`).
 //! The random start phase of gain cycling (`prandom_u32_max(bbr_cycle_rand)`) is drawn
-//! from the flow's seeded stream handed over at [`super::CongestionControl::on_init`].
+//! from the flow's seeded stream handed over at [`super::CongestionControl::on_init`],
+//! after the draws a recorded kernel run made, where the scenario replays them
+//! (`linux.bbr_cycle_draws`, [`super::CcRandom`]).
 //!
 //! Simplifications: no TSO hardware, but `bbr_tso_segs_goal` is computed from the
 //! pacing rate as the kernel does (it ignores the device's GSO size) with
