@@ -713,8 +713,9 @@ fn hold_whole_transfer(s: &TcpStream, bytes: u64) -> std::io::Result<()> {
     )
 }
 
-/// The largest write: 1 MiB.
-const CHUNK: usize = 1 << 20;
+/// The largest write: 1 MiB, the `linux` profile's application write
+/// (`tcp_sendmsg_locked`'s PSH marks restart at each write's start).
+const CHUNK: usize = spikelab_tcp::stacks::linux::send_queue::APP_WRITE_BYTES as usize;
 
 /// Writes `bytes` in writes of at most `chunk`'s length: each returns at once into a
 /// buffer that holds the whole transfer, and between them the socket's backlog (the

@@ -1523,7 +1523,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
         let mut sent_any = false;
         let mut deferred = None;
-        self.pass_from = self.w.snd_max;
+        // A write into an empty queue began at snd_max.
+        let write_start = self.w.snd_max;
+        self.pass_from = write_start;
         loop {
             if !self.cc_may_send(now) {
                 break;
@@ -1562,7 +1564,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             // The write's own sends (tcp_sendmsg_locked) are this first pass.
             self.write_pending = false;
             let max_window = self.max_window as u64;
-            (self.stack).on_write_pushed(self.w.snd_max, max_window, self.w.mss);
+            let write = write_start..self.app_end;
+            let first_skb = self.skb_segments(now) * self.w.mss;
+            (self.stack).on_write_pushed(self.w.snd_max, max_window, self.w.mss, write, first_skb);
         }
         if self.stack.tracks_cwnd_use() {
             self.validate_cwnd(sent_any, deferred == Some(DeferredBy::Cwnd));
@@ -1935,7 +1939,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         p.seq = start;
         p.len = (end - start) as u32;
         p.retx = retx;
-        p.set_push(joins_skb);
+        // __tcp_transmit_skb: the control block's PSH (tcp_mark_push's, kept by the
+        // skb's last segment), or GSO's on the last of an skb of two or more.
+        p.set_push(joins_skb || self.stack.pushed(end, self.app_end));
         // Karn (RFC 6298 section 3): time one new segment per flight.
         let starts_timing = !retx && self.timing.is_none();
         if starts_timing {
@@ -2092,7 +2098,7 @@ mod tests {
     fn the_sender_and_receiver_stay_within_their_sizes() {
         let sender = std::mem::size_of::<TcpSender<Rto>>();
         let receiver = std::mem::size_of::<crate::TcpReceiver>();
-        assert!(sender <= 1568, "TcpSender<Rto> grew to {sender} bytes");
+        assert!(sender <= 1584, "TcpSender<Rto> grew to {sender} bytes");
         assert!(receiver <= 640, "TcpReceiver grew to {receiver} bytes");
     }
 

@@ -44,7 +44,7 @@ fn sizes() -> Vec<(&'static str, &'static str, usize, usize)> {
             "TcpSender<Rto>",
             "connection",
             size_of::<TcpSender<Rto>>(),
-            1568,
+            1584,
         ),
         ("TcpReceiver", "connection", size_of::<TcpReceiver>(), 640),
         ("TimerSlot", "endpoint", size_of::<TimerSlot>(), 24),

@@ -28,6 +28,7 @@ use crate::ts_clock::TsClock;
 use crate::window::Window;
 pub use linux::tso_autosize::PacingInputs;
 use spikelab_core::{Dur, Packet, Time};
+use std::ops::Range;
 
 /// What ns-2 FACK's `oldack()` does on an ACK it handles (see
 /// [`StackRules::oldack`]).
@@ -333,10 +334,26 @@ pub trait StackRules {
     fn tso_defer(&self, _v: &SkbStart) -> SkbSend {
         SkbSend::SendNow
     }
-    /// The application's write into an empty send queue sent what it could at once:
-    /// new data now starts at `snd_max`; `max_window` is the largest receive window
-    /// seen. Linux: where the skbs `tcp_sendmsg_locked` builds start. RFC: nothing.
-    fn on_write_pushed(&mut self, _snd_max: u64, _max_window: u64, _mss: u64) {}
+    /// The application's write of `write` (a sequence range) into an empty send queue
+    /// sent what it could at once, its first skb `first_skb` bytes: new data now starts
+    /// at `snd_max`; `max_window` is the largest receive window seen. Linux: where the
+    /// skbs `tcp_sendmsg_locked` builds start, and which it marks PSH. RFC: nothing.
+    fn on_write_pushed(
+        &mut self,
+        _snd_max: u64,
+        _max_window: u64,
+        _mss: u64,
+        _write: Range<u64>,
+        _first_skb: u64,
+    ) {
+    }
+    /// Whether the data segment ending at `end` ends an skb the application's writes
+    /// (the last ending at `app_end`) marked PSH, so that it carries the flag sent
+    /// alone (Linux: `tcp_mark_push`). RFC: no such marks.
+    #[inline]
+    fn pushed(&self, _end: u64, _app_end: u64) -> bool {
+        false
+    }
     /// When sending new data: the skb at the head of the send queue at `snd_nxt`,
     /// given room for `quota` bytes (cwnd's, at most an skb's): its length and whether
     /// it is the queue's last. RFC: the whole unsent rest, one piece.
@@ -627,7 +644,9 @@ spikelab_core::dispatch_enum! {
         fn marks_push(&self) -> bool;
         #[inline]
         fn tso_defer(&self, v: &SkbStart) -> SkbSend;
-        fn on_write_pushed(&mut self, snd_max: u64, max_window: u64, mss: u64);
+        fn on_write_pushed(&mut self, snd_max: u64, max_window: u64, mss: u64, write: Range<u64>, first_skb: u64);
+        #[inline]
+        fn pushed(&self, end: u64, app_end: u64) -> bool;
         #[inline]
         fn send_head(&self, snd_nxt: u64, app_end: u64, quota: u64) -> (u64, bool);
         fn spurious_response(&self, by_ns2_frto: bool, snd_max: u64, mss: u64) -> Option<(u64, u64)>;

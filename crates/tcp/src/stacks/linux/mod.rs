@@ -30,6 +30,7 @@ use crate::window::Window;
 use rack_detection::RackDetection;
 use send_queue::SendQueue;
 use spikelab_core::{Dur, Packet, Time};
+use std::ops::Range;
 
 use tail_probe::TailProbe;
 use tso_autosize::TsoAutosize;
@@ -210,9 +211,23 @@ impl StackRules for LinuxHost {
         tso_defer::decide(v)
     }
 
-    /// `tcp_sendmsg_locked`'s skbs from where the write's sends stopped ([`send_queue`]).
-    fn on_write_pushed(&mut self, snd_max: u64, max_window: u64, mss: u64) {
-        self.queue = SendQueue::new(snd_max, max_window, mss);
+    /// `tcp_sendmsg_locked`'s skbs from where the write's sends stopped, and its PSH
+    /// marks ([`send_queue`]).
+    fn on_write_pushed(
+        &mut self,
+        snd_max: u64,
+        max_window: u64,
+        mss: u64,
+        write: Range<u64>,
+        first_skb: u64,
+    ) {
+        self.queue = SendQueue::new(snd_max, max_window, mss, write, first_skb);
+    }
+
+    /// `tcp_mark_push`'s skbs ([`send_queue`]).
+    #[inline]
+    fn pushed(&self, end: u64, app_end: u64) -> bool {
+        self.queue.pushed(end, app_end)
     }
 
     /// `tcp_write_xmit`'s head after `tcp_grow_skb` ([`send_queue`]).
