@@ -180,7 +180,7 @@ impl SendQueue {
         // pushed_seq + max_window / 2.
         let goal = self.size_goal as u64;
         let period = (self.half_window as u64 / goal + 1) * goal;
-        end >= first && (end - first) % period == 0
+        end >= first && (end - first).is_multiple_of(period)
     }
 
     /// `tcp_write_xmit`'s head skb at `snd_nxt` once `tcp_grow_skb` has grown it to
