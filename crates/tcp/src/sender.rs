@@ -1616,6 +1616,16 @@ impl<E: RtoEstimator> TcpSender<E> {
         }
     }
 
+    /// `cwnd_quota * mss_now` for the skb that the new segment just sent (already in
+    /// flight) starts: `tcp_cwnd_test`'s room before it, at most `tcp_tso_segs`.
+    #[cold]
+    fn skb_quota(&self, now: Time) -> u64 {
+        let w = &self.w;
+        let in_flight = self.pipe_segments().saturating_sub(1);
+        let room = (w.cwnd / w.mss).saturating_sub(in_flight).max(1);
+        room.min(self.skb_segments(now)) * w.mss
+    }
+
     /// Whether the segment at snd_nxt joins the skb sent at `now`.
     fn joins_skb(&self, now: Time, out: &[Packet], segs: u64) -> bool {
         match &self.drv {
@@ -1940,8 +1950,15 @@ impl<E: RtoEstimator> TcpSender<E> {
         p.len = (end - start) as u32;
         p.retx = retx;
         // __tcp_transmit_skb: the control block's PSH (tcp_mark_push's, kept by the
-        // skb's last segment), or GSO's on the last of an skb of two or more.
-        p.set_push(joins_skb || self.stack.pushed(end, self.app_end));
+        // skb's last segment), or GSO's on the last of an skb of two or more. New
+        // data: the head skb's mark, which tcp_grow_skb and tso_fragment move.
+        let pushed = if retx {
+            self.stack.pushed(end, self.app_end)
+        } else {
+            let quota = (!joins_skb).then(|| self.skb_quota(now));
+            (self.stack).on_new_data_sent(start, end, self.app_end, quota)
+        };
+        p.set_push(joins_skb || pushed);
         // Karn (RFC 6298 section 3): time one new segment per flight.
         let starts_timing = !retx && self.timing.is_none();
         if starts_timing {
@@ -2098,7 +2115,7 @@ mod tests {
     fn the_sender_and_receiver_stay_within_their_sizes() {
         let sender = std::mem::size_of::<TcpSender<Rto>>();
         let receiver = std::mem::size_of::<crate::TcpReceiver>();
-        assert!(sender <= 1584, "TcpSender<Rto> grew to {sender} bytes");
+        assert!(sender <= 1600, "TcpSender<Rto> grew to {sender} bytes");
         assert!(receiver <= 640, "TcpReceiver grew to {receiver} bytes");
     }
 

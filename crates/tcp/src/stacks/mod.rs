@@ -354,6 +354,15 @@ pub trait StackRules {
     fn pushed(&self, _end: u64, _app_end: u64) -> bool {
         false
     }
+    /// New data `[start, end)` goes out, starting an skb with `quota` bytes of room
+    /// (cwnd's, at most an skb's) or joining the one sent before it (`None`): whether
+    /// it carries the application's PSH mark (Linux: the head skb's, which
+    /// `tcp_grow_skb` moves to the head's grown end and `tso_fragment` to the rest of
+    /// a send cut short). RFC: no such marks.
+    #[inline]
+    fn on_new_data_sent(&mut self, _start: u64, _end: u64, _app_end: u64, _quota: Option<u64>) -> bool {
+        false
+    }
     /// When sending new data: the skb at the head of the send queue at `snd_nxt`,
     /// given room for `quota` bytes (cwnd's, at most an skb's): its length and whether
     /// it is the queue's last. RFC: the whole unsent rest, one piece.
@@ -647,6 +656,8 @@ spikelab_core::dispatch_enum! {
         fn on_write_pushed(&mut self, snd_max: u64, max_window: u64, mss: u64, write: Range<u64>, first_skb: u64);
         #[inline]
         fn pushed(&self, end: u64, app_end: u64) -> bool;
+        #[inline]
+        fn on_new_data_sent(&mut self, start: u64, end: u64, app_end: u64, quota: Option<u64>) -> bool;
         #[inline]
         fn send_head(&self, snd_nxt: u64, app_end: u64, quota: u64) -> (u64, bool);
         fn spurious_response(&self, by_ns2_frto: bool, snd_max: u64, mss: u64) -> Option<(u64, u64)>;

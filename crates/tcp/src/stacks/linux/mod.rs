@@ -230,6 +230,13 @@ impl StackRules for LinuxHost {
         self.queue.pushed(end, app_end)
     }
 
+    /// The head skb's PSH mark as `tcp_grow_skb` and `tso_fragment` move it
+    /// ([`send_queue`]).
+    #[inline]
+    fn on_new_data_sent(&mut self, start: u64, end: u64, app_end: u64, quota: Option<u64>) -> bool {
+        self.queue.on_new_data_sent(start, end, app_end, quota)
+    }
+
     /// `tcp_write_xmit`'s head after `tcp_grow_skb` ([`send_queue`]).
     #[inline]
     fn send_head(&self, snd_nxt: u64, app_end: u64, quota: u64) -> (u64, bool) {

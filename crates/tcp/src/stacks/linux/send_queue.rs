@@ -45,16 +45,23 @@
 //! `pcount > 1`'s forced PSH on the last segment anyway), and the receiver ACKs a
 //! full-sized one at once (`tcp_measure_rcv_mss`' ICSK_ACK_PUSHED).
 //!
-//! Simplification: a head grown by `tcp_grow_skb` and then deferred keeps its new end
-//! in the kernel; here the layout alone sets the head. It matters only for a head grown
-//! to fewer than `tcp_tso_segs` segments that the receive window then holds back
-//! (cwnd room alone sends such a head: "Middle in queue won't get any more data").
+//! `tcp_grow_skb` moves bytes (`skb_shift`), not control blocks: a grown head keeps its
+//! own PSH mark, now at its grown end, and takes the flags of an skb it eats whole
+//! (`tcp_eat_one_skb`). It grows the head before `tcp_snd_wnd_test` and
+//! `tcp_mss_split_point`, so a receive-window cut (`tso_fragment`, which gives the mark
+//! to the rest) leaves a head ending past the layout's end, mark and all; once a cut
+//! lands mid-segment, each skb's last piece is grown by the difference and its mark
+//! leaves that much later (AT&T LTE CUBIC 310 s: 978 segments + 56 B).
+//! [`SendQueue::on_new_data_sent`] keeps that head (its end and mark) between sends.
+//! Simplification: retransmissions still take the layout's marks.
 
 use std::ops::Range;
 
 /// The largest write(2) of the application `spikelab emulate` runs: it writes a
 /// transfer in pieces of 1 MiB, each a `tcp_sendmsg_locked` of its own.
 pub const APP_WRITE_BYTES: u64 = 1 << 20;
+/// [`SendQueue`]'s bit for the kept head's PSH mark.
+const HEAD_MARK: u32 = 1 << 31;
 /// `GSO_LEGACY_MAX_SIZE`, the veth devices' `gso_max_size` (`sk_gso_max_size`).
 const GSO_MAX_SIZE: u64 = 65_536;
 /// `MAX_TCP_HEADER` on x86-64: `L1_CACHE_ALIGN(128 + MAX_HEADER)`.
@@ -94,6 +101,12 @@ pub struct SendQueue {
     first_forced_mark: u32,
     /// Where the application's write into the empty queue began.
     write_start: u64,
+    /// The head skb as `tcp_write_xmit` last took it ([`Self::on_new_data_sent`]):
+    /// its end, which `tcp_grow_skb` may have moved past the layout's, and its PSH
+    /// mark; a send cut short of it leaves the rest, mark and all, as the head. Kept
+    /// in 32 bits: its end's offset from `write_start` and the mark in the top bit
+    /// (0: none; a head 2 GiB or more past the write's start is not kept).
+    head: u32,
 }
 
 impl SendQueue {
@@ -117,6 +130,7 @@ impl SendQueue {
             first_tail_mark: 0,
             first_forced_mark: 0,
             write_start: write.start,
+            head: 0,
         };
         let first_end = write.end.min(write.start + APP_WRITE_BYTES);
         if origin < first_end {
@@ -187,17 +201,79 @@ impl SendQueue {
     /// `quota` bytes (`cwnd_quota * mss_now`): its length, and whether it is the send
     /// queue's last (the transfer ends at `app_end`).
     pub fn head(&self, snd_nxt: u64, app_end: u64, quota: u64) -> (u64, bool) {
-        if self.size_goal == 0 {
-            return (app_end - snd_nxt, true);
+        let (end, _) = self.grown_head(snd_nxt, app_end, quota);
+        (end - snd_nxt, end >= app_end)
+    }
+
+    /// The end of the skb at `seq` as `tcp_sendmsg_locked` laid it out, and its mark.
+    fn layout_skb(&self, seq: u64, app_end: u64) -> (u64, bool) {
+        let end = if self.size_goal == 0 {
+            app_end
+        } else {
+            self.skb_end(seq).min(app_end)
+        };
+        (end, self.pushed(end, app_end))
+    }
+
+    /// `tcp_write_xmit`'s head skb at `snd_nxt` after `tcp_grow_skb` with `quota`
+    /// bytes of room: its end and PSH mark. The head is the rest of the last head a
+    /// send was cut from (a receive-window or cwnd cut), else the layout's skb;
+    /// `tcp_grow_skb` then takes from the skbs behind until it holds `quota` bytes
+    /// ("if (tcp_skb_is_last(sk, skb)) return;"): `skb_shift` moves bytes, the head
+    /// keeps its own control block, so its mark moves to the grown end, and an skb
+    /// eaten whole gives its flags to the head (`tcp_eat_one_skb`: `tcp_flags |=`).
+    fn grown_head(&self, snd_nxt: u64, app_end: u64, quota: u64) -> (u64, bool) {
+        let (head_end, head_marked) = self.kept_head();
+        let (mut end, mut marked) = if snd_nxt < head_end {
+            (head_end, head_marked)
+        } else {
+            self.layout_skb(snd_nxt, app_end)
+        };
+        if end < app_end && end - snd_nxt < quota {
+            let grown = (snd_nxt + quota).min(app_end);
+            while end < grown {
+                let (next, next_marked) = self.layout_skb(end, app_end);
+                marked |= next <= grown && next_marked;
+                end = next;
+            }
+            end = grown;
         }
-        let end = self.skb_end(snd_nxt).min(app_end);
-        let mut len = end - snd_nxt;
-        // tcp_grow_skb: "if (tcp_skb_is_last(sk, skb)) return;", else it takes from
-        // the skbs behind until the head holds `quota` bytes.
-        if end < app_end && len < quota {
-            len = quota.min(app_end - snd_nxt);
+        (end, marked)
+    }
+
+    /// New data `[start, end)` goes out, `quota` (`cwnd_quota * mss_now`) given when it
+    /// starts an skb of its own (`tcp_write_xmit` took the head at `start`), else it
+    /// joins the skb sent before it: whether it carries the head skb's PSH mark, as
+    /// its last segment when sent to the head's end (`__tcp_transmit_skb`; a send cut
+    /// short of it, `tso_fragment`, gives the mark to the rest: "PSH and FIN should
+    /// only be set in the second packet").
+    pub fn on_new_data_sent(
+        &mut self,
+        start: u64,
+        end: u64,
+        app_end: u64,
+        quota: Option<u64>,
+    ) -> bool {
+        if let Some(quota) = quota {
+            let (head_end, marked) = self.grown_head(start, app_end, quota);
+            let offset = head_end.saturating_sub(self.write_start);
+            self.head = if offset < HEAD_MARK as u64 {
+                offset as u32 | if marked { HEAD_MARK } else { 0 }
+            } else {
+                0
+            };
+            return end == head_end && marked;
         }
-        (len, snd_nxt + len >= app_end)
+        let (head_end, marked) = self.kept_head();
+        end == head_end && marked
+    }
+
+    /// The head skb kept by [`Self::on_new_data_sent`]: its end (`write_start` if none)
+    /// and mark.
+    #[inline]
+    fn kept_head(&self) -> (u64, bool) {
+        let end = self.write_start + (self.head & !HEAD_MARK) as u64;
+        (end, self.head & HEAD_MARK != 0)
     }
 }
 
@@ -352,6 +428,40 @@ mod tests {
     #[test]
     fn before_a_write_the_head_is_the_whole_rest() {
         assert_eq!(SendQueue::default().head(5, 100, 2 * MSS), (95, true));
+    }
+
+    #[test]
+    fn tcp_grow_skb_moves_a_marked_heads_mark_to_its_grown_end() {
+        // AT&T LTE CUBIC 310 s (tcp_frto 2), the kernel's capture at 3.37 s: the
+        // receive window cuts the head [931, 934) (934 marked) 56 B into segment 932;
+        // each head after grows by tcp_grow_skb to cwnd_quota (2 segments) and the
+        // window cuts it again, the rest keeping the mark, until a send reaches the
+        // grown end: 934's mark leaves on 936 + 56 B, 978's on 978 + 56 B, sent alone.
+        let (end, ms) = (4_000_000, |segs: u64| segs * MSS);
+        let mut q = SendQueue::new(10 * MSS, 65_535, MSS, 0..end, 2 * MSS);
+        assert!(q.pushed(ms(934), end) && q.pushed(ms(978), end) && !q.pushed(ms(956), end));
+        let two = Some(2 * MSS);
+        assert!(!q.on_new_data_sent(ms(931), ms(932), end, two));
+        // GSO's PSH on the 56 B segment is the sender's; the mark is not there.
+        assert!(!q.on_new_data_sent(ms(932), ms(932) + 56, end, None));
+        assert!(!q.on_new_data_sent(ms(932) + 56, ms(933) + 56, end, two));
+        // Grown to 934 + 56 B, cut at 933 + 56 B: the layout's 934 is no skb end now.
+        assert_eq!(q.head(ms(933) + 56, end, 2 * MSS), (2 * MSS, false));
+        assert!(!q.on_new_data_sent(ms(933) + 56, ms(934) + 56, end, two));
+        assert!(!q.on_new_data_sent(ms(934) + 56, ms(935) + 56, end, two));
+        assert!(q.on_new_data_sent(ms(935) + 56, ms(936) + 56, end, None));
+        // The unmarked skb ending at 956 (+ 56 B) goes, then 978's, one segment of room.
+        assert!(!q.on_new_data_sent(ms(955) + 56, ms(956) + 56, end, Some(MSS)));
+        assert!(!q.on_new_data_sent(ms(976) + 56, ms(977) + 56, end, Some(MSS)));
+        assert!(q.on_new_data_sent(ms(977) + 56, ms(978) + 56, end, Some(MSS)));
+        // Aligned: the head [1021, 1022) (1022 marked) grown to two, cut after one.
+        assert!(q.pushed(ms(1022), end));
+        assert!(!q.on_new_data_sent(ms(1021), ms(1022), end, two));
+        assert!(q.on_new_data_sent(ms(1022), ms(1023), end, Some(MSS)));
+        // An skb eaten whole gives its mark to the head (tcp_eat_one_skb).
+        assert!(!q.pushed(ms(1088), end) && q.pushed(ms(1110), end));
+        assert!(!q.on_new_data_sent(ms(1087), ms(1088), end, Some(23 * MSS)));
+        assert!(q.on_new_data_sent(ms(1109), ms(1110), end, None));
     }
 
     #[test]
