@@ -695,9 +695,12 @@ const FLOOR_OUTAGES_BBR_2: Met4 = Met4 {
 /// at (a) 7, (b) 3 and (b) 7, and (c) seed 4's 95 retransmissions against 195); on the
 /// outage path every seed meets every goal (10/5/10/10
 /// against the first recording without the draws, 10/8/10/10 against the second); on
-/// Table 2 2/5/2/4 of 6 (1/3/2/3 and 1/5/0/6 without), where every run parts from the
+/// Table 2 1/5/2/1 of 6 (0/5/2/2 and 1/5/0/3 without), where every run parts from the
 /// model at the path's first drop (1.4-1.6 s), so the later draws are read against a
-/// model that has already left the kernel.
+/// model that has already left the kernel. The sender's PSH marks (send_queue.rs:
+/// `tcp_sendmsg_locked`'s marks, `tcp_grow_skb` moving them) moved Table 2 from
+/// 2/5/2/4 (completion 2003 and undos of three seeds: counts after that first drop,
+/// which stays where it was in all six captures).
 const FLOOR_TABLE1_BBR_DRAWS: Met4 = Met4 {
     completion: 28,
     retransmissions: 28,
@@ -711,10 +714,10 @@ const FLOOR_OUTAGES_BBR_DRAWS: Met4 = Met4 {
     undos: 10,
 };
 const FLOOR_TABLE2_BBR_DRAWS: Met4 = Met4 {
-    completion: 2,
+    completion: 1,
     retransmissions: 5,
     timeouts: 2,
-    undos: 4,
+    undos: 1,
 };
 
 #[test]
@@ -778,12 +781,13 @@ const KERNEL_TABLE2_RENO_2: Met4 = Met4 {
 /// / undos (1/3/2/3 against the first recording). The kernel's second run meets
 /// 1/6/0/3 against its first ([`KERNEL_TABLE2_BBR_2`]): seed for seed, this path's BBR
 /// runs are not repeatable, and the model is as close to either recording as the
-/// kernel is to itself.
+/// kernel is to itself. The sender's PSH marks (send_queue.rs) moved undos 6 -> 3,
+/// after the first drop, which they do not move.
 const FLOOR_TABLE2_BBR_2: Met4 = Met4 {
     completion: 1,
     retransmissions: 5,
     timeouts: 0,
-    undos: 6,
+    undos: 3,
 };
 
 /// The reno outage and trace paths: the kernel repeats itself on every seed.
@@ -1004,11 +1008,13 @@ fn the_table2_recordings_cover_the_same_six_seeds_with_bbr_reno_and_cubic() {
 /// (kept). The second recording, with captures ([`KERNEL_TABLE2_BBR_2`]), finds that
 /// drop decided by tens of microseconds of the host's timing (a CBR datagram against a
 /// bottleneck departure), and the kernel meeting 1/6/0/3 against its own first run.
+/// The sender's PSH marks (send_queue.rs) moved them to 0/5/2/2, every seed's first
+/// diverging decision unchanged (that drop, `spikelab diverge` of the six captures).
 const FLOOR_TABLE2_BBR: Met4 = Met4 {
-    completion: 1,
-    retransmissions: 3,
+    completion: 0,
+    retransmissions: 5,
     timeouts: 2,
-    undos: 3,
+    undos: 2,
 };
 /// Reno on the congested Table 2 path, as floors: seeds of 6 meeting each goal. Every
 /// seed met every goal until the cwnd a loss undo restores grew by the undoing ACK
@@ -1043,11 +1049,12 @@ const FLOOR_TABLE2_RENO: Met4 = Met4 {
 /// 198), below the floor (kept). With the head skb the rest of a sendmsg skb
 /// (send_queue.rs) as well: 6/2/5/6. Every seed of this path parts from the kernel's
 /// at a queue drop in its first 1.6 s; the counts here are of what follows, and the
-/// recordings have no captures to say which rule moved which seed closer.
+/// recordings have no captures to say which rule moved which seed closer. The
+/// sender's PSH marks (send_queue.rs) moved them to 6/3/4/6.
 const FLOOR_TABLE2_CUBIC: Met4 = Met4 {
     completion: 6,
-    retransmissions: 2,
-    timeouts: 5,
+    retransmissions: 3,
+    timeouts: 4,
     undos: 6,
 };
 

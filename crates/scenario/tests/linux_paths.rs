@@ -471,6 +471,17 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   repeats itself where the first recordings disagreed (T-Mobile LTE 250 s: 31 and
 ///   32 retransmissions with draw 1 in both `tcp_frto` runs, where the earlier four
 ///   gave 1 to 20), and what the model misses there is the model's (below).
+/// * the sender's PSH marks (send_queue.rs: `tcp_sendmsg_locked` marks a tail skb
+///   filled while `forced_push` holds and each write's end; `tcp_grow_skb` moves a
+///   head's mark to its grown end): of the 180 captures (reno and CUBIC of the first
+///   recordings, BBR of the recordings with draws, the draws replayed) the first
+///   diverging decision moved later on 56 and earlier on none (AT&T BBR 380 s 2.527 ->
+///   3.735 s, T-Mobile LTE BBR 250 s 3.980 -> 5.716 s, UMTS CUBIC 376 s 1.658 ->
+///   9.095 s, ...). AT&T BBR 10/8/9/10 -> 10/9/9/10 and 10/9/10/9 -> 10/10/10/9; UMTS
+///   reno at 793 s (both `tcp_frto`) now takes an RTO the kernel does not (10/10/10/10
+///   -> 10/9/9/9), its first diverging decision unchanged (`tcp_frto` 2: the
+///   receiver's 149th ACK at 1.586 s) or later (`tcp_frto` 0: 2.256 -> 2.607 s);
+///   175/165/172/170, 69 cells.
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -485,13 +496,12 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   3.440 s leaves out the segment delivered at that instant (the emulator's artefact:
 ///   the forwarder's wake-up for that delivery expires the kernel's hrtimer, armed for
 ///   1 ms with 100 us slack, at its soft expiry before the segment is processed);
-/// * BBR given the kernel's draws: T-Mobile LTE at 250 s (both) and AT&T at 380 s
-///   (both): the kernel's sender sends a lone segment ending an skb with PSH (3.673 s;
-///   2.466 s) and the model's without, so the kernel's receiver ACKs it at once and
-///   the ACK clocks part (40 against 31-32 retransmissions; 1 against 15-17, a queue
-///   overflow at 17.9 s the drifted kernel run reaches). The kernel marks skbs in
-///   `tcp_sendmsg_locked` (`tcp_mark_push`), a rule read from the captures and not
-///   modelled yet (docs/src/validation-linux.md, "Not modelled yet").
+/// * BBR given the kernel's draws: T-Mobile LTE at 250 s (both) parted at a lone
+///   segment ending an skb the kernel sent with PSH (3.673 s) and the model without;
+///   with the sender's PSH marks they agree to 5.716 s. Of the first PSH flags the
+///   two senders still set apart, most (91 of the 180 captures) are retransmissions
+///   the model marks and the kernel does not: the model takes a retransmission's mark
+///   from the layout, the kernel from the skb it retransmits (not modelled yet).
 ///   T-Mobile LTE 173 s: the kernel's paced sends leave 0.35-0.45 ms after the model's
 ///   from 1.018 s, its pacing schedule anchored to an ACK the emulator wrote late
 ///   (an emulator artefact; docs/src/validation-linux.md). AT&T 34 s (`tcp_frto` 2):
@@ -500,20 +510,20 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [9, 9, 9, 9]),
-    ("tmobile-umts-drive", "reno", 2, [10, 10, 10, 10]),
+    ("tmobile-umts-drive", "reno", 2, [10, 9, 9, 9]),
     ("att-lte-drive", "reno", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 0, [9, 9, 9, 9]),
-    ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
+    ("tmobile-umts-drive", "reno", 0, [10, 9, 9, 9]),
     ("att-lte-drive", "cubic", 2, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 2, [10, 9, 10, 10]),
     ("att-lte-drive", "cubic", 0, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 2, [10, 8, 9, 10]),
+    ("att-lte-drive", "bbr", 2, [10, 9, 9, 10]),
     ("tmobile-lte-drive", "bbr", 2, [9, 8, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 0, [10, 9, 10, 9]),
+    ("att-lte-drive", "bbr", 0, [10, 10, 10, 9]),
     ("tmobile-lte-drive", "bbr", 0, [10, 8, 10, 9]),
     ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
@@ -704,8 +714,8 @@ fn the_kernels_bbr_against_its_second_recording_on_the_lte_drives() {
 /// runs there disagree with each other, and the model's seven possible start phases
 /// (the first draw replayed, later ones seeded) span them. Of the 80 runs, 69 are met
 /// on every goal by some draw (seven tries, so a measure of span, not of agreement) and
-/// 54 by the model's own seeded draw.
-const SPANNED_BY_SOME_DRAW: (usize, usize) = (69, 54);
+/// 51 by the model's own seeded draw (54 before the sender's PSH marks).
+const SPANNED_BY_SOME_DRAW: (usize, usize) = (69, 51);
 
 #[test]
 fn the_models_seven_draws_span_the_kernels_bbr_runs() {

@@ -360,7 +360,13 @@ pub trait StackRules {
     /// `tcp_grow_skb` moves to the head's grown end and `tso_fragment` to the rest of
     /// a send cut short). RFC: no such marks.
     #[inline]
-    fn on_new_data_sent(&mut self, _start: u64, _end: u64, _app_end: u64, _quota: Option<u64>) -> bool {
+    fn on_new_data_sent(
+        &mut self,
+        _start: u64,
+        _end: u64,
+        _app_end: u64,
+        _quota: Option<u64>,
+    ) -> bool {
         false
     }
     /// When sending new data: the skb at the head of the send queue at `snd_nxt`,
