@@ -498,10 +498,11 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   1 ms with 100 us slack, at its soft expiry before the segment is processed);
 /// * BBR given the kernel's draws: T-Mobile LTE at 250 s (both) parted at a lone
 ///   segment ending an skb the kernel sent with PSH (3.673 s) and the model without;
-///   with the sender's PSH marks they agree to 5.716 s. Of the first PSH flags the
-///   two senders still set apart, most (91 of the 180 captures) are retransmissions
-///   the model marks and the kernel does not: the model takes a retransmission's mark
-///   from the layout, the kernel from the skb it retransmits (not modelled yet).
+///   with the sender's PSH marks they agree to 5.716 s. A retransmission's mark is
+///   the piece's it was sent in (the segment table keeps the pieces): where the two
+///   senders' PSH flags first differ is a retransmission in 27 of the 180 captures,
+///   was in 97 with the layout's marks; no first diverging decision and no goal moved
+///   (a retransmission that fills a hole is ACKed at once, PSH or not).
 ///   T-Mobile LTE 173 s: the kernel's paced sends leave 0.35-0.45 ms after the model's
 ///   from 1.018 s, its pacing schedule anchored to an ACK the emulator wrote late
 ///   (an emulator artefact; docs/src/validation-linux.md). AT&T 34 s (`tcp_frto` 2):

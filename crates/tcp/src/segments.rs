@@ -24,7 +24,11 @@ pub struct Seg {
     len: u32,
     /// Times this segment was retransmitted over the connection's life (saturating:
     /// only whether it is zero is ever asked).
-    pub retx_count: u16,
+    pub retx_count: u8,
+    /// Linux's skb boundaries in the retransmission queue ([`SKB_END`], [`SKB_PUSHED`]):
+    /// set by [`SegmentTable::mark_skb_end`], read by [`Self::ends_skb`] and
+    /// [`Self::skb_pushed`].
+    skb: u8,
     /// Covered by a SACK block (RFC 2018).
     pub sacked: bool,
     /// Retransmitted since the current loss-recovery episode (or timeout) began
@@ -40,6 +44,7 @@ impl Seg {
             last_sent: now,
             len: u32::try_from(end - start).expect("a segment of 4 GB or more"),
             retx_count: 0,
+            skb: 0,
             sacked: false,
             rexmit_in_episode: false,
         }
@@ -54,11 +59,29 @@ impl Seg {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// Whether the segment ends an skb of the retransmission queue: the last segment
+    /// of a send (`tso_fragment` cut it off the send queue), or of a piece a
+    /// retransmission cut off (`tcp_fragment`). Boundaries only ever come: a piece is
+    /// not joined again.
+    pub fn ends_skb(&self) -> bool {
+        self.skb & SKB_END != 0
+    }
+    /// Whether the skb it ends carries the send queue's PSH mark in its control block
+    /// (`tcp_mark_push`'s, which `tso_fragment` and `tcp_fragment` leave on the later
+    /// piece): a retransmission of it alone carries PSH.
+    pub fn skb_pushed(&self) -> bool {
+        self.skb & SKB_PUSHED != 0
+    }
     /// Counts one more retransmission.
     pub fn count_retransmission(&mut self) {
         self.retx_count = self.retx_count.saturating_add(1);
     }
 }
+
+/// [`Seg::ends_skb`]'s bit.
+const SKB_END: u8 = 1;
+/// [`Seg::skb_pushed`]'s bit.
+const SKB_PUSHED: u8 = 2;
 
 /// Outstanding segments in sequence order.
 ///
@@ -274,6 +297,15 @@ impl SegmentTable {
             return self.segs.len();
         }
         self.segs.partition_point(|s| s.start < seq)
+    }
+
+    /// Entry `i` ends an skb of the retransmission queue, with the send queue's PSH
+    /// mark if `pushed` ([`Seg::ends_skb`], [`Seg::skb_pushed`]). Not a
+    /// retransmission mark: [`Self::get_mut`]'s bookkeeping is not needed.
+    pub fn mark_skb_end(&mut self, i: usize, pushed: bool) {
+        if let Some(s) = self.segs.get_mut(i) {
+            s.skb |= SKB_END | if pushed { SKB_PUSHED } else { 0 };
+        }
     }
 
     pub fn get(&self, i: usize) -> Option<&Seg> {
@@ -549,6 +581,26 @@ mod tests {
     }
 
     #[test]
+    fn a_piece_end_and_its_mark_stay_with_the_segment_until_it_is_acknowledged() {
+        let mut t = SegmentTable::new();
+        for i in 0..3 {
+            t.push_new(i * 1000, (i + 1) * 1000, Time::ZERO);
+        }
+        t.mark_skb_end(0, false);
+        t.mark_skb_end(2, true);
+        let flags = |t: &SegmentTable| {
+            t.iter()
+                .map(|s| (s.ends_skb(), s.skb_pushed()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(flags(&t), [(true, false), (false, false), (true, true)]);
+        // A later split never takes a mark away: the piece's mark stays on its end.
+        t.mark_skb_end(2, false);
+        t.on_cumulative_ack(1000);
+        assert_eq!(flags(&t), [(false, false), (true, true)]);
+    }
+
+    #[test]
     fn a_segment_keeps_its_end_as_a_length() {
         let s = Seg::new(1_000, 2_448, Time::ZERO);
         assert_eq!((s.start, s.end(), s.len()), (1_000, 2_448, 1_448));
@@ -557,10 +609,10 @@ mod tests {
     #[test]
     fn the_retransmission_count_saturates() {
         let mut s = Seg::new(0, 1, Time::ZERO);
-        s.retx_count = u16::MAX - 1;
+        s.retx_count = u8::MAX - 1;
         s.count_retransmission();
         s.count_retransmission();
-        assert_eq!(s.retx_count, u16::MAX);
+        assert_eq!(s.retx_count, u8::MAX);
     }
 
     fn table(n: u64, mss: u64) -> SegmentTable {

@@ -1938,7 +1938,17 @@ impl<E: RtoEstimator> TcpSender<E> {
             Some(_) => self.cc_on_sent(now, start, end, retx),
             None => {
                 let segs = self.stack.unpaced_skb_segments();
-                crate::unpaced_skb::joins_skb(out, start, segs)
+                if retx {
+                    let segs_table = &self.w.segs;
+                    crate::unpaced_skb::joins_rtx_skb(out, start, segs, |seq| {
+                        segs_table
+                            .index_of(seq)
+                            .and_then(|i| segs_table.get(i))
+                            .is_some_and(|s| s.ends_skb())
+                    })
+                } else {
+                    crate::unpaced_skb::joins_skb(out, start, segs)
+                }
             }
         };
         if joins_skb {
@@ -1951,13 +1961,17 @@ impl<E: RtoEstimator> TcpSender<E> {
         p.retx = retx;
         // __tcp_transmit_skb: the control block's PSH (tcp_mark_push's, kept by the
         // skb's last segment), or GSO's on the last of an skb of two or more. New
-        // data: the head skb's mark, which tcp_grow_skb and tso_fragment move.
+        // data: the head skb's mark, which tcp_grow_skb and tso_fragment move; a
+        // retransmission: the mark of the piece it was sent in, if it ended it.
         let pushed = if retx {
-            self.stack.pushed(end, self.app_end)
+            self.retransmits_pushed(start)
         } else {
             let quota = (!joins_skb).then(|| self.skb_quota(now));
             (self.stack).on_new_data_sent(start, end, self.app_end, quota)
         };
+        if self.stack.marks_push() {
+            self.mark_skb_ends(start, retx, joins_skb, pushed);
+        }
         p.set_push(joins_skb || pushed);
         // Karn (RFC 6298 section 3): time one new segment per flight.
         let starts_timing = !retx && self.timing.is_none();
@@ -1989,6 +2003,34 @@ impl<E: RtoEstimator> TcpSender<E> {
         // tcp_write_xmit: new data reschedules the loss probe.
         if !retx {
             self.schedule_probe(now, false);
+        }
+    }
+
+    /// Whether the retransmission of the segment at `start` carries the PSH mark of
+    /// the piece it was sent in ([`crate::segments::Seg::skb_pushed`]; never where the
+    /// stack sets no marks).
+    fn retransmits_pushed(&self, start: u64) -> bool {
+        let segs = &self.w.segs;
+        segs.index_of(start)
+            .and_then(|i| segs.get(i))
+            .is_some_and(|s| s.skb_pushed())
+    }
+
+    /// The retransmission queue's pieces ([`crate::segments::Seg::ends_skb`]): a
+    /// segment sent `[start, ..)` that starts an skb ends the piece before it (the
+    /// send's `tso_fragment`, or a retransmission's `tcp_fragment`), and a new
+    /// segment carrying the send queue's mark ends its piece with it.
+    fn mark_skb_ends(&mut self, start: u64, retx: bool, joins_skb: bool, pushed: bool) {
+        let segs = &mut self.w.segs;
+        if !joins_skb && start > 0 {
+            if let Some(i) = segs.index_of(start - 1) {
+                segs.mark_skb_end(i, false);
+            }
+        }
+        if pushed && !retx {
+            if let Some(i) = segs.index_of(start) {
+                segs.mark_skb_end(i, true);
+            }
         }
     }
 

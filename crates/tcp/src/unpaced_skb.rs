@@ -40,6 +40,36 @@ pub fn joins_skb(out: &[Packet], start: u64, segs: u64) -> bool {
     run % segs != 0
 }
 
+/// Whether the retransmission starting at `start` joins the skb of the segment before
+/// it. `tcp_xmit_retransmit_queue` retransmits the retransmission queue's skbs, which
+/// are the pieces the segments were sent in (`tso_fragment` cut each send off the send
+/// queue), cut again where a retransmission had room for fewer segments than a piece
+/// held (`tcp_fragment` at `cur_mss * segs` in `__tcp_retransmit_skb`); pieces are
+/// never joined. So a contiguous run of retransmissions of one event is cut into skbs
+/// of up to `segs` from its first segment on, as new data is, and again after every
+/// segment that ends a piece (`ends_skb(seq)`, for the segment starting at `seq`).
+pub fn joins_rtx_skb(
+    out: &[Packet],
+    start: u64,
+    segs: u64,
+    ends_skb: impl Fn(u64) -> bool,
+) -> bool {
+    if segs <= 1 {
+        return false;
+    }
+    let mut next = start;
+    let mut run = 0;
+    for p in out.iter().rev() {
+        let contiguous = p.kind == PacketKind::Data && p.len > 0 && p.end_seq() == next;
+        if !contiguous || !p.retx || ends_skb(p.seq) {
+            break;
+        }
+        run += 1;
+        next = p.seq;
+    }
+    run % segs != 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +97,42 @@ mod tests {
     fn contiguous_segments_of_one_event_form_skbs_from_the_first_on() {
         assert_eq!(joined(5, 2), [false, true, false, true, false]);
         assert_eq!(joined(4, 3), [false, true, true, false]);
+    }
+
+    /// Which of `n` contiguous retransmissions from 0 join the skb before them, the
+    /// segments in `ends` ending pieces of the retransmission queue.
+    fn rtx_joined(n: u64, segs: u64, ends: &[u64]) -> Vec<bool> {
+        let mut out = Vec::new();
+        (0..n)
+            .map(|i| {
+                let j = joins_rtx_skb(&out, i * 1000, segs, |seq| ends.contains(&(seq / 1000)));
+                let mut p = data(i * 1000);
+                p.retx = true;
+                out.push(p);
+                j
+            })
+            .collect()
+    }
+
+    #[test]
+    fn retransmissions_restart_their_skbs_after_each_piece_the_segments_were_sent_in() {
+        // AT&T LTE CUBIC 172 s: sent as [302, 303] [304, 305] ..., retransmitted from
+        // 303 at 0.934 s as 303 | 304 305 | 306 307 (PSH on 305 and 307).
+        assert_eq!(
+            rtx_joined(5, 2, &[0, 2, 4]),
+            [false, false, true, false, true]
+        );
+        assert_eq!(rtx_joined(5, 2, &[]), [false, true, false, true, false]);
+        assert_eq!(rtx_joined(4, 3, &[0]), [false, false, true, true]);
+    }
+
+    #[test]
+    fn new_data_never_joins_a_retransmissions_skb() {
+        let out = vec![data(0)];
+        assert!(
+            !joins_rtx_skb(&out, 1000, 2, |_| false),
+            "not a retransmission"
+        );
     }
 
     #[test]

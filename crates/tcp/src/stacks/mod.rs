@@ -347,13 +347,6 @@ pub trait StackRules {
         _first_skb: u64,
     ) {
     }
-    /// Whether the data segment ending at `end` ends an skb the application's writes
-    /// (the last ending at `app_end`) marked PSH, so that it carries the flag sent
-    /// alone (Linux: `tcp_mark_push`). RFC: no such marks.
-    #[inline]
-    fn pushed(&self, _end: u64, _app_end: u64) -> bool {
-        false
-    }
     /// New data `[start, end)` goes out, starting an skb with `quota` bytes of room
     /// (cwnd's, at most an skb's) or joining the one sent before it (`None`): whether
     /// it carries the application's PSH mark (Linux: the head skb's, which
@@ -660,8 +653,6 @@ spikelab_core::dispatch_enum! {
         #[inline]
         fn tso_defer(&self, v: &SkbStart) -> SkbSend;
         fn on_write_pushed(&mut self, snd_max: u64, max_window: u64, mss: u64, write: Range<u64>, first_skb: u64);
-        #[inline]
-        fn pushed(&self, end: u64, app_end: u64) -> bool;
         #[inline]
         fn on_new_data_sent(&mut self, start: u64, end: u64, app_end: u64, quota: Option<u64>) -> bool;
         #[inline]

@@ -224,12 +224,6 @@ impl StackRules for LinuxHost {
         self.queue = SendQueue::new(snd_max, max_window, mss, write, first_skb);
     }
 
-    /// `tcp_mark_push`'s skbs ([`send_queue`]).
-    #[inline]
-    fn pushed(&self, end: u64, app_end: u64) -> bool {
-        self.queue.pushed(end, app_end)
-    }
-
     /// The head skb's PSH mark as `tcp_grow_skb` and `tso_fragment` move it
     /// ([`send_queue`]).
     #[inline]

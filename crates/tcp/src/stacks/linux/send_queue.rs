@@ -53,7 +53,9 @@
 //! lands mid-segment, each skb's last piece is grown by the difference and its mark
 //! leaves that much later (AT&T LTE CUBIC 310 s: 978 segments + 56 B).
 //! [`SendQueue::on_new_data_sent`] keeps that head (its end and mark) between sends.
-//! Simplification: retransmissions still take the layout's marks.
+//! A retransmission's mark is not the layout's: it is the mark of the piece of the
+//! retransmission queue it ends (the sender's segment table keeps the pieces,
+//! `Seg::ends_skb` and `Seg::skb_pushed`; `unpaced_skb::joins_rtx_skb`).
 
 use std::ops::Range;
 
