@@ -172,6 +172,8 @@ mod tests {
                 prop_assert_eq!(ring.front(), model.front());
                 prop_assert_eq!(ring.back(), model.back());
                 prop_assert!(ring.iter().eq(model.iter()));
+                let (older, newer) = ring.as_slices();
+                prop_assert!(older.iter().chain(newer).eq(model.iter()));
                 for pos in ring.head()..ring.tail() {
                     prop_assert_eq!(ring.get(pos), Some(&pos));
                 }
