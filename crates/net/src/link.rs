@@ -678,8 +678,8 @@ impl<P: Wire, L: Lead> Staged<P, L> {
         self.pipe.iter().for_each(|x| f(&x.pkt));
     }
 
-    /// Is any packet in the network one that `pred` holds for ([`Self::for_each_in_network`]'s
-    /// packets, stopping at the first)?
+    /// Is any packet in the network one that `pred` holds for? The packets of
+    /// [`Self::for_each_in_network`], stopping at the first.
     pub fn any_in_network(&self, mut pred: impl FnMut(&P) -> bool) -> bool {
         let gated = self
             .suspension
