@@ -358,7 +358,9 @@ impl EventQueue {
         // The first event at `earliest` is returned, not queued in `current` and
         // taken out again; the others at it follow it there in their order.
         let mut first = None;
-        for e in emptied.drain(..) {
+        // Walked by reference and cleared after (keeping its capacity), not drained:
+        // a drain's iterator and its drop cost more than the moves themselves.
+        for &e in emptied.iter() {
             if e.time == earliest {
                 match first {
                     None => first = Some(e),
@@ -371,6 +373,7 @@ impl EventQueue {
                 mark(&mut self.occupied, below);
             }
         }
+        emptied.clear();
         first
     }
 

@@ -678,6 +678,19 @@ impl<P: Wire, L: Lead> Staged<P, L> {
         self.pipe.iter().for_each(|x| f(&x.pkt));
     }
 
+    /// Is any packet in the network one that `pred` holds for? The packets of
+    /// [`Self::for_each_in_network`], stopping at the first.
+    pub fn any_in_network(&self, mut pred: impl FnMut(&P) -> bool) -> bool {
+        let gated = self
+            .suspension
+            .as_ref()
+            .is_some_and(|s| s.gate.iter().any(&mut pred));
+        gated
+            || self.queue.fifo().iter().any(&mut pred)
+            || self.service.holding().is_some_and(&mut pred)
+            || self.pipe.iter().any(|x| pred(&x.pkt))
+    }
+
     /// Offered, dropped, delivered and in-network packets and bytes.
     pub fn counters(&self) -> LinkCounters {
         LinkCounters {
@@ -1083,6 +1096,17 @@ impl<P: Wire, L: Lead> LinkDir<P, L> {
         match &self.0 {
             Form::Plain(p) => p.for_each_in_network(f),
             Form::Staged(s) => s.for_each_in_network(f),
+        }
+    }
+
+    /// Is any packet in the network one that `pred` holds for? The packets of
+    /// [`Self::for_each_in_network`] in no particular order, stopping at the first: a
+    /// question about the set, as the ground truth asks at a timeout, without the
+    /// walk in the staged form's order over every packet of a full queue.
+    pub fn any_in_network(&self, pred: impl FnMut(&P) -> bool) -> bool {
+        match &self.0 {
+            Form::Plain(p) => p.any_in_network(pred),
+            Form::Staged(s) => s.any_in_network(pred),
         }
     }
 

@@ -245,6 +245,7 @@ impl<L: Lead, T: Transport> Sim<L, T> {
     }
 
     /// Offers the packet in slot `s` to direction `d` of link `l`.
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, l: usize, d: usize, s: Slot) {
         // Read before the queue may drop it: a data segment entering forward, on a
         // link whose spike waits for data segments (`first_after_segments`).

@@ -352,6 +352,12 @@ impl<P: Wire, L: Lead> Plain<P, L> {
             .for_each(|s| f(&s.pkt));
     }
 
+    /// Is any packet inside one that `pred` holds for? In no particular order (the
+    /// buffer's), stopping at the first.
+    pub(crate) fn any_in_network(&self, mut pred: impl FnMut(&P) -> bool) -> bool {
+        let (older, newer) = self.fifo.as_slices();
+        older.iter().any(|s| pred(&s.pkt)) || newer.iter().any(|s| pred(&s.pkt))
+    }
     /// Offered, dropped and delivered packets and bytes, and those inside.
     pub(crate) fn counters(&self) -> super::LinkCounters {
         let mut inside = PacketBytes::default();

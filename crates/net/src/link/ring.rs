@@ -124,6 +124,18 @@ impl<T: Copy> Ring<T> {
         }
     }
 
+    /// The items inside as at most two contiguous runs of the buffer, the older first
+    /// (each run in order): a walk over every item with no mask or check per item.
+    pub(crate) fn as_slices(&self) -> (&[T], &[T]) {
+        let n = self.len();
+        if n == 0 {
+            return (&[], &[]);
+        }
+        let start = self.head & (self.buf.len() - 1);
+        let first = n.min(self.buf.len() - start);
+        (&self.buf[start..start + first], &self.buf[..n - first])
+    }
+
     /// The items from the oldest to the newest.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         (self.head..self.tail).filter_map(|pos| self.get(pos))
@@ -160,6 +172,8 @@ mod tests {
                 prop_assert_eq!(ring.front(), model.front());
                 prop_assert_eq!(ring.back(), model.back());
                 prop_assert!(ring.iter().eq(model.iter()));
+                let (older, newer) = ring.as_slices();
+                prop_assert!(older.iter().chain(newer).eq(model.iter()));
                 for pos in ring.head()..ring.tail() {
                     prop_assert_eq!(ring.get(pos), Some(&pos));
                 }

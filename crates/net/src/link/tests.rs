@@ -707,6 +707,14 @@ fn check_counters<L: same_instant::Lead>(l: &LinkDir<Packet, L>) -> Result<(), T
     let mut walked = PacketBytes::default();
     l.for_each_in_network(|p| walked.add(p));
     prop_assert_eq!(walked, k.in_network);
+    // `any_in_network` asks about the same packets, in its own order.
+    let mut inside = Vec::new();
+    l.for_each_in_network(|p| inside.push(p.uid));
+    for &uid in &inside {
+        prop_assert!(l.any_in_network(|p| p.uid == uid));
+    }
+    prop_assert!(!l.any_in_network(|p| !inside.contains(&p.uid)));
+    prop_assert_eq!(l.any_in_network(|_| true), !inside.is_empty());
     Ok(())
 }
 
