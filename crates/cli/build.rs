@@ -8,6 +8,10 @@
 //! code sits changes, never what it does: the outputs are the same bytes and the
 //! instruction counts the same.
 //!
+//! With the same linker, when this machine's glibc has DT_RELR (2.36), the relative
+//! relocations are packed: `.rela.dyn`, which the loader reads whole at every start,
+//! shrinks from 320 KB to 4 KB (one flow's run: 0.2 MiB of RSS less).
+//!
 //! A name in the list that the binary no longer has is skipped by the linker (the
 //! layout degrades, the build does not fail); `scripts/text-order.sh` writes the list
 //! again. Nothing is passed when another linker may be in use (a configured linker,
@@ -42,6 +46,27 @@ fn main() {
         );
         println!("cargo:rustc-link-arg-bin=spikelab=-Wl,--no-warn-symbol-ordering");
     }
+    // Relative relocations packed (DT_RELR): the 320 KB of `.rela.dyn` the loader reads
+    // at every start become 4 KB. The loader must know DT_RELR (glibc 2.36), so only when
+    // the binary is built for this machine and its glibc has it (a binary built here
+    // needs glibc 2.34 already).
+    if env::var("HOST") == env::var("TARGET") && host_glibc_at_least(2, 36) {
+        println!("cargo:rustc-link-arg-bin=spikelab=-Wl,-z,pack-relative-relocs");
+    }
+}
+
+/// Is this machine's glibc (`getconf GNU_LIBC_VERSION`: "glibc 2.36") at least
+/// `major.minor`?
+fn host_glibc_at_least(major: u32, minor: u32) -> bool {
+    let Ok(out) = Command::new("getconf").arg("GNU_LIBC_VERSION").output() else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(version) = text.trim().strip_prefix("glibc ") else {
+        return false;
+    };
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (major, minor)
 }
 
 /// Is the compiler 1.90 or later, whose x86-64 Linux target links with rust-lld?
