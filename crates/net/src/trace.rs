@@ -47,7 +47,7 @@ fn load_override(o: &mut DirOverride, base: &Path) -> Result<(), TraceLoadError>
 /// directory), and generates the generated delay traces.
 pub fn load_link_traces(cfg: &mut LinkConfig, base: &Path) -> Result<(), TraceLoadError> {
     load_service(&mut cfg.service, base)?;
-    load_delay(cfg.delay_trace.as_mut(), base)?;
+    load_delay(cfg.delay_trace.as_deref_mut(), base)?;
     load_override(&mut cfg.forward, base)?;
     load_override(&mut cfg.reverse, base)
 }

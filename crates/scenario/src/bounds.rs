@@ -93,7 +93,7 @@ fn link(l: &LinkConfig, p: &FieldPath) -> Check {
     dur(&p.key("latency"), l.latency)?;
     l.queue.bounds(&p.key("queue"))?;
     l.service.bounds(&p.key("service"))?;
-    delay_trace(l.delay_trace.as_ref(), &p.key("delay_trace"))?;
+    delay_trace(l.delay_trace.as_deref(), &p.key("delay_trace"))?;
     direction(&l.forward, &p.key("forward"))?;
     direction(&l.reverse, &p.key("reverse"))?;
     for (k, s) in l.spikes.iter().enumerate() {

@@ -39,8 +39,9 @@ pub enum OwnRtt {
     Handshake { syn_acks: u32, last: Time },
     /// The handshake ended without a sample (`TCP_TIMEOUT_FALLBACK`).
     Fallback,
-    /// The handshake's sample, and the estimator it seeded.
-    Measured(Rto),
+    /// The handshake's sample, and the estimator it seeded (boxed: 160 bytes that
+    /// every receiver kept, and only a `linux` host's handshake fills).
+    Measured(Box<Rto>),
 }
 
 /// What the ACK completing the handshake carried: its arrival, and with timestamps its
@@ -93,7 +94,7 @@ impl OwnRtt {
             Some(rtt) => {
                 let mut r = estimator();
                 r.on_syn_sample(rtt);
-                OwnRtt::Measured(r)
+                OwnRtt::Measured(Box::new(r))
             }
             None => OwnRtt::Fallback,
         };

@@ -73,8 +73,9 @@ pub struct TcpReceiver {
     stats: ReceiverStats,
     /// The `linux` profile's ACK clock ([`crate::linux_receiver`]).
     linux_ack: Option<LinuxAck>,
-    /// The `linux` profile's advertised window ([`crate::linux_rcvbuf`]).
-    linux_rcvbuf: Option<LinuxRcvBuf>,
+    /// The `linux` profile's advertised window ([`crate::linux_rcvbuf`]); boxed, as
+    /// other profiles have none (136 bytes kept for nothing).
+    linux_rcvbuf: Option<Box<LinuxRcvBuf>>,
     /// The `linux` profile's SACK compression, SACK flows only
     /// ([`crate::linux_sack_compress`]).
     linux_sack_compress: Option<SackCompress>,
@@ -140,14 +141,14 @@ impl TcpReceiver {
             stats: ReceiverStats::default(),
             linux_ack: cfg.linux.as_ref().map(|_| LinuxAck::default()),
             linux_rcvbuf: cfg.linux.as_ref().map(|l| {
-                LinuxRcvBuf::new(&RcvBufConfig {
+                Box::new(LinuxRcvBuf::new(&RcvBufConfig {
                     tcp_rmem: l.tcp_rmem,
                     // sock_setsockopt(SO_RCVBUF): sk_rcvbuf = 2 x val, locked.
                     locked_rcvbuf: l.so_rcvbuf.map(|v| 2 * v),
                     window_clamp: cfg.receiver_window,
                     advmss: cfg.mss as u64,
                     header_bytes: WireSizes::new(&cfg).data_header() as u64,
-                })
+                }))
             }),
             linux_sack_compress: (cfg.linux.is_some() && cfg.sack_enabled())
                 .then(SackCompress::default),

@@ -176,6 +176,11 @@ impl Drop for SegMut<'_> {
     }
 }
 
+/// The capacity a segment table keeps however few segments it holds (384 bytes): an
+/// initial window's worth and then some, so that a flow in its steady state does not
+/// give back and take again.
+const KEPT_SEGMENTS: usize = 16;
+
 /// SACK blocks remembered: an ACK carries up to four (RFC 2018 section 3), and the
 /// receiver repeats the most recent ones (section 4).
 const APPLIED_BLOCKS: usize = 4;
@@ -216,6 +221,9 @@ impl SegmentTable {
             self.segs.pop_front();
             self.popped += 1;
         }
+        if self.segs.len() * 4 + KEPT_SEGMENTS < self.segs.capacity() {
+            self.give_back_memory();
+        }
         let front = self.segs.front().map_or(u64::MAX, |s| s.start);
         if self.high_sacked_end.is_some_and(|h| h <= front) {
             self.high_sacked_end = None;
@@ -223,6 +231,20 @@ impl SegmentTable {
         while self.touched.front().is_some_and(|&t| t < self.popped) {
             self.touched.pop_front();
         }
+    }
+
+    /// Gives back most of the table's memory once it holds under a quarter of its
+    /// capacity (less [`KEPT_SEGMENTS`]), keeping twice what it holds. Without this a
+    /// table kept the capacity of the largest window its flow ever had: at 1 000 flows
+    /// the sum of those maxima was 2.43 MB of heap, for about 11 000 segments (0.26 MB)
+    /// in flight at any one time (docs/src/performance.md, "Issue 44, memory round 3").
+    /// Capacity only: the segments and their order are untouched. Out of line, so that a
+    /// cumulative ACK pays only its caller's test.
+    #[cold]
+    #[inline(never)]
+    fn give_back_memory(&mut self) {
+        self.segs
+            .shrink_to((self.segs.len() * 2).max(KEPT_SEGMENTS));
     }
 
     /// Marks every segment wholly inside `[start, end)` as SACKed; returns the bytes newly

@@ -918,7 +918,7 @@ fn per_packet_entries_and_link_forms_stay_within_their_bounds() {
         ("LinkDir", size_of::<LinkDir<Handle>>(), 272),
         // The configuration a scenario keeps per link for the whole run (its record
         // is in meta.json): 824 bytes before its directions' overrides were boxed.
-        ("LinkConfig", size_of::<crate::LinkConfig>(), 424),
+        ("LinkConfig", size_of::<crate::LinkConfig>(), 360),
         ("DirOverride", size_of::<crate::DirOverride>(), 64),
     ];
     let mut grown = Vec::new();

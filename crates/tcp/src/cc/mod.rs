@@ -254,11 +254,23 @@ pub trait Declared: CongestionControl + Default + Exports {
     const LINUX_MODULE: Option<&'static str>;
 }
 
+/// The type a controller is kept as inside [`Cc`]: its own, or the `as` type of its
+/// registration line (a `Box` for the large ones).
+macro_rules! stored {
+    ($T:ty) => {
+        $T
+    };
+    ($T:ty, $S:ty) => {
+        $S
+    };
+}
+
 /// The registration macro: from one list, one line per controller
-/// (`"name" => Variant(Type),`), it generates [`CcKind`] with its names and
-/// declarations and [`Cc`] with its [`CongestionControl`] forwarding.
+/// (`"name" => Variant(Type),`, or `... as Box<Type>,` to keep a large one boxed), it
+/// generates [`CcKind`] with its names and declarations and [`Cc`] with its
+/// [`CongestionControl`] forwarding.
 macro_rules! controllers {
-    ($( $(#[$doc:meta])* $name:literal => $V:ident($T:ty), )*) => {
+    ($( $(#[$doc:meta])* $name:literal => $V:ident($T:ty) $(as $S:ty)?, )*) => {
         /// Which congestion controller a flow runs.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum CcKind {
@@ -292,7 +304,7 @@ macro_rules! controllers {
         spikelab_core::dispatch_enum! {
             /// The controller a flow runs; dispatches by `match`.
             #[derive(Clone, Debug, PartialEq, Eq)]
-            pub enum Cc: CongestionControl { $( $(#[$doc])* $V($T) ),* }
+            pub enum Cc: CongestionControl { $( $(#[$doc])* $V(stored!($T $(, $S)?)) ),* }
             methods {
                 #[inline]
                 fn on_ack(&mut self, ack: &AckSample) -> u64;
@@ -317,7 +329,7 @@ macro_rules! controllers {
         impl Cc {
             /// A fresh controller of `kind` for a new connection.
             pub fn new(kind: CcKind) -> Cc {
-                match kind { $( CcKind::$V => Cc::$V(<$T>::default()), )* }
+                match kind { $( CcKind::$V => Cc::$V(<$T>::default().into()), )* }
             }
         }
     };
@@ -331,9 +343,9 @@ controllers! {
     /// The kernel's Reno (`tcp_reno_cong_avoid`).
     "linux-reno" => LinuxReno(linux_reno::LinuxReno),
     /// The kernel's CUBIC (`tcp_cubic.c`).
-    "cubic" => Cubic(cubic::Cubic),
+    "cubic" => Cubic(cubic::Cubic) as Box<cubic::Cubic>,
     /// The kernel's BBR v1 (`tcp_bbr.c`).
-    "bbr" => Bbr(bbr::Bbr),
+    "bbr" => Bbr(bbr::Bbr) as Box<bbr::Bbr>,
     /// BBRv3 from google/bbr's v3 branch (no kernel here runs it).
     "bbr3" => Bbr3(bbr3::Bbr3),
 }

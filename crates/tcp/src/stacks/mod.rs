@@ -600,8 +600,11 @@ spikelab_core::dispatch_enum! {
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub enum Stack: StackRules {
         Rfc(Rfc),
-        Ns2(ns2_2002::Ns2Agents),
-        Linux(linux::LinuxHost),
+        // The two stacks with state are boxed (128 and 256 bytes): every connection
+        // kept room for a Linux host's, the RFC sender's none (docs/src/performance.md,
+        // "Issue 44, memory round 3").
+        Ns2(Box<ns2_2002::Ns2Agents>),
+        Linux(Box<linux::LinuxHost>),
     }
     methods {
         fn initial_ssthresh(&self, configured: u64, rwnd: u64) -> u64;
@@ -725,9 +728,9 @@ impl Stack {
     /// any of their switches is on, else the RFC sender.
     pub fn new(cfg: &TcpConfig) -> Stack {
         if cfg.linux.is_some() {
-            Stack::Linux(linux::LinuxHost::new(cfg))
+            Stack::Linux(Box::new(linux::LinuxHost::new(cfg)))
         } else if cfg.ns2 != crate::Ns2Switches::default() {
-            Stack::Ns2(ns2_2002::Ns2Agents::new(cfg))
+            Stack::Ns2(Box::new(ns2_2002::Ns2Agents::new(cfg)))
         } else {
             Stack::Rfc(Rfc)
         }
