@@ -9,8 +9,8 @@
 
 use crate::error::{FieldPath, Invalid};
 use crate::schema::{
-    DropEntry, Dumbbell, FlowEntry, FlowKindName, Route, RunSection, ScenarioFile, Topology,
-    DEFAULT_CBR_PAYLOAD,
+    DropEntry, Dumbbell, FlowEntry, FlowKindName, Profile, Route, RunSection, ScenarioFile,
+    Topology, DEFAULT_CBR_PAYLOAD,
 };
 use spikelab_engine::{DropRule, DropTarget, FlowKind, FlowSpec, Hop, MiddleboxSpec, SimConfig};
 use spikelab_net::spike::SpikeConfig;
@@ -297,6 +297,15 @@ fn tcp_kind(e: &FlowEntry, path: &FieldPath) -> Result<FlowKind, Invalid> {
         .tcp
         .clone()
         .unwrap_or_else(|| e.profile.unwrap_or_default().config());
+    // `tcp.linux` makes the host a Linux one: its keys belong to that profile only
+    // (under another, a `modern` or `ns2-2002` flow would silently run Linux's stack).
+    let profile = e.profile.unwrap_or_default();
+    if tcp.linux.is_some() && profile != Profile::Linux {
+        return fail(
+            path.key("tcp").key("linux"),
+            "`tcp.linux` keys need profile = \"linux\": under another profile they would make the host a Linux one",
+        );
+    }
     // The `linux` profile's sysctls decide the fields they name.
     if let Some(sysctls) = tcp.linux.clone() {
         sysctls.apply(&mut tcp);

@@ -437,6 +437,31 @@ fn eifel_without_timestamps_and_frto_as_an_observer_are_refused() {
 }
 
 #[test]
+fn linux_keys_under_another_profile_are_refused_at_their_key() {
+    // They would make a `modern` (or `ns2-2002`) host run Linux's stack unannounced:
+    // advise's `modern` rows on a Linux path did.
+    for profile in ["", "profile = \"modern\"\n", "profile = \"ns2-2002\"\n"] {
+        let m = error_after(
+            "route = [\"l\"]",
+            &format!("route = [\"l\"]\n{profile}tcp = {{ linux = {{ tcp_frto = 0 }} }}"),
+        );
+        assert_has(
+            &m,
+            &["field `flow[0].tcp.linux`", "need profile = \"linux\""],
+        );
+    }
+    let linux = VALID.replacen(
+        "route = [\"l\"]",
+        "route = [\"l\"]\nprofile = \"linux\"\ntcp = { linux = { tcp_frto = 0 } }",
+        1,
+    );
+    assert!(
+        parse(&linux, "ok.toml").is_ok(),
+        "the linux profile takes its keys"
+    );
+}
+
+#[test]
 fn a_valid_file_with_detectors_drops_and_a_middlebox_loads() {
     let extra =
         "[[drop]]\nlink = \"l\"\nflow = \"f\"\nacks = true\nafter = \"1s\"\nuntil = \"2s\"\n\

@@ -533,7 +533,7 @@ impl<'a> Path<'a> {
             };
             match self.expand(value) {
                 Ok((sim, text)) => plan.push(Some(fix), sim, text, test_from),
-                Err(e) => plan.skipped.push(format!("{}: {e}", fix.label)),
+                Err(e) => plan.skipped.push(format!("{}: {}", fix.label, why_not(&e))),
             }
         }
         Ok(())
@@ -623,6 +623,27 @@ fn advised_flows(sim: &SimConfig, flow: Option<&str>) -> Result<Vec<usize>, Stri
         });
     }
     Ok(picked)
+}
+
+/// Why a fix's scenario does not check: the field and the reason, without the place
+/// (the line of the generated scenario text, which the user never sees, in a file named
+/// by its absolute path, which would make the notes differ from machine to machine).
+fn why_not(e: &anyhow::Error) -> String {
+    match e.downcast_ref::<spikelab_scenario::ScenarioError>() {
+        Some(s) => {
+            let why: Vec<&str> = s
+                .message
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            match &s.field {
+                Some(field) => format!("field `{field}`: {}", why.join(" ")),
+                None => why.join(" "),
+            }
+        }
+        None => e.to_string(),
+    }
 }
 
 /// Builds the generated grid over the single fixes on `input` (one axis, `fix`) and

@@ -336,6 +336,26 @@ fn a_fix_identical_to_the_baseline_is_not_a_row_and_network_boxes_go_on_the_spik
 }
 
 #[test]
+fn a_stack_the_flows_keys_do_not_fit_is_left_out_with_the_field_and_the_reason() {
+    // A Linux flow's `tcp.linux` keys do not fit the `modern` (RFC) stack: before they
+    // were refused under another profile, its rows silently ran Linux's stack.
+    let linux = FREEZE.replace(
+        "workload = {",
+        "profile = \"linux\"\ntcp = { linux = { so_rcvbuf = 1048576 } }\nworkload = {",
+    );
+    let p = plan(&input(&linux), &opts(&["modern", "linux-cubic"], 1)).unwrap();
+    let labels: Vec<&str> = p.candidates.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["baseline", "linux-cubic"]);
+    assert_eq!(
+        p.skipped,
+        [
+            "modern: field `flow[0].tcp.linux`: `tcp.linux` keys need profile = \"linux\": \
+          under another profile they would make the host a Linux one"
+        ]
+    );
+}
+
+#[test]
 fn sack_detectors_switch_a_reno_flow_to_its_sack_variant() {
     let reno = FREEZE.replace(
         "workload = {",

@@ -121,7 +121,9 @@ fn scenario_and_text(
         }
     }
     let text = toml::to_string(&doc)?;
-    let s = spikelab_scenario::parse(&text, name).map_err(|e| anyhow!("{e}"))?;
+    // The error itself, not its text: advise reports a cell that does not check by its
+    // field and reason (`ScenarioError`), without the place in this generated text.
+    let s = spikelab_scenario::parse(&text, name).map_err(anyhow::Error::new)?;
     Ok((s, text))
 }
 
