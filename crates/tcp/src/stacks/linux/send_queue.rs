@@ -492,13 +492,9 @@ mod sender_tests {
         now_us: u64,
         ack: u64,
     ) -> Vec<u64> {
-        let mut p = Packet::new(0, FlowId(0), PacketKind::Ack, Time::ZERO);
-        (p.ack, p.rwnd) = (ack, 1 << 20);
-        let mut out = Vec::new();
-        s.on_ack(at_us(now_us), &p, &mut out);
-        out.iter()
-            .filter(|p| p.kind == PacketKind::Data && p.len > 0)
-            .map(|p| p.seq)
+        pushes_on_ack(s, now_us, ack)
+            .into_iter()
+            .map(|(seq, _)| seq)
             .collect()
     }
 
@@ -519,11 +515,9 @@ mod sender_tests {
             .collect()
     }
 
-    #[test]
-    fn a_lone_segment_ending_an_skb_the_write_marked_carries_psh() {
-        // A 4000 B window at the write: skbs of 2000 B, forced_push past 2000 B of
-        // pushed_seq. The first pass sends [0, 2000) (tcp_push_one) and the forced
-        // [2000, 4000); from 4000 the marks are every other skb: 8000, 12000, 16000.
+    /// A Linux sender of 1000 B segments that wrote 100 000 B at 0 into a 4000 B
+    /// window (ssthresh 2000 B, no handshake, no timestamps).
+    fn linux_sender_with_a_4000_byte_window() -> TcpSender<Rto> {
         let cfg = TcpConfig {
             mss: 1000,
             handshake: false,
@@ -536,6 +530,15 @@ mod sender_tests {
         let mut out = Vec::new();
         s.on_start(Time::ZERO, &mut out);
         s.on_app_data(Time::ZERO, 100_000, &mut out);
+        s
+    }
+
+    #[test]
+    fn a_lone_segment_ending_an_skb_the_write_marked_carries_psh() {
+        // A 4000 B window at the write: skbs of 2000 B, forced_push past 2000 B of
+        // pushed_seq. The first pass sends [0, 2000) (tcp_push_one) and the forced
+        // [2000, 4000); from 4000 the marks are every other skb: 8000, 12000, 16000.
+        let mut s = linux_sender_with_a_4000_byte_window();
         assert_eq!(pushes_on_ack(&mut s, 100_000, 4000).len(), 10);
         // One segment of room at a time: [14000, 15000) ends no skb, [15000, 16000)
         // ends the marked one (Linux's receiver ACKs it at once, ICSK_ACK_PUSHED).
@@ -547,18 +550,7 @@ mod sender_tests {
     fn the_last_segment_of_an_skb_goes_with_one_segment_of_room_where_a_larger_head_waits() {
         // A 4000 B window at the write: skbs of 2000 B (half of it), the first
         // pass sends 4 segments, so the skbs end at 6000, 8000, ... 16000 B.
-        let cfg = TcpConfig {
-            mss: 1000,
-            handshake: false,
-            timestamps: false,
-            receiver_window: 4000,
-            initial_ssthresh: 2000,
-            ..TcpConfig::linux()
-        };
-        let mut s = TcpSender::new(FlowId(0), &cfg, Rto::new(&cfg.rto));
-        let mut out = Vec::new();
-        s.on_start(Time::ZERO, &mut out);
-        s.on_app_data(Time::ZERO, 100_000, &mut out);
+        let mut s = linux_sender_with_a_4000_byte_window();
         // 100 ms: all four acknowledged, the window opens: ten segments to 14000 B.
         assert_eq!(sent_on_ack(&mut s, 100_000, 4000).len(), 10);
         // 200 ms: one segment of room, the last write 100 ms old: one segment goes,
