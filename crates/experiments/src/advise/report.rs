@@ -342,13 +342,20 @@ fn write_runs_csv(a: &Advice, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A row's `run.name`: its label in the characters a run name takes (`spikelab run`
+/// names its output folder after it): `:` as `-`, the `+` between combined fixes as
+/// `_`.
+fn row_run_name(label: &str) -> String {
+    format!("advise-{}", label.replace(':', "-").replace('+', "_"))
+}
+
 /// Each row's scenario with the repetitions and seed of the answer, runnable with
 /// `spikelab run` from the output folder (relative trace paths rebased one folder up).
 fn write_scenarios(a: &Advice, dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir.join("scenarios"))?;
     for r in &a.rows {
         let mut doc: toml::Table = r.candidate.text.parse()?;
-        let name = format!("advise-{}", r.candidate.label.replace(':', "-"));
+        let name = row_run_name(&r.candidate.label);
         for (k, v) in [
             ("run.name", toml::Value::String(name)),
             ("run.reps", toml::Value::Integer(a.reps as i64)),
@@ -480,4 +487,27 @@ pub fn write_all(a: &Advice, dir: &Path, invocation: &str) -> anyhow::Result<()>
         render_html(title, intro, &sections, dir),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::row_run_name;
+
+    #[test]
+    fn a_combined_rows_scenario_takes_its_run_name() {
+        for label in ["eifel:option1:none", "peak-hopper+delay-rtfd+modern"] {
+            let text = format!(
+                "[run]\nname = \"{}\"\n[[link]]\nname = \"l\"\nrate = \"1Mbit/s\"\n\
+                 latency = \"10ms\"\n[[flow]]\nname = \"f\"\nroute = [\"l\"]\n\
+                 workload = {{ kind = \"bulk\", bytes = \"10KB\" }}\n",
+                row_run_name(label)
+            );
+            let parsed = spikelab_scenario::parse(&text, "row.toml");
+            assert!(
+                parsed.is_ok(),
+                "{label}: {:?}",
+                parsed.err().map(|e| e.to_string())
+            );
+        }
+    }
 }
