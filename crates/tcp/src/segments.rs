@@ -321,6 +321,11 @@ impl SegmentTable {
         self.segs.partition_point(|s| s.start < seq)
     }
 
+    /// The segment containing `seq`.
+    pub fn containing(&self, seq: u64) -> Option<&Seg> {
+        self.segs.get(self.index_of(seq)?)
+    }
+
     /// Entry `i` ends an skb of the retransmission queue, with the send queue's PSH
     /// mark if `pushed` ([`Seg::ends_skb`], [`Seg::skb_pushed`]). Not a
     /// retransmission mark: [`Self::get_mut`]'s bookkeeping is not needed.

@@ -1709,7 +1709,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn next_segment_end(&self) -> Option<u64> {
         let w = &self.w;
         let end = if w.snd_nxt < w.snd_max {
-            w.segs.get(w.segs.index_of(w.snd_nxt)?)?.end()
+            w.segs.containing(w.snd_nxt)?.end()
         } else {
             (w.snd_max + w.mss).min(self.app_end)
         };
@@ -1941,10 +1941,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                 if retx {
                     let segs_table = &self.w.segs;
                     crate::unpaced_skb::joins_rtx_skb(out, start, segs, |seq| {
-                        segs_table
-                            .index_of(seq)
-                            .and_then(|i| segs_table.get(i))
-                            .is_some_and(|s| s.ends_skb())
+                        segs_table.containing(seq).is_some_and(|s| s.ends_skb())
                     })
                 } else {
                     crate::unpaced_skb::joins_skb(out, start, segs)
@@ -2010,9 +2007,9 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// the piece it was sent in ([`crate::segments::Seg::skb_pushed`]; never where the
     /// stack sets no marks).
     fn retransmits_pushed(&self, start: u64) -> bool {
-        let segs = &self.w.segs;
-        segs.index_of(start)
-            .and_then(|i| segs.get(i))
+        self.w
+            .segs
+            .containing(start)
             .is_some_and(|s| s.skb_pushed())
     }
 

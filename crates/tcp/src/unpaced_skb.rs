@@ -25,19 +25,24 @@ use spikelab_core::{Packet, PacketKind};
 /// ending at `start` was cut into skbs from its first segment on. The segment joins
 /// unless that run fills whole skbs (its PSH flag then moves to it).
 pub fn joins_skb(out: &[Packet], start: u64, segs: u64) -> bool {
-    if segs <= 1 {
-        return false;
-    }
+    segs > 1 && run_before(out, start, |_| false) % segs != 0
+}
+
+/// The contiguous data segments at the end of `out` that end at `start`, counted back
+/// until one for which `stop` holds (not counted).
+#[inline]
+fn run_before(out: &[Packet], start: u64, stop: impl Fn(&Packet) -> bool) -> u64 {
     let mut next = start;
     let mut run = 0;
     for p in out.iter().rev() {
-        if p.kind != PacketKind::Data || p.len == 0 || p.end_seq() != next {
+        let contiguous = p.kind == PacketKind::Data && p.len > 0 && p.end_seq() == next;
+        if !contiguous || stop(p) {
             break;
         }
         run += 1;
         next = p.seq;
     }
-    run % segs != 0
+    run
 }
 
 /// Whether the retransmission starting at `start` joins the skb of the segment before
@@ -54,20 +59,7 @@ pub fn joins_rtx_skb(
     segs: u64,
     ends_skb: impl Fn(u64) -> bool,
 ) -> bool {
-    if segs <= 1 {
-        return false;
-    }
-    let mut next = start;
-    let mut run = 0;
-    for p in out.iter().rev() {
-        let contiguous = p.kind == PacketKind::Data && p.len > 0 && p.end_seq() == next;
-        if !contiguous || !p.retx || ends_skb(p.seq) {
-            break;
-        }
-        run += 1;
-        next = p.seq;
-    }
-    run % segs != 0
+    segs > 1 && run_before(out, start, |p| !p.retx || ends_skb(p.seq)) % segs != 0
 }
 
 #[cfg(test)]
