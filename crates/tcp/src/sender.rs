@@ -989,6 +989,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             Some(now - sent_at)
         };
         if let Some(rtt) = sample {
+            self.rto.on_sequence(self.w.snd_una, self.w.snd_max);
             self.rto.on_syn_sample(rtt);
             self.last_rtt = Some(rtt);
         }
@@ -1145,6 +1146,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             flight_segments,
             from_timestamps: self.cfg.timestamps,
         };
+        self.rto.on_sequence(self.w.snd_una, self.w.snd_max);
         self.rto.on_rtt_sample(&s);
         self.last_rtt = Some(rtt);
         self.note_min_rtt(rtt);

@@ -24,13 +24,16 @@
 //!   times the SYN.
 //!
 //! **Round trips.** The kernel ends a round when snd_una passes `rtt_seq`, the snd_nxt
-//! recorded at the last round's end. This model uses time instead of sequence numbers,
-//! so [`RttSample`] needs no new field: a round that ended at time T is over at the
-//! first sample whose timed segment was sent at or after T (`now - rtt >= T`), since
-//! only data sent after T lies beyond that round's `rtt_seq`. The two rules agree when
-//! the timed segment is the one the ACK newly covers (timestamps or one timed segment
-//! per flight); they can differ by an ACK or so when a cumulative ACK covers both
-//! older and newer segments.
+//! recorded at the last round's end (`tcp_rtt_estimator`: "if (after(tp->snd_una,
+//! tp->rtt_seq))"). The sender tells the estimator both before each sample
+//! ([`RtoEstimator::on_sequence`]), and the round ends by that rule. A duplicate ACK's
+//! sample (the SACK-based `sack_rtt_us`, [`crate::linux_rtt::sack_rtt_sample`]) thus
+//! never ends a round, snd_una not having moved. Without the sequence numbers (an
+//! estimator driven by samples alone, as in unit tests) a round that ended at time T is
+//! over at the first sample whose timed segment was sent at or after T
+//! (`now - rtt >= T`), since only data sent after T lies beyond that round's
+//! `rtt_seq`; that rule agrees when the timed segment is the one the ACK newly covers,
+//! and ends rounds on duplicate ACKs the kernel does not end them on.
 //!
 //! Left out: jiffies rounding of the RTO (`usecs_to_jiffies`), the per-route `rto_min`
 //! and `RTAX_RTTVAR` metrics caching, `TCP_TIMEOUT_FALLBACK` (3 s after a
@@ -102,8 +105,13 @@ struct Scaled {
 pub struct Linux {
     cfg: LinuxConfig,
     state: Option<Scaled>,
-    /// When the current round trip began (the kernel's `rtt_seq` as a time).
+    /// When the current round trip began (the kernel's `rtt_seq` as a time), for
+    /// samples given without the sequence numbers.
     round_start: Time,
+    /// (snd_una, snd_nxt) as the sender last told them ([`RtoEstimator::on_sequence`]).
+    sequence: Option<(u64, u64)>,
+    /// The kernel's `rtt_seq`: the snd_nxt at the current round's start.
+    rtt_seq: u64,
     backoff: u32,
 }
 
@@ -114,6 +122,8 @@ impl Linux {
             cfg,
             state: None,
             round_start: Time::ZERO,
+            sequence: None,
+            rtt_seq: 0,
             backoff: 0,
         }
     }
@@ -147,6 +157,9 @@ impl Linux {
                 if let Some(now) = now {
                     self.round_start = now;
                 }
+                if let Some((_, snd_nxt)) = self.sequence {
+                    self.rtt_seq = snd_nxt;
+                }
             }
             Some(s) => {
                 self.state = Some(filter(s, m));
@@ -172,8 +185,12 @@ impl Linux {
         }
     }
 
-    /// Whether a sample sent at `now - m` lies beyond the current round (module docs).
+    /// Whether the current round is over at this sample: snd_una after `rtt_seq`, or,
+    /// without the sequence numbers, a sample sent at `now - m` (module docs).
     fn round_ended(&self, now: Time, m: i128) -> bool {
+        if let Some((snd_una, _)) = self.sequence {
+            return snd_una > self.rtt_seq;
+        }
         let sent = i128::from(now.0) - m;
         sent >= i128::from(self.round_start.0)
     }
@@ -191,6 +208,9 @@ impl Linux {
             s.mdev_max4 = rto_min4;
         }
         self.round_start = now;
+        if let Some((_, snd_nxt)) = self.sequence {
+            self.rtt_seq = snd_nxt;
+        }
     }
 }
 
@@ -235,6 +255,10 @@ fn to_dur(v: i128) -> Dur {
 }
 
 impl RtoEstimator for Linux {
+    fn on_sequence(&mut self, snd_una: u64, snd_nxt: u64) {
+        self.sequence = Some((snd_una, snd_nxt));
+    }
+
     fn on_syn_sample(&mut self, rtt: Dur) {
         if self.cfg.use_syn_sample && self.state.is_none() {
             self.estimate(rtt, None);
@@ -389,6 +413,37 @@ mod tests {
             assert_eq!(e.rttvar(), Some(msf(rttvar4 / 4.0)), "rttvar, sample {k}");
             assert_eq!(e.rto(), msf(rto), "RTO, sample {k}");
         }
+    }
+
+    /// `tcp_rtt_estimator` ends a round only when snd_una passes `rtt_seq` (the
+    /// snd_nxt at the round's start), not at the first sample of a segment sent after
+    /// the round began: a duplicate ACK's SACK-based sample never ends one.
+    /// Stable 500 ms samples; RTO = SRTT + rttvar4 (ms).
+    #[test]
+    fn a_round_ends_when_snd_una_passes_rtt_seq() {
+        let mut e = fresh();
+        // First sample: mdev4 = rttvar4 = mdev_max4 = 1000; rtt_seq = 10000.
+        e.on_sequence(1000, 10_000);
+        e.on_rtt_sample(&at(500, 500));
+        assert_eq!(e.rto(), ms(1500));
+        // Timed segments sent at 600 and 700 ms, after the round began (the time rule
+        // would end it at the first), while snd_una (5000, then a duplicate ACK) is
+        // below rtt_seq: mdev4 750, 562.5; mdev_max4 keeps the round's 1000.
+        e.on_sequence(5000, 12_000);
+        e.on_rtt_sample(&at(1100, 500));
+        e.on_rtt_sample(&at(1200, 500));
+        assert_eq!(e.rto(), ms(1500));
+        // snd_una passes 10000: mdev4 421.875; the round ends with mdev_max4 = 1000 =
+        // rttvar4, no decay (the time rule, its round ended at 1100 ms, would decay
+        // rttvar4 to 1000 - (1000 - 562.5) / 4 = 890.625). rtt_seq = 14000.
+        e.on_sequence(11_000, 14_000);
+        e.on_rtt_sample(&at(1700, 500));
+        assert_eq!(e.rto(), ms(1500));
+        // Past 14000 the round ends again: mdev4 = mdev_max4 = 316.40625, rttvar4 -=
+        // (1000 - 316.40625) / 4 (in whole ns, as the kernel's shift).
+        e.on_sequence(14_001, 15_000);
+        e.on_rtt_sample(&at(2300, 500));
+        assert_eq!(e.rto(), Dur(1_329_101_563));
     }
 
     #[test]

@@ -79,6 +79,11 @@ pub trait RtoEstimator {
     /// timer acts on it (its back-off reset in `newack()`); the others already cleared
     /// their back-off on the sample.
     fn on_timed_segment_acked(&mut self) {}
+    /// Where the sender's sequence space stands as it hands over the next sample:
+    /// snd_una (after the ACK that gave it) and the highest sequence sent (the
+    /// kernel's `snd_nxt`). Only the Linux estimator reads it, to end its round trips
+    /// as the kernel does (`rtt_seq`).
+    fn on_sequence(&mut self, _snd_una: u64, _snd_nxt: u64) {}
     /// The retransmission timer expired: back off (RFC 6298 (5.5)).
     fn on_timeout(&mut self);
     /// A spurious-timeout response decided to adapt the timer ([Gurtov & Ludwig 2003] III.C
@@ -159,6 +164,8 @@ macro_rules! estimators {
                 fn on_rtt_sample(&mut self, sample: &RttSample);
                 #[inline]
                 fn on_timed_segment_acked(&mut self);
+                #[inline]
+                fn on_sequence(&mut self, snd_una: u64, snd_nxt: u64);
                 fn on_timeout(&mut self);
                 fn on_spurious_timeout_reseed(&mut self, rtt: Dur, rule: ReseedRule);
                 #[inline]
