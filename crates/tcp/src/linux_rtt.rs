@@ -14,15 +14,22 @@
 //!
 //! An ACK that SACKs segments for the first time gives congestion control the
 //! newest of those instead ([`sack_ca_rtt_sample`], `last_sackt`), on every ACK
-//! (`pkts_acked` runs for duplicate ACKs too). Not modelled: the SACK-based sample
-//! of the RTO estimator (`sack_rtt_us`), used when the cumulative ACK gives none.
+//! (`pkts_acked` runs for duplicate ACKs too).
+//!
+//! The RTO estimator hears a SACK-based sample too, `sack_rtt_us`, when the
+//! cumulative ACK gives none (`tcp_ack_update_rtt`: "if (seq_rtt_us < 0) seq_rtt_us =
+//! sack_rtt_us", before the timestamp fallback): now minus the send time of the
+//! lowest segment the blocks SACK for the first time ([`sack_rtt_sample`],
+//! `first_sackt`). `tcp_clean_rtx_queue` runs on every ACK while data is outstanding,
+//! so a duplicate ACK that SACKs new data is a sample of SRTT and RTTVAR too.
 
 use crate::segments::SegmentTable;
 use spikelab_core::{Dur, Time};
 
 /// The sample for an ACK of `ack` arriving at `now`, from the segments outstanding
-/// before it (`segs`, starting at the old snd_una) and the timestamp sample, if any.
-pub fn rtt_sample(segs: &SegmentTable, ack: u64, now: Time, ts_sample: Option<Dur>) -> Option<Dur> {
+/// before it (`segs`, starting at the old snd_una), else `fallback`: the ACK's
+/// [`sack_rtt_sample`] if it has one, else its timestamp sample, if any.
+pub fn rtt_sample(segs: &SegmentTable, ack: u64, now: Time, fallback: Option<Dur>) -> Option<Dur> {
     let mut acked = segs.iter().take_while(|s| s.end() <= ack).peekable();
     let first = acked.peek().copied();
     let retransmitted = segs
@@ -32,7 +39,7 @@ pub fn rtt_sample(segs: &SegmentTable, ack: u64, now: Time, ts_sample: Option<Du
     let seq_rtt = first
         .filter(|s| !retransmitted && !s.sacked && s.last_sent <= now)
         .map(|s| now - s.last_sent);
-    seq_rtt.or(ts_sample)
+    seq_rtt.or(fallback)
 }
 
 /// `ca_rtt_us` of an ACK of `ack` that gives `seq_rtt_us` (`tcp_clean_rtx_queue`):
@@ -74,6 +81,28 @@ pub fn sack_ca_rtt_sample(
     };
     let last = segs.iter().rev().find(newly)?;
     (last.last_sent <= now).then(|| now - last.last_sent)
+}
+
+/// `sack_rtt_us` of an ACK of `ack` with SACK blocks `blocks` (`tcp_sacktag_one`'s
+/// `first_sackt`, read in `tcp_clean_rtx_queue`; net/ipv4/tcp_input.c): now minus the
+/// send time of the lowest segment the blocks SACK for the first time that was never
+/// retransmitted ("if (!(sacked & TCPCB_RETRANS)) ... if (state->first_sackt == 0)
+/// state->first_sackt = xmit_time"; the blocks are walked in sequence order). Read
+/// before the blocks are applied.
+pub fn sack_rtt_sample(
+    segs: &SegmentTable,
+    blocks: &[(u64, u64)],
+    ack: u64,
+    now: Time,
+) -> Option<Dur> {
+    let first = segs.iter().find(|s| {
+        !s.sacked
+            && s.retx_count == 0
+            && blocks
+                .iter()
+                .any(|&(b, e)| s.start >= b.max(ack) && s.end() <= e)
+    })?;
+    (first.last_sent <= now).then(|| now - first.last_sent)
 }
 
 #[cfg(test)]
@@ -159,5 +188,24 @@ mod tests {
         );
         t.get_mut(2).unwrap().retx_count = 1;
         assert_eq!(sack_ca_rtt_sample(&t, &blocks, 1000, ms(300)), None);
+    }
+
+    #[test]
+    fn the_rto_estimator_times_the_lowest_segment_a_sack_newly_covers() {
+        let mut t = table();
+        // Blocks over segments 1 and 3 (sent at 10 and 30 ms), ACK at 1000.
+        let blocks = [(3000, 4000), (1000, 2000)];
+        assert_eq!(
+            sack_rtt_sample(&t, &blocks, 1000, ms(300)),
+            Some(Dur::from_millis(290))
+        );
+        // A segment SACKed before, or ever retransmitted, is not timed.
+        t.get_mut(1).unwrap().sacked = true;
+        assert_eq!(
+            sack_rtt_sample(&t, &blocks, 1000, ms(300)),
+            Some(Dur::from_millis(270))
+        );
+        t.get_mut(3).unwrap().retx_count = 1;
+        assert_eq!(sack_rtt_sample(&t, &blocks, 1000, ms(300)), None);
     }
 }

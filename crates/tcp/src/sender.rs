@@ -407,6 +407,9 @@ impl<E: RtoEstimator> TcpSender<E> {
         // What the controller hears of the segments this ACK SACKs for the first time
         // (Linux: `ca_rtt_us` from `last_sackt`), read before they are marked.
         let sack_cc_sample = self.sack_cc_rtt_sample(now, pkt);
+        // And what the RTO estimator hears of them when the cumulative ACK gives no
+        // sample (Linux: `sack_rtt_us` from `first_sackt`).
+        let sack_rto_sample = self.sack_rto_rtt_sample(now, pkt);
         // RFC 2018 / RFC 6675 section 5: the SACK scoreboard.
         let (dsack, newly_sacked) = self.update_scoreboard(pkt);
         // RFC 5681 section 3.2 / RFC 6675 section 5: a new ACK or a duplicate.
@@ -431,8 +434,20 @@ impl<E: RtoEstimator> TcpSender<E> {
                 self.note_min_rtt(rtt);
             }
         }
+        if pkt.ack == self.w.snd_una && self.w.snd_max > self.w.snd_una {
+            if let Some(rtt) = sack_rto_sample {
+                // tcp_ack -> tcp_clean_rtx_queue (data outstanding: `prior_packets`)
+                // -> tcp_ack_update_rtt(sk, flag, seq_rtt_us = -1, sack_rtt_us, ...):
+                // "if (seq_rtt_us < 0) seq_rtt_us = sack_rtt_us", then
+                // tcp_rtt_estimator, tcp_set_rto and icsk_backoff = 0
+                // (net/ipv4/tcp_input.c). An old ACK (below snd_una) takes the
+                // `old_ack` path, which samples nothing.
+                let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
+                self.feed_rtt_sample(now, rtt, flight_segments);
+            }
+        }
         if pkt.ack > self.w.snd_una {
-            let sacks = (sack_delivered, sack_cc_sample);
+            let sacks = (sack_delivered, sack_cc_sample, sack_rto_sample);
             delivered = self.on_ack_of_new_data(now, pkt, oldack, sacks, &mut info, out);
         } else if self.is_duplicate(pkt) && self.counts_toward_recovery(newly_sacked) {
             info.duplicate = true;
@@ -536,11 +551,11 @@ impl<E: RtoEstimator> TcpSender<E> {
         now: Time,
         pkt: &Packet,
         oldack: bool,
-        (sack_delivered, sack_cc_sample): (u64, Option<Dur>),
+        (sack_delivered, sack_cc_sample, sack_rto_sample): (u64, Option<Dur>, Option<Dur>),
         info: &mut AckInfo,
         out: &mut Vec<Packet>,
     ) -> u64 {
-        let (sample, timed) = self.take_rtt_sample(now, pkt);
+        let (sample, timed) = self.take_rtt_sample(now, pkt, sack_rto_sample);
         // ns-2's oldack() samples from the echo alone (fack_oldack).
         info.rtt_sample = sample.filter(|_| !(oldack && self.stack.oldack().samples_rtt));
         if timed {
@@ -1096,6 +1111,15 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.stack.sack1_counts_dupack(pkt.ack / mss, &blocks)
     }
 
+    /// [`StackRules::rto_sack_rtt_sample`] for this ACK's SACK blocks (D-SACK aside).
+    fn sack_rto_rtt_sample(&self, now: Time, pkt: &Packet) -> Option<Dur> {
+        let (_, blocks) = split_dsack(pkt);
+        if blocks.is_empty() {
+            return None;
+        }
+        (self.stack).rto_sack_rtt_sample(&self.w.segs, blocks, pkt.ack, now)
+    }
+
     /// [`StackRules::cc_sack_rtt_sample`] for this ACK's SACK blocks (D-SACK aside).
     fn sack_cc_rtt_sample(&self, now: Time, pkt: &Packet) -> Option<Dur> {
         let (_, blocks) = split_dsack(pkt);
@@ -1115,13 +1139,22 @@ impl<E: RtoEstimator> TcpSender<E> {
     /// from the one timed segment (RFC 6298 section 3, Karn's rule). The Karn-timed
     /// segment is tracked with timestamps too: when this ACK covers it, the estimator
     /// hears [`RtoEstimator::on_timed_segment_acked`] (ns-2's back-off reset).
-    fn take_rtt_sample(&mut self, now: Time, pkt: &Packet) -> (Option<Dur>, bool) {
+    /// `sack_rto`: the stack's sample from the segments this ACK SACKs for the first
+    /// time, which a Linux host takes before the timestamp when the cumulative ACK
+    /// gives none (`tcp_ack_update_rtt`).
+    fn take_rtt_sample(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        sack_rto: Option<Dur>,
+    ) -> (Option<Dur>, bool) {
         let timed = self.timing.filter(|t| pkt.ack >= t.end);
         if timed.is_some() {
             self.timing = None;
         }
         let ts_sample = self.ts_sample(now, pkt);
-        if let Some(s) = (self.stack).rtt_sample(&self.w.segs, pkt.ack, now, ts_sample) {
+        let fallback = sack_rto.or(ts_sample);
+        if let Some(s) = (self.stack).rtt_sample(&self.w.segs, pkt.ack, now, fallback) {
             return (s, timed.is_some());
         }
         if self.cfg.timestamps {
@@ -2891,6 +2924,25 @@ mod tests {
         a.push_sack(3000, 3000 + sacked * 1000);
         s.on_ack(ms(200), &a, &mut out);
         (s, out)
+    }
+
+    /// `tcp_ack_update_rtt`: "if (seq_rtt_us < 0) seq_rtt_us = sack_rtt_us". A
+    /// duplicate ACK that SACKs a segment for the first time is a sample of the RTO
+    /// estimator, timed from the lowest segment it newly SACKs (`first_sackt`).
+    #[test]
+    fn a_linux_hosts_duplicate_ack_that_sacks_new_data_samples_the_rto() {
+        let (mut s, mut out) = linux_host_with_data();
+        s.on_ack(ms(100), &ack(2000), &mut out);
+        assert_eq!(s.rto.srtt(), Some(Dur::from_millis(100)));
+        // Segments 3 and 4, sent at 0 ms, SACKed at 300 ms: a 300 ms sample,
+        // SRTT = 100 + (300 - 100) / 8.
+        let mut a = ack(2000);
+        a.push_sack(3000, 5000);
+        s.on_ack(ms(300), &a, &mut out);
+        assert_eq!(s.rto.srtt(), Some(Dur::from_millis(125)));
+        // The same blocks again SACK nothing new: no sample.
+        s.on_ack(ms(350), &a, &mut out);
+        assert_eq!(s.rto.srtt(), Some(Dur::from_millis(125)));
     }
 
     #[test]

@@ -456,6 +456,18 @@ pub trait StackRules {
     ) -> Option<Dur> {
         None
     }
+    /// On any ACK, before its SACK blocks are applied: the RTO estimator's sample from
+    /// the segments they SACK for the first time, used when the cumulative ACK gives
+    /// none (`None`: the stack takes no such sample).
+    fn rto_sack_rtt_sample(
+        &self,
+        _segs: &SegmentTable,
+        _blocks: &[(u64, u64)],
+        _ack: u64,
+        _now: Time,
+    ) -> Option<Dur> {
+        None
+    }
     /// Arming a timer at `now` for `at`: when it fires (RFC: exactly then).
     fn timer_fires_at(&self, _now: Time, at: Time) -> Time {
         at
@@ -676,6 +688,7 @@ spikelab_core::dispatch_enum! {
         #[inline]
         fn cc_rtt_sample(&self, segs: &SegmentTable, ack: u64, now: Time) -> Option<Dur>;
         fn cc_sack_rtt_sample(&self, segs: &SegmentTable, blocks: &[(u64, u64)], ack: u64, now: Time) -> Option<Dur>;
+        fn rto_sack_rtt_sample(&self, segs: &SegmentTable, blocks: &[(u64, u64)], ack: u64, now: Time) -> Option<Dur>;
         #[inline]
         fn timer_fires_at(&self, now: Time, at: Time) -> Time;
         #[inline]

@@ -163,6 +163,18 @@ impl StackRules for LinuxHost {
         crate::linux_rtt::sack_ca_rtt_sample(segs, blocks, ack, now)
     }
 
+    /// `sack_rtt_us` from `first_sackt` ([`crate::linux_rtt::sack_rtt_sample`]).
+    #[inline]
+    fn rto_sack_rtt_sample(
+        &self,
+        segs: &SegmentTable,
+        blocks: &[(u64, u64)],
+        ack: u64,
+        now: Time,
+    ) -> Option<Dur> {
+        crate::linux_rtt::sack_rtt_sample(segs, blocks, ack, now)
+    }
+
     /// The kernel's timer wheel ([`crate::linux_timer_wheel`]).
     #[inline]
     fn timer_fires_at(&self, now: Time, at: Time) -> Time {
