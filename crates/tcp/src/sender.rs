@@ -841,7 +841,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             head_sent: head.last_sent,
             advancing_rto,
         };
-        let at = self.stack.probe_deadline(&s);
+        // tcp_schedule_loss_probe -> tcp_reset_xmit_timer(.., pace_delay = true).
+        let at = self.stack.probe_deadline(&s) + self.pacing_delay(now);
         self.arm_stack_timer(now, at, TimerKind::LossProbe);
         true
     }
@@ -877,8 +878,9 @@ impl<E: RtoEstimator> TcpSender<E> {
             }
             Probe::Nothing => false,
         };
+        // tcp_send_loss_probe -> tcp_rearm_rto.
         if sent {
-            self.arm_timer(now);
+            self.rearm_rto(now);
         } else {
             self.rearm_rto_from_head(now);
         }
@@ -955,7 +957,27 @@ impl<E: RtoEstimator> TcpSender<E> {
         let head = self.w.segs.get(0).map_or(now, |s| s.last_sent);
         self.arm_timer(now);
         let at = (head + self.armed_rto).max(now + Dur::from_millis(1));
-        self.timer = Some(self.stack_timer(now, at));
+        self.timer = Some(self.stack_timer(now, at + self.pacing_delay(now)));
+    }
+
+    /// `tcp_rearm_rto`: the RTO restarted from now, later by the stack's pacing delay
+    /// ([`StackRules::pacing_delay`]: `tcp_reset_xmit_timer(.., pace_delay = true)`).
+    fn rearm_rto(&mut self, now: Time) {
+        self.arm_timer(now);
+        let delay = self.pacing_delay(now);
+        if delay > Dur::ZERO {
+            let at = now + self.armed_rto + delay;
+            self.timer = Some(self.stack_timer(now, at));
+        }
+    }
+
+    /// `tcp_pacing_delay`: how far the pacing clock is ahead of `now`, as the stack
+    /// adds it to the timers it re-arms (zero for an unpaced sender).
+    fn pacing_delay(&self, now: Time) -> Dur {
+        match &self.drv {
+            Some(d) => self.stack.pacing_delay(now, d.wstamp()),
+            None => Dur::ZERO,
+        }
     }
 
     /// A timer set at `now` for `at` fires when the stack runs it (a `linux` host's
@@ -1227,7 +1249,8 @@ impl<E: RtoEstimator> TcpSender<E> {
             self.timer = None;
             self.stack.on_timer_set(TimerKind::Rto);
         } else if !self.schedule_probe(now, true) {
-            self.arm_timer(now);
+            // tcp_set_xmit_timer -> tcp_rearm_rto.
+            self.rearm_rto(now);
         }
         (newly, delivered)
     }
@@ -1879,7 +1902,8 @@ impl<E: RtoEstimator> TcpSender<E> {
         if let Phase::Recovery { .. } = self.phase {
             self.recovery.on_retransmitted(&self.w, seg.start);
             if i == 0 && self.head_retransmit_restarts_timer() {
-                self.arm_timer(now);
+                // tcp_xmit_retransmit_queue: tcp_reset_xmit_timer(.., pace_delay = true).
+                self.rearm_rto(now);
             }
         }
     }
@@ -3474,6 +3498,35 @@ mod tests {
             s.on_ack(ms(1000 + 200 * k), &ack(k * 1000), &mut out);
         }
         assert_eq!(s.window().cwnd, 18 * 1000);
+    }
+
+    /// `tcp_schedule_loss_probe` arms the probe through `tcp_reset_xmit_timer(..,
+    /// pace_delay = true)`: a paced sender's probe fires `tcp_pacing_delay` later,
+    /// the whole jiffies its pacing clock (`tcp_wstamp_ns`) is ahead of now.
+    #[test]
+    fn a_paced_linux_hosts_probe_waits_for_its_pacing_clock() {
+        let cfg = linux_cfg(crate::LinuxSysctls {
+            tcp_congestion_control: crate::LinuxModule::named("bbr").unwrap(),
+            ..Default::default()
+        });
+        let (mut s, mut out) = started(&cfg, 1_000_000);
+        for k in 1..=12 {
+            s.on_ack(ms(100 + k), &ack(k * 1000), &mut out);
+        }
+        let now = ms(112);
+        let wstamp = s.drv.as_ref().unwrap().wstamp();
+        let jiffy = crate::linux_timer_wheel::JIFFY;
+        let delay = Dur(wstamp.saturating_since(now).0 / jiffy.0 * jiffy.0);
+        assert!(
+            delay >= jiffy,
+            "the pacing clock is a jiffy or more ahead: {delay:?}"
+        );
+        assert!(s.probe_armed());
+        // PTO = 2 * SRTT + TCP_TIMEOUT_MIN (several segments out), then the delay.
+        let srtt = s.estimator().srtt().unwrap();
+        let pto = srtt + srtt + crate::tlp::TIMEOUT_MIN;
+        let wheel = crate::linux_timer_wheel::fires_at;
+        assert_eq!(s.next_deadline(), Some(wheel(now, pto + delay)));
     }
 
     #[test]

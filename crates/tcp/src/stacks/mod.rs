@@ -468,6 +468,11 @@ pub trait StackRules {
     ) -> Option<Dur> {
         None
     }
+    /// What a paced sender whose next departure is `wstamp` adds to a retransmission
+    /// or probe timer it arms at `now` (`None` of the RFC sender: nothing).
+    fn pacing_delay(&self, _now: Time, _wstamp: Time) -> Dur {
+        Dur::ZERO
+    }
     /// Arming a timer at `now` for `at`: when it fires (RFC: exactly then).
     fn timer_fires_at(&self, _now: Time, at: Time) -> Time {
         at
@@ -689,6 +694,7 @@ spikelab_core::dispatch_enum! {
         fn cc_rtt_sample(&self, segs: &SegmentTable, ack: u64, now: Time) -> Option<Dur>;
         fn cc_sack_rtt_sample(&self, segs: &SegmentTable, blocks: &[(u64, u64)], ack: u64, now: Time) -> Option<Dur>;
         fn rto_sack_rtt_sample(&self, segs: &SegmentTable, blocks: &[(u64, u64)], ack: u64, now: Time) -> Option<Dur>;
+        fn pacing_delay(&self, now: Time, wstamp: Time) -> Dur;
         #[inline]
         fn timer_fires_at(&self, now: Time, at: Time) -> Time;
         #[inline]

@@ -175,6 +175,20 @@ impl StackRules for LinuxHost {
         crate::linux_rtt::sack_rtt_sample(segs, blocks, ack, now)
     }
 
+    /// `tcp_pacing_delay` (include/net/tcp.h): how far the pacing clock
+    /// (`tcp_wstamp_ns`) is ahead of now, in whole jiffies (`nsecs_to_jiffies`
+    /// truncates), which `tcp_reset_xmit_timer` adds to the loss probe
+    /// (`tcp_schedule_loss_probe`) and to the RTO re-armed by `tcp_rearm_rto` and
+    /// `tcp_xmit_retransmit_queue` (`pace_delay` true), not to the backed-off RTO
+    /// `tcp_retransmit_timer` re-arms (`inet_csk_reset_xmit_timer`). A timer armed
+    /// between two paced sends thus fires after the next one, which re-arms it.
+    #[inline]
+    fn pacing_delay(&self, now: Time, wstamp: Time) -> Dur {
+        let ahead = wstamp.saturating_since(now).0;
+        let jiffy = crate::linux_timer_wheel::JIFFY.0;
+        Dur(ahead / jiffy * jiffy)
+    }
+
     /// The kernel's timer wheel ([`crate::linux_timer_wheel`]).
     #[inline]
     fn timer_fires_at(&self, now: Time, at: Time) -> Time {
