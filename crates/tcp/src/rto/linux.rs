@@ -108,10 +108,13 @@ pub struct Linux {
     /// When the current round trip began (the kernel's `rtt_seq` as a time), for
     /// samples given without the sequence numbers.
     round_start: Time,
-    /// (snd_una, snd_nxt) as the sender last told them ([`RtoEstimator::on_sequence`]).
-    sequence: Option<(u64, u64)>,
     /// The kernel's `rtt_seq`: the snd_nxt at the current round's start.
     rtt_seq: u64,
+    /// snd_nxt as the sender last told it ([`RtoEstimator::on_sequence`]).
+    snd_nxt: u64,
+    /// Whether snd_una, as the sender last told it, is after `rtt_seq`; `None` until
+    /// the sender tells the sequence numbers (then rounds end by time).
+    una_after_rtt_seq: Option<bool>,
     backoff: u32,
 }
 
@@ -122,8 +125,9 @@ impl Linux {
             cfg,
             state: None,
             round_start: Time::ZERO,
-            sequence: None,
             rtt_seq: 0,
+            snd_nxt: 0,
+            una_after_rtt_seq: None,
             backoff: 0,
         }
     }
@@ -157,8 +161,8 @@ impl Linux {
                 if let Some(now) = now {
                     self.round_start = now;
                 }
-                if let Some((_, snd_nxt)) = self.sequence {
-                    self.rtt_seq = snd_nxt;
+                if self.una_after_rtt_seq.is_some() {
+                    self.rtt_seq = self.snd_nxt;
                 }
             }
             Some(s) => {
@@ -188,8 +192,8 @@ impl Linux {
     /// Whether the current round is over at this sample: snd_una after `rtt_seq`, or,
     /// without the sequence numbers, a sample sent at `now - m` (module docs).
     fn round_ended(&self, now: Time, m: i128) -> bool {
-        if let Some((snd_una, _)) = self.sequence {
-            return snd_una > self.rtt_seq;
+        if let Some(after) = self.una_after_rtt_seq {
+            return after;
         }
         let sent = i128::from(now.0) - m;
         sent >= i128::from(self.round_start.0)
@@ -208,8 +212,8 @@ impl Linux {
             s.mdev_max4 = rto_min4;
         }
         self.round_start = now;
-        if let Some((_, snd_nxt)) = self.sequence {
-            self.rtt_seq = snd_nxt;
+        if self.una_after_rtt_seq.is_some() {
+            self.rtt_seq = self.snd_nxt;
         }
     }
 }
@@ -256,7 +260,9 @@ fn to_dur(v: i128) -> Dur {
 
 impl RtoEstimator for Linux {
     fn on_sequence(&mut self, snd_una: u64, snd_nxt: u64) {
-        self.sequence = Some((snd_una, snd_nxt));
+        // Read before the sample it precedes, which alone may move `rtt_seq`.
+        self.una_after_rtt_seq = Some(snd_una > self.rtt_seq);
+        self.snd_nxt = snd_nxt;
     }
 
     fn on_syn_sample(&mut self, rtt: Dur) {
