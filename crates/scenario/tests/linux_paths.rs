@@ -482,6 +482,18 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   -> 10/9/9/9), its first diverging decision unchanged (`tcp_frto` 2: the
 ///   receiver's 149th ACK at 1.586 s) or later (`tcp_frto` 0: 2.256 -> 2.607 s);
 ///   175/165/172/170, 69 cells.
+/// * the RTO estimator hears a duplicate ACK's SACK-based sample (`sack_rtt_us` in
+///   `tcp_ack_update_rtt`), its round ending when snd_una passes `rtt_seq`, and a paced
+///   sender's loss probe and re-armed RTO wait for its pacing clock
+///   (`tcp_pacing_delay`), found on Table 1's BBR RTO misses (linux_kernel.rs):
+///   T-Mobile LTE reno 9/9/9/9 -> 10/10/10/10 (both `tcp_frto`; 212 s below); UMTS
+///   cubic 10/9/10/10 -> 10/8/9/9 (both): at 543 s the runs part at 4.2 s, where the
+///   path delivered an ACK 40 ms later in the kernel's run (re-recorded with a
+///   capture), and the model now takes a spurious RTO at 22.78 s (240
+///   retransmissions against 169); AT&T BBR (`tcp_frto` 2) completion 10 -> 9 (34 s,
+///   parted at 1.113 s, below); T-Mobile LTE BBR (`tcp_frto` 0) retransmissions 8 -> 7
+///   (58 s: the runs part at a queue drop at 1.46-1.52 s; the kernel itself took
+///   288-348 retransmissions and 6.76-7.67 s there).
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -519,15 +531,15 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("tmobile-umts-drive", "reno", 0, [10, 9, 9, 9]),
     ("att-lte-drive", "cubic", 2, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 9, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 8, 9, 9]),
     ("att-lte-drive", "cubic", 0, [9, 9, 9, 9]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 2, [10, 9, 9, 10]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 8, 9, 9]),
+    ("att-lte-drive", "bbr", 2, [9, 9, 9, 10]),
     ("tmobile-lte-drive", "bbr", 2, [9, 8, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
     ("att-lte-drive", "bbr", 0, [10, 10, 10, 9]),
-    ("tmobile-lte-drive", "bbr", 0, [10, 8, 10, 9]),
+    ("tmobile-lte-drive", "bbr", 0, [10, 7, 10, 9]),
     ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
 
@@ -717,8 +729,9 @@ fn the_kernels_bbr_against_its_second_recording_on_the_lte_drives() {
 /// runs there disagree with each other, and the model's seven possible start phases
 /// (the first draw replayed, later ones seeded) span them. Of the 80 runs, 69 are met
 /// on every goal by some draw (seven tries, so a measure of span, not of agreement) and
-/// 51 by the model's own seeded draw (54 before the sender's PSH marks).
-const SPANNED_BY_SOME_DRAW: (usize, usize) = (69, 51);
+/// 50 by the model's own seeded draw (54 before the sender's PSH marks, 51 before the
+/// RTO estimator's SACK-based sample).
+const SPANNED_BY_SOME_DRAW: (usize, usize) = (69, 50);
 
 #[test]
 fn the_models_seven_draws_span_the_kernels_bbr_runs() {
