@@ -20,8 +20,8 @@
 #   usage: run.sh HTSIM [ROUNDS] [CASES]
 #     HTSIM:  a checkout of github Broadcom/csg-htsim, or its git directory (commit 841d9e7)
 #     ROUNDS: rounds per case (default 3)
-#     CASES:  any of "10 100 1000 10000" (default "100 1000"): N flows over N Mbit/s
-#             with a 5N-packet queue (50 at 10 flows), for 60 s at 10 and 100 flows,
+#     CASES:  any of "1 10 100 1000 10000" (default "100 1000"): N flows over N Mbit/s
+#             with a 5N-packet queue (50 at 1 and 10 flows), for 60 s at 1, 10 and 100 flows,
 #             10 s at 1000 and 1 s at 10 000 (as scale.sh; the 10 000-flow case's
 #             bottleneck is 10 Gbit/s)
 #   environment: PGO (default 1; 0: plain builds only, SPIKELAB unused),
@@ -109,6 +109,7 @@ median() {
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for c in $CASES; do
     case $c in
+    1) args=(1 1 50 60) ;;
     10) args=(10 10 50 60) ;;
     100) args=(100 100 500 60) ;;
     1000) args=(1000 1000 5000 10) ;;

@@ -8,9 +8,12 @@
 //! code sits changes, never what it does: the outputs are the same bytes and the
 //! instruction counts the same.
 //!
-//! With the same linker, when this machine's glibc has DT_RELR (2.36), the relative
-//! relocations are packed: `.rela.dyn`, which the loader reads whole at every start,
-//! shrinks from 320 KB to 4 KB (one flow's run: 0.2 MiB of RSS less).
+//! With the same linker the binary is position-dependent (`-no-pie`): the pointers in
+//! its static data are resolved at link time, so the loader writes none of its 218 KB
+//! of `.data.rel.ro` (in a PIE every page of it became a private copy: "Issue 44,
+//! memory round 4"). When this machine's glibc has DT_RELR (2.36), relative
+//! relocations are packed, which mattered for the PIE (`.rela.dyn`, read whole at
+//! every start, shrank from 320 KB to 4 KB) and is kept for a build that is one.
 //!
 //! A name in the list that the binary no longer has is skipped by the linker (the
 //! layout degrades, the build does not fail); `scripts/text-order.sh` writes the list
@@ -46,6 +49,13 @@ fn main() {
         );
         println!("cargo:rustc-link-arg-bin=spikelab=-Wl,--no-warn-symbol-ordering");
     }
+    // A position-dependent executable: the linker resolves every pointer in static data
+    // (vtables, tables of strings, 218 KB of `.data.rel.ro`) at link time, so the loader
+    // writes none of it at start. In a PIE it relocated the whole of `.data.rel.ro`,
+    // turning each of its pages into a private dirty copy resident for the whole run;
+    // unrelocated, its pages are the file's own and only those a run reads are
+    // resident. The libraries, heap and stack are still placed at random.
+    println!("cargo:rustc-link-arg-bin=spikelab=-no-pie");
     // Relative relocations packed (DT_RELR): the 320 KB of `.rela.dyn` the loader reads
     // at every start become 4 KB. The loader must know DT_RELR (glibc 2.36), so only when
     // the binary is built for this machine and its glibc has it (a binary built here

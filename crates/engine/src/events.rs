@@ -219,8 +219,11 @@ pub struct EventQueue {
     instant: u64,
     /// Events at `instant`, in insertion order.
     current: VecDeque<Entry>,
-    /// `buckets[b]`: the events of bucket `b` ([`bucket`]), in insertion order.
-    buckets: [Vec<Entry>; BUCKETS],
+    /// `buckets[b]`: the events of bucket `b` ([`bucket`]), in insertion order. Boxed:
+    /// inline, the 704 empty `Vec`s (16.5 KiB) made the simulation a 17 KiB value that
+    /// building and running it copied through the stack, six copies deep at once (a
+    /// run's stack reached 196 KiB, all of it resident to the end).
+    buckets: Box<[Vec<Entry>; BUCKETS]>,
     /// Bit `b % 64` of word `b / 64` set iff `buckets[b]` is not empty.
     occupied: [u64; WORDS],
     /// Events scheduled before `instant` (none in the engine; kept for exactness).
@@ -235,7 +238,12 @@ impl Default for EventQueue {
         EventQueue {
             instant: 0,
             current: VecDeque::new(),
-            buckets: std::array::from_fn(|_| Vec::new()),
+            // Built on the heap, not as an array on the stack moved into a box.
+            buckets: (0..BUCKETS)
+                .map(|_| Vec::new())
+                .collect::<Box<[_]>>()
+                .try_into()
+                .expect("BUCKETS entries"),
             occupied: [0; WORDS],
             past: BinaryHeap::new(),
             next_seq: 0,

@@ -96,3 +96,26 @@ fn per_flow_per_link_and_per_packet_structs_stay_within_their_bounds() {
          crates/engine/src/world/sizes.rs and the table in docs/src/performance.md"
     );
 }
+
+/// The simulation is built, returned and run by value: every byte of it is copied
+/// through the stack several frames deep (`World::new`'s four arms, `Sim::run`, the
+/// CLI's frames that inline `spikelab_engine::run`), and a process keeps the deepest
+/// stack it ever reached resident. With the event queue's 704 buckets inline it was
+/// 17 KiB and a one-flow run's stack 196 KiB (docs/src/performance.md, "Issue 44,
+/// memory round 4").
+#[test]
+fn the_simulation_is_small_enough_to_pass_by_value() {
+    use super::Sim;
+    use crate::transport::Single;
+    let sizes = [
+        size_of::<Sim<(), Single>>(),
+        size_of::<Sim<u32, Single>>(),
+        size_of::<Sim<(), Transports>>(),
+        size_of::<Sim<u32, Transports>>(),
+    ];
+    println!("Sim: {sizes:?} bytes");
+    assert!(
+        sizes.iter().all(|&s| s <= 2048),
+        "Sim grew to {sizes:?} bytes: box what made it grow"
+    );
+}
