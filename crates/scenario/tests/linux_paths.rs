@@ -141,9 +141,11 @@ fn shifted(text: &str, file: &std::path::Path, offset_ms: u64, dir: &std::path::
             .filter(|&t| t >= offset_ms)
             .map(|t| (t - offset_ms).to_string())
             .collect();
-        // Written aside and renamed: tests running beside each other read whole files.
+        // Written aside and renamed: tests running beside each other, in this process
+        // or another run of the suite, read whole files.
         let path = dir.join(format!("{name}.from{offset_ms}ms"));
-        let aside = dir.join(format!("{name}.{:?}", std::thread::current().id()));
+        let writer = (std::process::id(), std::thread::current().id());
+        let aside = dir.join(format!("{name}.{writer:?}"));
         std::fs::write(&aside, kept.join("\n") + "\n").unwrap();
         std::fs::rename(&aside, &path).unwrap();
         out = out.replace(
