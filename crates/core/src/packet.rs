@@ -18,9 +18,35 @@ pub const TCP_HEADER: u32 = 20;
 pub const UDP_HEADER: u32 = 8;
 /// Timestamps option: kind, length, TSval, TSecr (RFC 7323 section 3).
 pub const TS_OPTION: u32 = 10;
-/// Most SACK blocks carried: three fit beside the timestamps option in TCP's 40 option
-/// bytes (RFC 2018 section 3); ns-2's `maxSackBlocks_` is 3 too.
-pub const MAX_SACK_BLOCKS: usize = 3;
+/// TCP's option space: the data offset's 15 words less the 5 of the header (RFC 793;
+/// Linux's `MAX_TCP_OPTION_SPACE`).
+pub const MAX_OPTION_SPACE: u32 = 40;
+/// Most SACK blocks carried: four fill TCP's 40 option bytes (2 + 8 * 4 = 34, RFC 2018
+/// section 3; Linux's `TCP_NUM_SACKS`), three when the timestamps option takes 12 of
+/// them ([`sack_blocks_that_fit`]).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// How many SACK blocks fit in the option space of an ACK that carries the timestamps
+/// option or not: 3 with it, 4 without. RFC 2018 section 3 ("the 40 bytes available
+/// for TCP options can specify a maximum of 4 blocks ... a maximum of 3 SACK blocks
+/// will be allowed" beside timestamps), computed as Linux's `tcp_established_options`
+/// (net/ipv4/tcp_output.c) does: `(MAX_TCP_OPTION_SPACE - size -
+/// TCPOLEN_SACK_BASE_ALIGNED) / TCPOLEN_SACK_PERBLOCK`, where `size` is the aligned
+/// timestamps option (`TCPOLEN_TSTAMP_ALIGNED`, 12) when present, the SACK option's
+/// kind and length aligned by two NOPs (`TCPOLEN_SACK_BASE_ALIGNED`, 4) and 8 bytes per
+/// block (`TCPOLEN_SACK_PERBLOCK`): (40 - 12 - 4) / 8 = 3, (40 - 4) / 8 = 4.
+pub const fn sack_blocks_that_fit(timestamps: bool) -> usize {
+    const TSTAMP_ALIGNED: u32 = 12;
+    const SACK_BASE_ALIGNED: u32 = 4;
+    const SACK_PERBLOCK: u32 = 8;
+    let size = if timestamps { TSTAMP_ALIGNED } else { 0 };
+    let n = ((MAX_OPTION_SPACE - size - SACK_BASE_ALIGNED) / SACK_PERBLOCK) as usize;
+    if n < MAX_SACK_BLOCKS {
+        n
+    } else {
+        MAX_SACK_BLOCKS
+    }
+}
 
 /// How a packet's size on the wire is counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,6 +126,42 @@ impl SackBlocks {
     }
 }
 
+/// Compares the blocks sent (`len` of them) with a list of blocks.
+impl<const N: usize> PartialEq<&[(u64, u64); N]> for SackBlocks {
+    fn eq(&self, other: &&[(u64, u64); N]) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl PartialEq<&[(u64, u64)]> for SackBlocks {
+    fn eq(&self, other: &&[(u64, u64)]) -> bool {
+        self.as_slice() == *other
+    }
+}
+
+impl std::ops::Deref for SackBlocks {
+    type Target = [(u64, u64)];
+    #[inline]
+    fn deref(&self) -> &[(u64, u64)] {
+        self.as_slice()
+    }
+}
+
+/// The sequence number nearest `near` whose low 32 bits are `low`: a SACK block's edge
+/// as the wire carries it, read against the cumulative ACK (which never exceeds it by
+/// 2^31 or more, RFC 2018 section 3; RFC 793's modular comparison). Below 2^31 it
+/// cannot go under zero: an edge there is read as the low bits alone.
+#[inline]
+pub fn unwrap_edge(low: u32, near: u64) -> u64 {
+    let delta = low.wrapping_sub(near as u32) as i32 as i64;
+    let v = (near as i64).wrapping_add(delta);
+    if v < 0 {
+        low as u64
+    } else {
+        v as u64
+    }
+}
+
 /// [`Packet`]'s `bits`: the timestamps option is present.
 const HAS_TS: u8 = 1;
 /// [`Packet`]'s `bits`: [`Packet::push`].
@@ -110,8 +172,10 @@ const PUSH: u8 = 2;
 /// The timestamps option and the SACK blocks are kept flat, their presence and count
 /// as two one-byte fields beside the other small ones (read and written through
 /// [`Packet::ts`], [`Packet::sack`] and their setters): an `Option<Timestamps>` and a
-/// [`SackBlocks`] as fields would each pad their one-byte tag to eight, and make the
-/// packet 144 bytes instead of 128.
+/// [`SackBlocks`] as fields would each pad their one-byte tag to eight. The SACK
+/// blocks' edges are kept as on the wire, their low 32 bits (RFC 2018 section 3), and
+/// read back against the cumulative ACK ([`Packet::sack`]): four blocks in 32 bytes
+/// where three took 48 as `u64` pairs, a packet of 112 bytes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Packet {
     /// Unique within a run, in order of creation.
@@ -131,8 +195,10 @@ pub struct Packet {
     /// One-bit fields: [`HAS_TS`] and [`PUSH`] (one byte for both: a packet is 128
     /// bytes with no room for another).
     bits: u8,
-    /// The SACK blocks: the first `sack_len` are sent, the others are zero.
-    sack: [(u64, u64); MAX_SACK_BLOCKS],
+    /// The SACK blocks' edges `[start, end)`, each the low 32 bits of its sequence
+    /// number as on the wire: the first `sack_len` are sent, the others are zero.
+    /// [`Packet::sack`] unwraps them against `ack`.
+    sack: [[u32; 2]; MAX_SACK_BLOCKS],
     sack_len: u8,
     /// Ground truth: the sender sent this payload before.
     pub retx: bool,
@@ -215,7 +281,7 @@ impl Packet {
             rwnd: 0,
             ts: Timestamps::default(),
             bits: 0,
-            sack: [(0, 0); MAX_SACK_BLOCKS],
+            sack: [[0; 2]; MAX_SACK_BLOCKS],
             sack_len: 0,
             retx: false,
             timed: false,
@@ -260,22 +326,39 @@ impl Packet {
         };
     }
 
-    /// The SACK blocks, in the order the receiver sent them.
-    pub fn sack(&self) -> &[(u64, u64)] {
-        &self.sack[..self.sack_len as usize]
-    }
-
-    /// The SACK blocks as one value.
-    pub fn sack_blocks(&self) -> SackBlocks {
-        SackBlocks {
-            blocks: self.sack,
-            len: self.sack_len,
+    /// The SACK blocks, in the order the receiver sent them, as full sequence numbers:
+    /// each edge is kept as its low 32 bits and unwrapped against `ack`, the nearest
+    /// value to it with those bits ([`unwrap_edge`]), as a sender reads the option
+    /// (RFC 2018 section 3; a block lies within 2^31 of the cumulative ACK, above it, or
+    /// below it for a D-SACK block, RFC 2883). So `ack` must be final before the blocks
+    /// are read; the order the two are set in does not matter.
+    #[inline]
+    pub fn sack(&self) -> SackBlocks {
+        let mut s = SackBlocks::new();
+        for (i, [a, b]) in self.sack.iter().take(self.sack_len as usize).enumerate() {
+            s.blocks[i] = (unwrap_edge(*a, self.ack), unwrap_edge(*b, self.ack));
         }
+        s.len = self.sack_len;
+        s
     }
 
-    /// Replaces the SACK blocks.
+    /// The number of SACK blocks.
+    #[inline]
+    pub fn sack_len(&self) -> usize {
+        self.sack_len as usize
+    }
+
+    /// The SACK blocks as one value ([`Packet::sack`]).
+    pub fn sack_blocks(&self) -> SackBlocks {
+        self.sack()
+    }
+
+    /// Replaces the SACK blocks (each edge kept as its low 32 bits).
+    #[inline]
     pub fn set_sack(&mut self, s: &SackBlocks) {
-        self.sack = s.blocks;
+        for (i, &(a, b)) in s.blocks.iter().enumerate() {
+            self.sack[i] = [a as u32, b as u32];
+        }
         self.sack_len = s.len;
     }
 
@@ -295,6 +378,8 @@ impl Packet {
 
     /// TCP option bytes, padded to a multiple of four.
     pub fn tcp_option_bytes(&self) -> u32 {
+        // Four blocks beside timestamps (10 + 34 = 44) do not fit in the 40 bytes: no
+        // receiver sends them (`sack_blocks_that_fit`).
         let ts = if self.bits & HAS_TS != 0 {
             TS_OPTION
         } else {
@@ -440,7 +525,7 @@ mod tests {
     #[test]
     fn options_read_back_as_set_and_debug_shows_them_as_values() {
         let mut p = Packet::new(4, FlowId(2), PacketKind::Ack, Time::ZERO);
-        assert_eq!((p.ts(), p.sack()), (None, &[][..]));
+        assert_eq!((p.ts(), p.sack().as_slice()), (None, &[][..]));
         p.set_ts(Some(Timestamps { val: 5, ecr: 6 }));
         let mut s = SackBlocks::new();
         s.push(10, 20);
@@ -454,7 +539,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("sack: SackBlocks { blocks: [(10, 20), (30, 40), (0, 0)], len: 2 }"),
+            text.contains(
+                "sack: SackBlocks { blocks: [(10, 20), (30, 40), (0, 0), (0, 0)], len: 2 }"
+            ),
             "{text}"
         );
         p.set_ts(None);
@@ -466,12 +553,83 @@ mod tests {
     }
 
     #[test]
-    fn sack_blocks_refuse_a_fourth_block() {
+    fn sack_blocks_refuse_a_fifth_block() {
         let mut s = SackBlocks::new();
-        for i in 0..3 {
+        for i in 0..4 {
             assert!(s.push(i * 10, i * 10 + 5));
         }
         assert!(!s.push(100, 105));
-        assert_eq!(s.len(), 3);
+        assert_eq!(s.len(), 4);
+    }
+
+    #[test]
+    fn four_sack_blocks_take_34_option_bytes_and_fit_only_without_timestamps() {
+        let mut a = Packet::new(2, FlowId(0), PacketKind::Ack, Time::ZERO);
+        for i in 0..4 {
+            assert!(a.push_sack(100 * i + 10, 100 * i + 20));
+        }
+        assert_eq!(a.tcp_option_bytes(), 36); // 2 + 8 * 4 = 34 -> 36
+        assert_eq!(a.wire_bytes(), 76);
+        assert_eq!(sack_blocks_that_fit(false), 4);
+        assert_eq!(sack_blocks_that_fit(true), 3);
+    }
+
+    fn ack_with(ack: u64, blocks: &[(u64, u64)]) -> Packet {
+        let mut a = Packet::new(1, FlowId(0), PacketKind::Ack, Time::ZERO);
+        a.ack = ack;
+        for &(s, e) in blocks {
+            assert!(a.push_sack(s, e));
+        }
+        a
+    }
+
+    #[test]
+    fn sack_edges_read_back_across_a_32_bit_boundary() {
+        const WRAP: u64 = 1 << 32;
+        // The ACK just below 2^32, blocks above it (their low bits small); the ACK
+        // just above, a block below it.
+        let blocks = [(WRAP - 1000, WRAP + 2000), (WRAP + 3000, WRAP + 4000)];
+        assert_eq!(ack_with(WRAP - 2000, &blocks).sack().as_slice(), &blocks);
+        assert_eq!(ack_with(WRAP + 5000, &blocks).sack().as_slice(), &blocks);
+        // Several times round, four blocks.
+        let far = 7 * WRAP + (1 << 31);
+        let blocks = [
+            (far + 10, far + 20),
+            (far + 30, far + 40),
+            (far + 50, far + 60),
+            (far + 70, far + 80),
+        ];
+        assert_eq!(ack_with(far, &blocks).sack().as_slice(), &blocks);
+    }
+
+    #[test]
+    fn a_dsack_block_below_the_ack_reads_back_below_it() {
+        // RFC 2883: the D-SACK block reports data below the cumulative ACK.
+        for ack in [5000, (1 << 32) + 500, 3 << 31] {
+            let blocks = [(ack - 3000, ack - 2000), (ack + 1000, ack + 2000)];
+            assert_eq!(
+                ack_with(ack, &blocks).sack().as_slice(),
+                &blocks,
+                "ack {ack}"
+            );
+        }
+    }
+
+    #[test]
+    fn sack_blocks_read_the_same_whichever_of_them_and_the_ack_is_set_first() {
+        let blocks = [((1 << 32) + 1000, (1 << 32) + 2000)];
+        let first = ack_with((1 << 32) - 10, &blocks);
+        let mut then = Packet::new(1, FlowId(0), PacketKind::Ack, Time::ZERO);
+        then.push_sack(blocks[0].0, blocks[0].1);
+        then.ack = (1 << 32) - 10;
+        assert_eq!(then, first);
+        assert_eq!(then.sack().as_slice(), &blocks);
+    }
+
+    #[test]
+    fn a_packet_without_its_ack_reads_blocks_below_2_pow_32() {
+        // `ack` still 0: an edge is its low 32 bits, whatever its top bit.
+        let blocks = [(10, 20), (3 << 30, (3 << 30) + 1000)];
+        assert_eq!(ack_with(0, &blocks).sack().as_slice(), &blocks);
     }
 }

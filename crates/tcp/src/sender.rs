@@ -610,7 +610,7 @@ impl<E: RtoEstimator> TcpSender<E> {
             snd_max: self.w.snd_max,
             duplicate: self.is_duplicate(pkt),
             tsecr: pkt.ts().map(|t| t.ecr),
-            sack,
+            sack: &sack,
             dsack,
             segs: &self.w.segs,
             srtt: self.rto.srtt(),
@@ -1073,7 +1073,7 @@ impl<E: RtoEstimator> TcpSender<E> {
     fn apply_sack(&mut self, pkt: &Packet) -> (bool, u64) {
         let (dsack, blocks) = split_dsack(pkt);
         let mut newly = 0;
-        for &(s, e) in blocks {
+        for &(s, e) in blocks.iter() {
             if e > pkt.ack {
                 newly += self.w.segs.on_sack_block(s.max(pkt.ack), e);
             }
@@ -1139,7 +1139,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if blocks.is_empty() {
             return None;
         }
-        (self.stack).rto_sack_rtt_sample(&self.w.segs, blocks, pkt.ack, now)
+        (self.stack).rto_sack_rtt_sample(&self.w.segs, &blocks, pkt.ack, now)
     }
 
     /// [`StackRules::cc_sack_rtt_sample`] for this ACK's SACK blocks (D-SACK aside).
@@ -1148,7 +1148,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         if blocks.is_empty() {
             return None;
         }
-        (self.stack).cc_sack_rtt_sample(&self.w.segs, blocks, pkt.ack, now)
+        (self.stack).cc_sack_rtt_sample(&self.w.segs, &blocks, pkt.ack, now)
     }
 
     /// RFC 5681 section 2: a duplicate ACK acknowledges nothing new, carries no data,

@@ -149,7 +149,7 @@ impl<E: RtoEstimator> TcpSender<E> {
         };
         let (_, blocks) = super::split_dsack(pkt);
         if let Some(d) = &mut self.drv {
-            d.on_ack_deliveries(pkt.ack, blocks);
+            d.on_ack_deliveries(pkt.ack, &blocks);
         }
         Some(start)
     }

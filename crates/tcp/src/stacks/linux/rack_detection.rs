@@ -78,7 +78,7 @@ impl RackDetection {
             let probe = probe_high_seq == Some(end);
             self.rack.on_dsack(probe && end - start <= w.mss);
         }
-        let (ranges, n) = delivery_order(w.snd_una, pkt.ack.min(w.snd_max), blocks);
+        let (ranges, n) = delivery_order(w.snd_una, pkt.ack.min(w.snd_max), &blocks);
         for &(start, end, cumulative) in &ranges[..n] {
             let Some(mut i) = w.segs.index_of(start) else {
                 continue;
