@@ -89,6 +89,8 @@ pub struct TcpReceiver {
     sack_history: crate::ns2_sack_sink::SackHistory,
     /// The sizes of the flow's ACKs ([`crate::wire_size`]).
     sizes: WireSizes,
+    /// The SACK blocks an ACK carries at most ([`crate::stacks::sack_blocks_per_ack`]).
+    sack_blocks_per_ack: u8,
     /// The timestamp clock ([`TcpConfig::timestamp_tick`], [`crate::ts_clock`]).
     ts_clock: TsClock,
 }
@@ -157,6 +159,7 @@ impl TcpReceiver {
             delayed: None,
             sack_history: crate::ns2_sack_sink::SackHistory::default(),
             sizes: WireSizes::new(&cfg),
+            sack_blocks_per_ack: crate::stacks::sack_blocks_per_ack(&cfg) as u8,
             ts_clock: TsClock::new(cfg.timestamp_tick),
         }
     }
@@ -751,7 +754,7 @@ impl TcpReceiver {
             answered_above_ack: seg.start >= self.rcv_nxt,
             duplicate: seg.duplicate,
         };
-        let nblocks = self.cfg.max_sack_blocks as usize;
+        let nblocks = self.sack_blocks_per_ack as usize;
         for (a, b) in self.sack_history.append_ack(&view, nblocks, s.len()) {
             s.push(a, b);
         }
@@ -762,7 +765,7 @@ impl TcpReceiver {
     /// most recently received segment, then the other blocks, most recent first.
     fn sack_blocks(&self) -> SackBlocks {
         let mut s = SackBlocks::new();
-        let max = self.cfg.max_sack_blocks as usize;
+        let max = self.sack_blocks_per_ack as usize;
         if let Some((a, b)) = self.pending_dsack {
             s.push(a, b);
         }
@@ -771,7 +774,7 @@ impl TcpReceiver {
         if self.ooo.is_empty() {
             return s;
         }
-        let room = max.min(MAX_SACK_BLOCKS).saturating_sub(s.len());
+        let room = max.saturating_sub(s.len());
         for b in most_recent_blocks(&self.ooo, room) {
             s.push(b.start, b.end);
         }
@@ -949,6 +952,71 @@ mod tests {
         r.on_data(t(18), &seg(18, 18), &mut out);
         // TCP_ATO_MIN (10 jiffies) from jiffy 4 (16 ms): jiffy 14, run on jiffy 15.
         assert_eq!(r.next_deadline(), Some(t(60)), "TCP_ATO_MIN on the wheel");
+    }
+
+    /// A `linux` receiver with or without timestamps takes segments 0 to 29 in order,
+    /// then `holes` (out of order), each well after the last, its timers run: the SACK
+    /// blocks of the last ACK it sent.
+    fn linux_last_sack(timestamps: bool, holes: &[u64]) -> Vec<(u64, u64)> {
+        let mut c = linux_cfg();
+        c.timestamps = timestamps;
+        let mut r = TcpReceiver::new(FlowId(0), &c);
+        let mut out = Vec::new();
+        let mut now = 0;
+        let segment = |i: u64, tsval: u64| {
+            let mut p = seg(i, tsval);
+            if !timestamps {
+                p.set_ts(None);
+            }
+            p
+        };
+        for i in (0..30).chain(holes.iter().copied()) {
+            now += 10;
+            r.on_data(t(now), &segment(i, now), &mut out);
+            if let Some(due) = r.next_deadline() {
+                r.on_timer(due, &mut out);
+            }
+        }
+        out.last().unwrap().sack().to_vec()
+    }
+
+    #[test]
+    fn a_linux_receiver_without_timestamps_reports_four_sack_blocks() {
+        // tcp_established_options: (40 - 4) / 8 = 4 blocks without the timestamps
+        // option, as the kernel's receiver on Table 1's path (configurations b and c)
+        // at 3.8076 s.
+        assert_eq!(
+            linux_last_sack(false, &[31, 33, 35, 37, 39]),
+            [
+                (39_000, 40_000),
+                (37_000, 38_000),
+                (35_000, 36_000),
+                (33_000, 34_000)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_linux_receiver_with_timestamps_reports_three_sack_blocks() {
+        // (40 - 12 - 4) / 8 = 3 beside the 12 aligned bytes of the timestamps option.
+        assert_eq!(
+            linux_last_sack(true, &[31, 33, 35, 37, 39]),
+            [(39_000, 40_000), (37_000, 38_000), (35_000, 36_000)]
+        );
+    }
+
+    #[test]
+    fn a_linux_receiver_without_timestamps_sends_a_dsack_block_and_three_others() {
+        // eff_sacks = num_sacks + dsack = 5, of which 4 fit: the D-SACK block first.
+        assert_eq!(
+            linux_last_sack(false, &[31, 33, 35, 37, 39, 3]),
+            [
+                (3_000, 4_000),
+                (39_000, 40_000),
+                (37_000, 38_000),
+                (35_000, 36_000)
+            ]
+        );
     }
 
     #[test]

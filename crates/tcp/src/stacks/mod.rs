@@ -756,6 +756,23 @@ impl Stack {
     }
 }
 
+/// The SACK blocks a configuration's receiver puts on an ACK at most: a `linux` host
+/// as many as the kernel's option space allows ([`linux::sack_blocks_per_ack`]: 4
+/// without timestamps, 3 with), ns-2's header model `max_sack_blocks` as set
+/// (`maxSackBlocks_`: its ACKs have no option space), else `max_sack_blocks` within
+/// what fits beside the timestamps option (RFC 2018 section 3,
+/// [`spikelab_core::packet::sack_blocks_that_fit`]).
+pub fn sack_blocks_per_ack(cfg: &TcpConfig) -> usize {
+    let configured = cfg.max_sack_blocks as usize;
+    if cfg.linux.is_some() {
+        linux::sack_blocks_per_ack(cfg.timestamps)
+    } else if cfg.ns2.header_sizes {
+        configured.min(spikelab_core::packet::MAX_SACK_BLOCKS)
+    } else {
+        configured.min(spikelab_core::packet::sack_blocks_that_fit(cfg.timestamps))
+    }
+}
+
 /// The congestion controller a configuration runs: a `linux` host's
 /// `tcp_congestion_control`, ns-2's `opencwnd()`
 /// (`Ns2Switches::cwnd_increase_in_packets`), else RFC 5681's.
@@ -782,6 +799,38 @@ mod tests {
         assert_eq!(congestion_controller(&linux), CcKind::LinuxReno);
         assert_eq!(congestion_controller(&ns2), CcKind::Ns2Opencwnd);
         assert_eq!(congestion_controller(&rfc), CcKind::Rfc5681Reno);
+    }
+
+    #[test]
+    fn a_linux_receiver_sends_four_sack_blocks_without_timestamps_and_three_with() {
+        let mut linux = TcpConfig::linux();
+        assert!(linux.timestamps);
+        assert_eq!(sack_blocks_per_ack(&linux), 3);
+        linux.timestamps = false;
+        assert_eq!(sack_blocks_per_ack(&linux), 4);
+        linux.max_sack_blocks = 1; // not the kernel's: the option space decides
+        assert_eq!(sack_blocks_per_ack(&linux), 4);
+    }
+
+    #[test]
+    fn other_receivers_send_their_configured_sack_blocks_within_the_option_space() {
+        let mut rfc = TcpConfig::default();
+        assert_eq!(sack_blocks_per_ack(&rfc), 3);
+        rfc.max_sack_blocks = 4;
+        assert_eq!(sack_blocks_per_ack(&rfc), 3, "beside timestamps");
+        rfc.timestamps = false;
+        assert_eq!(sack_blocks_per_ack(&rfc), 4);
+        rfc.max_sack_blocks = 2;
+        assert_eq!(sack_blocks_per_ack(&rfc), 2);
+        let mut ns2 = TcpConfig::ns2_2002();
+        assert_eq!(sack_blocks_per_ack(&ns2), 3, "maxSackBlocks_");
+        ns2.timestamps = true;
+        ns2.max_sack_blocks = 4;
+        assert_eq!(
+            sack_blocks_per_ack(&ns2),
+            4,
+            "ns-2's ACKs have no option space"
+        );
     }
 
     #[test]

@@ -75,6 +75,18 @@ impl LinuxHost {
     }
 }
 
+/// The SACK blocks the Linux receiver puts on an ACK at most: `tcp_established_options`
+/// (net/ipv4/tcp_output.c) sends `min(eff_sacks, (MAX_TCP_OPTION_SPACE - size -
+/// TCPOLEN_SACK_BASE_ALIGNED) / TCPOLEN_SACK_PERBLOCK)` blocks of the D-SACK block and
+/// the `TCP_NUM_SACKS` (4, include/net/tcp.h) it remembers, `size` being the 12 aligned
+/// bytes of the timestamps option when the connection uses it: 3 with timestamps, 4
+/// without ([`spikelab_core::packet::sack_blocks_that_fit`]). No `max_sack_blocks` of
+/// its own: the kernel has no such setting.
+pub fn sack_blocks_per_ack(timestamps: bool) -> usize {
+    spikelab_core::packet::sack_blocks_that_fit(timestamps)
+        .min(crate::linux_sack_compress::NUM_SACKS)
+}
+
 impl StackRules for LinuxHost {
     /// With SACK only ACKs that SACK new data count toward fast recovery
     /// (`tcp_time_to_recover` compares the SACKed segments with the reordering
