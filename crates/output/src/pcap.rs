@@ -1027,6 +1027,20 @@ mod tests {
     }
 
     #[test]
+    fn four_sack_blocks_without_timestamps_follow_linux_nop_layout() {
+        // A Linux receiver without timestamps: NOP, NOP, SACK of 2 + 8 * 4 = 34 bytes.
+        let mut a = pkt(PacketKind::Ack, 0);
+        for i in 0..4 {
+            a.push_sack(100 * i + 10, 100 * i + 20);
+        }
+        let h = enc(&a, Hosts::default());
+        assert_eq!(h.bytes().len(), 40 + 36);
+        assert_eq!(&h.bytes()[40..44], &[1, 1, 5, 34]);
+        assert_eq!(be16(h.bytes(), 2) as u32, h.orig_len());
+        assert!(transport_checksum_verifies(&h));
+    }
+
+    #[test]
     fn three_sack_blocks_and_timestamps_fill_the_forty_option_bytes() {
         let mut a = pkt(PacketKind::Ack, 0);
         a.set_ts(Some(Timestamps::default()));

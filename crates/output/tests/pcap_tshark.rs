@@ -425,3 +425,54 @@ fn wireshark_calls_spurious_only_what_the_cumulative_ack_covers() {
     assert_eq!(flagged("tcp.analysis.spurious_retransmission"), ["11"]);
     assert!(flagged("tcp.analysis.retransmission").contains(&"7".to_owned()));
 }
+
+/// A Linux receiver without timestamps sends four SACK blocks (34 option bytes after
+/// two NOPs): tshark reads all four, with their edges relative to the sender's ISN.
+#[test]
+fn tshark_reads_four_sack_blocks_on_an_ack_without_timestamps() {
+    if !tshark_available() {
+        return;
+    }
+    let mut b = Builder {
+        uid: 1,
+        out: Vec::new(),
+    };
+    b.push(0.0, PacketKind::Syn, |p| p.set_ts(None));
+    b.push(0.0, PacketKind::SynAck, |p| p.set_ts(None));
+    b.push(100.0, PacketKind::Ack, |p| {
+        p.set_ts(None);
+        p.ack = MSS;
+        for i in [8, 6, 4, 2] {
+            p.push_sack(i * MSS, (i + 1) * MSS);
+        }
+    });
+    let file = pcap_path("four-sack-blocks.pcap");
+    let mut w = create_pcap(&file).unwrap().with_window(64_000);
+    for (t, p) in &b.out {
+        w.write_packet(*t, p).unwrap();
+    }
+    w.into_inner().unwrap();
+    let fields = tshark(
+        &file,
+        &[
+            "-Y",
+            "frame.number == 3",
+            "-T",
+            "fields",
+            "-e",
+            "tcp.options.sack.count",
+            "-e",
+            "tcp.options.sack_le",
+            "-e",
+            "tcp.options.sack_re",
+            "-e",
+            "tcp.len",
+            "-e",
+            "tcp.hdr_len",
+        ],
+    );
+    assert_eq!(
+        fields,
+        ["4\t8001,6001,4001,2001\t9001,7001,5001,3001\t0\t56"]
+    );
+}
