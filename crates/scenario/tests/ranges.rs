@@ -243,6 +243,23 @@ fn a_zero_initial_ssthresh_and_zero_sack_blocks_with_sack_recovery_are_refused()
             "must be between 1 and 4",
         ],
     );
+    // RFC 2018 3: four blocks fill the 40 option bytes; a fifth does not fit.
+    let m = replaced(
+        "{ recovery = \"reno-sack\" }",
+        "{ recovery = \"reno-sack\", max_sack_blocks = 5 }",
+    );
+    assert_has(
+        &m,
+        &[
+            "field `flow[0].tcp.max_sack_blocks`",
+            "must be between 1 and 4",
+        ],
+    );
+    let ok = VALID.replace(
+        "{ recovery = \"reno-sack\" }",
+        "{ recovery = \"reno-sack\", timestamps = false, max_sack_blocks = 4 }",
+    );
+    parse(&ok, "ok.toml").unwrap_or_else(|e| panic!("four blocks without timestamps: {e}"));
     let ok = VALID.replace(
         "{ recovery = \"reno-sack\" }",
         "{ recovery = \"new-reno\", max_sack_blocks = 0 }",
