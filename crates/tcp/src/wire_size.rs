@@ -16,13 +16,15 @@ use spikelab_core::packet::MAX_SACK_BLOCKS;
 use spikelab_core::{FlowId, Packet, PacketKind, Time, Timestamps, WireModel};
 
 /// The wire sizes of one flow's segments and ACKs ([`TcpConfig`]'s timestamps and
-/// header model decide them).
+/// header model decide them). Headers and options are at most 100 bytes: kept in
+/// `u16`s, so the five ACK sizes (0 to 4 SACK blocks) cost every endpoint no more than
+/// four `u32`s did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WireSizes {
     /// A data segment's bytes besides its payload.
-    data_header: u32,
+    data_header: u16,
     /// An ACK's bytes, by the number of SACK blocks it carries.
-    ack: [u32; MAX_SACK_BLOCKS + 1],
+    ack: [u16; MAX_SACK_BLOCKS + 1],
 }
 
 impl WireSizes {
@@ -36,7 +38,7 @@ impl WireSizes {
             for i in 0..blocks {
                 p.push_sack(2 * i, 2 * i + 1);
             }
-            p.wire_bytes()
+            u16::try_from(p.wire_bytes()).expect("headers and options fit in u16")
         };
         WireSizes {
             data_header: size(PacketKind::Data, 0),
@@ -46,20 +48,20 @@ impl WireSizes {
 
     /// A data segment's bytes besides its payload (IP and TCP headers, options).
     pub fn data_header(&self) -> u32 {
-        self.data_header
+        u32::from(self.data_header)
     }
 
     /// Seals data segment `p` (its fields all set as [`WireSizes::new`]'s template's).
     #[inline(always)]
     pub fn seal_data(&self, p: &mut Packet) {
-        p.seal_as(self.data_header + p.len);
+        p.seal_as(u32::from(self.data_header) + p.len);
         debug_assert_eq!(p.wire_bytes(), resealed(p), "data segment size");
     }
 
     /// Seals pure ACK `p` (no payload; its fields all set as the template's).
     #[inline(always)]
     pub fn seal_ack(&self, p: &mut Packet) {
-        p.seal_as(self.ack[p.sack().len()]);
+        p.seal_as(u32::from(self.ack[p.sack_len()]));
         debug_assert_eq!(p.wire_bytes(), resealed(p), "ACK size");
     }
 }

@@ -72,7 +72,7 @@ fn sizes() -> Vec<(&'static str, &'static str, usize, usize)> {
             "Packet",
             "packet in the network (arena)",
             size_of::<Packet>(),
-            128,
+            112,
         ),
     ]
 }
