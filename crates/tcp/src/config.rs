@@ -419,7 +419,7 @@ pub struct TcpConfig {
     pub delayed_ack: DelayedAck,
     /// Most SACK blocks per ACK, 1 to 4. RFC 2018 section 3 fits 4 in the 40 option
     /// bytes and 3 beside the timestamps option: with real headers at most as many as
-    /// fit are sent ([`crate::stacks::sack_blocks_per_ack`]); ns-2's header model
+    /// fit are sent (the stacks' `sack_blocks_per_ack`); ns-2's header model
     /// (`maxSackBlocks_`) has no such limit. Not read under the `linux` profile, whose
     /// receiver sends as many as fit, as the kernel does (4 without timestamps). Default:
     /// 3 (ns-2's `maxSackBlocks_`, and what fits beside the default timestamps).
