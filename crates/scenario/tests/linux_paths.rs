@@ -489,9 +489,10 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   sender's loss probe and re-armed RTO wait for its pacing clock
 ///   (`tcp_pacing_delay`), found on Table 1's BBR RTO misses (linux_kernel.rs):
 ///   T-Mobile LTE reno 9/9/9/9 -> 10/10/10/10 (both `tcp_frto`; 212 s below); UMTS
-///   cubic 10/9/10/10 -> 10/8/9/9 (both): at 543 s the runs part at 4.2 s, where the
-///   path delivered an ACK 40 ms later in the kernel's run (re-recorded with a
-///   capture), and the model now takes a spurious RTO at 22.78 s (240
+///   cubic 10/9/10/10 -> 10/8/9/9 (both): at 543 s the runs part at 4.14 s, where the
+///   receiver's delayed ACK for the segment that arrived at 4.054 s left 86 ms after
+///   it in the kernel's run and 50 ms in the model's (re-recorded with a capture; the
+///   delayed-ACK timeout, not yet traced), and the model now takes a spurious RTO at 22.78 s (240
 ///   retransmissions against 169); AT&T BBR (`tcp_frto` 2) completion 10 -> 9 (34 s,
 ///   parted at 1.113 s, below); T-Mobile LTE BBR (`tcp_frto` 0) retransmissions 8 -> 7
 ///   (58 s: the runs part at a queue drop at 1.46-1.52 s; the kernel itself took
