@@ -492,7 +492,9 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   cubic 10/9/10/10 -> 10/8/9/9 (both): at 543 s the runs part at 4.14 s, where the
 ///   receiver's delayed ACK for the segment that arrived at 4.054 s left 86 ms after
 ///   it in the kernel's run and 50 ms in the model's (re-recorded with a capture; the
-///   delayed-ACK timeout, not yet traced), and the model now takes a spurious RTO at 22.78 s (240
+///   kernel's `ato` doubled by its delayed-ACK timer's previous ACK at 4.004 s,
+///   `tcp_delack_timer_handler`'s "inflate ATO", which the model lacks), and the model
+///   now takes a spurious RTO at 22.78 s (240
 ///   retransmissions against 169); AT&T BBR (`tcp_frto` 2) completion 10 -> 9 (34 s,
 ///   parted at 1.113 s, below); T-Mobile LTE BBR (`tcp_frto` 0) retransmissions 8 -> 7
 ///   (58 s: the runs part at a queue drop at 1.46-1.52 s; the kernel itself took
