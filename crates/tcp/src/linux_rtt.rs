@@ -72,15 +72,8 @@ pub fn sack_ca_rtt_sample(
     ack: u64,
     now: Time,
 ) -> Option<Dur> {
-    let newly = |s: &&crate::segments::Seg| {
-        !s.sacked
-            && s.retx_count == 0
-            && blocks
-                .iter()
-                .any(|&(b, e)| s.start >= b.max(ack) && s.end() <= e)
-    };
-    let last = segs.iter().rev().find(newly)?;
-    (last.last_sent <= now).then(|| now - last.last_sent)
+    let last = segs.iter().rev().find(newly_sacked_original(blocks, ack))?;
+    age(last, now)
 }
 
 /// `sack_rtt_us` of an ACK of `ack` with SACK blocks `blocks` (`tcp_sacktag_one`'s
@@ -95,14 +88,29 @@ pub fn sack_rtt_sample(
     ack: u64,
     now: Time,
 ) -> Option<Dur> {
-    let first = segs.iter().find(|s| {
+    let first = segs.iter().find(newly_sacked_original(blocks, ack))?;
+    age(first, now)
+}
+
+/// `tcp_sacktag_one`'s test for a segment that stamps `first_sackt` and
+/// `last_sackt`: SACKed for the first time by `blocks` (above `ack`) and never
+/// retransmitted.
+fn newly_sacked_original(
+    blocks: &[(u64, u64)],
+    ack: u64,
+) -> impl Fn(&&crate::segments::Seg) -> bool + '_ {
+    move |s| {
         !s.sacked
             && s.retx_count == 0
             && blocks
                 .iter()
                 .any(|&(b, e)| s.start >= b.max(ack) && s.end() <= e)
-    })?;
-    (first.last_sent <= now).then(|| now - first.last_sent)
+    }
+}
+
+/// How long ago `seg` was last sent, if not after `now`.
+fn age(seg: &crate::segments::Seg, now: Time) -> Option<Dur> {
+    (seg.last_sent <= now).then(|| now - seg.last_sent)
 }
 
 #[cfg(test)]

@@ -469,7 +469,7 @@ pub trait StackRules {
         None
     }
     /// What a paced sender whose next departure is `wstamp` adds to a retransmission
-    /// or probe timer it arms at `now` (`None` of the RFC sender: nothing).
+    /// or probe timer it arms at `now` (zero for a stack that does not pace).
     fn pacing_delay(&self, _now: Time, _wstamp: Time) -> Dur {
         Dur::ZERO
     }
