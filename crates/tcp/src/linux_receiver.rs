@@ -9,8 +9,9 @@
 //!   segment is acknowledged at once, which lets slow start grow faster after it.
 //! * Otherwise an ACK goes out once more than one full segment is unacknowledged
 //!   (`rcv_nxt - rcv_wup > rcv_mss`), else after `ato`: 40 ms (`TCP_ATO_MIN`),
-//!   halved toward the inter-arrival time, at most the RTO, then bounded by the
-//!   smoothed RTT and 500 ms, and by `tcp_delack_max` (196 ms).
+//!   halved toward the inter-arrival time, doubled each time the delayed-ACK timer
+//!   has to send the ACK (`tcp_delack_timer_handler`), at most the RTO, then bounded
+//!   by the smoothed RTT and 500 ms, and by `tcp_delack_max` (196 ms).
 //!
 //! The advertised window and its growth are [`crate::linux_rcvbuf`]'s; each growth
 //! step asks for one immediate ACK here ([`LinuxAck::on_window_growth`]).
@@ -101,6 +102,17 @@ impl LinuxAck {
             }
         }
         self.last_rcv = now;
+    }
+
+    /// `tcp_delack_timer_handler`: the delayed-ACK timer fired with an ACK owed
+    /// (`inet_csk_ack_scheduled`), outside ping-pong mode: "Delayed ACK missed:
+    /// inflate ATO", `ato = min(ato << 1, icsk_rto)`, before the timer's
+    /// `tcp_send_ack` (whose `tcp_dec_quickack_mode` may deflate it again); `rto` is
+    /// the receiver's own RTO.
+    pub fn on_delack_timer(&mut self, rto: Dur) {
+        if let Some(ato) = self.ato {
+            self.ato = Some((ato << 1).min(to_jiffies(rto)));
+        }
     }
 
     /// `tcp_grow_window` raised `rcv_ssthresh`: `icsk_ack.quick |= 1`.
@@ -247,6 +259,54 @@ mod tests {
         assert!(a.in_quickack_mode());
         a.on_ack_sent(true);
         assert!(!a.in_quickack_mode());
+    }
+
+    /// "Delayed ACK missed: inflate ATO": 10 -> 20 -> 40 jiffies (80, 160 ms), then
+    /// `tcp_delack_max` (196 ms) bounds the timer though ato is 80 jiffies.
+    #[test]
+    fn each_ack_the_delayed_ack_timer_sends_doubles_ato() {
+        let mut a = LinuxAck::default();
+        a.on_data(ms(0), 65_535, 1000, RTO);
+        while a.in_quickack_mode() {
+            a.on_ack_sent(true);
+        }
+        for want in [80, 160, 196] {
+            a.on_delack_timer(RTO);
+            a.on_ack_sent(true);
+            assert_eq!(a.delay(None), Dur::from_millis(want));
+        }
+        // The next arrival 20 jiffies later halves it toward the gap: 80 / 2 + 20.
+        a.on_data(ms(80), 65_535, 1000, RTO);
+        assert_eq!(a.delay(None), Dur::from_millis(196), "60 jiffies, still above 49");
+        a.on_data(ms(100), 65_535, 1000, RTO);
+        assert_eq!(a.delay(None), Dur::from_millis(140), "60 / 2 + 5 = 35 jiffies");
+    }
+
+    /// `min(ato << 1, icsk_rto)`: a 100 ms RTO (25 jiffies) caps the doubling.
+    #[test]
+    fn the_inflated_ato_never_exceeds_the_receivers_rto() {
+        let mut a = LinuxAck::default();
+        a.on_data(ms(0), 65_535, 1000, RTO);
+        while a.in_quickack_mode() {
+            a.on_ack_sent(true);
+        }
+        for _ in 0..3 {
+            a.on_delack_timer(Dur::from_millis(100));
+        }
+        assert_eq!(a.delay(None), Dur::from_millis(100));
+    }
+
+    /// The timer inflates before its ACK leaves; that ACK, the last quick one,
+    /// deflates ato to `TCP_ATO_MIN` (`tcp_dec_quickack_mode`).
+    #[test]
+    fn a_timer_ack_that_ends_quick_ack_mode_leaves_the_minimum_ato() {
+        let mut a = LinuxAck::default();
+        a.enter_quickack_mode(4000, 1000); // two quick ACKs
+        a.on_ack_sent(true);
+        a.on_delack_timer(RTO);
+        a.on_ack_sent(true);
+        assert!(!a.in_quickack_mode());
+        assert_eq!(a.delay(None), ATO_MIN);
     }
 
     #[test]

@@ -208,6 +208,10 @@ impl TcpReceiver {
                 return;
             }
             self.answering = self.delayed;
+            let rto = self.own_rtt.rto();
+            if let Some(a) = self.linux_ack.as_mut() {
+                a.on_delack_timer(rto); // tcp_delack_timer_handler: inflate ATO
+            }
             self.send_ack(now, out);
         }
     }
@@ -952,6 +956,23 @@ mod tests {
         r.on_data(t(18), &seg(18, 18), &mut out);
         // TCP_ATO_MIN (10 jiffies) from jiffy 4 (16 ms): jiffy 14, run on jiffy 15.
         assert_eq!(r.next_deadline(), Some(t(60)), "TCP_ATO_MIN on the wheel");
+    }
+
+    /// `tcp_delack_timer_handler` inflates ato when its timer had to send the ACK:
+    /// the next lone segment waits 20 jiffies, not `TCP_ATO_MIN`'s 10 (the T-Mobile
+    /// UMTS drive at 543 s: the kernel's ACK 86 ms after the segment at 4.054 s).
+    #[test]
+    fn a_linux_receiver_waits_twice_as_long_after_its_delayed_ack_timer_fired() {
+        let mut r = linux_receiver();
+        let mut out = Vec::new();
+        for i in 0..19 {
+            r.on_data(t(i), &seg(i, i), &mut out);
+        }
+        assert_eq!(r.next_deadline(), Some(t(60)));
+        r.on_timer(t(60), &mut out);
+        assert_eq!(out.len(), 18, "the timer's ACK");
+        r.on_data(t(200), &seg(19, 200), &mut out);
+        assert_eq!(r.next_deadline(), Some(t(284)), "jiffy 50 + 20, on jiffy 71");
     }
 
     /// A `linux` receiver with or without timestamps takes segments 0 to 29 in order,
