@@ -277,9 +277,17 @@ mod tests {
         }
         // The next arrival 20 jiffies later halves it toward the gap: 80 / 2 + 20.
         a.on_data(ms(80), 65_535, 1000, RTO);
-        assert_eq!(a.delay(None), Dur::from_millis(196), "60 jiffies, still above 49");
+        assert_eq!(
+            a.delay(None),
+            Dur::from_millis(196),
+            "60 jiffies, still above 49"
+        );
         a.on_data(ms(100), 65_535, 1000, RTO);
-        assert_eq!(a.delay(None), Dur::from_millis(140), "60 / 2 + 5 = 35 jiffies");
+        assert_eq!(
+            a.delay(None),
+            Dur::from_millis(140),
+            "60 / 2 + 5 = 35 jiffies"
+        );
     }
 
     /// `min(ato << 1, icsk_rto)`: a 100 ms RTO (25 jiffies) caps the doubling.

@@ -972,7 +972,11 @@ mod tests {
         r.on_timer(t(60), &mut out);
         assert_eq!(out.len(), 18, "the timer's ACK");
         r.on_data(t(200), &seg(19, 200), &mut out);
-        assert_eq!(r.next_deadline(), Some(t(284)), "jiffy 50 + 20, on jiffy 71");
+        assert_eq!(
+            r.next_deadline(),
+            Some(t(284)),
+            "jiffy 50 + 20, on jiffy 71"
+        );
     }
 
     /// A `linux` receiver with or without timestamps takes segments 0 to 29 in order,
