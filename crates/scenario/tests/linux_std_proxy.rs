@@ -1,16 +1,21 @@
 //! The `linux` grid of experiments/std-proxy.toml: why the STD proxy ([Kim & Cho 2003])
 //! changes nothing for a default Linux host, and does act once the host's early undo
 //! is off (docs/src/reproduction-std-proxy.md, "Why the proxy changes nothing for a
-//! Linux sender"). One cell: 8 KB window, 50 kbit/s, the scenario's seed; and one at
-//! 64 KB, 100 kbit/s, where the proxy multiplies that host's timeouts.
+//! Linux sender"). One cell: 8 KB window, 50 kbit/s, the scenario's seed; and ten
+//! repetitions at 64 KB, 100 kbit/s, where the proxy multiplies that host's timeouts.
 
 use spikelab_engine::RunResult;
 use spikelab_tcp::spurious::{DetectorKind, Verdict};
 use std::path::Path;
 
 /// scenarios/std-proxy.toml with the grid's `linux-reno` host, the cell's rate and
-/// window, `extra` on top, and the proxy kept or removed.
+/// window, `extra` on top, and the proxy kept or removed; repetition 0.
 fn run(extra: &[(&str, toml::Value)], proxy: bool) -> RunResult {
+    run_rep(extra, proxy, 0)
+}
+
+/// [`run`]'s repetition `rep` (its seed as `--reps` derives it).
+fn run_rep(extra: &[(&str, toml::Value)], proxy: bool, rep: u64) -> RunResult {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/std-proxy.toml");
     let mut doc: toml::Table = std::fs::read_to_string(&file).unwrap().parse().unwrap();
     let mut sets: Vec<(&str, toml::Value)> = vec![
@@ -30,7 +35,8 @@ fn run(extra: &[(&str, toml::Value)], proxy: bool) -> RunResult {
     }
     let s = spikelab_scenario::parse(&toml::to_string(&doc).unwrap(), "std-proxy.toml")
         .unwrap_or_else(|e| panic!("{e}"));
-    spikelab_engine::run(&s.to_sim(), s.run().seed).unwrap()
+    let seed = spikelab_core::rng::RngStreams::repetition_seed(s.run().seed, rep);
+    spikelab_engine::run(&s.to_sim(), seed).unwrap()
 }
 
 /// Timeouts the STD proxy called spurious.
@@ -104,18 +110,31 @@ fn without_timestamps_and_frto_the_linux_host_goes_back_n_and_the_proxy_filters(
 /// retransmissions (III.B) and removes the duplicate ACKs of the ones it forwarded
 /// (III.D), so no D-SACK reaches the host and its only undo never runs; the halved
 /// window shortens the base station's queue, the RTO falls below the hiccups and the
-/// timer fires in hiccups that left the undone host's larger RTO alone.
+/// timer fires in hiccups that left the undone host's larger RTO alone. Per
+/// repetition the effect is all or nothing (a run whose RTO stays above the
+/// hiccups times out once or twice either way), so ten repetitions are summed.
 #[test]
 fn the_std_proxy_hides_the_dsack_undo_so_a_host_without_timestamps_times_out_more() {
     let mut nots = without_timestamps_and_frto();
     nots.push(("link.1.rate", "100kbit/s".into()));
     nots.push(("flow.0.tcp.receiver_window", 65535.into()));
-    let (none, std) = (run(&nots, false), run(&nots, true));
-    // Without the proxy the host undoes its timeouts by D-SACK; with it, never.
-    assert!(called_spurious(&none, DetectorKind::LinuxUndo) > 0);
-    assert_eq!(called_spurious(&std, DetectorKind::LinuxUndo), 0);
-    assert!(proxy_spurious(&std) > 0);
+    let (mut undone, mut proxied, mut a, mut b) = (0, 0, 0, 0);
+    for rep in 0..10 {
+        let (none, std) = (run_rep(&nots, false, rep), run_rep(&nots, true, rep));
+        // Without the proxy the host undoes its timeouts by D-SACK; with it, never.
+        undone += called_spurious(&none, DetectorKind::LinuxUndo);
+        assert_eq!(
+            called_spurious(&std, DetectorKind::LinuxUndo),
+            0,
+            "rep {rep}"
+        );
+        proxied += proxy_spurious(&std);
+        (a, b) = (a + none.flows[0].timeouts, b + std.flows[0].timeouts);
+    }
+    assert!(
+        undone > 0 && proxied > 0,
+        "{undone} undone, {proxied} judged"
+    );
     // ...and the timer fires several times as often.
-    let (a, b) = (none.flows[0].timeouts, std.flows[0].timeouts);
     assert!(b > 4 * a && a > 0, "{b} with the proxy against {a} without");
 }
