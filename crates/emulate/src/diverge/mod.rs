@@ -11,6 +11,7 @@
 //! | ACKs | the receiver: each ACK it sends | cumulative ACK, SACK blocks, window, in the receiver's capture |
 //! | ACK fate | the path: whether that ACK reaches the sender | delivered or not |
 //! | timing | a timer, the pacer or the path's timing: when the same data segment is sent | send times more than the tolerance apart |
+//! | ACK timing | the receiver's delayed-ACK timer or the path's timing: when the same ACK is sent | send times more than the tolerance apart, in the receiver's capture |
 //!
 //! Once one decision differs, the rest follow from it, so the earliest is the one to
 //! explain: each stream's first difference is found, and the earliest of them in time
@@ -47,6 +48,8 @@ pub enum Stream {
     AckFate,
     /// The same data segment sent more than the tolerance apart.
     Timing,
+    /// The same ACK sent more than the tolerance apart.
+    AckTiming,
 }
 
 impl Stream {
@@ -58,6 +61,7 @@ impl Stream {
             Stream::Ack => "ack",
             Stream::AckFate => "ack_fate",
             Stream::Timing => "timing",
+            Stream::AckTiming => "ack_timing",
         }
     }
 
@@ -68,6 +72,7 @@ impl Stream {
             Stream::Ack => "the receiver's ACK",
             Stream::AckFate => "the path's fate of ACK",
             Stream::Timing => "the send time of data segment",
+            Stream::AckTiming => "the send time of ACK",
         }
     }
 
@@ -247,6 +252,7 @@ pub fn compare<'a>(a: &'a Run, b: &'a Run, tolerance_ns: u64) -> Comparison<'a> 
     let same_data = data.unwrap_or(da.data.len());
     let same_acks = acks.unwrap_or(da.acks.len());
     let drift = |i: usize| da.data[i].t.abs_diff(db.data[i].t);
+    let ack_drift = |i: usize| da.acks[i].t.abs_diff(db.acks[i].t);
     let fate = |fa: &[bool], fb: &[bool], n: usize| (0..n).find(|&i| fa[i] != fb[i]);
     let candidates = [
         (Stream::Data, data),
@@ -259,6 +265,10 @@ pub fn compare<'a>(a: &'a Run, b: &'a Run, tolerance_ns: u64) -> Comparison<'a> 
         (
             Stream::Timing,
             (0..same_data).find(|&i| drift(i) > tolerance_ns),
+        ),
+        (
+            Stream::AckTiming,
+            (0..same_acks).find(|&i| ack_drift(i) > tolerance_ns),
         ),
     ];
     let first = candidates
@@ -342,6 +352,25 @@ fn describe_data(capture: &[Segment], s: &Segment) -> String {
     )
 }
 
+/// An ACK of the receiver's `capture` and how long after the last data segment it
+/// left: the delayed-ACK timer's wait when that segment is what it acknowledges.
+fn describe_ack_timing(capture: &[Segment], s: &Segment) -> String {
+    let last_data = capture
+        .iter()
+        .take_while(|x| !std::ptr::eq(*x, s))
+        .filter(|x| is_data(x))
+        .last();
+    let after = last_data.map_or(String::new(), |d| {
+        format!(
+            ", {:.1} ms after data {}..{} arrived",
+            ms(s.t - d.t),
+            d.seq,
+            d.end()
+        )
+    });
+    format!("{}{after}", describe_ack(s))
+}
+
 fn describe_ack(s: &Segment) -> String {
     let blocks: Vec<String> = s.sack.iter().map(|(l, r)| format!("{l}-{r}")).collect();
     let sack = if blocks.is_empty() {
@@ -357,10 +386,10 @@ fn describe(d: &Divergence<'_>, run: &Run, s: Option<&Segment>, delivered: Optio
     let Some(s) = s else {
         return "(no more: its stream ended)".to_owned();
     };
-    let what = if d.stream.of_data() {
-        describe_data(&run.sender, s)
-    } else {
-        describe_ack(s)
+    let what = match d.stream {
+        Stream::AckTiming => describe_ack_timing(&run.receiver, s),
+        _ if d.stream.of_data() => describe_data(&run.sender, s),
+        _ => describe_ack(s),
     };
     match delivered {
         Some(true) => format!("{what}; delivered"),
@@ -907,6 +936,25 @@ mod tests {
         // Within the tolerance, the same runs agree.
         assert!(compare(&a, &b, 20 * MS).first.is_none());
         assert_eq!(compare(&a, &b, 20 * MS).max_drift_ns, 15 * MS);
+    }
+
+    /// The same ACK 36 ms later: the receiver's delayed-ACK timer waited longer (the
+    /// T-Mobile UMTS drive at 543 s: 86 ms against 50 after the segment at 4.054 s).
+    #[test]
+    fn the_same_ack_sent_later_than_the_tolerance_is_the_receivers_timing() {
+        let base = || Script::new().data(20, 0, true).data(40, 1000, true);
+        let a = base().ack(26, 1000, &[]).ack(126, 2000, &[]).run();
+        let b = base().ack(26, 1000, &[]).ack(90, 2000, &[]).run();
+        let c = compare(&a, &b, TOLERANCE);
+        let d = c.first.as_ref().unwrap();
+        assert_eq!((d.stream, d.index), (Stream::AckTiming, 1));
+        // Data 1000..2000 arrives at 45 ms (5 ms of path delay).
+        assert_eq!(
+            describe(d, &a, d.a, None),
+            "ACK 2000 SACK none window 64000, 81.0 ms after data 1000..2000 arrived"
+        );
+        assert_eq!(c.agreed, (2, 1));
+        assert!(compare(&a, &b, 40 * MS).first.is_none());
     }
 
     #[test]
