@@ -26,6 +26,7 @@ pub mod linux_profile;
 pub mod linux_rcvbuf;
 pub mod linux_receiver;
 pub mod linux_rtt;
+pub mod linux_sack_array;
 pub mod linux_sack_compress;
 pub mod linux_synack_rtt;
 pub mod linux_timer_wheel;

@@ -50,8 +50,6 @@ pub const COMP_SACK_SLACK: Dur = Dur::from_micros(100);
 /// carry; `tcp_sack_new_ofo_skb` sends the held ACKs before a block would stand
 /// later in the array.
 pub const SACK_BLOCKS_EXPECTED: usize = 2;
-/// `TCP_NUM_SACKS`: SACK blocks the receiver remembers (`tp->selective_acks`).
-pub const NUM_SACKS: usize = 4;
 
 /// What `__tcp_ack_snd_check`'s compression branch does with this segment's ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,8 @@ use crate::config::{EchoRule, TcpConfig};
 use crate::linux_paws;
 use crate::linux_rcvbuf::{Growth, LinuxRcvBuf, RcvBufConfig};
 use crate::linux_receiver::LinuxAck;
-use crate::linux_sack_compress::{Decision, SackCompress, NUM_SACKS, SACK_BLOCKS_EXPECTED};
+use crate::linux_sack_array::SackArray;
+use crate::linux_sack_compress::{Decision, SackCompress, SACK_BLOCKS_EXPECTED};
 use crate::linux_synack_rtt::{HandshakeAck, OwnRtt, TsEcho};
 use crate::rto::Rto;
 use crate::ts_clock::TsClock;
@@ -79,6 +80,9 @@ pub struct TcpReceiver {
     /// The `linux` profile's SACK compression, SACK flows only
     /// ([`crate::linux_sack_compress`]).
     linux_sack_compress: Option<SackCompress>,
+    /// The `linux` profile's SACK array, SACK flows only ([`crate::linux_sack_array`]):
+    /// the blocks its ACKs report.
+    linux_sack_array: Option<Box<SackArray>>,
     /// The receiver's own RTT estimate, from its handshake ([`crate::linux_synack_rtt`]).
     own_rtt: OwnRtt,
     /// The segment the next ACK answers (`ack(opkt)`'s `opkt` in ns-2's sink), and the
@@ -154,6 +158,7 @@ impl TcpReceiver {
             }),
             linux_sack_compress: (cfg.linux.is_some() && cfg.sack_enabled())
                 .then(SackCompress::default),
+            linux_sack_array: (cfg.linux.is_some() && cfg.sack_enabled()).then(Box::default),
             own_rtt: OwnRtt::Listening,
             answering: None,
             delayed: None,
@@ -264,6 +269,7 @@ impl TcpReceiver {
         let had_holes = !self.ooo.is_empty();
         let flushed = self.linux_flush_compressed(now, start, end, out);
         let new_bytes = self.absorb(start, end);
+        self.linux_update_sack_array(start, end, was_in_order, had_holes);
         let duplicate = new_bytes == 0;
         if duplicate {
             self.stats.duplicate_segments += 1;
@@ -413,6 +419,21 @@ impl TcpReceiver {
             }
             self.rcv_nxt = self.rcv_nxt.max(first.end);
             self.ooo.remove(0);
+        }
+    }
+
+    /// The `linux` receiver's SACK array after segment `[start, end)` was taken:
+    /// queued out of order (`tcp_data_queue_ofo`), or in order (`tcp_sack_remove`).
+    #[inline]
+    fn linux_update_sack_array(&mut self, start: u64, end: u64, in_order: bool, had_holes: bool) {
+        let (rcv_nxt, empty) = (self.rcv_nxt, self.ooo.is_empty());
+        let Some(a) = self.linux_sack_array.as_mut() else {
+            return;
+        };
+        if in_order {
+            a.on_rcv_nxt(rcv_nxt, empty);
+        } else {
+            a.on_out_of_order(start, end, !had_holes);
         }
     }
 
@@ -584,17 +605,18 @@ impl TcpReceiver {
         flush
     }
 
-    /// `tcp_sack_new_ofo_skb`'s two flush conditions over `tp->selective_acks` (the
-    /// model's `TCP_NUM_SACKS` most recently changed blocks, most recent first): the
-    /// segment extends (`tcp_sack_extend`: overlaps or abuts) the block at index 2 or
-    /// later, or extends none while 2 or more are held ("before a range is in third
-    /// or fourth position, at least one ACK packet included it in first/second
-    /// position", Linux 5.8+).
+    /// `tcp_sack_new_ofo_skb`'s two flush conditions over `tp->selective_acks`
+    /// ([`crate::linux_sack_array`]): the segment extends (`tcp_sack_extend`:
+    /// overlaps or abuts) the block at index 2 or later, or extends none while 2 or
+    /// more are held ("before a range is in third or fourth position, at least one
+    /// ACK packet included it in first/second position", Linux 5.8+).
     fn sack_array_pushes_past_two(&self, start: u64, end: u64) -> bool {
-        let mut array = most_recent_blocks(&self.ooo, NUM_SACKS);
-        match array.position(|b| start <= b.end && b.start <= end) {
+        let Some(a) = self.linux_sack_array.as_deref() else {
+            return false;
+        };
+        match a.extended_by(start, end) {
             Some(i) => i >= SACK_BLOCKS_EXPECTED,
-            None => self.ooo.len().min(NUM_SACKS) >= SACK_BLOCKS_EXPECTED,
+            None => a.blocks().len() >= SACK_BLOCKS_EXPECTED,
         }
     }
 
@@ -779,6 +801,12 @@ impl TcpReceiver {
             return s;
         }
         let room = max.saturating_sub(s.len());
+        if let Some(a) = self.linux_sack_array.as_deref() {
+            for &(l, r) in a.blocks().iter().take(room) {
+                s.push(l, r);
+            }
+            return s;
+        }
         for b in most_recent_blocks(&self.ooo, room) {
             s.push(b.start, b.end);
         }
@@ -1003,6 +1031,21 @@ mod tests {
             }
         }
         out.last().unwrap().sack().to_vec()
+    }
+
+    /// `tp->selective_acks` forgets a fifth block though its data stays queued: a
+    /// segment next to it is reported alone (the T-Mobile UMTS drive at 543 s).
+    #[test]
+    fn a_linux_receiver_reports_a_segment_next_to_a_forgotten_block_alone() {
+        assert_eq!(
+            linux_last_sack(false, &[32, 35, 37, 39, 41, 31]),
+            [
+                (31_000, 32_000),
+                (41_000, 42_000),
+                (39_000, 40_000),
+                (37_000, 38_000)
+            ]
+        );
     }
 
     #[test]

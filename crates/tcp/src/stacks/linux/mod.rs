@@ -83,8 +83,7 @@ impl LinuxHost {
 /// without ([`spikelab_core::packet::sack_blocks_that_fit`]). No `max_sack_blocks` of
 /// its own: the kernel has no such setting.
 pub fn sack_blocks_per_ack(timestamps: bool) -> usize {
-    spikelab_core::packet::sack_blocks_that_fit(timestamps)
-        .min(crate::linux_sack_compress::NUM_SACKS)
+    spikelab_core::packet::sack_blocks_that_fit(timestamps).min(crate::linux_sack_array::NUM_SACKS)
 }
 
 impl StackRules for LinuxHost {
