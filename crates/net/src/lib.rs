@@ -40,7 +40,7 @@ pub mod trace_ref;
 
 spikelab_core::built_from!();
 
-pub use config::{DirOverride, LinkConfig, LinkDirConfig};
+pub use config::{DirOverride, LinkConfig, LinkDirConfig, Overrides};
 pub use delay::{DelaySampling, DelayTrace};
 pub use delay_source::{DelayGenerator, DelaySource};
 pub use distribution::Distribution;

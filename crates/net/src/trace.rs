@@ -48,8 +48,13 @@ fn load_override(o: &mut DirOverride, base: &Path) -> Result<(), TraceLoadError>
 pub fn load_link_traces(cfg: &mut LinkConfig, base: &Path) -> Result<(), TraceLoadError> {
     load_service(&mut cfg.service, base)?;
     load_delay(cfg.delay_trace.as_deref_mut(), base)?;
-    load_override(&mut cfg.forward, base)?;
-    load_override(&mut cfg.reverse, base)
+    for o in [&mut cfg.forward, &mut cfg.reverse] {
+        // Not through `DerefMut`, which would box an absent override.
+        if let Some(o) = o.get_mut() {
+            load_override(o, base)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -238,13 +238,20 @@ impl SegmentTable {
     /// table kept the capacity of the largest window its flow ever had: at 1 000 flows
     /// the sum of those maxima was 2.43 MB of heap, for about 11 000 segments (0.26 MB)
     /// in flight at any one time (docs/src/performance.md, "Issue 44, memory round 3").
-    /// Capacity only: the segments and their order are untouched. Out of line, so that a
-    /// cumulative ACK pays only its caller's test.
+    /// Capacity only: the segments and their order are untouched. The kept capacity is
+    /// a power of two and the segments move to a new buffer of it: a table shrunk in
+    /// place left the rest of its buffer as a free hole of an odd size (5 to 7 KB
+    /// each, 0.56 MB of them at the end of a 1 000-flow run), and every table's
+    /// buffer, grown by doubling, is then of one of a few sizes that the others' freed
+    /// buffers fit (docs/src/performance.md, "Issue 44, memory round 5"). Out of line,
+    /// so that a cumulative ACK pays only its caller's test.
     #[cold]
     #[inline(never)]
     fn give_back_memory(&mut self) {
-        self.segs
-            .shrink_to((self.segs.len() * 2).max(KEPT_SEGMENTS));
+        let keep = (self.segs.len() * 2).max(KEPT_SEGMENTS).next_power_of_two();
+        let mut segs = VecDeque::with_capacity(keep);
+        segs.extend(self.segs.drain(..));
+        self.segs = segs;
     }
 
     /// Marks every segment wholly inside `[start, end)` as SACKed; returns the bytes newly
@@ -605,6 +612,28 @@ mod tests {
     #[test]
     fn a_segment_takes_24_bytes() {
         assert_eq!(std::mem::size_of::<Seg>(), 24);
+    }
+
+    #[test]
+    fn a_table_gives_back_memory_keeping_a_power_of_two_and_its_segments() {
+        let mut t = SegmentTable::new();
+        for i in 0..200 {
+            t.push_new(i * 1000, (i + 1) * 1000, Time::ZERO);
+        }
+        assert_eq!(t.segs.capacity(), 256);
+        t.on_cumulative_ack(190_000);
+        assert_eq!(t.segs.len(), 10);
+        assert_eq!(t.segs.capacity(), 32, "twice the 10 left, a power of two");
+        assert_eq!(t.segs.front().map(|s| s.start), Some(190_000));
+        assert_eq!(t.segs.back().map(|s| s.end()), Some(200_000));
+        t.on_cumulative_ack(195_000);
+        assert_eq!(
+            t.segs.capacity(),
+            32,
+            "5 segments: not under a quarter less 16"
+        );
+        t.on_cumulative_ack(200_000);
+        assert_eq!(t.segs.capacity(), KEPT_SEGMENTS, "empty: the kept segments");
     }
 
     #[test]

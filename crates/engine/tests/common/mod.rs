@@ -3,9 +3,7 @@
 
 use spikelab_core::{BitRate, ByteSize, Dur};
 use spikelab_engine::*;
-use spikelab_net::{
-    Dir, DirOverride, DropTailConfig, LinkConfig, QueueConfig, QueueLimit, ServiceConfig,
-};
+use spikelab_net::{Dir, DropTailConfig, LinkConfig, QueueConfig, QueueLimit, ServiceConfig};
 use spikelab_tcp::TcpConfig;
 
 pub fn link(name: &str, bps: u64, latency_ms: u64, queue_packets: u64) -> LinkConfig {
@@ -18,8 +16,8 @@ pub fn link(name: &str, bps: u64, latency_ms: u64, queue_packets: u64) -> LinkCo
             drop_front: false,
         }),
         service: ServiceConfig::default(),
-        forward: DirOverride::default(),
-        reverse: DirOverride::default(),
+        forward: Default::default(),
+        reverse: Default::default(),
         delay_trace: None,
         delay_sampling: Default::default(),
         spikes: Vec::new(),

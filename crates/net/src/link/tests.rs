@@ -746,7 +746,7 @@ pub(crate) fn any_queue() -> impl Strategy<Value = QueueConfig> {
             }
         )),
         (1u64..30, any::<bool>(), any::<bool>()).prop_map(|(limit, gentle, drop_front)| {
-            QueueConfig::Red(crate::queue::RedConfig {
+            QueueConfig::Red(Box::new(crate::queue::RedConfig {
                 min_thresh: 2.0,
                 max_thresh: 6.0,
                 q_weight: 0.2,
@@ -754,7 +754,7 @@ pub(crate) fn any_queue() -> impl Strategy<Value = QueueConfig> {
                 drop_front,
                 limit,
                 ..Default::default()
-            })
+            }))
         }),
         Just(QueueConfig::AdaptiveRed(toml::from_str("").unwrap())),
     ]
@@ -917,8 +917,12 @@ fn per_packet_entries_and_link_forms_stay_within_their_bounds() {
         ),
         ("LinkDir", size_of::<LinkDir<Handle>>(), 272),
         // The configuration a scenario keeps per link for the whole run (its record
-        // is in meta.json): 824 bytes before its directions' overrides were boxed.
-        ("LinkConfig", size_of::<crate::LinkConfig>(), 360),
+        // is in meta.json): 824 bytes before its directions' overrides were boxed,
+        // 360 before RED's configurations were boxed in `QueueConfig` and the
+        // overrides became `Overrides`, boxed only when present.
+        ("LinkConfig", size_of::<crate::LinkConfig>(), 160),
+        ("QueueConfig", size_of::<crate::QueueConfig>(), 24),
+        ("Overrides", size_of::<crate::Overrides>(), 8),
         ("DirOverride", size_of::<crate::DirOverride>(), 64),
     ];
     let mut grown = Vec::new();

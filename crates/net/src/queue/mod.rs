@@ -57,7 +57,9 @@ pub trait QueueDiscipline<P: Wire = Packet> {
 /// the variant's payload, generic over what the queue holds (`Type<P>`). A discipline
 /// with a large state (RED's parameters and averages, 176 bytes) is boxed
 /// (`Box<Type<P>>`): the enum is as large as its largest variant, and the queue sits
-/// inline in every link direction, whose hot fields should share few cache lines. The forwarding is written here rather
+/// inline in every link direction, whose hot fields should share few cache lines. A
+/// large configuration is boxed likewise (RED's, about 100 bytes): every link keeps its
+/// `QueueConfig` for the whole run, and drop-tail's takes 24. The forwarding is written here rather
 /// than by `spikelab_core::dispatch_enum!` because the queue enum is generic.
 macro_rules! disciplines {
     ($( $(#[$doc:meta])* $name:literal => $V:ident($Cfg:ty): $T:ty = |$c:ident, $r:ident| $new:expr, )*) => {
@@ -125,10 +127,10 @@ disciplines! {
     /// First in, first out; drops arrivals (or the head) beyond a packet or byte limit.
     "drop-tail" => DropTail(DropTailConfig): DropTail<P> = |c, _rate| DropTail::new(c),
     /// Random Early Detection (Floyd & Jacobson 1993) as in ns-2's red.cc.
-    "red" => Red(RedConfig): Box<Red<P>> = |c, rate| Box::new(Red::new(c, rate)),
+    "red" => Red(Box<RedConfig>): Box<Red<P>> = |c, rate| Box::new(Red::new(c, rate)),
     /// Adaptive RED (Floyd, Gummadi & Shenker 2001): RED whose max_p adapts every
     /// `interval`, with thresholds and weight derived from the link rate.
-    "adaptive-red" => AdaptiveRed(AdaptiveRedConfig): Box<Red<P>> = |c, rate| Box::new(Red::adaptive(c, rate)),
+    "adaptive-red" => AdaptiveRed(Box<AdaptiveRedConfig>): Box<Red<P>> = |c, rate| Box::new(Red::adaptive(c, rate)),
 }
 
 /// A queue limit of 1 to `hi` (packets or bytes, `unit`).
