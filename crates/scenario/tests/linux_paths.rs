@@ -499,6 +499,11 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   parted at 1.113 s, below); T-Mobile LTE BBR (`tcp_frto` 0) retransmissions 8 -> 7
 ///   (58 s: the runs part at a queue drop at 1.46-1.52 s; the kernel itself took
 ///   288-348 retransmissions and 6.76-7.67 s there).
+/// * the receiver's `ato` doubled by each ACK its delayed-ACK timer sends
+///   (`tcp_delack_timer_handler`) and its SACK array kept as the kernel's
+///   (`linux_sack_array`): 176/164/172/170 -> 178/164/174/172, cells unchanged (67);
+///   AT&T cubic 518 s now meets every goal; UMTS cubic 543 s parts at 9.100 s instead
+///   of 4.14 s (CUBIC's window one ACK later there) and still takes the spurious RTO.
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -534,10 +539,10 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 0, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "reno", 0, [10, 9, 9, 9]),
-    ("att-lte-drive", "cubic", 2, [9, 9, 9, 9]),
+    ("att-lte-drive", "cubic", 2, [10, 9, 10, 10]),
     ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 2, [10, 8, 9, 9]),
-    ("att-lte-drive", "cubic", 0, [9, 9, 9, 9]),
+    ("att-lte-drive", "cubic", 0, [10, 9, 10, 10]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 8, 9, 9]),
     ("att-lte-drive", "bbr", 2, [9, 9, 9, 10]),
