@@ -504,6 +504,12 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   (`linux_sack_array`): 176/164/172/170 -> 178/164/174/172, cells unchanged (67);
 ///   AT&T cubic 518 s now meets every goal; UMTS cubic 543 s parts at 9.100 s instead
 ///   of 4.14 s (CUBIC's window one ACK later there) and still takes the spurious RTO.
+/// * growth on the ACK ending fast recovery (`StackRules::grows_on_recovery_exit`:
+///   `tcp_cong_control` after `tcp_fastretrans_alert`; CUBIC's epoch starts there):
+///   178/168/174/172, 69 cells; UMTS cubic 543 s now 38.86 s and 172 retransmissions
+///   (kernel 38.86 s, 169), agreeing on 2 052 data segments, and parts at 22.78 s,
+///   where its RTO fires and the kernel's, re-armed by SACK-based RTT samples
+///   (`FLAG_SET_XMIT_TIMER` in `tcp_clean_rtx_queue`, not modelled), does not.
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -539,12 +545,12 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 0, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "reno", 0, [10, 9, 9, 9]),
-    ("att-lte-drive", "cubic", 2, [10, 9, 10, 10]),
+    ("att-lte-drive", "cubic", 2, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 8, 9, 9]),
-    ("att-lte-drive", "cubic", 0, [10, 9, 10, 10]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 9, 9, 9]),
+    ("att-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 8, 9, 9]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 9, 9, 9]),
     ("att-lte-drive", "bbr", 2, [9, 9, 9, 10]),
     ("tmobile-lte-drive", "bbr", 2, [9, 8, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),

@@ -1287,12 +1287,12 @@ impl<E: RtoEstimator> TcpSender<E> {
         match self.phase {
             Phase::Recovery { point } if ack >= point && !self.fack_exit_held() => {
                 self.exit_recovery();
-                self.grow_on_exit(now, newly);
+                self.grow_on_exit(now, newly, delivered);
             }
             Phase::Recovery { .. } => match self.recovery.on_partial_ack(&mut self.w, newly) {
                 PartialAck::Exit => {
                     self.exit_recovery();
-                    self.grow_on_exit(now, newly);
+                    self.grow_on_exit(now, newly, delivered);
                 }
                 PartialAck::Stay(i) => {
                     self.deflate_to_halfwin();
@@ -1323,10 +1323,11 @@ impl<E: RtoEstimator> TcpSender<E> {
     }
 
     /// ns-2's Reno and NewReno `recv()` run `recv_newack_helper()` -> `opencwnd()` on
-    /// the ACK that ends fast recovery; `Sack1TcpAgent::recv()` calls only `newack()`.
-    fn grow_on_exit(&mut self, now: Time, newly: u64) {
+    /// the ACK that ends fast recovery; `Sack1TcpAgent::recv()` calls only `newack()`;
+    /// Linux's `tcp_cong_control` grows for the ACK's `acked_sacked` (`delivered`).
+    fn grow_on_exit(&mut self, now: Time, newly: u64, delivered: u64) {
         if self.stack.grows_on_recovery_exit() {
-            self.grow_cwnd(now, newly, newly);
+            self.grow_cwnd(now, newly, delivered);
         }
     }
 
@@ -3105,6 +3106,29 @@ mod tests {
         assert_eq!(s.stats().fast_retransmits, 2, "a second recovery");
         assert!(matches!(s.phase(), Phase::Recovery { .. }));
         assert_eq!(s.window().ssthresh, ssthresh / 2, "halved again");
+    }
+
+    /// `tcp_ack` runs `tcp_fastretrans_alert`, which ends fast recovery at high_seq
+    /// (cwnd = ssthresh), before `tcp_cong_control`, which then grows cwnd for the
+    /// ACK's `acked_sacked`: the ACK ending recovery counts toward Reno's next segment
+    /// (`snd_cwnd_cnt`), so ssthresh - 1 more ACKs of one segment add one.
+    #[test]
+    fn a_linux_hosts_ack_ending_fast_recovery_counts_toward_growth() {
+        let (mut s, mut out) = linux_host_missing_segment_two(3);
+        let Phase::Recovery { point: high } = s.phase() else {
+            panic!("not in recovery");
+        };
+        let mut a = ack(2000);
+        a.push_sack(3000, high);
+        s.on_ack(ms(210), &a, &mut out);
+        s.on_ack(ms(220), &ack(high), &mut out);
+        assert_eq!(s.phase(), Phase::Open);
+        let w = s.window().cwnd;
+        assert_eq!(w, s.window().ssthresh);
+        for k in 1..w / 1000 {
+            s.on_ack(ms(220 + 10 * k), &ack(high + 1000 * k), &mut out);
+        }
+        assert_eq!(s.window().cwnd, w + 1000);
     }
 
     /// tcp_enter_loss: "Reduce ssthresh if it has not yet been made inside this window".

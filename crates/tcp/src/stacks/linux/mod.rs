@@ -337,6 +337,15 @@ impl StackRules for LinuxHost {
         self.timer
     }
 
+    /// `tcp_ack` calls `tcp_fastretrans_alert`, which ends fast recovery at `high_seq`
+    /// (`tcp_try_undo_recovery` -> `TCP_CA_Open`, `tcp_end_cwnd_reduction`), before
+    /// `tcp_cong_control`, which outside a cwnd reduction raises cwnd for the ACK's
+    /// `acked_sacked` (`tcp_may_raise_cwnd`: FLAG_DATA_ACKED; `tcp_cong_avoid`): CUBIC's
+    /// epoch starts on the ACK ending recovery, not on the next one.
+    fn grows_on_recovery_exit(&self) -> bool {
+        true
+    }
+
     /// `tcp_ack` calls `tcp_fastretrans_alert`, whose `tcp_process_loss` undoes a
     /// spurious timeout (`tcp_try_undo_loss -> tcp_undo_cwnd_reduction`: cwnd =
     /// `undo_cwnd`, max(cwnd, prior_cwnd), and the Open state), before
