@@ -166,6 +166,16 @@ mod tests {
 
     const RTO: Dur = Dur::from_millis(900);
 
+    /// A receiver whose first segment arrived at 0 and whose quick ACKs are used up.
+    fn past_quick_acks() -> LinuxAck {
+        let mut a = LinuxAck::default();
+        a.on_data(ms(0), 65_535, 1000, RTO);
+        while a.in_quickack_mode() {
+            a.on_ack_sent(true);
+        }
+        a
+    }
+
     #[test]
     fn the_first_segments_are_acknowledged_at_once_sixteen_times() {
         let mut a = LinuxAck::default();
@@ -192,11 +202,7 @@ mod tests {
 
     #[test]
     fn a_gap_longer_than_the_rto_restarts_quick_acks() {
-        let mut a = LinuxAck::default();
-        a.on_data(ms(0), 65_535, 1000, RTO);
-        while a.in_quickack_mode() {
-            a.on_ack_sent(true);
-        }
+        let mut a = past_quick_acks();
         a.on_data(ms(500), 65_535, 1000, RTO);
         assert!(!a.in_quickack_mode(), "500 ms < RTO");
         a.on_data(ms(2000), 65_535, 1000, RTO);
@@ -250,11 +256,7 @@ mod tests {
 
     #[test]
     fn window_growth_owes_one_immediate_ack() {
-        let mut a = LinuxAck::default();
-        a.on_data(ms(0), 65_535, 1000, RTO);
-        while a.in_quickack_mode() {
-            a.on_ack_sent(true);
-        }
+        let mut a = past_quick_acks();
         a.on_window_growth();
         assert!(a.in_quickack_mode());
         a.on_ack_sent(true);
@@ -265,11 +267,7 @@ mod tests {
     /// `tcp_delack_max` (196 ms) bounds the timer though ato is 80 jiffies.
     #[test]
     fn each_ack_the_delayed_ack_timer_sends_doubles_ato() {
-        let mut a = LinuxAck::default();
-        a.on_data(ms(0), 65_535, 1000, RTO);
-        while a.in_quickack_mode() {
-            a.on_ack_sent(true);
-        }
+        let mut a = past_quick_acks();
         for want in [80, 160, 196] {
             a.on_delack_timer(RTO);
             a.on_ack_sent(true);
@@ -293,11 +291,7 @@ mod tests {
     /// `min(ato << 1, icsk_rto)`: a 100 ms RTO (25 jiffies) caps the doubling.
     #[test]
     fn the_inflated_ato_never_exceeds_the_receivers_rto() {
-        let mut a = LinuxAck::default();
-        a.on_data(ms(0), 65_535, 1000, RTO);
-        while a.in_quickack_mode() {
-            a.on_ack_sent(true);
-        }
+        let mut a = past_quick_acks();
         for _ in 0..3 {
             a.on_delack_timer(Dur::from_millis(100));
         }
@@ -319,11 +313,7 @@ mod tests {
 
     #[test]
     fn a_duplicate_enters_quick_ack_mode_with_the_minimum_ato() {
-        let mut a = LinuxAck::default();
-        a.on_data(ms(0), 65_535, 1000, RTO);
-        while a.in_quickack_mode() {
-            a.on_ack_sent(true);
-        }
+        let mut a = past_quick_acks();
         a.enter_quickack_mode(65_535, 1000);
         assert!(a.in_quickack_mode());
         assert_eq!(a.delay(None), ATO_MIN);
