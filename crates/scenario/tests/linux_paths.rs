@@ -510,6 +510,10 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   (kernel 38.86 s, 169), agreeing on 2 052 data segments, and parts at 22.78 s,
 ///   where its RTO fires and the kernel's, re-armed by SACK-based RTT samples
 ///   (`FLAG_SET_XMIT_TIMER` in `tcp_clean_rtx_queue`, not modelled), does not.
+/// * that re-arm (`StackRules::rearms_on_sack_rtt_sample`: a duplicate ACK's SACK-based
+///   sample from a segment sent before the head's last transmission restarts the
+///   timer): 179/170/178/176, 69 cells; UMTS cubic 543 s equal to the kernel (38.86 s,
+///   169 retransmissions, no RTO), UMTS reno 10/10/10/10, AT&T BBR completion 10.
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -541,17 +545,17 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "reno", 2, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 2, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "reno", 2, [10, 9, 9, 9]),
+    ("tmobile-umts-drive", "reno", 2, [10, 10, 10, 10]),
     ("att-lte-drive", "reno", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "reno", 0, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "reno", 0, [10, 9, 9, 9]),
+    ("tmobile-umts-drive", "reno", 0, [10, 10, 10, 10]),
     ("att-lte-drive", "cubic", 2, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "cubic", 2, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 2, [10, 9, 9, 9]),
+    ("tmobile-umts-drive", "cubic", 2, [10, 9, 10, 10]),
     ("att-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
-    ("tmobile-umts-drive", "cubic", 0, [10, 9, 9, 9]),
-    ("att-lte-drive", "bbr", 2, [9, 9, 9, 10]),
+    ("tmobile-umts-drive", "cubic", 0, [10, 9, 10, 10]),
+    ("att-lte-drive", "bbr", 2, [10, 9, 9, 10]),
     ("tmobile-lte-drive", "bbr", 2, [9, 8, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
     ("att-lte-drive", "bbr", 0, [10, 10, 10, 9]),

@@ -444,6 +444,7 @@ impl<E: RtoEstimator> TcpSender<E> {
                 // `old_ack` path, which samples nothing.
                 let flight_segments = self.w.flight_size().div_ceil(self.w.mss) as u32;
                 self.feed_rtt_sample(now, rtt, flight_segments);
+                self.rearm_on_sack_rtt_sample(now, rtt);
             }
         }
         if pkt.ack > self.w.snd_una {
@@ -958,6 +959,19 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.arm_timer(now);
         let at = (head + self.armed_rto).max(now + Dur::from_millis(1));
         self.timer = Some(self.stack_timer(now, at + self.pacing_delay(now)));
+    }
+
+    /// [`StackRules::rearms_on_sack_rtt_sample`]: a duplicate ACK's SACK-based sample
+    /// `rtt` timed a segment sent before the head's last transmission ("Do not re-arm
+    /// RTO if the sack RTT is measured from data sent after when the head was last
+    /// (re)transmitted"): `tcp_set_xmit_timer`.
+    fn rearm_on_sack_rtt_sample(&mut self, now: Time, rtt: Dur) {
+        let head_sent = self.w.segs.get(0).map(|s| s.last_sent);
+        let before_head = head_sent.is_some_and(|h| rtt > now - h);
+        if before_head && self.stack.rearms_on_sack_rtt_sample() && !self.schedule_probe(now, true)
+        {
+            self.rearm_rto(now);
+        }
     }
 
     /// `tcp_rearm_rto`: the RTO restarted from now, later by the stack's pacing delay
@@ -2968,6 +2982,22 @@ mod tests {
         // The same blocks again SACK nothing new: no sample.
         s.on_ack(ms(350), &a, &mut out);
         assert_eq!(s.rto.srtt(), Some(Dur::from_millis(125)));
+    }
+
+    /// `tcp_clean_rtx_queue`'s FLAG_SET_XMIT_TIMER: a duplicate ACK's SACK-based
+    /// sample from a segment sent before the head's retransmission restarts the RTO.
+    #[test]
+    fn a_linux_hosts_sack_sample_older_than_the_heads_retransmission_restarts_the_rto() {
+        let (mut s, mut out) = linux_host_without_probes_after_one_ack();
+        let mut a = ack(2000);
+        a.push_sack(3000, 6000);
+        s.on_ack(ms(200), &a, &mut out);
+        assert_eq!(s.stats().fast_retransmits, 1, "segment 2 resent at 200 ms");
+        // Segment 6, sent at 0 ms, SACKed at 300 ms: 300 ms > 300 - 200 ms.
+        a.push_sack(6000, 7000);
+        s.on_ack(ms(300), &a, &mut out);
+        let wheel = crate::linux_timer_wheel::fires_at;
+        assert_eq!(s.next_deadline(), Some(wheel(ms(300), s.current_rto())));
     }
 
     #[test]
