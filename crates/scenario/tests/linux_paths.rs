@@ -510,7 +510,7 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   (kernel 38.86 s, 169), agreeing on 2 052 data segments, and parts at 22.78 s,
 ///   where its RTO fires and the kernel's, re-armed by SACK-based RTT samples
 ///   (`FLAG_SET_XMIT_TIMER` in `tcp_clean_rtx_queue`, not modelled), does not.
-/// * that re-arm (`StackRules::rearms_on_sack_rtt_sample`: a duplicate ACK's SACK-based
+/// * that re-arm (`TcpSender::rearm_on_sack_rtt_sample`: a duplicate ACK's SACK-based
 ///   sample from a segment sent before the head's last transmission restarts the
 ///   timer): 179/170/178/176, 69 cells; UMTS cubic 543 s equal to the kernel (38.86 s,
 ///   169 retransmissions, no RTO), UMTS reno 10/10/10/10, AT&T BBR completion 10.

@@ -961,15 +961,15 @@ impl<E: RtoEstimator> TcpSender<E> {
         self.timer = Some(self.stack_timer(now, at + self.pacing_delay(now)));
     }
 
-    /// [`StackRules::rearms_on_sack_rtt_sample`]: a duplicate ACK's SACK-based sample
-    /// `rtt` timed a segment sent before the head's last transmission ("Do not re-arm
-    /// RTO if the sack RTT is measured from data sent after when the head was last
-    /// (re)transmitted"): `tcp_set_xmit_timer`.
+    /// A duplicate ACK's SACK-based sample ([`StackRules::rto_sack_rtt_sample`]) `rtt`
+    /// timed a segment sent before the head's last transmission: `tcp_clean_rtx_queue`
+    /// sets FLAG_SET_XMIT_TIMER ("sack_rtt_us > tcp_stamp_us_delta(tp->tcp_mstamp,
+    /// tcp_skb_timestamp_us(skb))"; "Do not re-arm RTO if the sack RTT is measured from
+    /// data sent after when the head was last (re)transmitted"), and `tcp_ack` runs
+    /// `tcp_set_xmit_timer`: a loss probe, else `tcp_rearm_rto`.
     fn rearm_on_sack_rtt_sample(&mut self, now: Time, rtt: Dur) {
         let head_sent = self.w.segs.get(0).map(|s| s.last_sent);
-        let before_head = head_sent.is_some_and(|h| rtt > now - h);
-        if before_head && self.stack.rearms_on_sack_rtt_sample() && !self.schedule_probe(now, true)
-        {
+        if head_sent.is_some_and(|h| rtt > now - h) && !self.schedule_probe(now, true) {
             self.rearm_rto(now);
         }
     }

@@ -456,15 +456,11 @@ pub trait StackRules {
     ) -> Option<Dur> {
         None
     }
-    /// A duplicate ACK's SACK-based RTO sample [`Self::rto_sack_rtt_sample`] restarts
-    /// the retransmission timer (or the loss probe) when the segment it timed was
-    /// sent before the oldest segment's last transmission (RFC: no such sample).
-    fn rearms_on_sack_rtt_sample(&self) -> bool {
-        false
-    }
     /// On any ACK, before its SACK blocks are applied: the RTO estimator's sample from
     /// the segments they SACK for the first time, used when the cumulative ACK gives
-    /// none (`None`: the stack takes no such sample).
+    /// none (`None`: the stack takes no such sample). A duplicate ACK's sample also
+    /// restarts the retransmission timer (or the loss probe) when the segment it
+    /// timed was sent before the oldest segment's last transmission.
     fn rto_sack_rtt_sample(
         &self,
         _segs: &SegmentTable,
@@ -700,7 +696,6 @@ spikelab_core::dispatch_enum! {
         fn cc_rtt_sample(&self, segs: &SegmentTable, ack: u64, now: Time) -> Option<Dur>;
         fn cc_sack_rtt_sample(&self, segs: &SegmentTable, blocks: &[(u64, u64)], ack: u64, now: Time) -> Option<Dur>;
         fn rto_sack_rtt_sample(&self, segs: &SegmentTable, blocks: &[(u64, u64)], ack: u64, now: Time) -> Option<Dur>;
-        fn rearms_on_sack_rtt_sample(&self) -> bool;
         fn pacing_delay(&self, now: Time, wstamp: Time) -> Dur;
         #[inline]
         fn timer_fires_at(&self, now: Time, at: Time) -> Time;

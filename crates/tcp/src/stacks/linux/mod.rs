@@ -186,14 +186,6 @@ impl StackRules for LinuxHost {
         crate::linux_rtt::sack_rtt_sample(segs, blocks, ack, now)
     }
 
-    /// `tcp_clean_rtx_queue`: with nothing cumulatively acknowledged, a SACK-based RTT
-    /// sample sets FLAG_SET_XMIT_TIMER when "sack_rtt_us > tcp_stamp_us_delta(
-    /// tp->tcp_mstamp, tcp_skb_timestamp_us(skb))" (the head's last transmission), and
-    /// `tcp_ack` then runs `tcp_set_xmit_timer` (a loss probe, else `tcp_rearm_rto`).
-    fn rearms_on_sack_rtt_sample(&self) -> bool {
-        true
-    }
-
     /// `tcp_pacing_delay` (include/net/tcp.h): how far the pacing clock
     /// (`tcp_wstamp_ns`) is ahead of now, in whole jiffies (`nsecs_to_jiffies`
     /// truncates), which `tcp_reset_xmit_timer` adds to the loss probe
