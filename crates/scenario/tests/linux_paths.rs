@@ -514,6 +514,14 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   sample from a segment sent before the head's last transmission restarts the
 ///   timer): 179/170/178/176, 69 cells; UMTS cubic 543 s equal to the kernel (38.86 s,
 ///   169 retransmissions, no RTO), UMTS reno 10/10/10/10, AT&T BBR completion 10.
+/// * in a timeout's go-back-N only what was resent is in flight (the RACK stack's
+///   `pipe_segments`: `tcp_timeout_mark_lost` marked the rest lost), which BBR's
+///   packet conservation reads: at AT&T 34 s the model resent a hundred segments on
+///   the first ACK after the RTO (in flight 105 + 1 SACKed) where the kernel resent
+///   one, and took a second RTO the kernel did not; now 10.01 s, 174 retransmissions
+///   and one RTO against the kernel's 10.02 s, 168, one (it counts two D-SACK undos
+///   the kernel does not). AT&T BBR (`tcp_frto` 2) 10/9/9/10 -> 10/10/10/9; T-Mobile
+///   LTE 250 s 58 -> 39 retransmissions (kernel 31 and 32): 179/171/179/175, 69 cells.
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -555,7 +563,7 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 2, [10, 9, 9, 10]),
+    ("att-lte-drive", "bbr", 2, [10, 10, 10, 9]),
     ("tmobile-lte-drive", "bbr", 2, [9, 8, 9, 8]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
     ("att-lte-drive", "bbr", 0, [10, 10, 10, 9]),
@@ -750,8 +758,9 @@ fn the_kernels_bbr_against_its_second_recording_on_the_lte_drives() {
 /// (the first draw replayed, later ones seeded) span them. Of the 80 runs, 69 are met
 /// on every goal by some draw (seven tries, so a measure of span, not of agreement) and
 /// 50 by the model's own seeded draw (54 before the sender's PSH marks, 51 before the
-/// RTO estimator's SACK-based sample).
-const SPANNED_BY_SOME_DRAW: (usize, usize) = (69, 50);
+/// RTO estimator's SACK-based sample); 71 and 52 since only what a timeout's go-back-N
+/// resent counts in flight.
+const SPANNED_BY_SOME_DRAW: (usize, usize) = (71, 52);
 
 #[test]
 fn the_models_seven_draws_span_the_kernels_bbr_runs() {

@@ -374,6 +374,11 @@ impl Rack {
         self.lost.len() as u64
     }
 
+    /// [`Self::lost_pending`] of the segments starting below `end`.
+    pub fn lost_pending_below(&self, end: u64) -> u64 {
+        self.lost.range(..end).count() as u64
+    }
+
     /// Segments marked lost and not yet delivered, retransmitted or not (`lost_out`):
     /// `tcp_time_to_recover`'s "the loss is proven".
     pub fn lost_out(&self) -> u64 {

@@ -193,9 +193,18 @@ impl RackDetection {
 
     /// In-flight segments as the kernel counts them (`tcp_packets_in_flight`) with
     /// RACK; `None` without.
+    ///
+    /// While a timeout's go-back-N resends (snd_nxt below snd_max, the Loss state),
+    /// only what lies below snd_nxt counts: `tcp_timeout_mark_lost` marked the rest
+    /// lost, and the window's test in the Loss state leaves it out the same way.
     pub fn pipe_segments(&self, w: &Window) -> Option<u64> {
         if !self.on {
             return None;
+        }
+        if w.snd_nxt < w.snd_max {
+            let below = w.snd_nxt - w.snd_una - w.segs.sacked_bytes_below(w.snd_nxt);
+            let lost = self.rack.lost_pending_below(w.snd_nxt);
+            return Some(crate::rack::in_flight(below.div_ceil(w.mss), lost));
         }
         let unsacked = (w.flight_size() - w.segs.sacked_bytes()).div_ceil(w.mss);
         Some(crate::rack::in_flight(unsacked, self.rack.lost_pending()))
@@ -402,6 +411,35 @@ mod tests {
         };
         r.on_ack_delivered(&d, None);
         assert_eq!(r.rack.reo_wnd_steps(), 2);
+    }
+
+    /// AT&T LTE BBR at 34 s (`tcp_frto` 0): after the timeout at 4.192 s, 105
+    /// segments outstanding and unSACKed, the head resent. `tcp_timeout_mark_lost`
+    /// marked them lost, so `tcp_packets_in_flight` is the one resent segment, and
+    /// BBR's packet conservation (`max(cwnd, in_flight + acked)`) let the next ACK send
+    /// one more; counted whole, the 105 let it resend a hundred at once.
+    #[test]
+    fn in_a_timeouts_go_back_n_only_what_was_resent_is_in_flight() {
+        let mss = 1000;
+        let mut w = Window::new(mss, mss, u64::MAX, 3);
+        for i in 0..10u64 {
+            w.segs.push_new(i * mss, (i + 1) * mss, Time(i));
+        }
+        w.segs.on_sack_block(7 * mss, 8 * mss);
+        (w.snd_nxt, w.snd_max) = (10 * mss, 10 * mss);
+        let r = RackDetection {
+            on: true,
+            ..RackDetection::default()
+        };
+        assert_eq!(
+            r.pipe_segments(&w),
+            Some(9),
+            "nine unSACKed before the timeout"
+        );
+        w.snd_nxt = mss; // the head resent
+        assert_eq!(r.pipe_segments(&w), Some(1));
+        w.snd_nxt = 9 * mss; // resent up to 8, the SACKed 7 skipped
+        assert_eq!(r.pipe_segments(&w), Some(8));
     }
 
     #[test]
