@@ -522,6 +522,15 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   and one RTO against the kernel's 10.02 s, 168, one (it counts two D-SACK undos
 ///   the kernel does not). AT&T BBR (`tcp_frto` 2) 10/9/9/10 -> 10/10/10/9; T-Mobile
 ///   LTE 250 s 58 -> 39 retransmissions (kernel 31 and 32): 179/171/179/175, 69 cells.
+/// * BBR on the two LTE drives recorded twice more with the draws at every offset
+///   (recordings 4 and 5; [`KERNEL_BBR_LTE_DRAWN`]), an offset meeting a goal against
+///   at least two of its three: AT&T 10/10/10/9 -> 10/10/10/10 and 10/10/10/9 ->
+///   10/9/10/9, T-Mobile LTE 9/8/9/8 -> 9/8/9/9 and 10/7/10/9 -> 10/8/10/10:
+///   179/171/179/178, 70 cells. At T-Mobile LTE 250 s the recording the model missed
+///   (31 retransmissions, one RTO) is the kernel's odd one: 1 to 20 retransmissions
+///   and no RTO in the other eight; the two cells left (T-Mobile LTE retransmissions,
+///   8 of 10 with either `tcp_frto`) are where each kernel recording meets the goal
+///   against the other two on 8.
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
@@ -563,11 +572,11 @@ const FLOORS: &[(&str, &str, u8, [usize; 4])] = &[
     ("att-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-lte-drive", "cubic", 0, [10, 10, 10, 10]),
     ("tmobile-umts-drive", "cubic", 0, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 2, [10, 10, 10, 9]),
-    ("tmobile-lte-drive", "bbr", 2, [9, 8, 9, 8]),
+    ("att-lte-drive", "bbr", 2, [10, 10, 10, 10]),
+    ("tmobile-lte-drive", "bbr", 2, [9, 8, 9, 9]),
     ("tmobile-umts-drive", "bbr", 2, [10, 9, 10, 10]),
-    ("att-lte-drive", "bbr", 0, [10, 10, 10, 9]),
-    ("tmobile-lte-drive", "bbr", 0, [10, 7, 10, 9]),
+    ("att-lte-drive", "bbr", 0, [10, 9, 10, 9]),
+    ("tmobile-lte-drive", "bbr", 0, [10, 8, 10, 10]),
     ("tmobile-umts-drive", "bbr", 0, [10, 9, 10, 10]),
 ];
 
@@ -746,6 +755,68 @@ fn the_kernels_bbr_against_its_second_recording_on_the_lte_drives() {
             }
         }
         println!("{trace} bbr frto {frto}: the second recording meets {got:?} of 10");
+        assert_eq!(
+            &got, measured,
+            "{trace} frto {frto}: the kernel against itself"
+        );
+    }
+}
+
+/// BBR on the two LTE drives, three recordings with the draws at every offset (the
+/// third, then two more on 7 Dec 2026 with captures: `record_kernel_paths.py --traces
+/// att-lte-drive,tmobile-lte-drive --cc bbr --frto 2,0 --repeat 2 --pcap`, forwarder
+/// lateness p99 0.3-1.9 ms): each recording held to the goals against the other
+/// two as the model is held against all three (an offset meets a goal against at least
+/// half of them), per (trace, tcp_frto) and recording. Retransmissions within 20 %
+/// on 7 to 9 of 10 offsets, below the goal's 9 in 9 of the 12 rows: on these drives
+/// the goal asks more of a BBR run than the kernel gives against its own other runs
+/// (the model against all three: AT&T 10/10/10/10 and 10/9/10/9, T-Mobile LTE
+/// 9/8/9/9 and 10/8/10/10).
+const KERNEL_BBR_LTE_DRAWN: &[(&str, u8, [[usize; 4]; 3])] = &[
+    (
+        "att-lte-drive",
+        2,
+        [[10, 7, 10, 9], [9, 9, 9, 9], [10, 9, 10, 10]],
+    ),
+    (
+        "att-lte-drive",
+        0,
+        [[10, 8, 10, 10], [10, 8, 10, 10], [10, 8, 10, 10]],
+    ),
+    (
+        "tmobile-lte-drive",
+        2,
+        [[10, 8, 9, 9], [10, 8, 10, 10], [8, 8, 9, 9]],
+    ),
+    (
+        "tmobile-lte-drive",
+        0,
+        [[10, 9, 9, 9], [10, 8, 10, 10], [9, 8, 9, 9]],
+    ),
+];
+
+#[test]
+fn the_kernels_bbr_against_its_other_recordings_with_draws_on_the_lte_drives() {
+    let runs = held_runs();
+    for (trace, frto, measured) in KERNEL_BBR_LTE_DRAWN {
+        let these: Vec<&PathRun> = (runs.iter())
+            .filter(|r| r.trace == *trace && r.cc == "bbr" && r.frto == *frto)
+            .collect();
+        let mut got = [[0; 4]; 3];
+        for (i, rec) in [3, 4, 5].into_iter().enumerate() {
+            for b in these.iter().filter(|r| r.recording == rec) {
+                let others: Vec<Met> = (these.iter())
+                    .filter(|a| a.offset_s == b.offset_s && a.recording != rec)
+                    .map(|a| met(a, &kernel_outcome(b)))
+                    .collect();
+                assert_eq!(others.len(), 2, "{trace} frto {frto} at {} s", b.offset_s);
+                let refs: Vec<&Met> = others.iter().collect();
+                for (g, ok) in got[i].iter_mut().zip(per_offset(&refs)) {
+                    *g += usize::from(ok);
+                }
+            }
+        }
+        println!("{trace} bbr frto {frto}: recordings 3, 4, 5 against the others meet {got:?}");
         assert_eq!(
             &got, measured,
             "{trace} frto {frto}: the kernel against itself"
