@@ -714,7 +714,9 @@ const FLOOR_OUTAGES_BBR_2: Met4 = Met4 {
 /// stack's `pipe_segments`, which BBR's packet conservation reads): Table 1 29/29/29/30
 /// -> 30/30/29/30 ((c) seed 4 now 195 retransmissions as the kernel, the (c) seeds
 /// within 2 of it but 7, 9 and 10), the outage path 10/10/10/10 -> 10/9/10/10 (seed 5:
-/// 2 099 retransmissions against the kernel's 1 748, 20.1 % over; 2 095 before).
+/// 2 099 retransmissions against the kernel's 1 748, 20.1 % over; 2 095 before: the
+/// kernel's four recordings of seed 5 took 1 748, 1 926, 2 193 and, recorded again on
+/// 7 Dec 2026 with draw 5, 2 490).
 const FLOOR_TABLE1_BBR_DRAWS: Met4 = Met4 {
     completion: 30,
     retransmissions: 30,
