@@ -205,6 +205,9 @@ pub struct SenderReport {
     /// Every change of TCP_INFO seen by the 1 ms poller (ns since the origin), when
     /// the flow's plan asks for the series (`spikelab emulate --tcp-info`).
     pub series: Vec<(u64, TcpInfo)>,
+    /// Every change of the receiver's side of TCP_INFO (its accepted socket), seen by
+    /// the same poller, with [`Self::series`].
+    pub receiver_series: Vec<(u64, kernel::ReceiverInfo)>,
     pub counters: BTreeMap<String, u64>,
     /// The congestion-control module the kernel ran (read back from the socket).
     pub congestion: String,
@@ -409,12 +412,13 @@ impl Endpoints {
             self.done.clone(),
         );
         let (ns, series) = (p.sender_ns.clone(), p.tcp_info_series);
+        let accepted = self.accepted.clone();
         let poller = std::thread::spawn(move || {
             if let Err(err) = sys::enter_netns(&ns) {
                 rep.lock().unwrap().error = Some(err.to_string());
                 return;
             }
-            let flags = PollFlags { series };
+            let flags = PollFlags { series, accepted };
             poll(&s, origin, start_at, &written, &ab, &done, &rep, flags);
         });
         self.threads = vec![receiver, writer, poller];
@@ -747,10 +751,18 @@ fn wait_all_acked(s: &TcpStream, abort: &AtomicBool) -> std::io::Result<bool> {
 }
 
 /// What the poller keeps beyond timeouts, undos and completion.
-#[derive(Clone, Copy)]
 struct PollFlags {
-    /// Every change of TCP_INFO.
+    /// Every change of TCP_INFO, the sender's and the receiver's.
     series: bool,
+    /// The receiver's accepted socket, once accepted.
+    accepted: Arc<Mutex<Option<Arc<TcpStream>>>>,
+}
+
+/// The receiver's side of TCP_INFO now, once its socket is accepted.
+fn receiver_info(accepted: &Mutex<Option<Arc<TcpStream>>>) -> Option<kernel::ReceiverInfo> {
+    let s = accepted.lock().unwrap().clone()?;
+    let raw = sys::tcp_info(s.as_raw_fd()).ok()?;
+    Some(kernel::ReceiverInfo::parse(&raw))
 }
 
 /// Every millisecond: TCP_INFO (timeouts, completion, and with `flags.series` every
@@ -773,6 +785,7 @@ fn poll(
     rep.lock().unwrap().started = since(origin);
     let fd = s.as_raw_fd();
     let mut prev = TcpInfo::default();
+    let mut prev_rcv = kernel::ReceiverInfo::default();
     let mut prev_t = since(origin);
     let mut undo = kernel::read_counters().unwrap_or_default();
     let bbr = flags.series && sys::congestion(fd).is_ok_and(|n| n == "bbr");
@@ -792,9 +805,17 @@ fn poll(
                 .ok()
                 .and_then(|b| kernel::BbrInfo::parse(&b));
         }
+        let rcv = flags
+            .series
+            .then(|| receiver_info(&flags.accepted))
+            .flatten();
         let mut r = rep.lock().unwrap();
         if flags.series && info != prev {
             r.series.push((now, info));
+        }
+        if let Some(rcv) = rcv.filter(|v| *v != prev_rcv) {
+            r.receiver_series.push((now, rcv));
+            prev_rcv = rcv;
         }
         for _ in prev.total_rto..info.total_rto {
             r.timeouts.push(TimeoutObs {

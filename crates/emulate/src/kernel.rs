@@ -341,6 +341,54 @@ impl TcpInfo {
     }
 }
 
+/// The receiver's side of `struct tcp_info` (include/uapi/linux/tcp.h), as
+/// `tcp_get_info` fills it for the accepted socket: its delayed-ACK timeout
+/// (`tcpi_ato`, `jiffies_to_usecs(icsk_ack.ato)`), the MSS it measured, its RTT
+/// estimate (`tcpi_rcv_rtt`, `rcv_rtt_est`), its buffer autotuning state and what it
+/// has received in order: the receiver's ACK clock, which a capture shows only as
+/// the ACKs it sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverInfo {
+    pub ato_us: u32,
+    pub rcv_mss: u32,
+    pub rcv_ssthresh: u32,
+    pub rcv_rtt_us: u32,
+    pub rcv_space: u32,
+    pub bytes_received: u64,
+}
+
+impl ReceiverInfo {
+    /// The header of `tcp_info/rep<r>-<flow>-receiver.csv`.
+    pub const SERIES_HEADER: &'static str =
+        "time_s,ato_ms,rcv_mss,rcv_ssthresh,rcv_rtt_ms,rcv_space,bytes_received";
+
+    /// Decodes the receiver's fields of the raw structure.
+    pub fn parse(b: &[u8; 256]) -> ReceiverInfo {
+        ReceiverInfo {
+            ato_us: u32_at(b, 12),
+            rcv_mss: u32_at(b, 20),
+            rcv_ssthresh: u32_at(b, 64),
+            rcv_rtt_us: u32_at(b, 92),
+            rcv_space: u32_at(b, 96),
+            bytes_received: u64_at(b, 128),
+        }
+    }
+
+    /// The row of this sample taken `t_ns` after the run's origin.
+    pub fn series_row(&self, t_ns: u64) -> String {
+        format!(
+            "{:.6},{:.3},{},{},{:.3},{},{}",
+            t_ns as f64 / 1e9,
+            f64::from(self.ato_us) / 1e3,
+            self.rcv_mss,
+            self.rcv_ssthresh,
+            f64::from(self.rcv_rtt_us) / 1e3,
+            self.rcv_space,
+            self.bytes_received,
+        )
+    }
+}
+
 /// One sample of the sender's state over time (`spikelab emulate --tcp-info`):
 /// the columns of [`TcpInfo::SERIES_HEADER`].
 impl TcpInfo {
@@ -656,6 +704,35 @@ mod tests {
         assert_eq!(
             row.split(',').count(),
             TcpInfo::SERIES_HEADER.split(',').count()
+        );
+    }
+
+    #[test]
+    fn the_receivers_fields_come_from_their_offsets_and_fill_one_series_row() {
+        let mut b = [0u8; 256];
+        for (off, v) in [
+            (12, 48_000u32),
+            (20, 1448),
+            (64, 64_000),
+            (92, 85_000),
+            (96, 14_480),
+        ] {
+            b[off..off + 4].copy_from_slice(&v.to_ne_bytes());
+        }
+        b[128..136].copy_from_slice(&236_024u64.to_ne_bytes());
+        let r = ReceiverInfo::parse(&b);
+        assert_eq!((r.ato_us, r.rcv_mss, r.rcv_rtt_us), (48_000, 1448, 85_000));
+        assert_eq!(
+            (r.rcv_ssthresh, r.rcv_space, r.bytes_received),
+            (64_000, 14_480, 236_024)
+        );
+        assert_eq!(
+            r.series_row(648_000_000),
+            "0.648000,48.000,1448,64000,85.000,14480,236024"
+        );
+        assert_eq!(
+            r.series_row(0).split(',').count(),
+            ReceiverInfo::SERIES_HEADER.split(',').count()
         );
     }
 

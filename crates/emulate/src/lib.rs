@@ -70,7 +70,9 @@ pub struct EmulateArgs {
     pub pcap: bool,
     /// Write tcp_info/rep<r>-<flow>.csv: every change of the sender's TCP_INFO seen by
     /// the 1 ms poller (cwnd, ssthresh, ca_state, sacked, lost, retrans, reordering,
-    /// rto, bytes acknowledged, ...), to follow the kernel's window over time.
+    /// rto, bytes acknowledged, ...), to follow the kernel's window over time; and
+    /// tcp_info/rep<r>-<flow>-receiver.csv: the receiver's (its delayed-ACK timeout
+    /// ato, rcv_mss, rcv_ssthresh, rcv_rtt, rcv_space, bytes received).
     #[arg(long)]
     pub tcp_info: bool,
     /// A kernel setting for both namespaces of every flow, NAME=VALUE with NAME one of
@@ -506,7 +508,8 @@ fn run_in(
             outputs::write_captures(dir, rep, &plan.flow_names[i], &s, &r)?;
         }
         if plan.tcp_info && plan.apps[i].is_tcp() {
-            outputs::write_tcp_info(dir, rep, &plan.flow_names[i], &sender.series)?;
+            let (s, r) = (&sender.series, &sender.receiver_series);
+            outputs::write_tcp_info(dir, rep, &plan.flow_names[i], s, r)?;
         }
     }
     out.timeouts.sort_by_key(|t| (t.time, t.flow));

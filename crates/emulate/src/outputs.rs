@@ -7,6 +7,7 @@
 //! | `summary.csv` | extra rows for flow `forwarder`: lateness p50/p99/max (ms) and `late_reps`, the repetitions whose p99 exceeded 5 ms |
 //! | `pcap/rep<r>-<flow>-{sender,receiver}.pcap` | the real packets at each end (`--pcap`) |
 //! | `tcp_info/rep<r>-<flow>.csv` | every change of the sender's TCP_INFO, polled each millisecond (`--tcp-info`) |
+//! | `tcp_info/rep<r>-<flow>-receiver.csv` | every change of the receiver's side of TCP_INFO (`ato`, `rcv_mss`, `rcv_ssthresh`, `rcv_rtt`, `rcv_space`, bytes received in order), polled with it |
 //!
 //! and `--compare`: a `spikelab run` summary beside this one, and with `--pcap` on
 //! both, `divergence.csv` ([`crate::diverge`]).
@@ -50,22 +51,36 @@ pub fn write_captures(
     Ok(())
 }
 
-/// Writes one TCP sender's TCP_INFO series (`(ns since the origin, sample)`).
+/// Writes one TCP flow's TCP_INFO series (`(ns since the origin, sample)`): the
+/// sender's to `rep<r>-<flow>.csv`, the receiver's to `rep<r>-<flow>-receiver.csv`.
 pub fn write_tcp_info(
     dir: &Path,
     rep: u32,
     flow: &str,
     series: &[(u64, crate::kernel::TcpInfo)],
+    receiver: &[(u64, crate::kernel::ReceiverInfo)],
 ) -> anyhow::Result<()> {
     let tdir = dir.join("tcp_info");
     std::fs::create_dir_all(&tdir).with_context(|| format!("creating {}", tdir.display()))?;
-    let path = tdir.join(format!("rep{rep}-{}.csv", file_safe(flow)));
-    let mut w = BufWriter::new(
-        File::create(&path).with_context(|| format!("creating {}", path.display()))?,
-    );
-    writeln!(w, "{}", crate::kernel::TcpInfo::SERIES_HEADER)?;
-    for (t, info) in series {
-        writeln!(w, "{}", info.series_row(*t))?;
+    let flow = file_safe(flow);
+    let rows = series.iter().map(|(t, i)| i.series_row(*t));
+    let header = crate::kernel::TcpInfo::SERIES_HEADER;
+    write_rows(&tdir.join(format!("rep{rep}-{flow}.csv")), header, rows)?;
+    let rows = receiver.iter().map(|(t, i)| i.series_row(*t));
+    let header = crate::kernel::ReceiverInfo::SERIES_HEADER;
+    write_rows(
+        &tdir.join(format!("rep{rep}-{flow}-receiver.csv")),
+        header,
+        rows,
+    )
+}
+
+fn write_rows(path: &Path, header: &str, rows: impl Iterator<Item = String>) -> anyhow::Result<()> {
+    let mut w =
+        BufWriter::new(File::create(path).with_context(|| format!("creating {}", path.display()))?);
+    writeln!(w, "{header}")?;
+    for row in rows {
+        writeln!(w, "{row}")?;
     }
     w.flush()?;
     Ok(())

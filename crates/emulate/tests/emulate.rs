@@ -105,6 +105,44 @@ fn five_megabytes_on_the_eifel_path_take_the_time_the_link_allows() {
     assert!(r.lateness.packets > 7_000, "{} samples", r.lateness.packets);
 }
 
+/// `--tcp-info` keeps the receiver's side of TCP_INFO too: its delayed-ACK timeout
+/// from `TCP_ATO_MIN` (40 ms at HZ 250, never below it: `tcp_event_data_recv` halves
+/// toward at least that) once data arrives, the MSS it measured, and the bytes
+/// received in order, which reach the transfer by the time the sender sees them all
+/// acknowledged.
+#[test]
+fn the_receivers_tcp_info_series_shows_its_ack_clock() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    if skipped("the_receivers_tcp_info_series_shows_its_ack_clock") {
+        return;
+    }
+    let mut p = plan_of(&eifel_path("200kB", ""), &[]);
+    p.tcp_info = true;
+    let dir = tempfile::tempdir().unwrap();
+    run_rep(&p, 0, 1, dir.path()).unwrap();
+    let path = dir.path().join("tcp_info/rep0-tcp-receiver.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(spikelab_emulate::kernel::ReceiverInfo::SERIES_HEADER)
+    );
+    let rows: Vec<Vec<f64>> = (lines.map(|l| l.split(',').map(|v| v.parse().unwrap())))
+        .map(Iterator::collect)
+        .collect();
+    // Before the first segment the accepted socket's ato is 0 (no ACK engine yet).
+    let rows: Vec<&Vec<f64>> = rows.iter().filter(|r| r[6] > 0.0).collect();
+    assert!(rows.len() > 2, "{} changes", rows.len());
+    assert_eq!(rows[0][1], 40.0, "ato starts at TCP_ATO_MIN");
+    assert!(rows.iter().all(|r| r[1] >= 40.0), "ato below 40 ms");
+    let last = rows.last().unwrap();
+    assert_eq!(
+        (last[2], last[6]),
+        (1000.0, 200_000.0),
+        "rcv_mss, bytes received"
+    );
+}
+
 /// The scenario's receive window bounds the real receiver: with a 30 kB window on the
 /// 2 Mbit/s, 304 ms path (BDP 76 kB), 1 MB needs about 33 window-limited round trips
 /// (10.1 s), where slow start and the link alone would carry it in about 5 s. Without the clamp held on the

@@ -531,6 +531,14 @@ fn shifting_the_traces_moves_only_the_timer_wheels_phase() {
 ///   and no RTO in the other eight; the two cells left (T-Mobile LTE retransmissions,
 ///   8 of 10 with either `tcp_frto`) are where each kernel recording meets the goal
 ///   against the other two on 8.
+///   At 58 s (`tcp_frto` 0) recordings 3 and 4 (288 retransmissions) part from the
+///   model at the receiver's delayed ACK for the lone segment of 0.648 s: the model's
+///   timer (ato 40 ms) sends it at 0.692 s, the kernel's had not fired by 0.695 s.
+///   Recorded again with the receiver's side of TCP_INFO (`emulate --tcp-info`, its
+///   `-receiver.csv`), the kernel's ato was 40 ms at 0.648 s and 80 ms at 0.692 s:
+///   its timer fired then and inflated ato, as the model's does, and that run (397
+///   retransmissions, two RTOs) agrees with the model to 1.52 s. The two recordings'
+///   late timer was the host's.
 ///
 /// Where an offset misses (the test prints each), what is known of its first diverging
 /// decision:
