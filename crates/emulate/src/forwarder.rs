@@ -126,6 +126,19 @@ struct FlowRt {
     /// The flow's start, until its sender's first packet is read
     /// ([`Forwarder::start_at`]).
     start: Option<Time>,
+    /// How far the host's clock ran ahead of the model's when the forwarder last
+    /// wrote into each end's device, sender's then receiver's (ns): that end's kernel
+    /// read this much more than the model's time of the delivery it processed
+    /// ([`Forwarder::model_time_of`]).
+    lag: [u64; 2],
+}
+
+/// The index of an end in per-end arrays: the sender's 0, the receiver's 1.
+fn side_index(side: Side) -> usize {
+    match side {
+        Side::Sender => 0,
+        Side::Receiver => 1,
+    }
 }
 
 /// A raw packet waiting inside the model, with the numbers it was read with.
@@ -196,10 +209,6 @@ pub struct Forwarder {
     /// A packet the forwarding loop read and lets in once the work due before it is
     /// done ([`Forwarder::on_read`]): (flow, side, bytes).
     held: Option<(usize, Side, Vec<u8>)>,
-    /// How far the host's clock ran ahead of the model's at the last write (ns):
-    /// the kernel's clock read this much more than the model's time of the delivery
-    /// ([`Forwarder::model_time_of`]).
-    lag: u64,
 }
 
 impl Forwarder {
@@ -247,6 +256,7 @@ impl Forwarder {
                 capture: pcap.then(|| (Vec::new(), Vec::new())),
                 transits: None,
                 start: None,
+                lag: [0; 2],
             })
             .collect();
         let mut fw = Forwarder {
@@ -280,7 +290,6 @@ impl Forwarder {
             first_writes: Vec::new(),
             write_waits: 0,
             held: None,
-            lag: 0,
         };
         for l in 0..fw.links.len() {
             for s in 0..fw.links[l].spikes.len() {
@@ -454,15 +463,20 @@ impl Forwarder {
         }
     }
 
-    /// The model's time of a packet the kernel sent by itself (from a timer: pacing,
-    /// retransmission, delayed ACK, TSQ) and the forwarder read at host time `read`.
-    /// The kernel set that timer by its own clock, which read the model's time of the
-    /// delivery it was processing plus the forwarder's lag at that write; the lag is
-    /// taken off, as [`Forwarder::take_responses`] takes it off the packets the
-    /// delivery itself caused, so that a paced burst keeps its spacing behind the
-    /// segment its ACK released at once. Never before the model's clock.
-    pub fn model_time_of(&self, read: Time) -> Time {
-        Time(read.0.saturating_sub(self.lag)).max(self.mclock)
+    /// The model's time of a packet flow `f`'s `side` sent by itself (from a timer:
+    /// pacing, retransmission, delayed ACK, TSQ) and the forwarder read at host time
+    /// `read`. That end's kernel set the timer by its own clock while it processed a
+    /// delivery into its own device, when its clock read the model's time of that
+    /// delivery plus the forwarder's lag at that write; the lag is taken off, as
+    /// [`Forwarder::take_responses`] takes it off the packets the delivery itself
+    /// caused, so that a paced burst keeps its spacing behind the segment its ACK
+    /// released at once. The lag of a write into the other end's device says nothing
+    /// of this end's timers (a burst of deliveries to the receiver, each write later
+    /// than the last, took up to 0.36 ms off the sender's paced segments). Never
+    /// before the model's clock.
+    pub fn model_time_of(&self, f: usize, side: Side, read: Time) -> Time {
+        let lag = self.flows[f].lag[side_index(side)];
+        Time(read.0.saturating_sub(lag)).max(self.mclock)
     }
 
     /// A packet the forwarding loop read from flow `f`'s device on `side` at host time
@@ -474,7 +488,7 @@ impl Forwarder {
         self.held = Some((f, side, bytes.to_vec()));
         self.run_due(read);
         if let Some((f, side, bytes)) = self.held.take() {
-            let at = self.model_time_of(read);
+            let at = self.model_time_of(f, side, read);
             self.on_tun_packet(f, side, &bytes, at);
         }
     }
@@ -772,6 +786,10 @@ impl Forwarder {
         if crate::sys::write_packet(fd, &bytes).is_err() {
             self.write_errors += 1;
         }
+        // The kernel processed the packet in the write (`tun_get_user`), its timers
+        // armed by then: the lag is read before the waits for the applications.
+        let written = self.now();
+        self.flows[f].lag[side_index(side)] = written.0.saturating_sub(self.mclock.0);
         if data {
             self.hold_clamp(f, p.len as u64);
             self.await_read(f);
@@ -780,7 +798,6 @@ impl Forwarder {
         }
         let now = self.now();
         self.lateness_ns.push(now.0.saturating_sub(sched.0));
-        self.lag = now.0.saturating_sub(self.mclock.0);
         self.capture(f, side, self.mclock, &bytes);
         if let (Some(t), true) = (&mut self.flows[f].transits, p.kind.is_forward()) {
             t.deliveries.push((p.uid, sched, now));
@@ -1003,6 +1020,20 @@ mod tests {
         fw.run_due(Time(3_000_000_000));
         assert_eq!(fw.ignored, 0);
         assert_eq!(fw.flow_counts(0).delivered, 300);
+    }
+
+    /// A timer packet is stamped less the lag of the last write into its own end's
+    /// device: the receiver's deliveries, however late, do not move the sender's.
+    #[test]
+    fn a_timer_packet_is_stamped_less_its_own_ends_lag() {
+        let mut fw = forwarder();
+        fw.flows[0].lag = [30_000, 360_000];
+        let read = Time(540_380_000);
+        assert_eq!(fw.model_time_of(0, Side::Sender, read), Time(540_350_000));
+        assert_eq!(fw.model_time_of(0, Side::Receiver, read), Time(540_020_000));
+        fw.mclock = Time(540_200_000);
+        let clamped = fw.model_time_of(0, Side::Receiver, read);
+        assert_eq!(clamped, Time(540_200_000), "never before the model's clock");
     }
 
     #[test]
