@@ -69,8 +69,14 @@ UNDO = [
 FIELDS = [
     "trace", "cc", "tcp_frto", "offset_s", "recording", "kernel", "completion_s", "data_segments_sent",
     "retransmissions", "timeouts", *UNDO, "lateness_p99_ms", "loadavg", "trace_shift",
-    "bbr_draws",
+    "bbr_draws", "timer_stamps",
 ]
+# How the emulator stamped the packets the kernel sent from its timers: "own-end" (since
+# 3c0bfba: less the lag of the last write into the same end's device), "any-end"
+# (before: the last write into either end, which moved a paced sender's segments early
+# behind a burst of deliveries to the receiver). Rows recorded before the column existed
+# are "any-end".
+TIMER_STAMPS = "own-end"
 
 
 def start_max(text):
@@ -173,9 +179,26 @@ def one(a, trace, cc, frto, offset, recording=1):
         "trace_shift": 0 if a.wait else 1,
         # Empty: no series read (not BBR); "-": read, BBR never entered PROBE_BW.
         "bbr_draws": ";".join(map(str, draws)) or ("-" if cc == "bbr" else ""),
+        "timer_stamps": TIMER_STAMPS,
     }
     rec.update({k: row[k] for k in UNDO})
     return rec
+
+
+def upgrade(path):
+    """Rewrites a recording CSV written before a column existed with today's columns,
+    a missing `timer_stamps` as "any-end" (how those rows were stamped)."""
+    with open(path, newline="") as f:
+        r = csv.DictReader(f)
+        if r.fieldnames == FIELDS:
+            return
+        rows = list(r)
+    for row in rows:
+        row.setdefault("timer_stamps", "any-end")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        w.writeheader()
+        w.writerows(rows)
 
 
 def main():
@@ -197,6 +220,8 @@ def main():
     ap.add_argument("--append", action="store_true")
     a = ap.parse_args()
     exists = a.out != "-" and os.path.exists(a.out)
+    if exists and a.append:
+        upgrade(a.out)
     done = {}
     for r in csv.DictReader(open(a.out)) if exists and a.append else []:
         key = (r["trace"], r["cc"], r["tcp_frto"], r["offset_s"])
