@@ -185,19 +185,20 @@ fn simulate(k: &PathRun) -> FlowResult {
 fn held_runs() -> Vec<PathRun> {
     let all = path_runs();
     let config = |r: &PathRun| (r.trace.clone(), r.cc.clone(), r.frto, r.offset_s);
-    let with = |keep: &dyn Fn(&PathRun) -> bool| -> Vec<_> {
-        all.iter().filter(|r| keep(r)).map(config).collect()
+    // How a recording was made, better last: without draws, with them, own-end stamps.
+    let rank = |r: &PathRun| match (r.own_end_stamps, r.bbr_draws.is_some()) {
+        (true, _) => 2,
+        (false, drawn) => u8::from(drawn),
     };
-    let (own_end, drawn) = (
-        with(&|r| r.own_end_stamps),
-        with(&|r| r.bbr_draws.is_some()),
-    );
-    let held = |r: &PathRun| match (own_end.contains(&config(r)), drawn.contains(&config(r))) {
-        (true, _) => r.own_end_stamps,
-        (false, true) => r.bbr_draws.is_some(),
-        (false, false) => true,
-    };
-    all.iter().filter(|r| held(r)).cloned().collect()
+    let mut best = std::collections::BTreeMap::new();
+    for r in &all {
+        let b = best.entry(config(r)).or_insert(0);
+        *b = rank(r).max(*b);
+    }
+    (all.iter())
+        .filter(|r| rank(r) == best[&config(r)])
+        .cloned()
+        .collect()
 }
 
 /// Which goals one run meets.

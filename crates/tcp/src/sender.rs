@@ -2984,15 +2984,22 @@ mod tests {
         assert_eq!(s.rto.srtt(), Some(Dur::from_millis(125)));
     }
 
-    /// `tcp_clean_rtx_queue`'s FLAG_SET_XMIT_TIMER: a duplicate ACK's SACK-based
-    /// sample from a segment sent before the head's retransmission restarts the RTO.
-    #[test]
-    fn a_linux_hosts_sack_sample_older_than_the_heads_retransmission_restarts_the_rto() {
+    /// A linux host without loss probes after one ACK (100 ms), whose segment 2 the ACK
+    /// of 200 ms (SACK 3000-6000) fast-retransmits; with that ACK.
+    fn linux_host_fast_retransmitting_at_200_ms() -> (TcpSender<Rto>, Vec<Packet>, Packet) {
         let (mut s, mut out) = linux_host_without_probes_after_one_ack();
         let mut a = ack(2000);
         a.push_sack(3000, 6000);
         s.on_ack(ms(200), &a, &mut out);
         assert_eq!(s.stats().fast_retransmits, 1, "segment 2 resent at 200 ms");
+        (s, out, a)
+    }
+
+    /// `tcp_clean_rtx_queue`'s FLAG_SET_XMIT_TIMER: a duplicate ACK's SACK-based
+    /// sample from a segment sent before the head's retransmission restarts the RTO.
+    #[test]
+    fn a_linux_hosts_sack_sample_older_than_the_heads_retransmission_restarts_the_rto() {
+        let (mut s, mut out, mut a) = linux_host_fast_retransmitting_at_200_ms();
         // Segment 6, sent at 0 ms, SACKed at 300 ms: 300 ms > 300 - 200 ms.
         a.push_sack(6000, 7000);
         s.on_ack(ms(300), &a, &mut out);
@@ -3003,13 +3010,9 @@ mod tests {
     #[test]
     fn a_linux_hosts_retransmission_of_the_head_restarts_the_rto() {
         // No loss probe: the RTO was last restarted by the ACK of new data at 100 ms.
-        let (mut s, mut out) = linux_host_without_probes_after_one_ack();
         // Segment 2 fast-retransmitted at 200 ms: tcp_xmit_retransmit_queue restarts
         // the RTO then.
-        let mut a = ack(2000);
-        a.push_sack(3000, 6000);
-        s.on_ack(ms(200), &a, &mut out);
-        assert_eq!(s.stats().fast_retransmits, 1);
+        let (s, ..) = linux_host_fast_retransmitting_at_200_ms();
         let wheel = crate::linux_timer_wheel::fires_at;
         assert_eq!(s.next_deadline(), Some(wheel(ms(200), s.current_rto())));
     }
